@@ -1,0 +1,59 @@
+// ramiel calibrate: measure the cost model's machine constants.
+#include "commands.h"
+#include "format.h"
+
+#include "core/analysis/machine.h"
+#include "core/runtime/runtime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace ramiel::cli {
+
+namespace {
+struct CalibrateOptions {
+    std::string output;
+    bool json = false;
+};
+}  // namespace
+
+Command addCalibrateCommand(CLI::App& app)
+{
+    auto opts = std::make_shared<CalibrateOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "calibrate", "Measure the cost model's machine constants (single-thread GEMM, copy bandwidth, "
+                     "per-operator overhead) and cache them for this CPU");
+    sub->add_option("-o,--output", opts->output,
+                    "Write the constants to this file instead of the cache (use it with --machine)");
+    sub->add_flag("--json", opts->json, "Print JSON");
+    return {sub, [opts] {
+                const CalibrationDetail d = runtime().calibrate();
+                const std::string target = opts->output.empty() ? defaultMachineCachePath() : opts->output;
+                if (!target.empty())
+                    saveMachineConstants(d.constants, target);
+                const MachineConstants& m = d.constants;
+                if (opts->json) {
+                    std::cout << nlohmann::json{{"flops_per_second", m.flopsPerSecond},
+                                                {"bytes_per_second", m.bytesPerSecond},
+                                                {"overhead_seconds", m.overheadSeconds},
+                                                {"cpu", m.cpu},
+                                                {"measured_at", m.measuredAt},
+                                                {"saved_to", target}}
+                                     .dump(2)
+                              << "\n";
+                    return 0;
+                }
+                std::cout << "cpu            " << m.cpu << "\n"
+                          << "GEMM           " << formatQuantity(m.flopsPerSecond, "FLOP/s") << "  (" << d.gemmSize
+                          << "^3 float, 1 thread, median " << formatSeconds(d.gemmSeconds) << ")\n"
+                          << "bandwidth      " << formatQuantity(m.bytesPerSecond, "B/s") << "  (copy of "
+                          << formatQuantity(d.copyBytes / 2, "B") << ", 1 thread)\n"
+                          << "overhead       " << formatSeconds(m.overheadSeconds) << " per operator\n"
+                          << "saved to       " << (target.empty() ? "(nowhere: no cache folder)" : target) << "\n";
+                return 0;
+            }};
+}
+
+}  // namespace ramiel::cli

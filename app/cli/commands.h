@@ -1,0 +1,20 @@
+// The `ramiel` subcommands. Each registers its options on the CLI11 app and
+// runs when chosen; errors are thrown as ramiel::Error and reported by main.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ramiel::cli {
+
+// A registered subcommand and the function that runs it (returns the exit code).
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+Command addInfoCommand(CLI::App& app);
+Command addCalibrateCommand(CLI::App& app);
+
+}  // namespace ramiel::cli

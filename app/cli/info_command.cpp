@@ -1,0 +1,153 @@
+// ramiel info MODEL.onnx: the model summary and its graph metrics.
+#include "commands.h"
+#include "format.h"
+
+#include "core/analysis/metrics.h"
+#include "core/ir/topology.h"
+#include "core/onnx/onnx_import.h"
+#include "core/report/info_json.h"
+#include "core/runtime/runtime.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace ramiel::cli {
+
+namespace {
+
+struct InfoOptions {
+    std::string model;
+    std::vector<std::string> shapes;
+    std::string machineFile;
+    bool json = false;
+    bool nodes = false;
+};
+
+std::string pathSummary(const Graph& g, const std::vector<NodeId>& path)
+{
+    std::string s;
+    const size_t head = 6, tail = 3;
+    for (size_t i = 0; i < path.size(); ++i) {
+        if (path.size() > head + tail + 1 && i == head) {
+            s += " -> ... (" + std::to_string(path.size() - head - tail) + " more)";
+            i = path.size() - tail - 1;
+            continue;
+        }
+        s += (i ? " -> " : "") + g.node(path[i]).name;
+    }
+    return s;
+}
+
+void printText(const Model& model, const GraphMetrics& m, const MachineConstants& machine,
+               const std::vector<NodeCost>& costs, const std::vector<double>& seconds, bool nodeTable)
+{
+    const Graph& g = model.graph;
+    auto& out = std::cout;
+    auto row = [&](const char* label) -> std::ostream& {
+        out << "  ";
+        out.width(14);
+        out << std::left << label;
+        return out;
+    };
+    out << model.path << "\n";
+    std::string opsets;
+    for (const OpsetImport& o : model.opsets)
+        opsets += (opsets.empty() ? "" : ", ") + (o.domain.empty() ? std::string("ai.onnx") : o.domain) + " " +
+                  std::to_string(o.version);
+    row("format") << "ONNX IR " << model.irVersion << ", opsets " << opsets;
+    if (!model.producerName.empty())
+        out << ", from " << model.producerName << " " << model.producerVersion;
+    out << "\n";
+    for (ValueId v : g.inputs())
+        if (!g.value(v).isConstant())
+            row("input") << g.value(v).name << "  " << g.value(v).type.toString() << "\n";
+    for (ValueId v : g.outputs())
+        row("output") << g.value(v).name << "  " << g.value(v).type.toString() << "\n";
+    row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers
+                 << " initializers (" << formatQuantity(m.parameters, "") << "parameters, "
+                 << formatQuantity(m.parameterBytes, "B") << ")\n";
+    if (g.nodeCountRecursive() > g.nodeCount())
+        row("subgraphs") << g.nodeCountRecursive() - g.nodeCount()
+                         << " more nodes inside If/Loop/Scan bodies (each such node is one unit)\n";
+    row("structure") << "depth " << m.depth << " levels, width " << m.width << " (largest level)\n";
+
+    std::vector<std::pair<std::string, size_t>> ops(m.opHistogram.begin(), m.opHistogram.end());
+    std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    std::string hist;
+    for (const auto& [op, count] : ops)
+        hist += (hist.empty() ? "" : ", ") + op + " " + std::to_string(count);
+    row("operators") << hist << "\n";
+
+    const bool complete = m.costsComplete();
+    const std::string atLeast = complete ? "" : ">= ";
+    row("cost") << atLeast << formatQuantity(m.flops, "FLOP") << ", " << atLeast << formatQuantity(m.bytes, "B")
+                << " moved\n";
+    row("cost model") << "static: overhead + max(FLOP / " << formatQuantity(machine.flopsPerSecond, "FLOP/s")
+                      << ", bytes / " << formatQuantity(machine.bytesPerSecond, "B/s")
+                      << "), overhead " << formatSeconds(machine.overheadSeconds) << " (" << machine.source
+                      << ")\n";
+    row("work T1") << atLeast << formatSeconds(m.work) << "\n";
+    row("span T-inf") << atLeast << formatSeconds(m.span) << "\n";
+    row("parallelism") << (m.parallelism ? formatFixed(*m.parallelism, 2) : std::string("unknown"))
+                       << "  (T1 / T-inf: the most any schedule can gain from running branches at once)\n";
+    row("critical path") << m.criticalPath.size() << " nodes, " << formatSeconds(m.span) << ": "
+                         << pathSummary(g, m.criticalPath) << "\n";
+    if (!complete) {
+        row("unknown cost") << m.unknownCostNodes.size() << " nodes, e.g. '"
+                            << g.node(m.unknownCostNodes.front()).name
+                            << "': " << costs[static_cast<size_t>(m.unknownCostNodes.front())].unknownReason << "\n";
+    }
+    for (const std::string& w : model.warnings)
+        row("warning") << w << "\n";
+
+    if (nodeTable) {
+        out << "\n  " << "node\top\toutput\tFLOP\tbytes\tcost\tt-level\tb-level\tcritical\n";
+        std::vector<bool> critical(g.nodeCount(), false);
+        for (NodeId id : m.criticalPath)
+            critical[static_cast<size_t>(id)] = true;
+        for (const Node& n : g.nodes()) {
+            const size_t i = static_cast<size_t>(n.id);
+            const ValueId o = n.outputs.empty() ? kNone : n.outputs[0];
+            out << "  " << n.name << "\t" << n.opType << "\t" << (o == kNone ? "-" : g.value(o).type.toString())
+                << "\t" << formatQuantity(costs[i].flops, "") << "\t" << formatQuantity(costs[i].bytes(), "B") << "\t"
+                << formatSeconds(seconds[i]) << "\t" << formatSeconds(m.distances.tlevel[i]) << "\t"
+                << formatSeconds(m.distances.blevel[i]) << "\t" << (critical[i] ? "*" : "") << "\n";
+        }
+    }
+}
+
+}  // namespace
+
+Command addInfoCommand(CLI::App& app)
+{
+    auto opts = std::make_shared<InfoOptions>();
+    CLI::App* sub = app.add_subcommand("info", "Print the model summary and its graph metrics");
+    sub->add_option("model", opts->model, "The .onnx file")->required();
+    sub->add_flag("--json", opts->json, "Print JSON (schema in docs/json.md)");
+    sub->add_option("--shape", opts->shapes,
+                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
+    sub->add_option("--machine", opts->machineFile,
+                    "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
+                    "default: the calibration cached for this CPU");
+    sub->add_flag("--nodes", opts->nodes, "Also list every node with its cost, t-level and b-level (text output)");
+
+    return {sub, [opts] {
+                ImportOptions importOptions;
+                for (const std::string& s : opts->shapes)
+                    addInputShape(importOptions, s);
+                const Model model = loadOnnx(opts->model, importOptions);
+                const MachineConstants machine = obtainMachineConstants(opts->machineFile);
+                const Topology topo = buildTopology(model.graph);
+                const std::vector<NodeCost> costs = estimateCosts(model.graph);
+                const std::vector<double> seconds = costSeconds(costs, machine);
+                const GraphMetrics metrics = computeMetrics(model.graph, topo, costs, seconds);
+                if (opts->json)
+                    std::cout << infoToJson(model, metrics, machine).dump(2) << "\n";
+                else
+                    printText(model, metrics, machine, costs, seconds, opts->nodes);
+                return 0;
+            }};
+}
+
+}  // namespace ramiel::cli

@@ -1,0 +1,47 @@
+// ramiel: the command-line tool. Subcommands live in *_command.cpp.
+#include "commands.h"
+
+#include "core/util/error.h"
+#include "core/util/version.h"
+
+#include <iostream>
+#include <vector>
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Ramiel: find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores.",
+                 "ramiel"};
+    app.set_version_flag("--version", std::string("ramiel ") + ramiel::kVersion);
+    app.require_subcommand(1);
+    app.footer("Run 'ramiel COMMAND --help' for a command's options. Exit codes: 0 ok, 1 internal error, "
+               "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported.");
+
+    const std::vector<ramiel::cli::Command> commands = {
+        ramiel::cli::addInfoCommand(app),
+        ramiel::cli::addCalibrateCommand(app),
+    };
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "ramiel: error: " << e.what() << "\n";
+        return ramiel::exitCode(ramiel::ErrorKind::Usage);
+    }
+
+    try {
+        for (const auto& command : commands)
+            if (command.app->parsed())
+                return command.run();
+        return ramiel::exitCode(ramiel::ErrorKind::Usage);
+    } catch (const ramiel::Error& e) {
+        std::cerr << "ramiel: error: " << e.what() << "\n";
+        return ramiel::exitCode(e.kind());
+    } catch (const std::exception& e) {
+        std::cerr << "ramiel: internal error: " << e.what() << "\n";
+        return ramiel::exitCode(ramiel::ErrorKind::Internal);
+    }
+}

@@ -1,0 +1,42 @@
+// ONNX -> Ramiel IR. Parses the file, follows external data, runs ONNX's
+// checker and shape inference, and builds the graph. Every failure is an
+// Error naming the file and the problem; nothing here may crash on bad input.
+#pragma once
+
+#include "core/ir/model.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ramiel {
+
+struct ImportOptions {
+    // Fixed sizes for graph inputs with symbolic or unknown dimensions
+    // (`--shape input=1,3,224,224`). A name that is not a graph input, or a
+    // rank that differs from the model's, is an Error(Usage).
+    std::map<std::string, std::vector<int64_t>> inputShapes;
+    bool inferShapes = true;
+    bool runChecker = true;
+    // Read external-data files. When false, such tensors keep their type and
+    // name the file in Tensor::externalLocation but hold no data.
+    bool loadExternalData = true;
+};
+
+// Loads the model at `path`.
+Model loadOnnx(const std::string& path, const ImportOptions& options = {});
+
+// Loads a model from bytes in memory. `displayName` is used in messages,
+// `baseDir` resolves external-data locations (empty: external data is an error
+// unless options.loadExternalData is false).
+Model loadOnnxFromBytes(std::string_view bytes, const std::string& displayName, const std::string& baseDir,
+                        const ImportOptions& options = {});
+
+// Parses "1,3,224,224" (also "1x3x224x224"); throws Error(Usage).
+std::vector<int64_t> parseDims(const std::string& text);
+
+// Parses "name=1,3,224,224" into options.inputShapes; throws Error(Usage).
+void addInputShape(ImportOptions& options, const std::string& spec);
+
+}  // namespace ramiel

@@ -1,0 +1,75 @@
+#include "core/runtime/runtime.h"
+
+#include "core/util/error.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+extern "C" {
+using RamielCreateRuntime = ramiel::Runtime* (*)();
+}
+
+namespace ramiel {
+
+namespace {
+
+std::string runtimeLibraryPath()
+{
+    if (const char* p = std::getenv("RAMIEL_RUNTIME_LIBRARY"); p && *p)
+        return p;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&runtimeLibraryPath), &info) && info.dli_fname)
+        return (std::filesystem::path(info.dli_fname).parent_path() / "libramiel_runtime.so").string();
+    return "libramiel_runtime.so";
+}
+
+}  // namespace
+
+Runtime& runtime()
+{
+    static std::once_flag once;
+    static std::unique_ptr<Runtime> instance;
+    static std::string failure;
+    std::call_once(once, [] {
+        const std::string path = runtimeLibraryPath();
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* why = dlerror();
+            failure = std::string("cannot load the libtorch runtime: ") + (why ? why : "unknown reason");
+            return;
+        }
+        auto create = reinterpret_cast<RamielCreateRuntime>(dlsym(handle, "ramiel_create_runtime"));
+        if (!create) {
+            failure = "the runtime library has no ramiel_create_runtime entry point";
+            return;
+        }
+        instance.reset(create());  // the library stays loaded for the life of the process
+    });
+    if (!instance)
+        throw Error(ErrorKind::Unsupported, runtimeLibraryPath(), failure);
+    return *instance;
+}
+
+MachineConstants obtainMachineConstants(const std::string& overridePath)
+{
+    if (!overridePath.empty())
+        return loadMachineConstants(overridePath);
+    const std::string cache = defaultMachineCachePath();
+    if (auto cached = loadCachedMachineConstants(cache))
+        return *cached;
+    MachineConstants m = runtime().calibrate().constants;
+    if (!cache.empty()) {
+        try {
+            saveMachineConstants(m, cache);
+        } catch (const Error&) {
+            // An unwritable cache only means measuring again next time.
+        }
+    }
+    return m;
+}
+
+}  // namespace ramiel

@@ -1,0 +1,29 @@
+#include "core/util/error.h"
+
+namespace ramiel {
+
+const char* errorKindName(ErrorKind k)
+{
+    switch (k) {
+    case ErrorKind::Internal: return "internal error";
+    case ErrorKind::Usage: return "usage error";
+    case ErrorKind::Io: return "I/O error";
+    case ErrorKind::NotOnnx: return "not an ONNX model";
+    case ErrorKind::InvalidGraph: return "invalid graph";
+    case ErrorKind::ExternalData: return "external data error";
+    case ErrorKind::Unsupported: return "unsupported";
+    }
+    return "error";
+}
+
+static std::string joined(const std::string& file, const std::string& message)
+{
+    return file.empty() ? message : file + ": " + message;
+}
+
+Error::Error(ErrorKind kind, std::string file, const std::string& message)
+    : std::runtime_error(joined(file, message)), kind_(kind), file_(std::move(file)), message_(message)
+{
+}
+
+}  // namespace ramiel

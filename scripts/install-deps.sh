@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs every Debian package that Ramiel's build, app, tests and tools need.
+# Idempotent: does nothing (and needs no network) when all packages are present.
+# Run as root on Debian 12 (bookworm).
+set -euo pipefail
+
+packages=(
+  # build
+  cmake g++ pkg-config ninja-build ccache
+  # libraries
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libgraphviz-dev
+  libtorch-dev libopenblas0-openmp
+  nlohmann-json3-dev libcli11-dev
+  # tests: ONNX conformance data, real models exported with torchvision
+  libonnx-testdata
+  python3-torch python3-torchvision python3-onnx python3-numpy
+  # GUI tests under a virtual display, screenshots
+  xvfb xauth imagemagick
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or install them with apt-get) and try again" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

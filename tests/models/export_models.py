@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Export real torchvision architectures to ONNX for Ramiel's tests and benchmarks.
+
+Random weights (weights=None, seeded), batch 1, opset 13. Each model is written
+atomically as OUT_DIR/<name>.onnx next to <name>.counts.json, which records what
+the onnx package itself reports about the file (node, value and initializer
+counts) so the C++ importer can be checked against it. Models already exported
+are kept, so repeated test runs cost nothing.
+
+Usage: /usr/bin/python3 export_models.py OUT_DIR [name ...]
+"""
+import json
+import os
+import sys
+import tempfile
+
+MODELS = {
+    # name: (constructor kwargs, input height/width)
+    "googlenet": (dict(aux_logits=False, init_weights=True), 224),
+    "inception_v3": (dict(aux_logits=False, init_weights=True), 299),
+    "squeezenet1_0": ({}, 224),
+    "resnet18": ({}, 224),
+    "densenet121": ({}, 224),
+    "mobilenet_v2": ({}, 224),
+}
+
+
+def onnx_counts(path):
+    import onnx
+    m = onnx.load(path)
+    onnx.checker.check_model(m)
+    g = m.graph
+    names = set()
+    names.update(i.name for i in g.input)
+    names.update(o.name for o in g.output)
+    names.update(t.name for t in g.initializer)
+    for n in g.node:
+        names.update(x for x in n.input if x)
+        names.update(x for x in n.output if x)
+    return {
+        "nodes": len(g.node),
+        "values": len(names),
+        "initializers": len(g.initializer),
+        "inputs": len(g.input),
+        "outputs": len(g.output),
+        "ops": sorted({n.op_type for n in g.node}),
+    }
+
+
+def export(name, out_dir):
+    import torch
+    import torchvision
+    path = os.path.join(out_dir, name + ".onnx")
+    counts_path = os.path.join(out_dir, name + ".counts.json")
+    if os.path.exists(path) and os.path.exists(counts_path):
+        return False
+    kwargs, hw = MODELS[name]
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+    x = torch.randn(1, 3, hw, hw)
+    fd, tmp = tempfile.mkstemp(prefix=name, suffix=".onnx.tmp", dir=out_dir)
+    os.close(fd)
+    try:
+        with torch.no_grad():
+            torch.onnx.export(model, x, tmp, opset_version=13,
+                              input_names=["input"], output_names=["output"])
+        counts = onnx_counts(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    with open(counts_path + ".tmp", "w") as f:
+        json.dump(counts, f, indent=1)
+    os.replace(counts_path + ".tmp", counts_path)
+    return True
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out_dir = sys.argv[1]
+    names = sys.argv[2:] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        print("export_models: unknown model(s): " + ", ".join(unknown), file=sys.stderr)
+        return 2
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        made = export(name, out_dir)
+        print(("exported " if made else "kept     ") + os.path.join(out_dir, name + ".onnx"), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
