@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace ramiel {
@@ -40,6 +41,16 @@ int expectedWireType(uint32_t field)
 
 std::string scanModelWireFormat(std::string_view bytes)
 {
+    // A model never starts with printable text; say so plainly for .pbtxt, JSON, HTML, ...
+    size_t printable = 0;
+    const size_t head = std::min<size_t>(bytes.size(), 64);
+    for (size_t i = 0; i < head; ++i) {
+        const unsigned char c = static_cast<unsigned char>(bytes[i]);
+        printable += (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' || c == '\t';
+    }
+    if (head > 0 && printable == head)
+        return "not an ONNX model: the file is text, not binary protobuf data";
+
     if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
         return "file is larger than 2 GiB, the most a protobuf can hold; store the weights as external data";
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),

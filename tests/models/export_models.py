@@ -48,12 +48,12 @@ def onnx_counts(path):
 
 
 def export(name, out_dir):
-    import torch
-    import torchvision
     path = os.path.join(out_dir, name + ".onnx")
     counts_path = os.path.join(out_dir, name + ".counts.json")
     if os.path.exists(path) and os.path.exists(counts_path):
         return False
+    import torch
+    import torchvision
     kwargs, hw = MODELS[name]
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()

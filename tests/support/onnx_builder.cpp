@@ -1,0 +1,99 @@
+#include "onnx_builder.h"
+
+namespace ramiel::test {
+
+OnnxBuilder::OnnxBuilder(int opset)
+{
+    model_.set_ir_version(8);
+    model_.set_producer_name("ramiel-tests");
+    auto* o = model_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    model_.mutable_graph()->set_name("test");
+}
+
+OnnxBuilder& OnnxBuilder::input(const std::string& name, std::vector<int64_t> dims,
+                                onnx::TensorProto::DataType type, const std::vector<std::string>& symbols)
+{
+    auto* vi = model_.mutable_graph()->add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    auto* shape = tt->mutable_shape();
+    for (size_t i = 0; i < dims.size(); ++i) {
+        auto* d = shape->add_dim();
+        if (i < symbols.size() && !symbols[i].empty())
+            d->set_dim_param(symbols[i]);
+        else if (dims[i] >= 0)
+            d->set_dim_value(dims[i]);
+    }
+    return *this;
+}
+
+OnnxBuilder& OnnxBuilder::output(const std::string& name, onnx::TensorProto::DataType type)
+{
+    auto* vi = model_.mutable_graph()->add_output();
+    vi->set_name(name);
+    vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    return *this;
+}
+
+OnnxBuilder& OnnxBuilder::initializer(const std::string& name, std::vector<int64_t> dims, float fill)
+{
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+        t->add_dims(d);
+        n *= d;
+    }
+    for (int64_t i = 0; i < n; ++i)
+        t->add_float_data(fill);
+    return *this;
+}
+
+OnnxBuilder& OnnxBuilder::initializerInt64(const std::string& name, const std::vector<int64_t>& values)
+{
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values)
+        t->add_int64_data(v);
+    return *this;
+}
+
+onnx::NodeProto& OnnxBuilder::node(const std::string& op, std::initializer_list<std::string> inputs,
+                                   std::initializer_list<std::string> outputs, const std::string& name)
+{
+    auto* n = model_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? op : name);
+    for (const auto& i : inputs)
+        n->add_input(i);
+    for (const auto& o : outputs)
+        n->add_output(o);
+    return *n;
+}
+
+std::string OnnxBuilder::bytes() const { return model_.SerializeAsString(); }
+
+void OnnxBuilder::setInts(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : values)
+        a->add_ints(v);
+}
+
+void OnnxBuilder::setInt(onnx::NodeProto& n, const std::string& name, int64_t value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(value);
+}
+
+}  // namespace ramiel::test

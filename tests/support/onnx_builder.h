@@ -1,0 +1,37 @@
+// Builds small ONNX models in memory with the onnx protobuf API, for tests
+// that need exact shapes and attributes.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace ramiel::test {
+
+class OnnxBuilder {
+public:
+    explicit OnnxBuilder(int opset = 13);
+
+    // dims: -1 leaves a dimension unknown; a non-empty `symbol` names it.
+    OnnxBuilder& input(const std::string& name, std::vector<int64_t> dims,
+                       onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT,
+                       const std::vector<std::string>& symbols = {});
+    OnnxBuilder& output(const std::string& name, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
+    OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
+    OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values);
+    onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> inputs,
+                          std::initializer_list<std::string> outputs, const std::string& name = {});
+
+    onnx::ModelProto& model() { return model_; }
+    std::string bytes() const;
+
+    static void setInts(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> values);
+    static void setInt(onnx::NodeProto& n, const std::string& name, int64_t value);
+
+private:
+    onnx::ModelProto model_;
+};
+
+}  // namespace ramiel::test

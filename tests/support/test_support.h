@@ -1,0 +1,42 @@
+// Helpers shared by the test suites: paths into the source and build trees,
+// running the CLI, and building graphs from a compact text spec.
+#pragma once
+
+#include "core/ir/graph.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ramiel::test {
+
+QString sourcePath(const QString& relative);   // in the source tree
+QString modelsDir();                           // exported torchvision models (build tree)
+QString modelPath(const QString& name);        // modelsDir()/name.onnx
+QString cliPath();                             // the ramiel executable
+QString conformanceDataDir();                  // libonnx-testdata's data folder
+
+struct CliResult {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+CliResult runCli(const QStringList& args, int timeoutMs = 120000);
+
+// A graph from "A:1 B:2 C:3 ; A>B B>C": nodes with costs, then edges. Each
+// node gets one output value; an edge makes the target read the source's
+// output. Costs are returned by node id.
+struct SpecGraph {
+    Graph graph;
+    std::vector<double> cost;
+    std::map<std::string, NodeId> id;
+};
+SpecGraph graphFromSpec(const std::string& spec);
+
+// Node names of a list of ids.
+QStringList nodeNames(const Graph& g, const std::vector<NodeId>& ids);
+
+}  // namespace ramiel::test

@@ -1,0 +1,150 @@
+// The ramiel CLI end to end: info (text and JSON), calibrate, help, version.
+#include "core/util/version.h"
+#include "test_support.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace ramiel;
+
+namespace {
+
+const QString kMachine = test::sourcePath("tests/data/machine.json");
+
+QJsonObject infoJson(const QString& model, QStringList extra = {})
+{
+    const auto r = test::runCli(QStringList{"info", model, "--json", "--machine", kMachine} + extra);
+    if (r.exitCode != 0)
+        qWarning("%s", qPrintable(r.err));
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void version()
+    {
+        const auto r = test::runCli({"--version"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out.trimmed(), QString("ramiel ") + kVersion);
+    }
+
+    void help()
+    {
+        const auto r = test::runCli({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("info"));
+        QVERIFY(r.out.contains("calibrate"));
+        const auto sub = test::runCli({"info", "--help"});
+        QCOMPARE(sub.exitCode, 0);
+        QVERIFY(sub.out.contains("--shape"));
+        QVERIFY(sub.out.contains("--json"));
+    }
+
+    void infoJsonOnSample()
+    {
+        const QJsonObject j = infoJson(test::sourcePath("resources/models/inception_sample.onnx"));
+        QCOMPARE(j["schema"].toString(), QString("ramiel.info/1"));
+        QCOMPARE(j["nodes"].toInt(), 39);
+        QCOMPARE(j["edges"].toInt(), 44);
+        QCOMPARE(j["depth"].toInt(), 21);
+        QCOMPARE(j["width"].toInt(), 4);
+        QCOMPARE(j["op_histogram"].toObject()["Conv"].toInt(), 15);
+        QCOMPARE(j["op_histogram"].toObject()["Concat"].toInt(), 2);
+        QVERIFY(j["costs_complete"].toBool());
+        const QJsonArray path = j["critical_path"].toArray();
+        QVERIFY(path.size() > 2);
+        QCOMPARE(path.first().toString(), QString("stem/Conv"));
+        QCOMPARE(path.last().toString(), QString("head/Gemm"));
+        const double work = j["work"].toDouble(), span = j["span"].toDouble();
+        QVERIFY(work > 0 && span > 0 && span <= work);
+        QCOMPARE(j["parallelism"].toDouble(), work / span);
+        QCOMPARE(j["critical_path_length"].toDouble(), span);
+        QCOMPARE(j["cost_model"].toObject()["flops_per_second"].toDouble(), 5e10);
+        QCOMPARE(j["cost_model"].toObject()["source"].toString(), kMachine);
+        QCOMPARE(j["inputs"].toArray()[0].toObject()["shape"].toArray().size(), 4);
+        QVERIFY(j["warnings"].toArray().isEmpty());
+    }
+
+    void infoText()
+    {
+        const auto r = test::runCli(
+            {"info", test::sourcePath("resources/models/inception_sample.onnx"), "--machine", kMachine, "--nodes"});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* s : {"39 nodes", "critical path", "parallelism", "work T1", "span T-inf", "block1/Concat"})
+            QVERIFY2(r.out.contains(s), s);
+    }
+
+    // Acceptance: inception_v3 reports 316 nodes and a critical path.
+    void infoInceptionV3()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        const QJsonObject j = infoJson(test::modelPath("inception_v3"));
+        qInfo("ramiel info inception_v3 --json: %lld ms (process start to exit)", timer.elapsed());
+        QCOMPARE(j["nodes"].toInt(), 316);
+        QVERIFY(j["critical_path"].toArray().size() > 10);
+        QVERIFY(j["costs_complete"].toBool());
+        // FLOP-weighted parallelism of inception_v3 is about 1.5 (DESIGN.md).
+        const double p = j["parallelism"].toDouble();
+        QVERIFY2(p > 1.2 && p < 2.0, qPrintable(QString::number(p)));
+    }
+
+    // --shape reaches the importer: the same sizes change nothing, batch 4 costs 4x.
+    void shapeOverrideChangesCosts()
+    {
+        const QJsonObject j = infoJson(test::sourcePath("resources/models/inception_sample.onnx"),
+                                       {"--shape", "image=1,3,64,64"});
+        QCOMPARE(j["nodes"].toInt(), 39);
+        const QJsonObject bigger = infoJson(test::sourcePath("resources/models/inception_sample.onnx"),
+                                            {"--shape", "image=4,3,64,64"});
+        QVERIFY(bigger["flops"].toDouble() > 3.9 * j["flops"].toDouble());
+    }
+
+    // calibrate measures real constants, writes them, and info uses them;
+    // without --machine, info calibrates once and caches for this CPU.
+    void calibrateAndCache()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("m.json");
+        const auto r = test::runCli({"calibrate", "-o", file, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject c = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(c["flops_per_second"].toDouble() > 1e8);
+        QVERIFY(c["bytes_per_second"].toDouble() > 1e7);
+        QVERIFY(c["overhead_seconds"].toDouble() > 0);
+        QVERIFY(QFile::exists(file));
+        const auto info = test::runCli({"info", test::sourcePath("resources/models/inception_sample.onnx"),
+                                        "--json", "--machine", file});
+        QCOMPARE(info.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(info.out.toUtf8()).object()["cost_model"].toObject()["flops_per_second"]
+                     .toDouble(),
+                 c["flops_per_second"].toDouble());
+
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("RAMIEL_CACHE_DIR", dir.filePath("cache"));
+        p.setProcessEnvironment(env);
+        p.start(test::cliPath(), {"info", test::sourcePath("resources/models/inception_sample.onnx"), "--json"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(QFile::exists(dir.filePath("cache/machine.json")));
+    }
+
+    void unwritableCalibrationTarget()
+    {
+        const auto r = test::runCli({"calibrate", "-o", "/proc/ramiel-cannot-write/m.json"});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("/proc/ramiel-cannot-write/m.json"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

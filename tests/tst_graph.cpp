@@ -1,0 +1,134 @@
+// Graph IR: building, SSA checks, topological order, levels, cycles.
+#include "core/ir/topology.h"
+#include "core/util/error.h"
+#include "test_support.h"
+
+#include <QtTest>
+
+using namespace ramiel;
+using ramiel::test::graphFromSpec;
+
+class TestGraph : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void orderKeepsFileOrderWhenSorted()
+    {
+        auto s = graphFromSpec("A B C D ; A>B A>C B>D C>D");
+        const Topology t = buildTopology(s.graph);
+        QCOMPARE(t.order, (std::vector<NodeId>{0, 1, 2, 3}));
+        QCOMPARE(t.level, (std::vector<int32_t>{0, 1, 1, 2}));
+        QCOMPARE(t.edgeCount, size_t(4));
+        QCOMPARE(t.depth(), 3);
+        QCOMPARE(t.width(), 2);
+    }
+
+    void orderSortsUnsortedNodes()
+    {
+        // D is declared first but depends on everything.
+        auto s = graphFromSpec("D A B ; A>B B>D A>D");
+        const Topology t = buildTopology(s.graph);
+        QCOMPARE(t.order, (std::vector<NodeId>{s.id["A"], s.id["B"], s.id["D"]}));
+        for (NodeId v = 0; v < 3; ++v)
+            for (NodeId p : t.preds[v])
+                QVERIFY(t.position[p] < t.position[v]);
+    }
+
+    void predecessorsAreDistinct()
+    {
+        // B reads A's output twice: one edge.
+        Graph g;
+        const ValueId a = g.addValue("a");
+        const ValueId b = g.addValue("b");
+        Node na;
+        na.opType = "Op";
+        na.outputs = {a};
+        g.addNode(na);
+        Node nb;
+        nb.opType = "Mul";
+        nb.inputs = {a, a};
+        nb.outputs = {b};
+        g.addNode(nb);
+        QCOMPARE(g.predecessors(1), (std::vector<NodeId>{0}));
+        QCOMPARE(buildTopology(g).edgeCount, size_t(1));
+        QCOMPARE(g.value(a).consumers.size(), size_t(1));
+    }
+
+    void cycleIsNamed()
+    {
+        auto s = graphFromSpec("A B C ; A>B B>C C>B");
+        try {
+            buildTopology(s.graph);
+            QFAIL("a cycle must be reported");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::InvalidGraph);
+            const QString msg = QString::fromStdString(e.message());
+            QVERIFY2(msg.contains("cycle") && msg.contains("'B'") && msg.contains("'C'"), qPrintable(msg));
+            QVERIFY2(!msg.contains("'A'"), qPrintable(msg));
+        }
+    }
+
+    void secondProducerIsRefused()
+    {
+        Graph g;
+        const ValueId v = g.addValue("v");
+        Node n1;
+        n1.opType = "Op";
+        n1.outputs = {v};
+        g.addNode(n1);
+        Node n2 = n1;
+        QVERIFY_THROWS_EXCEPTION(Error, g.addNode(n2));
+    }
+
+    void nodeNamesAreMadeUnique()
+    {
+        Graph g;
+        for (int i = 0; i < 3; ++i) {
+            Node n;
+            n.opType = "Relu";
+            n.name = "same";
+            g.addNode(n);
+        }
+        Node unnamed;
+        unnamed.opType = "Relu";
+        g.addNode(unnamed);
+        QCOMPARE(g.node(0).name, std::string("same"));
+        QCOMPARE(g.node(1).name, std::string("same_1"));
+        QCOMPARE(g.node(2).name, std::string("same_2"));
+        QCOMPARE(g.node(3).name, std::string("Relu_3"));
+    }
+
+    void implicitInputsAreDependencies()
+    {
+        Graph g;
+        const ValueId x = g.addValue("x");
+        const ValueId y = g.addValue("y");
+        Node p;
+        p.opType = "Op";
+        p.outputs = {x};
+        g.addNode(p);
+        Node iff;
+        iff.opType = "If";
+        iff.outputs = {y};
+        const NodeId id = g.addNode(iff);
+        g.addImplicitInput(id, x);
+        QCOMPARE(g.predecessors(id), (std::vector<NodeId>{0}));
+        QCOMPARE(buildTopology(g).level[id], 1);
+    }
+
+    void shapeHelpers()
+    {
+        Shape s({Dim::symbolic("N"), Dim::known(3), Dim::unknown()});
+        QCOMPARE(s.toString(), std::string("Nx3x?"));
+        QVERIFY(!s.numel());
+        QCOMPARE(Shape::of({2, 3, 4}).numel().value(), int64_t(24));
+        QCOMPARE(Shape::of({}).toString(), std::string("scalar"));
+        // Overflow is "unknown", not a wrapped number.
+        QVERIFY(!Shape::of({int64_t(1) << 40, int64_t(1) << 40}).numel());
+        TensorType t{DataType::Float, Shape::of({2, 3})};
+        QCOMPARE(t.byteSize().value(), int64_t(24));
+        QCOMPARE(t.toString(), std::string("float[2x3]"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestGraph)
+#include "tst_graph.moc"
