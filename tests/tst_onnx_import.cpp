@@ -41,7 +41,7 @@ OnnxBuilder symbolicConvModel()
     OnnxBuilder b;
     b.input("x", {-1, 3, -1, -1}, onnx::TensorProto::FLOAT, {"N", "", "H", "W"})
         .initializer("w", {4, 3, 3, 3})
-        .output("y");
+        .output("y", {-1, -1, -1, -1});
     OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
     b.node("Relu", {"c"}, {"y"}, "relu");
     return b;

@@ -30,11 +30,18 @@ OnnxBuilder& OnnxBuilder::input(const std::string& name, std::vector<int64_t> di
     return *this;
 }
 
-OnnxBuilder& OnnxBuilder::output(const std::string& name, onnx::TensorProto::DataType type)
+OnnxBuilder& OnnxBuilder::output(const std::string& name, std::vector<int64_t> dims, onnx::TensorProto::DataType type)
 {
     auto* vi = model_.mutable_graph()->add_output();
     vi->set_name(name);
-    vi->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(type);
+    if (!dims.empty())
+        for (int64_t d : dims) {
+            auto* dim = tt->mutable_shape()->add_dim();
+            if (d >= 0)
+                dim->set_dim_value(d);
+        }
     return *this;
 }
 

@@ -18,7 +18,10 @@ public:
     OnnxBuilder& input(const std::string& name, std::vector<int64_t> dims,
                        onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT,
                        const std::vector<std::string>& symbols = {});
-    OnnxBuilder& output(const std::string& name, onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
+    // Without dims the output's shape is left out (ONNX's checker then warns);
+    // -1 declares a dimension of unknown size.
+    OnnxBuilder& output(const std::string& name, std::vector<int64_t> dims = {},
+                        onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
     OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
     OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values);
     onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> inputs,
