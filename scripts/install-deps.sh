@@ -2,6 +2,7 @@
 # Installs every Debian package that Ramiel's build, app, tests and tools need.
 # Idempotent: does nothing (and needs no network) when all packages are present.
 # Run as root on Debian 12 (bookworm).
+#   --fuzz   also install clang and its runtime, for the libFuzzer targets (docs/fuzzing.md)
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,10 @@ packages=(
   # GUI tests under a virtual display, screenshots
   xvfb xauth imagemagick
 )
+
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
