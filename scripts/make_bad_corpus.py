@@ -74,6 +74,14 @@ def main(out_dir, sample):
     bad.dims[:] = [2, 3]
     save(tiny_model([helper.make_node("Add", ["x", "w"], ["y"], name="add")], inits=[bad]), p("short_initializer.onnx"))
 
+    # ONNX's conformance Scan model without its required num_scan_inputs attribute: ONNX 1.12's
+    # shape inference dereferences null on it (found by tests/fuzz). It must load, with a warning.
+    scan = onnx.load("/usr/share/libonnx-testdata/data/node/test_scan_sum/model.onnx")
+    attrs = [a for a in scan.graph.node[0].attribute if a.name != "num_scan_inputs"]
+    del scan.graph.node[0].attribute[:]
+    scan.graph.node[0].attribute.extend(attrs)
+    save(scan, p("scan_missing_attribute.onnx"))
+
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:

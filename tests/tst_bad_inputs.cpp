@@ -2,6 +2,7 @@
 // from the CLI (one line on stderr, a documented exit code). Never a crash.
 #include "core/onnx/onnx_import.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 #include "test_support.h"
 
 #include <QTemporaryDir>
@@ -104,6 +105,32 @@ private Q_SLOTS:
             } catch (const Error&) {
             }
         }
+    }
+
+    // Found by tests/fuzz: ONNX 1.12's shape inference crashes on a Scan without
+    // num_scan_inputs. Run in a child process, the crash costs shapes, not the process.
+    void crashInShapeInferenceIsContained()
+    {
+        const QString file = test::sourcePath("tests/data/bad/scan_missing_attribute.onnx");
+        const Model m = loadOnnx(file.toStdString());
+        QCOMPARE(m.graph.nodeCount(), size_t(1));
+        bool warned = false;
+        for (const auto& w : m.warnings)
+            warned = warned || QString::fromStdString(w).contains("crashed");
+        QVERIFY(warned);
+        const auto r = test::runCli({"info", file, "--machine", test::sourcePath("tests/data/machine.json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("crashed"));
+    }
+
+    // Names are arbitrary bytes: messages stay one printable line.
+    void hostileNamesAreEscaped()
+    {
+        const std::string name("a\nb\0c\x1b[31md\xff", 12);
+        const Error e(ErrorKind::InvalidGraph, "m.onnx", "value '" + name + "' is bad");
+        QCOMPARE(QString(e.what()), QString("m.onnx: value 'a\\x0ab\\x00c\\x1b[31md\\xff' is bad"));
+        QCOMPARE(printable("caf\xc3\xa9 \xe2\x86\x92 ok\\"), std::string("caf\xc3\xa9 \xe2\x86\x92 ok\\\\"));
+        QCOMPARE(printable("\xc0\xaf"), std::string("\\xc0\\xaf"));  // overlong encoding
     }
 
     void usageErrors_data()

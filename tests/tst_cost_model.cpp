@@ -190,6 +190,29 @@ private Q_SLOTS:
         QVERIFY(std::isnan(costSeconds(c, m)));
     }
 
+    // Control flow: body cost x iterations, from ONNX's conformance models.
+    void controlFlow_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("flops");
+        // Scan-9 and Scan-8 (batch-major) summing 3 rows of 2: 3 iterations x one 2-element Add.
+        QTest::newRow("scan9") << "test_scan9_sum" << 6.0;
+        QTest::newRow("scan8") << "test_scan_sum" << 6.0;
+    }
+
+    void controlFlow()
+    {
+        QFETCH(QString, model);
+        QFETCH(double, flops);
+        const QString path = "/usr/share/libonnx-testdata/data/node/" + model + "/model.onnx";
+        if (!QFile::exists(path))
+            QSKIP("libonnx-testdata is not installed");
+        const Model m = loadOnnx(path.toStdString());
+        const NodeCost c = estimateNodeCost(m.graph, 0);
+        QVERIFY2(c.known, c.unknownReason.c_str());
+        QCOMPARE(c.flops, flops);
+    }
+
     void rooflineFormula()
     {
         MachineConstants m;

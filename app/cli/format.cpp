@@ -39,7 +39,8 @@ std::string formatQuantity(double v, const char* unit)
         v /= 1000;
         ++i;
     }
-    return threeDigits(v) + " " + prefixes[i] + unit;
+    const bool whole = i == 0 && v == std::floor(v);
+    return (whole ? formatFixed(v, 0) : threeDigits(v)) + " " + prefixes[i] + unit;
 }
 
 }  // namespace ramiel::cli

@@ -7,6 +7,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/report/info_json.h"
 #include "core/runtime/runtime.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <iostream>
@@ -34,7 +35,7 @@ std::string pathSummary(const Graph& g, const std::vector<NodeId>& path)
             i = path.size() - tail - 1;
             continue;
         }
-        s += (i ? " -> " : "") + g.node(path[i]).name;
+        s += (i ? " -> " : "") + printable(g.node(path[i]).name);
     }
     return s;
 }
@@ -50,22 +51,22 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
         out << std::left << label;
         return out;
     };
-    out << model.path << "\n";
+    out << printable(model.path) << "\n";
     std::string opsets;
     for (const OpsetImport& o : model.opsets)
-        opsets += (opsets.empty() ? "" : ", ") + (o.domain.empty() ? std::string("ai.onnx") : o.domain) + " " +
+        opsets += (opsets.empty() ? "" : ", ") + (o.domain.empty() ? std::string("ai.onnx") : printable(o.domain)) + " " +
                   std::to_string(o.version);
     row("format") << "ONNX IR " << model.irVersion << ", opsets " << opsets;
     if (!model.producerName.empty())
-        out << ", from " << model.producerName << " " << model.producerVersion;
+        out << ", from " << printable(model.producerName) << " " << printable(model.producerVersion);
     out << "\n";
     for (ValueId v : g.inputs())
         if (!g.value(v).isConstant())
-            row("input") << g.value(v).name << "  " << g.value(v).type.toString() << "\n";
+            row("input") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
     for (ValueId v : g.outputs())
-        row("output") << g.value(v).name << "  " << g.value(v).type.toString() << "\n";
+        row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
     row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers
-                 << " initializers (" << formatQuantity(m.parameters, "") << "parameters, "
+                 << " initializers (" << formatQuantity(m.parameters, "") << " parameters, "
                  << formatQuantity(m.parameterBytes, "B") << ")\n";
     if (g.nodeCountRecursive() > g.nodeCount())
         row("subgraphs") << g.nodeCountRecursive() - g.nodeCount()
@@ -76,7 +77,7 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
     std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.second > b.second; });
     std::string hist;
     for (const auto& [op, count] : ops)
-        hist += (hist.empty() ? "" : ", ") + op + " " + std::to_string(count);
+        hist += (hist.empty() ? "" : ", ") + printable(op) + " " + std::to_string(count);
     row("operators") << hist << "\n";
 
     const bool complete = m.costsComplete();
@@ -95,8 +96,8 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
                          << pathSummary(g, m.criticalPath) << "\n";
     if (!complete) {
         row("unknown cost") << m.unknownCostNodes.size() << " nodes, e.g. '"
-                            << g.node(m.unknownCostNodes.front()).name
-                            << "': " << costs[static_cast<size_t>(m.unknownCostNodes.front())].unknownReason << "\n";
+                            << printable(g.node(m.unknownCostNodes.front()).name)
+                            << "': " << printable(costs[static_cast<size_t>(m.unknownCostNodes.front())].unknownReason) << "\n";
     }
     for (const std::string& w : model.warnings)
         row("warning") << w << "\n";
@@ -109,7 +110,8 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
         for (const Node& n : g.nodes()) {
             const size_t i = static_cast<size_t>(n.id);
             const ValueId o = n.outputs.empty() ? kNone : n.outputs[0];
-            out << "  " << n.name << "\t" << n.opType << "\t" << (o == kNone ? "-" : g.value(o).type.toString())
+            out << "  " << printable(n.name) << "\t" << printable(n.opType) << "\t"
+                << (o == kNone ? "-" : printable(g.value(o).type.toString()))
                 << "\t" << formatQuantity(costs[i].flops, "") << "\t" << formatQuantity(costs[i].bytes(), "B") << "\t"
                 << formatSeconds(seconds[i]) << "\t" << formatSeconds(m.distances.tlevel[i]) << "\t"
                 << formatSeconds(m.distances.blevel[i]) << "\t" << (critical[i] ? "*" : "") << "\n";
@@ -143,7 +145,7 @@ Command addInfoCommand(CLI::App& app)
                 const std::vector<double> seconds = costSeconds(costs, machine);
                 const GraphMetrics metrics = computeMetrics(model.graph, topo, costs, seconds);
                 if (opts->json)
-                    std::cout << infoToJson(model, metrics, machine).dump(2) << "\n";
+                    std::cout << infoToJson(model, metrics, machine).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
                 else
                     printText(model, metrics, machine, costs, seconds, opts->nodes);
                 return 0;

@@ -283,15 +283,30 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
         break;
     }
     case Formula::Loop: {
-        // Body cost times the trip count, when the trip count is a constant.
+        // Body cost times the trip count: Loop's constant M, or the scan axis of Scan's first scan input.
         const Attribute* body = n.attr("body");
-        const ValueId m = n.input(0);
         std::optional<int64_t> trips;
-        if (n.opType == "Loop" && m != kNone && g.value(m).isConstant())
-            if (auto vals = g.value(m).initializer->toInt64s(); vals && vals->size() == 1)
-                trips = (*vals)[0];
-        if (!body || !body->g || !trips)
-            return unknown(c, "the trip count is not a constant");
+        if (n.opType == "Loop") {
+            const ValueId m = n.input(0);
+            if (m != kNone && g.value(m).isConstant())
+                if (auto vals = g.value(m).initializer->toInt64s(); vals && vals->size() == 1)
+                    trips = (*vals)[0];
+        } else if (const Attribute* scans = n.attr("num_scan_inputs"); scans && scans->i > 0) {
+            // The scan inputs come last. Scan-8 is batch-major (scan axis 1); later
+            // versions scan axis 0 unless scan_input_axes says otherwise.
+            const size_t first = n.inputs.size() >= static_cast<size_t>(scans->i) ? n.inputs.size() - scans->i : 0;
+            const auto axes = n.attrInts("scan_input_axes");
+            if (const auto dims = sizesOf(g, n.input(first))) {
+                int64_t axis = n.opset > 0 && n.opset < 9 ? 1 : axes.empty() ? 0 : axes[0];
+                if (axis < 0)
+                    axis += static_cast<int64_t>(dims->size());
+                if (axis >= 0 && axis < static_cast<int64_t>(dims->size()))
+                    trips = (*dims)[static_cast<size_t>(axis)];
+            }
+        }
+        if (!body || !body->g || !trips || *trips < 0)
+            return unknown(c, n.opType == "Loop" ? "the trip count is not a constant"
+                                                 : "the number of scan iterations is not known");
         bool known = true;
         const NodeCost b = subgraphCost(*body->g, known);
         if (!known)

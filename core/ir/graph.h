@@ -53,7 +53,8 @@ struct Node {
     std::vector<ValueId> outputs;         // kNone where an optional output is omitted
     std::vector<ValueId> implicitInputs;  // outer values read inside subgraphs
     std::vector<Attribute> attributes;
-    bool schemaKnown = true;  // ONNX's registry knows this op at the model's opset
+    int64_t opset = 0;        // version of the node's domain the model imports (0: none)
+    bool schemaKnown = true;  // ONNX's registry knows this op at that opset
 
     const Attribute* attr(std::string_view attrName) const;
     int64_t attrInt(std::string_view attrName, int64_t fallback) const;

@@ -1,13 +1,13 @@
 #include "core/onnx/onnx_import.h"
 
 #include "core/ir/topology.h"
+#include "core/onnx/isolated_inference.h"
 #include "core/onnx/wire_scan.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 
-#include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,15 +27,6 @@ bool isStandardDomain(const std::string& d)
 {
     return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.training" ||
            d == "ai.onnx.preview.training";
-}
-
-std::string firstLine(const std::string& s)
-{
-    const auto pos = s.find('\n');
-    std::string line = pos == std::string::npos ? s : s.substr(0, pos);
-    if (line.size() > 300)
-        line = line.substr(0, 300) + "...";
-    return line;
 }
 
 struct Context {
@@ -410,11 +401,14 @@ void checkSchemas(Graph& g, const std::map<std::string, int64_t>& opsets, std::m
     for (size_t i = 0; i < g.nodeCount(); ++i) {
         Node& n = g.node(static_cast<NodeId>(i));
         if (!isStandardDomain(n.domain)) {
+            const auto it = opsets.find(n.domain);
+            n.opset = it == opsets.end() ? 0 : it->second;
             n.schemaKnown = false;
             ++unknownDomains[n.domain];
         } else {
             const auto it = opsets.find(n.domain);
             const int64_t version = it == opsets.end() ? 0 : it->second;
+            n.opset = version;
             if (version <= 0 || !onnx::OpSchemaRegistry::Schema(n.opType, static_cast<int>(version), n.domain)) {
                 n.schemaKnown = false;
                 ++unknownOps[(n.domain.empty() ? std::string() : n.domain + ".") + n.opType + " (opset " +
@@ -506,21 +500,10 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
 
     applyInputShapes(*proto.mutable_graph(), options, ctx);
 
-    if (options.runChecker) {
-        try {
-            onnx::checker::check_model(proto);
-        } catch (const std::exception& e) {
-            model.warnings.push_back("ONNX checker: " + firstLine(e.what()));
-        }
-    }
-    if (options.inferShapes) {
-        try {
-            onnx::ShapeInferenceOptions si(/*check_type=*/false, /*error_mode=*/0, /*data_propagation=*/true);
-            onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), si);
-        } catch (const std::exception& e) {
-            model.warnings.push_back("shape inference stopped early: " + firstLine(e.what()));
-        }
-    }
+    InferenceRequest inference;
+    inference.runChecker = options.runChecker;
+    inference.inferShapes = options.inferShapes;
+    checkAndInferShapes(proto, inference, model.warnings);
 
     try {
         convertGraph(*proto.mutable_graph(), model.graph, ctx, true);
@@ -540,6 +523,8 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
         model.warnings.push_back("operator " + op + " is not in ONNX's registry (" + std::to_string(count) +
                                  " nodes)");
     warnAboutShapes(model);
+    for (std::string& w : model.warnings)
+        w = printable(w);  // they quote names from the file
     return model;
 }
 

@@ -1,5 +1,7 @@
 #include "core/util/error.h"
 
+#include "core/util/text.h"
+
 namespace ramiel {
 
 const char* errorKindName(ErrorKind k)
@@ -21,8 +23,12 @@ static std::string joined(const std::string& file, const std::string& message)
     return file.empty() ? message : file + ": " + message;
 }
 
+// Messages quote names from models, which may hold any bytes: keep them one printable line.
 Error::Error(ErrorKind kind, std::string file, const std::string& message)
-    : std::runtime_error(joined(file, message)), kind_(kind), file_(std::move(file)), message_(message)
+    : std::runtime_error(joined(printable(file), printable(message))),
+      kind_(kind),
+      file_(std::move(file)),
+      message_(printable(message))
 {
 }
 

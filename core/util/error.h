@@ -26,6 +26,7 @@ class Error : public std::runtime_error {
 public:
     // `file` is the path the problem is about (may be empty); `message` is one
     // sentence without the file name: what() joins the two as "file: message".
+    // Control characters and invalid UTF-8 are escaped (see util/text.h).
     Error(ErrorKind kind, std::string file, const std::string& message);
 
     ErrorKind kind() const { return kind_; }

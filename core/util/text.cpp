@@ -1,0 +1,69 @@
+#include "core/util/text.h"
+
+namespace ramiel {
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+size_t utf8SequenceLength(std::string_view s, size_t i)
+{
+    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k) {
+        if ((b(i + k) & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (b(i + k) & 0x3f);
+    }
+    const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    const bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
+    return overlong || surrogate || cp > 0x10ffff ? 0 : n;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text)
+{
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f) {
+            if (c == '\\')
+                out += '\\';
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        if (c >= 0x80) {
+            if (const size_t n = utf8SequenceLength(text, i)) {
+                out.append(text.substr(i, n));
+                i += n;
+                continue;
+            }
+        }
+        out += "\\x";
+        out += hex[c >> 4];
+        out += hex[c & 15];
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace ramiel
