@@ -15,6 +15,8 @@ struct Command {
 };
 
 Command addInfoCommand(CLI::App& app);
+Command addClusterCommand(CLI::App& app);
+Command addCompareCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 
 }  // namespace ramiel::cli

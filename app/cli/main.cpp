@@ -18,6 +18,8 @@ int main(int argc, char** argv)
 
     const std::vector<ramiel::cli::Command> commands = {
         ramiel::cli::addInfoCommand(app),
+        ramiel::cli::addClusterCommand(app),
+        ramiel::cli::addCompareCommand(app),
         ramiel::cli::addCalibrateCommand(app),
     };
 

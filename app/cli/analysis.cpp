@@ -1,0 +1,49 @@
+#include "analysis.h"
+
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+
+namespace ramiel::cli {
+
+void addModelOptions(CLI::App* sub, ModelOptions& o)
+{
+    sub->add_option("model", o.model, "The .onnx file")->required();
+    sub->add_option("--shape", o.shapes,
+                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
+    sub->add_option("--machine", o.machineFile,
+                    "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
+                    "default: the calibration cached for this CPU");
+}
+
+void addCostOptions(CLI::App* sub, CostOptions& o)
+{
+    sub->add_option("--costs", o.costs,
+                    "Node costs: 'static' (cost model) or a measured-cost JSON file (docs/scheduling.md)")
+        ->capture_default_str();
+    sub->add_option("--latency", o.latencyMicroseconds,
+                    "Fixed cost of a value crossing clusters, in microseconds (plus bytes / bandwidth)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+}
+
+std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c)
+{
+    auto a = std::make_unique<Analysis>();
+    ImportOptions importOptions;
+    for (const std::string& s : m.shapes)
+        addInputShape(importOptions, s);
+    a->model = loadOnnx(m.model, importOptions);
+    a->machine = obtainMachineConstants(m.machineFile);
+    a->topo = buildTopology(a->model.graph);
+    a->staticCosts = estimateCosts(a->model.graph);
+    EdgeCostParameters edges;
+    edges.latencySeconds = c.latencyMicroseconds * 1e-6;
+    edges.bytesPerSecond = a->machine.bytesPerSecond;
+    CostTable table = CostTable::fromStatic(a->model.graph, a->topo, a->staticCosts, a->machine, edges);
+    if (c.costs != "static")
+        table = CostTable::fromMeasured(c.costs, a->model.graph, a->topo, table, &a->missingMeasured);
+    a->costs = std::make_unique<CostTable>(std::move(table));
+    return a;
+}
+
+}  // namespace ramiel::cli

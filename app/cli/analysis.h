@@ -1,0 +1,46 @@
+// What the analysis commands share: load a model with --shape fixes, pick the
+// machine constants, and build the cost table (static or measured).
+#pragma once
+
+#include "core/analysis/metrics.h"
+#include "core/ir/topology.h"
+#include "core/schedule/cost_table.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ramiel::cli {
+
+struct ModelOptions {
+    std::string model;
+    std::vector<std::string> shapes;
+    std::string machineFile;
+};
+
+struct CostOptions {
+    std::string costs = "static";  // or a measured-cost JSON file
+    double latencyMicroseconds = 20;
+};
+
+// Registers MODEL, --shape and --machine on a subcommand.
+void addModelOptions(CLI::App* sub, ModelOptions& o);
+// Registers --costs and --latency.
+void addCostOptions(CLI::App* sub, CostOptions& o);
+
+// A loaded model with everything the analyses need. Not copyable: the cost
+// table points at the topology.
+struct Analysis {
+    Model model;
+    MachineConstants machine;
+    Topology topo;
+    std::vector<NodeCost> staticCosts;
+    std::unique_ptr<CostTable> costs;
+    std::vector<std::string> missingMeasured;  // nodes a measured table lacks
+};
+
+std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c);
+
+}  // namespace ramiel::cli

@@ -1,0 +1,196 @@
+// ramiel cluster MODEL.onnx: plan a parallel schedule and report it.
+// ramiel compare MODEL.onnx: every scheduler side by side.
+#include "analysis.h"
+#include "commands.h"
+#include "format.h"
+
+#include "core/report/schedule_json.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <iostream>
+#include <thread>
+
+namespace ramiel::cli {
+
+namespace {
+
+struct PlanOptions {
+    ModelOptions model;
+    CostOptions costs;
+    std::string algorithm = "linear";
+    int cores = 0;
+    int batch = 1;
+    int degree = 1;
+    bool noClone = false;
+    bool noSwitching = false;
+    bool json = false;
+    bool gantt = false;
+};
+
+int defaultCores() { return std::max(1, int(std::thread::hardware_concurrency())); }
+
+void addPlanOptions(CLI::App* sub, PlanOptions& o)
+{
+    addModelOptions(sub, o.model);
+    addCostOptions(sub, o.costs);
+    sub->add_option("-p,--cores", o.cores, "Worker threads P (default: this machine's cores)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("-b,--batch", o.batch, "Batch B, in samples of the model's own input")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_option("-d,--degree", o.degree, "Hypercluster degree d: sub-batches run as graph copies (1..B)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_flag("--no-clone", o.noClone, "Do not clone cheap nodes into consumer clusters");
+    sub->add_flag("--no-switching", o.noSwitching, "Hyperclustering without switching (cluster i of each copy on worker i)");
+    sub->add_flag("--json", o.json, "Print JSON (schema in docs/json.md)");
+}
+
+SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
+{
+    SchedulingProblem p;
+    p.graph = &a.model.graph;
+    p.topo = &a.topo;
+    p.costs = a.costs.get();
+    p.workers = o.cores > 0 ? o.cores : defaultCores();
+    p.batch = o.batch;
+    p.degree = o.degree;
+    p.clone = !o.noClone;
+    p.switching = !o.noSwitching;
+    p.check();
+    return p;
+}
+
+void warnMissing(const Analysis& a)
+{
+    if (!a.missingMeasured.empty())
+        std::cerr << "ramiel: warning: the measured-cost table lacks " << a.missingMeasured.size()
+                  << " nodes (e.g. '" << printable(a.missingMeasured.front()) << "'); they keep static costs\n";
+}
+
+std::string instanceName(const Graph& g, const Schedule& s, InstanceId i)
+{
+    return printable(g.node(s.node(i)).name) + (s.degree > 1 ? "#" + std::to_string(s.copy(i)) : "");
+}
+
+void printPlan(const Analysis& a, const Plan& plan)
+{
+    const Graph& g = a.model.graph;
+    const Schedule& s = plan.schedule;
+    const Simulation& sim = plan.simulation;
+    const double bound = sim.serial / std::max(plan.span, plan.work / s.workers);
+    std::cout << printable(a.model.path) << ": " << s.algorithm << " on " << s.workers << " workers, batch " << s.batch
+              << (s.degree > 1 ? ", " + std::to_string(s.degree) + " sub-batches" : std::string()) << ", "
+              << a.costs->source() << " costs\n";
+    std::cout << "  makespan      " << formatSeconds(sim.makespan) << "  (serial " << formatSeconds(sim.serial)
+              << ": speedup " << formatFixed(sim.speedup, 2) << "x; bound " << formatFixed(bound, 2)
+              << "x from span and P)\n";
+    const std::vector<double> loads = clusterLoads(s, *a.costs);
+    double maxLoad = 0, sum = 0;
+    for (double l : loads) {
+        maxLoad = std::max(maxLoad, l);
+        sum += l;
+    }
+    std::cout << "  clusters      " << s.clusters.size() << ", balance " << formatFixed(maxLoad / (sum / loads.size()), 2)
+              << " (max/mean load)";
+    if (plan.merges.freeMerges + plan.merges.guidedMerges > 0)
+        std::cout << "; merges: " << plan.merges.freeMerges << " free, " << plan.merges.guidedMerges << " guided";
+    if (plan.hyper.swapsTried > 0)
+        std::cout << "; switching swaps kept " << plan.hyper.swapsKept << " of " << plan.hyper.swapsTried;
+    std::cout << "\n";
+    double bytes = 0;
+    for (const CrossEdge& e : plan.crossEdges)
+        bytes += e.bytes;
+    std::cout << "  cross edges   " << plan.crossEdges.size() << " (" << formatQuantity(bytes, "B") << ")";
+    std::cout << "; clones " << plan.clones.clones << " (removed " << plan.clones.crossEdgesRemoved()
+              << " cross edges)\n";
+    std::cout << "  valid         " << (plan.validation.valid ? "yes: every cluster follows one global order"
+                                                             : "NO: " + plan.validation.problems.front())
+              << "\n";
+    std::cout << "  planned in    " << formatSeconds(plan.planningSeconds) << "\n";
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
+        const auto& items = s.clusters[c];
+        std::cout << "  worker " << c << (c < 10 ? "      " : "     ") << items.size() << " nodes, load "
+                  << formatSeconds(loads[c]) << ", idle " << formatSeconds(sim.wait[c]) << ": ";
+        const size_t head = 4;
+        for (size_t k = 0; k < items.size() && k < head; ++k)
+            std::cout << (k ? " -> " : "") << instanceName(g, s, items[k]);
+        if (items.size() > head)
+            std::cout << " -> ... -> " << instanceName(g, s, items.back());
+        std::cout << "\n";
+    }
+}
+
+}  // namespace
+
+Command addClusterCommand(CLI::App& app)
+{
+    auto o = std::make_shared<PlanOptions>();
+    CLI::App* sub = app.add_subcommand("cluster", "Plan a parallel schedule: clusters, loads, cross-cluster edges, "
+                                                  "simulated makespan and speedup");
+    addPlanOptions(sub, *o);
+    sub->add_option("-a,--algo", o->algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
+    sub->add_flag("--gantt", o->gantt, "Include the simulated Gantt chart in the JSON");
+    return {sub, [o] {
+                findScheduler(o->algorithm);  // fail on a bad name before loading anything
+                const auto a = loadAnalysis(o->model, o->costs);
+                warnMissing(*a);
+                const SchedulingProblem p = problemFor(*a, *o);
+                const Plan plan = planSchedule(p, o->algorithm, o->gantt);
+                if (o->json)
+                    std::cout << planToJson(a->model.graph, p, plan, o->gantt)
+                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                              << "\n";
+                else
+                    printPlan(*a, plan);
+                return plan.validation.valid ? 0 : exitCode(ErrorKind::Internal);
+            }};
+}
+
+Command addCompareCommand(CLI::App& app)
+{
+    auto o = std::make_shared<PlanOptions>();
+    CLI::App* sub = app.add_subcommand("compare", "Every scheduler's simulated makespan on the same graph, side by side");
+    addPlanOptions(sub, *o);
+    return {sub, [o] {
+                const auto a = loadAnalysis(o->model, o->costs);
+                warnMissing(*a);
+                const SchedulingProblem p = problemFor(*a, *o);
+                nlohmann::json rows = nlohmann::json::array();
+                bool allValid = true;
+                if (!o->json)
+                    std::cout << printable(a->model.path) << ": " << p.workers << " workers, batch " << p.batch
+                              << ", degree " << p.degree << ", " << a->costs->source() << " costs\n"
+                              << "  algorithm   makespan    speedup  clusters  cross edges  clones  valid  planned in\n";
+                for (const SchedulerInfo& info : schedulers()) {
+                    const Plan plan = planSchedule(p, info.name);
+                    allValid = allValid && plan.validation.valid;
+                    if (o->json) {
+                        rows.push_back(planSummaryJson(plan));
+                        continue;
+                    }
+                    char line[256];
+                    std::snprintf(line, sizeof line, "  %-10s  %-10s  %6.2fx  %8zu  %11zu  %6d  %-5s  %s\n",
+                                  info.name.c_str(), formatSeconds(plan.simulation.makespan).c_str(),
+                                  plan.simulation.speedup, plan.schedule.clusters.size(), plan.crossEdges.size(),
+                                  plan.clones.clones, plan.validation.valid ? "yes" : "NO",
+                                  formatSeconds(plan.planningSeconds).c_str());
+                    std::cout << line;
+                }
+                if (o->json)
+                    std::cout << nlohmann::json{{"schema", "ramiel.compare/1"},
+                                                {"model", a->model.path},
+                                                {"workers", p.workers},
+                                                {"batch", p.batch},
+                                                {"degree", p.degree},
+                                                {"cost_source", a->costs->source()},
+                                                {"algorithms", rows}}
+                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                              << "\n";
+                return allValid ? 0 : exitCode(ErrorKind::Internal);
+            }};
+}
+
+}  // namespace ramiel::cli

@@ -1,0 +1,125 @@
+#include "core/schedule/cost_table.h"
+
+#include "core/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <unordered_map>
+
+namespace ramiel {
+
+namespace {
+
+// Bytes per sample that `from` hands to `to`: the values it produces that `to` reads.
+double bytesBetween(const Graph& g, NodeId from, NodeId to)
+{
+    double bytes = 0;
+    const Node& consumer = g.node(to);
+    for (ValueId v : g.node(from).outputs) {
+        if (v == kNone)
+            continue;
+        const bool read = std::find(consumer.inputs.begin(), consumer.inputs.end(), v) != consumer.inputs.end() ||
+                          std::find(consumer.implicitInputs.begin(), consumer.implicitInputs.end(), v) !=
+                              consumer.implicitInputs.end();
+        if (read)
+            bytes += static_cast<double>(g.value(v).type.byteSize().value_or(0));
+    }
+    return bytes;
+}
+
+}  // namespace
+
+CostTable CostTable::fromStatic(const Graph& g, const Topology& topo, const std::vector<NodeCost>& costs,
+                                const MachineConstants& m, const EdgeCostParameters& edges)
+{
+    CostTable t;
+    t.topo_ = &topo;
+    t.source_ = "static";
+    t.edges_ = edges;
+    const size_t n = g.nodeCount();
+    t.fixed_.assign(n, m.overheadSeconds);
+    t.flopSeconds_.assign(n, 0);
+    t.constSeconds_.assign(n, 0);
+    t.actSeconds_.assign(n, 0);
+    t.perSample_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const NodeCost& c = costs[i];
+        if (!c.known)
+            continue;
+        double constBytes = 0;
+        for (ValueId v : g.node(static_cast<NodeId>(i)).inputs)
+            if (v != kNone && g.value(v).isConstant())
+                constBytes += static_cast<double>(g.value(v).type.byteSize().value_or(0));
+        constBytes = std::min(constBytes, c.bytes());
+        t.flopSeconds_[i] = c.flops / m.flopsPerSecond;
+        t.constSeconds_[i] = constBytes / m.bytesPerSecond;
+        t.actSeconds_[i] = (c.bytes() - constBytes) / m.bytesPerSecond;
+    }
+    t.predBytes_.resize(n);
+    for (size_t v = 0; v < n; ++v)
+        for (NodeId p : topo.preds[v])
+            t.predBytes_[v].push_back(bytesBetween(g, p, static_cast<NodeId>(v)));
+    return t;
+}
+
+CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const Topology& topo,
+                                  const CostTable& fallback, std::vector<std::string>* missing)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(ErrorKind::Io, path, "cannot open the measured-cost table");
+    nlohmann::json j;
+    std::unordered_map<std::string, double> seconds;
+    double batch = 1;
+    try {
+        in >> j;
+        batch = j.value("batch", 1.0);
+        for (const auto& [name, value] : j.at("nodes").items())
+            seconds[name] = value.is_object() ? value.at("seconds").get<double>() : value.get<double>();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::Usage, path, std::string("not a measured-cost table: ") + e.what());
+    }
+    if (!(batch > 0))
+        throw Error(ErrorKind::Usage, path, "\"batch\" must be positive");
+
+    CostTable t = fallback;
+    t.topo_ = &topo;
+    t.source_ = path;
+    for (size_t i = 0; i < g.nodeCount(); ++i) {
+        const auto it = seconds.find(g.node(static_cast<NodeId>(i)).name);
+        if (it == seconds.end() || !(it->second >= 0)) {
+            if (missing)
+                missing->push_back(g.node(static_cast<NodeId>(i)).name);
+            continue;
+        }
+        t.fixed_[i] = t.flopSeconds_[i] = t.constSeconds_[i] = t.actSeconds_[i] = 0;
+        t.perSample_[i] = it->second / batch;
+    }
+    return t;
+}
+
+double CostTable::node(NodeId n, int samples) const
+{
+    const size_t i = static_cast<size_t>(n);
+    const double b = samples;
+    return fixed_[i] + std::max(b * flopSeconds_[i], constSeconds_[i] + b * actSeconds_[i]) + b * perSample_[i];
+}
+
+double CostTable::predEdge(NodeId to, size_t k, int samples) const
+{
+    return edges_.latencySeconds + samples * predBytes_[static_cast<size_t>(to)][k] / edges_.bytesPerSecond;
+}
+
+double CostTable::edge(NodeId from, NodeId to, int samples) const
+{
+    const auto& preds = topo_->preds[static_cast<size_t>(to)];
+    for (size_t k = 0; k < preds.size(); ++k)
+        if (preds[k] == from)
+            return predEdge(to, k, samples);
+    return 0;
+}
+
+}  // namespace ramiel

@@ -1,0 +1,56 @@
+// Node and edge costs for scheduling, at any sub-batch size.
+//
+// A model describes one sample (its batch as exported, usually 1). A node
+// processing a sub-batch of b samples costs
+//   static:   overhead + max(b·flops / F, (constantBytes + b·activationBytes) / β)
+//   measured: the measured seconds scaled linearly from the measured batch
+// and an edge u->v that crosses clusters costs c = latency + b·bytes(u->v) / β.
+#pragma once
+
+#include "core/analysis/cost_model.h"
+#include "core/ir/topology.h"
+
+#include <string>
+#include <vector>
+
+namespace ramiel {
+
+struct EdgeCostParameters {
+    double latencySeconds = 20e-6;  // hand-off between threads: publish + wake-up
+    double bytesPerSecond = 10e9;   // usually the machine's copy bandwidth
+};
+
+class CostTable {
+public:
+    // From the static cost model. Nodes of unknown cost count only the overhead.
+    static CostTable fromStatic(const Graph& graph, const Topology& topo, const std::vector<NodeCost>& costs,
+                                const MachineConstants& machine, const EdgeCostParameters& edges);
+    // From a measured table (JSON written by `ramiel profile`, schema in
+    // docs/scheduling.md): {"batch": b, "nodes": {"name": seconds, ...}}. Nodes
+    // the table lacks keep their static cost and are listed in `missing`.
+    // Throws Error(Io) / Error(Usage).
+    static CostTable fromMeasured(const std::string& path, const Graph& graph, const Topology& topo,
+                                  const CostTable& fallback, std::vector<std::string>* missing = nullptr);
+
+    size_t nodeCount() const { return perSample_.size(); }
+    double node(NodeId n, int samples) const;
+    // Edge cost for the k-th predecessor of `to` (topo.preds[to][k]).
+    double predEdge(NodeId to, size_t k, int samples) const;
+    double edge(NodeId from, NodeId to, int samples) const;
+    double edgeBytes(NodeId to, size_t k) const { return predBytes_[static_cast<size_t>(to)][k]; }
+
+    const Topology& topology() const { return *topo_; }
+    const std::string& source() const { return source_; }
+    const EdgeCostParameters& edgeParameters() const { return edges_; }
+
+private:
+    const Topology* topo_ = nullptr;
+    std::string source_;
+    EdgeCostParameters edges_;
+    // Static form: seconds(b) = fixed + max(b·flopSeconds, constSeconds + b·actSeconds);
+    // measured form: seconds(b) = b·perSample (fixed, const and act zero).
+    std::vector<double> fixed_, flopSeconds_, constSeconds_, actSeconds_, perSample_;
+    std::vector<std::vector<double>> predBytes_;  // bytes per sample, aligned with topo.preds
+};
+
+}  // namespace ramiel

@@ -1,0 +1,27 @@
+// Cluster merging: reduce a schedule's clusters to at most P, checking every
+// merge with the simulator.
+#pragma once
+
+#include "core/schedule/schedule.h"
+
+namespace ramiel {
+
+struct MergeReport {
+    int freeMerges = 0;    // clusters whose busy intervals did not overlap
+    int guidedMerges = 0;  // lightest cluster into the best partner
+    int rejected = 0;      // free-merge candidates the simulator turned down
+};
+
+// First the free merges: clusters whose busy intervals in the simulated
+// schedule (each cluster on its own core) do not overlap share a core, if the
+// simulated makespan does not grow. Then, while more than `limit` remain, the
+// lightest cluster joins the one that gives the smallest simulated makespan
+// (all partners are tried when few are left, else the 8 whose busy intervals
+// overlap it least). `s` must have no clones.
+MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit);
+
+// Moves every item of cluster `from` into cluster `into` (kept in rank order);
+// `from` is left empty. Call normalizeClusters() when done.
+void mergeInto(Schedule& s, size_t from, size_t into);
+
+}  // namespace ramiel

@@ -1,0 +1,118 @@
+#include "core/schedule/schedule.h"
+
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace ramiel {
+
+std::vector<int> SchedulingProblem::subBatches() const
+{
+    std::vector<int> sizes(static_cast<size_t>(degree), batch / degree);
+    for (int j = 0; j < batch % degree; ++j)
+        ++sizes[static_cast<size_t>(j)];
+    return sizes;
+}
+
+void SchedulingProblem::check() const
+{
+    if (workers < 1)
+        throw Error(ErrorKind::Usage, {}, "the number of workers (--cores) must be at least 1");
+    if (batch < 1)
+        throw Error(ErrorKind::Usage, {}, "the batch (--batch) must be at least 1");
+    if (degree < 1 || degree > batch)
+        throw Error(ErrorKind::Usage, {},
+                    "the hypercluster degree (--degree) must be between 1 and the batch (" + std::to_string(batch) +
+                        "), got " + std::to_string(degree));
+}
+
+size_t Schedule::cloneCount() const
+{
+    size_t items = 0;
+    for (const auto& c : clusters)
+        items += c.size();
+    return items - std::min(items, instanceCount());
+}
+
+Schedule emptySchedule(const SchedulingProblem& p, const std::string& algorithm)
+{
+    p.check();
+    Schedule s;
+    s.algorithm = algorithm;
+    s.workers = p.workers;
+    s.batch = p.batch;
+    s.degree = p.degree;
+    s.subBatch = p.subBatches();
+    s.nodesPerCopy = static_cast<int32_t>(p.nodeCount());
+    const size_t total = p.nodeCount() * static_cast<size_t>(p.degree);
+    s.owner.assign(total, 0);
+    s.rank.resize(total);
+    for (size_t i = 0; i < total; ++i) {
+        const auto id = static_cast<InstanceId>(i);
+        s.rank[i] = p.topo->position[static_cast<size_t>(s.node(id))] * p.degree + s.copy(id);
+    }
+    return s;
+}
+
+void clustersFromOwners(Schedule& s, int clusterCount)
+{
+    s.clusters.assign(static_cast<size_t>(clusterCount), {});
+    for (size_t i = 0; i < s.owner.size(); ++i)
+        s.clusters[static_cast<size_t>(s.owner[i])].push_back(static_cast<InstanceId>(i));
+    normalizeClusters(s);
+}
+
+void normalizeClusters(Schedule& s)
+{
+    std::vector<int32_t> renumber(s.clusters.size(), -1);
+    std::vector<std::vector<InstanceId>> kept;
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
+        if (s.clusters[c].empty())
+            continue;
+        renumber[c] = static_cast<int32_t>(kept.size());
+        kept.push_back(std::move(s.clusters[c]));
+    }
+    for (auto& o : s.owner)
+        o = renumber[static_cast<size_t>(o)];
+    for (auto& items : kept)
+        std::sort(items.begin(), items.end(), [&](InstanceId a, InstanceId b) { return s.rank[a] < s.rank[b]; });
+    s.clusters = std::move(kept);
+}
+
+std::vector<CrossEdge> crossEdges(const Schedule& s, const CostTable& costs)
+{
+    const Topology& topo = costs.topology();
+    std::vector<CrossEdge> out;
+    std::unordered_set<InstanceId> local;
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
+        local.clear();
+        local.insert(s.clusters[c].begin(), s.clusters[c].end());
+        for (InstanceId v : s.clusters[c]) {
+            const NodeId n = s.node(v);
+            const auto& preds = topo.preds[static_cast<size_t>(n)];
+            for (size_t k = 0; k < preds.size(); ++k) {
+                const InstanceId p = s.instance(preds[k], s.copy(v));
+                if (local.count(p))
+                    continue;
+                out.push_back({p, v, s.owner[static_cast<size_t>(p)], static_cast<int32_t>(c),
+                               costs.edgeBytes(n, k) * s.samples(v), costs.predEdge(n, k, s.samples(v))});
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<double> clusterLoads(const Schedule& s, const CostTable& costs)
+{
+    std::vector<double> loads;
+    for (const auto& items : s.clusters) {
+        double load = 0;
+        for (InstanceId i : items)
+            load += costs.node(s.node(i), s.samples(i));
+        loads.push_back(load);
+    }
+    return loads;
+}
+
+}  // namespace ramiel

@@ -1,0 +1,84 @@
+// A parallel schedule: clusters of node instances, one cluster per worker.
+//
+// With hyperclustering the graph is copied d times, copy j working on
+// subBatch[j] samples; instance i is node (i % nodes) of copy (i / nodes).
+// Every instance has one owner cluster that computes it and publishes its
+// outputs; another cluster may hold a clone, which it computes for itself and
+// never publishes. Every cluster runs its items in increasing `rank`, one
+// global topological order of all instances: a consumer only ever waits for a
+// value of lower rank, which is published once, so no schedule that passes
+// validate() can deadlock.
+#pragma once
+
+#include "core/schedule/cost_table.h"
+
+#include <string>
+#include <vector>
+
+namespace ramiel {
+
+using InstanceId = int32_t;
+
+struct SchedulingProblem {
+    const Graph* graph = nullptr;
+    const Topology* topo = nullptr;
+    const CostTable* costs = nullptr;
+    int workers = 2;     // P
+    int batch = 1;       // B, in samples
+    int degree = 1;      // d: sub-batches (graph copies), 1 <= d <= B
+    bool clone = true;   // run the cloning step
+    bool switching = true;  // hypercluster switching (linear, d > 1)
+
+    size_t nodeCount() const { return topo->nodeCount(); }
+    // Samples per copy: d parts summing to B, the first B mod d one larger.
+    std::vector<int> subBatches() const;
+    // Throws Error(Usage) for P < 1, B < 1, d outside [1, B].
+    void check() const;
+};
+
+struct Schedule {
+    std::string algorithm;
+    int workers = 1;
+    int batch = 1;
+    int degree = 1;
+    std::vector<int> subBatch;   // samples per copy
+    int32_t nodesPerCopy = 0;
+    std::vector<std::vector<InstanceId>> clusters;  // cluster i runs on worker i, in rank order
+    std::vector<int32_t> owner;  // by instance
+    std::vector<int32_t> rank;   // by instance: position in the global order
+
+    NodeId node(InstanceId i) const { return i % nodesPerCopy; }
+    int copy(InstanceId i) const { return i / nodesPerCopy; }
+    int samples(InstanceId i) const { return subBatch[static_cast<size_t>(copy(i))]; }
+    InstanceId instance(NodeId n, int copyIndex) const { return copyIndex * nodesPerCopy + n; }
+    size_t instanceCount() const { return owner.size(); }
+    size_t cloneCount() const;  // items beyond one per instance
+    bool isClone(size_t cluster, InstanceId i) const { return owner[static_cast<size_t>(i)] != int32_t(cluster); }
+};
+
+// An empty schedule for a problem: sizes, sub-batches and the default rank
+// (by the node's topological position, then copy). No clusters yet.
+Schedule emptySchedule(const SchedulingProblem& problem, const std::string& algorithm);
+
+// Rebuilds `clusters` from `owner` (every instance once, in rank order); clones are dropped.
+void clustersFromOwners(Schedule& s, int clusterCount);
+
+// Sorts each cluster by rank and drops clusters that became empty, renumbering owners.
+void normalizeClusters(Schedule& s);
+
+struct CrossEdge {
+    InstanceId from = 0;  // owned by fromCluster, published
+    InstanceId to = 0;    // computed in toCluster
+    int32_t fromCluster = 0;
+    int32_t toCluster = 0;
+    double bytes = 0;
+    double cost = 0;
+};
+
+// Every dependency between an item and a predecessor its cluster does not hold.
+std::vector<CrossEdge> crossEdges(const Schedule& s, const CostTable& costs);
+
+// Load of each cluster: the summed cost of its items.
+std::vector<double> clusterLoads(const Schedule& s, const CostTable& costs);
+
+}  // namespace ramiel
