@@ -65,6 +65,25 @@ CostTable CostTable::fromStatic(const Graph& g, const Topology& topo, const std:
     return t;
 }
 
+CostTable CostTable::fromSeconds(const Topology& topo, const std::vector<double>& secondsPerSample,
+                                 const EdgeCostParameters& edges, double edgeBytes)
+{
+    CostTable t;
+    t.topo_ = &topo;
+    t.source_ = "explicit";
+    t.edges_ = edges;
+    const size_t n = topo.nodeCount();
+    t.fixed_.assign(n, 0);
+    t.flopSeconds_.assign(n, 0);
+    t.constSeconds_.assign(n, 0);
+    t.actSeconds_.assign(n, 0);
+    t.perSample_ = secondsPerSample;
+    t.predBytes_.resize(n);
+    for (size_t v = 0; v < n; ++v)
+        t.predBytes_[v].assign(topo.preds[v].size(), edgeBytes);
+    return t;
+}
+
 CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const Topology& topo,
                                   const CostTable& fallback, std::vector<std::string>* missing)
 {
@@ -99,18 +118,6 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
         t.perSample_[i] = it->second / batch;
     }
     return t;
-}
-
-double CostTable::node(NodeId n, int samples) const
-{
-    const size_t i = static_cast<size_t>(n);
-    const double b = samples;
-    return fixed_[i] + std::max(b * flopSeconds_[i], constSeconds_[i] + b * actSeconds_[i]) + b * perSample_[i];
-}
-
-double CostTable::predEdge(NodeId to, size_t k, int samples) const
-{
-    return edges_.latencySeconds + samples * predBytes_[static_cast<size_t>(to)][k] / edges_.bytesPerSecond;
 }
 
 double CostTable::edge(NodeId from, NodeId to, int samples) const

@@ -10,6 +10,7 @@
 #include "core/analysis/cost_model.h"
 #include "core/ir/topology.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,24 @@ public:
     static CostTable fromMeasured(const std::string& path, const Graph& graph, const Topology& topo,
                                   const CostTable& fallback, std::vector<std::string>* missing = nullptr);
 
+    // Explicit seconds per sample for every node (hand-made and synthetic
+    // graphs); every edge carries `edgeBytes` bytes per sample.
+    static CostTable fromSeconds(const Topology& topo, const std::vector<double>& secondsPerSample,
+                                 const EdgeCostParameters& edges, double edgeBytes = 0);
+
     size_t nodeCount() const { return perSample_.size(); }
-    double node(NodeId n, int samples) const;
+    double node(NodeId n, int samples) const
+    {
+        const size_t i = static_cast<size_t>(n);
+        const double b = samples;
+        const double roofline = std::max(b * flopSeconds_[i], constSeconds_[i] + b * actSeconds_[i]);
+        return fixed_[i] + roofline + b * perSample_[i];
+    }
     // Edge cost for the k-th predecessor of `to` (topo.preds[to][k]).
-    double predEdge(NodeId to, size_t k, int samples) const;
+    double predEdge(NodeId to, size_t k, int samples) const
+    {
+        return edges_.latencySeconds + samples * predBytes_[static_cast<size_t>(to)][k] / edges_.bytesPerSecond;
+    }
     double edge(NodeId from, NodeId to, int samples) const;
     double edgeBytes(NodeId to, size_t k) const { return predBytes_[static_cast<size_t>(to)][k]; }
 

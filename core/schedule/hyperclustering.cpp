@@ -22,33 +22,32 @@ HyperclusterReport combineCopies(Schedule& s, const CostTable& costs, const std:
         for (size_t i = 0; i < cc.size(); ++i)
             units.push_back({j, &cc[i], switching ? int((i + size_t(j)) % size_t(P)) : int(i % size_t(P))});
     }
-    auto apply = [&] {
+    auto owners = [&] {
+        std::vector<int32_t> owner(s.instanceCount(), 0);
         for (const Unit& u : units)
             for (NodeId n : *u.nodes)
-                s.owner[size_t(s.instance(n, u.copy))] = u.worker;
+                owner[size_t(s.instance(n, u.copy))] = u.worker;
+        return owner;
+    };
+    auto apply = [&] {
+        s.owner = owners();
         clustersFromOwners(s, P);
     };
-    apply();
-    if (!switching || s.degree < 2)
+    if (!switching || s.degree < 2) {
+        apply();
         return report;
+    }
 
     // Swap refinement: a unit on the worker that finishes last against a unit
     // elsewhere; keep the first swap that lowers the makespan, repeat.
-    double best = simulateMakespan(s, costs);
+    const OwnerSimulator sim(s, costs);
+    std::vector<double> start, end;
+    double best = sim.makespan(owners(), size_t(P));
     bool improved = true;
     while (improved && report.swapsTried < swapBudget) {
         improved = false;
-        const Simulation sim = simulate(s, costs);
-        // Worker numbers are cluster indices once empty clusters are dropped: map back.
-        std::vector<int> workerOf(s.clusters.size());
-        for (size_t c = 0; c < s.clusters.size(); ++c)
-            workerOf[c] = s.clusters[c].empty() ? -1 : 0;
-        for (const Unit& u : units) {
-            const int c = s.owner[size_t(s.instance(u.nodes->front(), u.copy))];
-            workerOf[size_t(c)] = u.worker;
-        }
-        const size_t lastCluster = size_t(std::max_element(sim.end.begin(), sim.end.end()) - sim.end.begin());
-        const int critical = workerOf[lastCluster];
+        sim.makespan(owners(), size_t(P), &start, &end);
+        const int critical = int(std::max_element(end.begin(), end.end()) - end.begin());
         for (size_t a = 0; a < units.size() && !improved && report.swapsTried < swapBudget; ++a) {
             if (units[a].worker != critical)
                 continue;
@@ -56,9 +55,8 @@ HyperclusterReport combineCopies(Schedule& s, const CostTable& costs, const std:
                 if (units[b].worker == critical)
                     continue;
                 std::swap(units[a].worker, units[b].worker);
-                apply();
                 ++report.swapsTried;
-                const double m = simulateMakespan(s, costs);
+                const double m = sim.makespan(owners(), size_t(P));
                 if (m < best * (1 - 1e-9)) {
                     best = m;
                     ++report.swapsKept;
@@ -68,8 +66,8 @@ HyperclusterReport combineCopies(Schedule& s, const CostTable& costs, const std:
                 std::swap(units[a].worker, units[b].worker);
             }
         }
-        apply();
     }
+    apply();
     return report;
 }
 

@@ -13,6 +13,11 @@ constexpr double kTolerance = 1e-12;
 
 bool notWorse(double candidate, double base) { return candidate <= base * (1 + 1e-9) + kTolerance; }
 
+double overlap(const std::vector<double>& start, const std::vector<double>& end, size_t a, size_t b)
+{
+    return std::max(0.0, std::min(end[a], end[b]) - std::max(start[a], start[b]));
+}
+
 }  // namespace
 
 void mergeInto(Schedule& s, size_t from, size_t into)
@@ -33,74 +38,121 @@ void mergeInto(Schedule& s, size_t from, size_t into)
 MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit)
 {
     MergeReport report;
-    if (s.clusters.size() <= 1)
+    const size_t k = s.clusters.size();
+    if (k <= 1)
         return report;
+    const OwnerSimulator sim(s, costs);
+    std::vector<int32_t> owner = s.owner;
+    std::vector<std::vector<InstanceId>> members = s.clusters;
+    std::vector<double> load(k, 0.0);
+    for (size_t c = 0; c < k; ++c)
+        for (InstanceId i : members[c])
+            load[c] += costs.node(s.node(i), s.samples(i));
+    std::vector<char> active(k, 1);
+    size_t activeCount = k;
+    auto moveAll = [&](size_t from, size_t into) {
+        for (InstanceId i : members[from])
+            owner[size_t(i)] = int32_t(into);
+        members[into].insert(members[into].end(), members[from].begin(), members[from].end());
+        members[from].clear();
+        load[into] += load[from];
+        load[from] = 0;
+        active[from] = 0;
+        --activeCount;
+    };
 
-    // Free merges, lanes filled greedily in order of start time (best fit: the
-    // lane that ends latest but still before the cluster starts).
+    // Free merges: fill lanes greedily in order of start time (best fit: the
+    // lane that ends latest but still before the cluster starts). The whole
+    // set is checked with one simulation; if the makespan grew, each merge is
+    // checked on its own.
+    std::vector<double> start, end;
+    double base = sim.makespan(owner, k, &start, &end);
     {
-        const Simulation sim = simulate(s, costs);
-        double base = sim.makespan;
-        std::vector<size_t> byStart(s.clusters.size());
+        std::vector<size_t> byStart(k);
         std::iota(byStart.begin(), byStart.end(), 0);
-        std::stable_sort(byStart.begin(), byStart.end(), [&](size_t a, size_t b) { return sim.start[a] < sim.start[b]; });
+        std::stable_sort(byStart.begin(), byStart.end(), [&](size_t a, size_t b) { return start[a] < start[b]; });
         std::vector<std::pair<size_t, double>> lanes;  // (cluster, end)
+        std::vector<std::pair<size_t, size_t>> merges;  // (from, into)
         for (size_t c : byStart) {
             int best = -1;
             for (size_t l = 0; l < lanes.size(); ++l)
-                if (lanes[l].second <= sim.start[c] + kTolerance && (best < 0 || lanes[l].second > lanes[size_t(best)].second))
+                if (lanes[l].second <= start[c] + kTolerance &&
+                    (best < 0 || lanes[l].second > lanes[size_t(best)].second))
                     best = int(l);
-            if (best >= 0) {
-                const Schedule before = s;
-                mergeInto(s, c, lanes[size_t(best)].first);
-                const double m = simulateMakespan(s, costs);
-                if (notWorse(m, base)) {
-                    base = std::min(base, m);
-                    lanes[size_t(best)].second = std::max(lanes[size_t(best)].second, sim.end[c]);
-                    ++report.freeMerges;
-                    continue;
-                }
-                s = before;
-                ++report.rejected;
+            if (best < 0) {
+                lanes.emplace_back(c, end[c]);
+                continue;
             }
-            lanes.emplace_back(c, sim.end[c]);
+            merges.emplace_back(c, lanes[size_t(best)].first);
+            lanes[size_t(best)].second = std::max(lanes[size_t(best)].second, end[c]);
         }
-        normalizeClusters(s);
+        // Check all merges at once, else lane by lane, else merge by merge.
+        auto check = [&](const std::vector<std::pair<size_t, size_t>>& group) {
+            std::vector<int32_t> trial = owner;
+            for (const auto& [from, into] : group)
+                for (InstanceId i : members[from])
+                    trial[size_t(i)] = int32_t(into);
+            const double m = sim.makespan(trial, k);
+            if (!notWorse(m, base))
+                return false;
+            base = std::min(base, m);
+            for (const auto& [from, into] : group) {
+                moveAll(from, into);
+                ++report.freeMerges;
+            }
+            return true;
+        };
+        if (!merges.empty() && !check(merges)) {
+            std::vector<std::vector<std::pair<size_t, size_t>>> byLane(k);
+            for (const auto& m : merges)
+                byLane[m.second].push_back(m);
+            for (const auto& lane : byLane)
+                if (!lane.empty() && !check(lane))
+                    for (const auto& m : lane)
+                        if (!check({m}))
+                            ++report.rejected;
+        }
     }
 
-    // Guided merges.
-    while (s.clusters.size() > size_t(limit)) {
-        const Simulation sim = simulate(s, costs);
-        const std::vector<double> loads = clusterLoads(s, costs);
-        const size_t light = size_t(std::min_element(loads.begin(), loads.end()) - loads.begin());
+    // Guided merges: the lightest cluster joins the partner that gives the
+    // smallest simulated makespan. All partners are tried when at most 17
+    // clusters remain, else the 8 (over 64 clusters: 2) whose busy intervals
+    // overlap it least.
+    while (activeCount > size_t(limit)) {
+        sim.makespan(owner, k, &start, &end);
+        size_t light = k;
+        for (size_t c = 0; c < k; ++c)
+            if (active[c] && (light == k || load[c] < load[light]))
+                light = c;
         std::vector<size_t> partners;
-        for (size_t c = 0; c < s.clusters.size(); ++c)
-            if (c != light)
+        for (size_t c = 0; c < k; ++c)
+            if (active[c] && c != light)
                 partners.push_back(c);
-        const size_t kMaxTried = 8;
-        if (partners.size() > 2 * kMaxTried) {
-            auto overlap = [&](size_t c) {
-                return std::max(0.0, std::min(sim.end[c], sim.end[light]) - std::max(sim.start[c], sim.start[light]));
-            };
-            std::stable_sort(partners.begin(), partners.end(),
-                             [&](size_t a, size_t b) { return overlap(a) < overlap(b); });
-            partners.resize(kMaxTried);
+        const size_t tried = activeCount <= 17 ? partners.size() : activeCount <= 64 ? 8 : 2;
+        if (partners.size() > tried) {
+            std::stable_sort(partners.begin(), partners.end(), [&](size_t a, size_t b) {
+                return overlap(start, end, a, light) < overlap(start, end, b, light);
+            });
+            partners.resize(tried);
         }
         size_t bestPartner = partners.front();
         double bestMakespan = -1;
+        std::vector<int32_t> trial = owner;
         for (size_t c : partners) {
-            Schedule trial = s;
-            mergeInto(trial, light, c);
-            const double m = simulateMakespan(trial, costs);
+            for (InstanceId i : members[light])
+                trial[size_t(i)] = int32_t(c);
+            const double m = sim.makespan(trial, k);
             if (bestMakespan < 0 || m < bestMakespan - kTolerance) {
                 bestMakespan = m;
                 bestPartner = c;
             }
         }
-        mergeInto(s, light, bestPartner);
-        normalizeClusters(s);
+        moveAll(light, bestPartner);
         ++report.guidedMerges;
     }
+
+    s.owner = owner;
+    clustersFromOwners(s, int(k));
     return report;
 }
 

@@ -14,10 +14,11 @@ struct MergeReport {
 
 // First the free merges: clusters whose busy intervals in the simulated
 // schedule (each cluster on its own core) do not overlap share a core, if the
-// simulated makespan does not grow. Then, while more than `limit` remain, the
+// simulated makespan does not grow (checked for all of them at once, else
+// lane by lane, else one by one). Then, while more than `limit` remain, the
 // lightest cluster joins the one that gives the smallest simulated makespan
-// (all partners are tried when few are left, else the 8 whose busy intervals
-// overlap it least). `s` must have no clones.
+// (all partners are tried when at most 17 clusters are left, else the 8 (over
+// 64 clusters: 2) whose busy intervals overlap it least). `s` must have no clones.
 MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit);
 
 // Moves every item of cluster `from` into cluster `into` (kept in rank order);

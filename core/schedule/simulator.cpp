@@ -116,4 +116,55 @@ double simulateMakespan(const Schedule& s, const CostTable& costs)
     return run(s, costs, [](const Entry&, double, double, double, bool) {});
 }
 
+OwnerSimulator::OwnerSimulator(const Schedule& s, const CostTable& costs)
+{
+    const Topology& topo = costs.topology();
+    const size_t n = s.instanceCount();
+    byRank_.resize(n);
+    cost_.resize(n);
+    predStart_.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const auto id = InstanceId(i);
+        byRank_[size_t(s.rank[i])] = id;
+        cost_[i] = costs.node(s.node(id), s.samples(id));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        const auto id = InstanceId(i);
+        const NodeId node = s.node(id);
+        const auto& preds = topo.preds[size_t(node)];
+        for (size_t k = 0; k < preds.size(); ++k) {
+            pred_.push_back(s.instance(preds[k], s.copy(id)));
+            edge_.push_back(costs.predEdge(node, k, s.samples(id)));
+        }
+        predStart_[i + 1] = pred_.size();
+    }
+    finish_.resize(n);
+}
+
+double OwnerSimulator::makespan(const std::vector<int32_t>& owner, size_t clusterCount, std::vector<double>* start,
+                                std::vector<double>* end) const
+{
+    free_.assign(clusterCount, 0.0);
+    if (start)
+        start->assign(clusterCount, -1.0);
+    double makespan = 0;
+    for (InstanceId i : byRank_) {
+        const int32_t c = owner[size_t(i)];
+        double ready = free_[size_t(c)];
+        for (size_t k = predStart_[size_t(i)]; k < predStart_[size_t(i) + 1]; ++k) {
+            const InstanceId p = pred_[k];
+            ready = std::max(ready, finish_[size_t(p)] + (owner[size_t(p)] == c ? 0.0 : edge_[k]));
+        }
+        const double done = ready + cost_[size_t(i)];
+        finish_[size_t(i)] = done;
+        free_[size_t(c)] = done;
+        makespan = std::max(makespan, done);
+        if (start && (*start)[size_t(c)] < 0)
+            (*start)[size_t(c)] = ready;
+    }
+    if (end)
+        *end = free_;
+    return makespan;
+}
+
 }  // namespace ramiel

@@ -35,7 +35,26 @@ double serialSeconds(const CostTable& costs, int batch);
 
 Simulation simulate(const Schedule& s, const CostTable& costs, bool withGantt = false);
 
-// The makespan alone, without allocating a report (for search loops).
+// The makespan alone, without allocating a report.
 double simulateMakespan(const Schedule& s, const CostTable& costs);
+
+// For search loops that only move instances between clusters (merging,
+// hypercluster swaps): instance costs, edge costs and the rank order are
+// computed once, and each call reads only `owner`. No clones allowed.
+class OwnerSimulator {
+public:
+    OwnerSimulator(const Schedule& shape, const CostTable& costs);
+    // `start`/`end`, when given, receive each cluster's first start and last end.
+    double makespan(const std::vector<int32_t>& owner, size_t clusterCount, std::vector<double>* start = nullptr,
+                    std::vector<double>* end = nullptr) const;
+
+private:
+    std::vector<InstanceId> byRank_;
+    std::vector<double> cost_;
+    std::vector<size_t> predStart_;  // CSR over instances
+    std::vector<InstanceId> pred_;
+    std::vector<double> edge_;
+    mutable std::vector<double> finish_, free_;
+};
 
 }  // namespace ramiel
