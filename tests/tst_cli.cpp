@@ -138,6 +138,97 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(dir.filePath("cache/machine.json")));
     }
 
+    void clusterJson()
+    {
+        const auto r = test::runCli({"cluster", test::sourcePath("resources/models/inception_sample.onnx"), "--json",
+                                     "--machine", kMachine, "--cores", "4", "--gantt"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["schema"].toString(), QString("ramiel.schedule/1"));
+        QCOMPARE(j["algorithm"].toString(), QString("linear"));
+        QVERIFY(j["valid"].toBool());
+        const QJsonArray clusters = j["clusters"].toArray();
+        QVERIFY(clusters.size() >= 2 && clusters.size() <= 4);
+        int owned = 0;
+        for (const auto& c : clusters) {
+            QVERIFY(c.toObject()["load"].toDouble() > 0);
+            for (const auto& i : c.toObject()["instances"].toArray())
+                owned += !i.toObject()["clone"].toBool();
+        }
+        QCOMPARE(owned, 39);  // every node exactly once, clones aside
+        QVERIFY(j["cross_edges"].toArray().size() > 0);
+        const double makespan = j["makespan"].toDouble();
+        QVERIFY(makespan > 0 && makespan < j["serial"].toDouble());
+        QCOMPARE(j["speedup"].toDouble(), j["serial"].toDouble() / makespan);
+        QVERIFY(j["speedup"].toDouble() <= j["speedup_bound"].toDouble() * (1 + 1e-9));
+        QVERIFY(j["gantt"].toArray().size() >= 39);
+    }
+
+    void clusterOptions_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("expect");
+        QTest::newRow("heft") << QStringList{"-a", "heft", "-p", "2"} << 0 << "heft on 2 workers";
+        QTest::newRow("dsc") << QStringList{"-a", "dsc", "-p", "3"} << 0 << "dsc on 3 workers";
+        QTest::newRow("serial") << QStringList{"-a", "serial"} << 0 << "speedup 1.00x";
+        QTest::newRow("hyper") << QStringList{"-p", "2", "-b", "4", "-d", "2"} << 0 << "2 sub-batches";
+        QTest::newRow("no clone") << QStringList{"--no-clone"} << 0 << "clones 0";
+        QTest::newRow("unknown algo") << QStringList{"-a", "ios"} << 2 << "unknown algorithm 'ios'";
+        QTest::newRow("degree > batch") << QStringList{"-b", "2", "-d", "4"} << 2 << "between 1 and the batch";
+        QTest::newRow("zero cores") << QStringList{"-p", "0"} << 2 << "cores";
+        QTest::newRow("missing costs") << QStringList{"--costs", "/nonexistent.json"} << 3 << "/nonexistent.json";
+    }
+
+    void clusterOptions()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, expect);
+        const auto r = test::runCli(QStringList{"cluster", test::sourcePath("resources/models/inception_sample.onnx"),
+                                                "--machine", kMachine} + args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2((r.out + r.err).contains(expect), qPrintable(r.out + r.err));
+    }
+
+    // Measured costs: a table naming every node replaces the static costs.
+    void clusterWithMeasuredCosts()
+    {
+        const auto info = test::runCli({"info", test::sourcePath("resources/models/inception_sample.onnx"), "--json",
+                                        "--machine", kMachine});
+        QJsonObject nodes;
+        for (const auto& n : QJsonDocument::fromJson(info.out.toUtf8()).object()["critical_path"].toArray())
+            nodes[n.toString()] = 1e-3;  // only the critical path: the others keep static costs
+        QTemporaryDir dir;
+        QFile f(dir.filePath("costs.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QJsonDocument(QJsonObject{{"batch", 1}, {"nodes", nodes}}).toJson());
+        f.close();
+        const auto r = test::runCli({"cluster", test::sourcePath("resources/models/inception_sample.onnx"), "--json",
+                                     "--machine", kMachine, "--costs", f.fileName()});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.err.contains("lacks"), qPrintable(r.err));
+        const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(j["cost_source"].toString(), f.fileName());
+        QVERIFY(j["serial"].toDouble() > nodes.size() * 1e-3);
+    }
+
+    // Acceptance: every algorithm's makespan side by side on inception_v3.
+    void compareInceptionV3()
+    {
+        const auto r = test::runCli({"compare", test::modelPath("inception_v3"), "--cores", "4", "--machine", kMachine});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* a : {"linear", "dsc", "heft", "serial"})
+            QVERIFY2(r.out.contains(QString("  ") + a + " "), qPrintable(r.out));
+        qInfo("%s", qPrintable(r.out));
+        const auto j = test::runCli({"compare", test::modelPath("inception_v3"), "--cores", "4", "--machine", kMachine,
+                                     "--json"});
+        const QJsonArray rows = QJsonDocument::fromJson(j.out.toUtf8()).object()["algorithms"].toArray();
+        QCOMPARE(rows.size(), 4);
+        for (const auto& row : rows)
+            QVERIFY(row.toObject()["valid"].toBool());
+    }
+
     void unwritableCalibrationTarget()
     {
         const auto r = test::runCli({"calibrate", "-o", "/proc/ramiel-cannot-write/m.json"});
