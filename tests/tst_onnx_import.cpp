@@ -65,12 +65,7 @@ private Q_SLOTS:
             QVERIFY(c.known);
     }
 
-    void torchvision_data()
-    {
-        QTest::addColumn<QString>("name");
-        for (const char* n : {"googlenet", "inception_v3", "squeezenet1_0", "resnet18", "densenet121", "mobilenet_v2"})
-            QTest::newRow(n) << QString(n);
-    }
+    void torchvision_data() { test::addTorchvisionRows(); }
 
     // Counts match what the onnx package reports (written by export_models.py).
     void torchvision()

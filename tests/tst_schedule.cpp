@@ -211,12 +211,7 @@ private Q_SLOTS:
         QVERIFY(!validate(bad, h.topo).valid);
     }
 
-    void torchvision_data()
-    {
-        QTest::addColumn<QString>("name");
-        for (const char* n : {"googlenet", "inception_v3", "squeezenet1_0", "resnet18", "densenet121", "mobilenet_v2"})
-            QTest::newRow(n) << QString(n);
-    }
+    void torchvision_data() { test::addTorchvisionRows(); }
 
     // Every scheduler, P in {1, 2, 4, 8, 16}, batch 1 and batch 8 with d in
     // {1, 2, 4, 8}: valid, never below the lower bounds; P = 1 is serial.

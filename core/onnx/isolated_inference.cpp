@@ -1,5 +1,7 @@
 #include "core/onnx/isolated_inference.h"
 
+#include "core/util/fd_io.h"
+
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
@@ -68,18 +70,7 @@ bool readField(const std::string& in, size_t& pos, std::string& field)
     appendField(payload, checkerMessage);
     appendField(payload, inferenceMessage);
     appendField(payload, model.SerializeAsString());
-    const char* p = payload.data();
-    size_t left = payload.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            _exit(3);
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    _exit(0);
+    _exit(writeAll(fd, payload) ? 0 : 3);
 }
 
 // Same structure (the child only added types), so walk both graphs together.

@@ -1,6 +1,7 @@
 #include "core/util/atomic_file.h"
 
 #include "core/util/error.h"
+#include "core/util/fd_io.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -21,20 +22,11 @@ void writeFileAtomically(const std::string& path, std::string_view content)
     const int fd = ::mkstemp(tmp.data());
     if (fd < 0)
         throw Error(ErrorKind::Io, path, std::string("cannot write: ") + std::strerror(errno));
-    const char* p = content.data();
-    size_t left = content.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int err = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw Error(ErrorKind::Io, path, std::string("cannot write: ") + std::strerror(err));
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
+    if (!writeAll(fd, content)) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw Error(ErrorKind::Io, path, std::string("cannot write: ") + std::strerror(err));
     }
     ::fchmod(fd, 0644);
     if (::fsync(fd) != 0 || ::close(fd) != 0) {

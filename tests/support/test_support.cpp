@@ -11,6 +11,20 @@ QString sourcePath(const QString& relative) { return QStringLiteral(RAMIEL_SOURC
 QString modelsDir() { return QStringLiteral(RAMIEL_MODELS_DIR); }
 QString modelPath(const QString& name) { return modelsDir() + "/" + name + ".onnx"; }
 QString cliPath() { return QStringLiteral(RAMIEL_CLI); }
+
+const QStringList& torchvisionModels()
+{
+    static const QStringList names = {"googlenet", "inception_v3", "squeezenet1_0",
+                                      "resnet18", "densenet121", "mobilenet_v2"};
+    return names;
+}
+
+void addTorchvisionRows()
+{
+    QTest::addColumn<QString>("name");
+    for (const QString& n : torchvisionModels())
+        QTest::newRow(qPrintable(n)) << n;
+}
 QString conformanceDataDir() { return QStringLiteral("/usr/share/libonnx-testdata/data"); }
 
 CliResult runCli(const QStringList& args, int timeoutMs)

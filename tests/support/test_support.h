@@ -17,6 +17,11 @@ QString sourcePath(const QString& relative);   // in the source tree
 QString modelsDir();                           // exported torchvision models (build tree)
 QString modelPath(const QString& name);        // modelsDir()/name.onnx
 QString cliPath();                             // the ramiel executable
+
+// The torchvision models export_models.py writes (names as in torchvision).
+const QStringList& torchvisionModels();
+// A data-driven test's "name" column with one row per torchvision model.
+void addTorchvisionRows();
 QString conformanceDataDir();                  // libonnx-testdata's data folder
 
 struct CliResult {
