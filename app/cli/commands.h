@@ -17,6 +17,7 @@ struct Command {
 Command addInfoCommand(CLI::App& app);
 Command addClusterCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
+Command addRunCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 
 }  // namespace ramiel::cli

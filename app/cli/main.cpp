@@ -14,12 +14,13 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", std::string("ramiel ") + ramiel::kVersion);
     app.require_subcommand(1);
     app.footer("Run 'ramiel COMMAND --help' for a command's options. Exit codes: 0 ok, 1 internal error, "
-               "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported.");
+               "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported, 8 run-time error.");
 
     const std::vector<ramiel::cli::Command> commands = {
         ramiel::cli::addInfoCommand(app),
         ramiel::cli::addClusterCommand(app),
         ramiel::cli::addCompareCommand(app),
+        ramiel::cli::addRunCommand(app),
         ramiel::cli::addCalibrateCommand(app),
     };
 

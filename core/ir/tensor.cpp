@@ -105,4 +105,37 @@ std::optional<std::vector<int64_t>> Tensor::toInt64s() const
     return out;
 }
 
+std::optional<std::vector<double>> Tensor::toDoubles() const
+{
+    const int64_t n = numel();
+    if (n < 0 || static_cast<int64_t>(data.size()) != n * elementSize(dtype))
+        return std::nullopt;
+    std::vector<double> out(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        switch (dtype) {
+        case DataType::Float: out[size_t(i)] = at<float>(i); break;
+        case DataType::Double: out[size_t(i)] = at<double>(i); break;
+        default: {
+            if (dtype == DataType::UInt64) {
+                out[size_t(i)] = double(at<uint64_t>(i));
+                break;
+            }
+            if (dtype == DataType::Int64) {
+                out[size_t(i)] = double(at<int64_t>(i));
+                break;
+            }
+            static thread_local Tensor one;
+            one.dtype = dtype;
+            one.dims = {};
+            one.data.assign(data, size_t(i) * size_t(elementSize(dtype)), size_t(elementSize(dtype)));
+            const auto v = one.toInt64s();
+            if (!v)
+                return std::nullopt;
+            out[size_t(i)] = double((*v)[0]);
+        }
+        }
+    }
+    return out;
+}
+
 }  // namespace ramiel

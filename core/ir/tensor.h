@@ -73,6 +73,8 @@ struct Tensor {
     T at(int64_t i) const;
     // The values as int64 (for Int64/Int32/... tensors; shape-arithmetic constants).
     std::optional<std::vector<int64_t>> toInt64s() const;
+    // The values as doubles (float, double, integer and bool tensors).
+    std::optional<std::vector<double>> toDoubles() const;
 };
 
 }  // namespace ramiel

@@ -5,10 +5,52 @@
 #pragma once
 
 #include "core/analysis/machine.h"
+#include "core/ir/model.h"
+#include "core/schedule/schedule.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace ramiel {
+
+// Timings of one run. Node times are by node id (summed over graph copies).
+struct RunProfile {
+    double totalSeconds = 0;
+    std::vector<double> nodeSeconds;
+    std::vector<double> workerBusy;  // per worker (one entry for serial runs)
+    std::vector<double> workerWait;  // per worker: blocked on inputs from other workers
+};
+
+// Runs a compiled model on its current inputs; keeps its threads between runs.
+class Executor {
+public:
+    virtual ~Executor() = default;
+    // One run; returns its wall time in seconds. Throws Error naming the node
+    // that failed (no other worker is left waiting).
+    virtual double run(RunProfile* profile = nullptr) = 0;
+};
+
+// A model with its kernels chosen and its weights prepared.
+class CompiledModel {
+public:
+    virtual ~CompiledModel() = default;
+
+    // Inputs in the order of the graph's inputs (initializers excluded). The
+    // first dimension may be a multiple of the model's (a batch of samples);
+    // other known dimensions must match. Throws Error(Usage) naming the input.
+    virtual void setInputs(const std::vector<Tensor>& inputs) = 0;
+    // Seeded random inputs of the model's own shapes times `batch` samples.
+    virtual std::vector<Tensor> randomInputs(int batch, uint64_t seed) const = 0;
+    // The outputs of the last run, in graph-output order.
+    virtual std::vector<Tensor> outputs() const = 0;
+
+    // One thread running nodes in topological order, each with `intraOpThreads`.
+    virtual std::unique_ptr<Executor> serialExecutor(int intraOpThreads) = 0;
+    // A persistent worker per cluster; `intraOpThreads` per worker. The
+    // schedule must pass validate(); its batch must match the inputs'.
+    virtual std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule, int intraOpThreads = 1) = 0;
+};
 
 class Runtime {
 public:
@@ -20,6 +62,13 @@ public:
     // Measures the cost model's machine constants with libtorch's kernels,
     // single-threaded (a float GEMM, a large copy, a 1-element operator).
     virtual CalibrationDetail calibrate() = 0;
+
+    // The ONNX operators (default domain) the runtime implements.
+    virtual std::vector<std::string> supportedOperators() const = 0;
+
+    // Chooses kernels and prepares weights. Throws Error(Unsupported) naming
+    // every operator it lacks and a node using it, before anything runs.
+    virtual std::unique_ptr<CompiledModel> compile(const Model& model) = 0;
 };
 
 // Loads the runtime library on first use. Looks for $RAMIEL_RUNTIME_LIBRARY,

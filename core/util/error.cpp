@@ -14,6 +14,7 @@ const char* errorKindName(ErrorKind k)
     case ErrorKind::InvalidGraph: return "invalid graph";
     case ErrorKind::ExternalData: return "external data error";
     case ErrorKind::Unsupported: return "unsupported";
+    case ErrorKind::Runtime: return "run-time error";
     }
     return "error";
 }

@@ -15,6 +15,7 @@ enum class ErrorKind {
     InvalidGraph = 5,     // cycle, undefined value, duplicate producer, empty graph
     ExternalData = 6,     // external-data file missing, outside the model folder, too short
     Unsupported = 7,      // valid ONNX that Ramiel cannot handle (e.g. an operator)
+    Runtime = 8,          // a node failed while the model ran
 };
 
 // Process exit code for an error kind (the CLI documents these in docs/cli.md).

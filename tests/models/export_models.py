@@ -5,7 +5,9 @@ Random weights (weights=None, seeded), batch 1, opset 13. Each model is written
 atomically as OUT_DIR/<name>.onnx next to <name>.counts.json, which records what
 the onnx package itself reports about the file (node, value and initializer
 counts) so the C++ importer can be checked against it. Models already exported
-are kept, so repeated test runs cost nothing.
+are kept, so repeated test runs cost nothing. Beside each model, <name>.input.npy
+and <name>.output.npy hold a seeded input and PyTorch's own output for it, the
+reference the runtime is checked against.
 
 Usage: /usr/bin/python3 export_models.py OUT_DIR [name ...]
 """
@@ -50,8 +52,11 @@ def onnx_counts(path):
 def export(name, out_dir):
     path = os.path.join(out_dir, name + ".onnx")
     counts_path = os.path.join(out_dir, name + ".counts.json")
-    if os.path.exists(path) and os.path.exists(counts_path):
+    input_path = os.path.join(out_dir, name + ".input.npy")
+    output_path = os.path.join(out_dir, name + ".output.npy")
+    if all(os.path.exists(p) for p in (path, counts_path, input_path, output_path)):
         return False
+    import numpy as np
     import torch
     import torchvision
     kwargs, hw = MODELS[name]
@@ -72,6 +77,15 @@ def export(name, out_dir):
     with open(counts_path + ".tmp", "w") as f:
         json.dump(counts, f, indent=1)
     os.replace(counts_path + ".tmp", counts_path)
+    # A reference: another seeded input and PyTorch's output for it.
+    torch.manual_seed(1)
+    ref_in = torch.randn(1, 3, hw, hw)
+    with torch.no_grad():
+        ref_out = model(ref_in)
+    for p, a in ((input_path, ref_in), (output_path, ref_out)):
+        with open(p + ".tmp", "wb") as f:
+            np.save(f, a.numpy())
+        os.replace(p + ".tmp", p)
     return True
 
 

@@ -1,6 +1,8 @@
 // The libtorch implementation of ramiel::Runtime and the library's entry point.
 #include "core/runtime/runtime.h"
 #include "core/runtime/torch/calibration.h"
+#include "core/runtime/torch/compiled_model.h"
+#include "core/runtime/torch/kernel.h"
 
 #include <ATen/Parallel.h>
 #include <torch/version.h>
@@ -13,6 +15,17 @@ class TorchRuntime final : public Runtime {
 public:
     std::string description() const override { return std::string("libtorch ") + TORCH_VERSION; }
     CalibrationDetail calibrate() override { return calibrateWithATen(); }
+    std::vector<std::string> supportedOperators() const override
+    {
+        std::vector<std::string> ops;
+        for (const auto& [name, factory] : kernelRegistry())
+            ops.push_back(name);
+        return ops;
+    }
+    std::unique_ptr<CompiledModel> compile(const Model& model) override
+    {
+        return std::make_unique<TorchCompiledModel>(model);
+    }
 };
 
 }  // namespace

@@ -1,0 +1,125 @@
+// ramiel run MODEL.onnx: run once on the libtorch runtime and summarize the outputs.
+#include "analysis.h"
+#include "commands.h"
+#include "format.h"
+
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+#include "core/util/error.h"
+#include "core/util/npy.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace ramiel::cli {
+
+namespace {
+
+struct RunOptions {
+    ModelOptions model;
+    std::vector<std::string> inputs;
+    std::string saveDir;
+    int threads = 1;
+    int batch = 1;
+    uint64_t seed = 0;
+};
+
+std::string summary(const Tensor& t)
+{
+    std::string s = dataTypeName(t.dtype) + "[" + t.shape().toString() + "]";
+    const auto v = t.toDoubles();
+    if (!v || v->empty())
+        return s;
+    double lo = (*v)[0], hi = (*v)[0], sum = 0;
+    size_t arg = 0;
+    for (size_t i = 0; i < v->size(); ++i) {
+        lo = std::min(lo, (*v)[i]);
+        if ((*v)[i] > hi) {
+            hi = (*v)[i];
+            arg = i;
+        }
+        sum += (*v)[i];
+    }
+    s += "  min " + formatFixed(lo, 4) + "  max " + formatFixed(hi, 4) + "  mean " + formatFixed(sum / double(v->size()), 4) +
+         "  argmax " + std::to_string(arg) + "  first [";
+    for (size_t i = 0; i < v->size() && i < 4; ++i)
+        s += (i ? ", " : "") + formatFixed((*v)[i], 4);
+    return s + (v->size() > 4 ? ", ...]" : "]");
+}
+
+}  // namespace
+
+// The inputs a run uses: files given with --input NAME=FILE.npy, seeded random data for the rest.
+std::vector<Tensor> gatherInputs(const Model& model, CompiledModel& compiled, const std::vector<std::string>& specs,
+                                 int batch, uint64_t seed)
+{
+    std::map<std::string, std::string> files;
+    for (const std::string& spec : specs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw Error(ErrorKind::Usage, {}, "--input takes NAME=FILE.npy, got '" + spec + "'");
+        files[spec.substr(0, eq)] = spec.substr(eq + 1);
+    }
+    std::vector<Tensor> inputs = compiled.randomInputs(batch, seed);
+    size_t k = 0;
+    for (ValueId v : model.graph.inputs()) {
+        if (model.graph.value(v).isConstant())
+            continue;
+        const auto it = files.find(model.graph.value(v).name);
+        if (it != files.end()) {
+            inputs[k] = readNpy(it->second);
+            files.erase(it);
+        }
+        ++k;
+    }
+    if (!files.empty())
+        throw Error(ErrorKind::Usage, model.path, "--input names '" + files.begin()->first + "', which is not a graph input");
+    return inputs;
+}
+
+Command addRunCommand(CLI::App& app)
+{
+    auto o = std::make_shared<RunOptions>();
+    CLI::App* sub = app.add_subcommand("run", "Run the model once on the libtorch runtime and summarize its outputs");
+    addModelOptions(sub, o->model);
+    sub->add_option("--input", o->inputs, "An input from a NumPy file, NAME=FILE.npy (repeatable); others are random");
+    sub->add_option("--threads", o->threads, "Intra-op threads")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_option("-b,--batch", o->batch, "Samples per random input (files set their own)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
+    sub->add_option("--save-outputs", o->saveDir, "Write each output as DIR/<name>.npy");
+    return {sub, [o] {
+                ImportOptions importOptions;
+                for (const std::string& s : o->model.shapes)
+                    addInputShape(importOptions, s);
+                const Model model = loadOnnx(o->model.model, importOptions);
+                const auto compiled = runtime().compile(model);
+                compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, o->seed));
+                const double seconds = compiled->serialExecutor(o->threads)->run();
+                const std::vector<Tensor> outputs = compiled->outputs();
+                std::cout << printable(model.path) << ": ran in " << formatSeconds(seconds) << " (" << o->threads
+                          << (o->threads == 1 ? " thread" : " threads") << ", first run)\n";
+                if (!o->saveDir.empty()) {
+                    std::error_code ec;
+                    std::filesystem::create_directories(o->saveDir, ec);
+                    if (ec)
+                        throw Error(ErrorKind::Io, o->saveDir, "cannot create the folder: " + ec.message());
+                }
+                for (size_t i = 0; i < outputs.size(); ++i) {
+                    const std::string name = model.graph.value(model.graph.outputs()[i]).name;
+                    std::cout << "  " << printable(name) << "  " << summary(outputs[i]) << "\n";
+                    if (!o->saveDir.empty()) {
+                        const std::string path = (std::filesystem::path(o->saveDir) / (sanitizedFileName(name) + ".npy")).string();
+                        writeNpy(path, outputs[i]);
+                        std::cout << "    saved " << path << "\n";
+                    }
+                }
+                return 0;
+            }};
+}
+
+}  // namespace ramiel::cli

@@ -1,0 +1,160 @@
+#include "core/runtime/torch/compiled_model.h"
+
+#include "core/runtime/torch/aten_tensor.h"
+#include "core/runtime/torch/executors.h"
+#include "core/util/error.h"
+
+#include <map>
+
+namespace ramiel {
+
+TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo_(buildTopology(model_.graph))
+{
+    const Graph& g = model_.graph;
+    const KernelRegistry& registry = kernelRegistry();
+
+    // Every missing operator at once, before anything is prepared or run.
+    std::map<std::string, std::string> missing;  // op -> first node
+    for (const Node& n : g.nodes()) {
+        const std::string key = n.domain.empty() ? n.opType : n.domain + "." + n.opType;
+        if (!n.domain.empty() || !registry.count(n.opType))
+            missing.emplace(key, n.name);
+    }
+    if (!missing.empty()) {
+        std::string list;
+        for (const auto& [op, node] : missing)
+            list += (list.empty() ? "" : ", ") + op + " (node '" + node + "')";
+        throw Error(ErrorKind::Unsupported, model.path, "the runtime does not implement " + list);
+    }
+
+    constants_.resize(g.valueCount());
+    for (const Value& v : g.values())
+        if (v.isConstant())
+            constants_[size_t(v.id)] = toATen(*v.initializer, "initializer '" + v.name + "'");
+    for (ValueId v : g.inputs())
+        if (!g.value(v).isConstant()) {
+            inputIds_.push_back(v);
+            const auto& shape = g.value(v).type.shape;
+            sampleRows_.push_back(shape && shape->rank() > 0 && shape->dims[0].isKnown() ? shape->dims[0].value : 1);
+        }
+
+    kernels_.reserve(g.nodeCount());
+    for (const Node& n : g.nodes()) {
+        KernelContext ctx{g, n, {}};
+        for (ValueId v : n.inputs)
+            ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
+        try {
+            kernels_.push_back(registry.at(n.opType)(ctx));
+        } catch (const Error& e) {
+            throw Error(e.kind(), model.path, e.message());
+        } catch (const std::exception& e) {
+            throw Error(ErrorKind::Unsupported, model.path,
+                        "node '" + n.name + "' (" + n.opType + ") cannot be prepared: " + e.what());
+        }
+    }
+}
+
+void TorchCompiledModel::runNode(NodeId n, const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) const
+{
+    try {
+        kernels_[size_t(n)](in, out);
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Runtime, {}, "node '" + model_.graph.node(n).name + "' (" + model_.graph.node(n).opType +
+                                                ") failed: " + e.message());
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        what = what.substr(0, what.find('\n'));
+        throw Error(ErrorKind::Runtime, {},
+                    "node '" + model_.graph.node(n).name + "' (" + model_.graph.node(n).opType + ") failed: " + what);
+    }
+}
+
+void TorchCompiledModel::setInputs(const std::vector<Tensor>& inputs)
+{
+    const Graph& g = model_.graph;
+    if (inputs.size() != inputIds_.size())
+        throw Error(ErrorKind::Usage, model_.path, "the model takes " + std::to_string(inputIds_.size()) +
+                                                       " inputs, " + std::to_string(inputs.size()) + " given");
+    int batch = -1;
+    std::vector<at::Tensor> converted;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const Value& v = g.value(inputIds_[i]);
+        const Tensor& t = inputs[i];
+        const std::string what = "input '" + v.name + "'";
+        if (v.type.dtype != DataType::Undefined && t.dtype != v.type.dtype)
+            throw Error(ErrorKind::Usage, model_.path, what + " must be " + dataTypeName(v.type.dtype) + ", got " +
+                                                           dataTypeName(t.dtype));
+        if (v.type.shape) {
+            const Shape& s = *v.type.shape;
+            bool ok = s.rank() == t.dims.size();
+            int thisBatch = 1;
+            for (size_t d = 0; ok && d < s.rank(); ++d) {
+                if (!s.dims[d].isKnown())
+                    continue;
+                if (d == 0 && s.dims[0].value > 0 && t.dims[0] % s.dims[0].value == 0)
+                    thisBatch = int(t.dims[0] / s.dims[0].value);
+                else
+                    ok = s.dims[d].value == t.dims[d];
+            }
+            if (!ok)
+                throw Error(ErrorKind::Usage, model_.path, what + " has shape " + Shape::of(t.dims).toString() +
+                                                               ", the model expects " + s.toString() +
+                                                               " (the first dimension may be a multiple)");
+            if (batch >= 0 && thisBatch != batch)
+                throw Error(ErrorKind::Usage, model_.path, what + " holds a batch of " + std::to_string(thisBatch) +
+                                                               ", the other inputs " + std::to_string(batch));
+            batch = thisBatch;
+        }
+        converted.push_back(toATen(t, what));
+    }
+    inputs_ = std::move(converted);
+    batch_ = std::max(batch, 1);
+}
+
+std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) const
+{
+    const Graph& g = model_.graph;
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    std::vector<Tensor> out;
+    for (size_t i = 0; i < inputIds_.size(); ++i) {
+        const Value& v = g.value(inputIds_[i]);
+        if (!v.type.shape || !v.type.shape->isFullyKnown())
+            throw Error(ErrorKind::Usage, model_.path, "input '" + v.name + "' has shape " + v.type.toString() +
+                                                           ": give its sizes with --shape or an input file");
+        std::vector<int64_t> dims = *v.type.shape->sizes();
+        if (!dims.empty())
+            dims[0] *= batch;
+        const auto type = scalarTypeOf(v.type.dtype);
+        if (!type)
+            throw Error(ErrorKind::Unsupported, model_.path, "input '" + v.name + "' has an unsupported element type");
+        at::Tensor t;
+        if (at::isFloatingType(*type))
+            t = at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(*type);
+        else if (*type == at::kBool)
+            t = at::randint(0, 2, dims, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+        else
+            t = at::randint(0, 10, dims, gen, at::TensorOptions().dtype(at::kLong)).to(*type);
+        out.push_back(fromATen(t));
+    }
+    return out;
+}
+
+std::vector<Tensor> TorchCompiledModel::outputs() const
+{
+    std::vector<Tensor> out;
+    for (const at::Tensor& t : outputs_)
+        out.push_back(fromATen(t));
+    return out;
+}
+
+std::unique_ptr<Executor> TorchCompiledModel::serialExecutor(int intraOpThreads)
+{
+    return makeSerialExecutor(*this, intraOpThreads);
+}
+
+std::unique_ptr<Executor> TorchCompiledModel::parallelExecutor(const Schedule& schedule, int intraOpThreads)
+{
+    return makeParallelExecutor(*this, schedule, intraOpThreads);
+}
+
+}  // namespace ramiel

@@ -1,0 +1,46 @@
+// The libtorch CompiledModel: kernels per node, constants converted once,
+// and the serial and parallel executors over them.
+#pragma once
+
+#include "core/ir/topology.h"
+#include "core/runtime/runtime.h"
+#include "core/runtime/torch/kernel.h"
+
+namespace ramiel {
+
+class TorchCompiledModel final : public CompiledModel {
+public:
+    explicit TorchCompiledModel(const Model& model);  // throws Error(Unsupported) listing missing operators
+
+    void setInputs(const std::vector<Tensor>& inputs) override;
+    std::vector<Tensor> randomInputs(int batch, uint64_t seed) const override;
+    std::vector<Tensor> outputs() const override;
+    std::unique_ptr<Executor> serialExecutor(int intraOpThreads) override;
+    std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule, int intraOpThreads) override;
+
+    // For the executors.
+    const Graph& graph() const { return model_.graph; }
+    const Topology& topology() const { return topo_; }
+    const Kernel& kernel(NodeId n) const { return kernels_[size_t(n)]; }
+    const at::Tensor& constant(ValueId v) const { return constants_[size_t(v)]; }
+    const std::vector<ValueId>& inputIds() const { return inputIds_; }
+    const std::vector<at::Tensor>& inputs() const { return inputs_; }
+    int batch() const { return batch_; }
+    int64_t sampleRows(size_t input) const { return sampleRows_[input]; }  // dim 0 of one sample
+    void setOutputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
+    // Runs one node's kernel; a failure becomes Error(Runtime) naming the node.
+    void runNode(NodeId n, const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) const;
+
+private:
+    Model model_;
+    Topology topo_;
+    std::vector<Kernel> kernels_;
+    std::vector<at::Tensor> constants_;  // by value id
+    std::vector<ValueId> inputIds_;
+    std::vector<int64_t> sampleRows_;
+    std::vector<at::Tensor> inputs_;
+    std::vector<at::Tensor> outputs_;
+    int batch_ = 1;
+};
+
+}  // namespace ramiel

@@ -1,0 +1,415 @@
+#include "core/runtime/torch/executors.h"
+
+#include "core/runtime/torch/compiled_model.h"
+#include "core/schedule/validator.h"
+#include "core/util/error.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace ramiel {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Sets this thread's intra-op threads for a scope (OpenMP keeps it per thread).
+class ThreadsGuard {
+public:
+    explicit ThreadsGuard(int n) : previous_(at::get_num_threads()) { at::set_num_threads(std::max(1, n)); }
+    ~ThreadsGuard() { at::set_num_threads(previous_); }
+
+private:
+    int previous_;
+};
+
+// One thread, nodes in topological order; a value is dropped after its last consumer.
+class SerialExecutor final : public Executor {
+public:
+    SerialExecutor(TorchCompiledModel& m, int threads) : m_(m), threads_(threads)
+    {
+        const Graph& g = m.graph();
+        uses_.assign(g.valueCount(), 0);
+        for (const Node& n : g.nodes()) {
+            std::vector<ValueId> distinct;
+            for (ValueId v : n.inputs)
+                if (v != kNone && std::find(distinct.begin(), distinct.end(), v) == distinct.end())
+                    distinct.push_back(v);
+            for (ValueId v : distinct)
+                ++uses_[size_t(v)];
+        }
+        for (ValueId v : g.outputs())
+            ++uses_[size_t(v)];
+    }
+
+    double run(RunProfile* profile) override
+    {
+        const Graph& g = m_.graph();
+        ThreadsGuard guard(threads_);
+        const auto start = Clock::now();
+        std::vector<at::Tensor> values(g.valueCount());
+        for (const Value& v : g.values())
+            if (v.isConstant())
+                values[size_t(v.id)] = m_.constant(v.id);
+        for (size_t i = 0; i < m_.inputIds().size(); ++i)
+            values[size_t(m_.inputIds()[i])] = m_.inputs()[i];
+        std::vector<int> left = uses_;
+        if (profile)
+            profile->nodeSeconds.assign(g.nodeCount(), 0.0);
+        std::vector<at::Tensor> in, out;
+        for (NodeId id : m_.topology().order) {
+            const Node& n = g.node(id);
+            in.clear();
+            for (ValueId v : n.inputs)
+                in.push_back(v == kNone ? at::Tensor() : values[size_t(v)]);
+            out.assign(n.outputs.size(), at::Tensor());
+            const auto t0 = Clock::now();
+            m_.runNode(id, in, out);
+            if (profile)
+                profile->nodeSeconds[size_t(id)] += since(t0);
+            for (size_t k = 0; k < n.outputs.size(); ++k)
+                if (n.outputs[k] != kNone)
+                    values[size_t(n.outputs[k])] = out[k];
+            std::vector<ValueId> done;
+            for (ValueId v : n.inputs)
+                if (v != kNone && std::find(done.begin(), done.end(), v) == done.end()) {
+                    done.push_back(v);
+                    if (--left[size_t(v)] == 0)
+                        values[size_t(v)] = at::Tensor();
+                }
+        }
+        std::vector<at::Tensor> outputs;
+        for (ValueId v : g.outputs())
+            outputs.push_back(values[size_t(v)]);
+        m_.setOutputs(std::move(outputs));
+        const double total = since(start);
+        if (profile) {
+            profile->totalSeconds = total;
+            profile->workerBusy = {total};
+            profile->workerWait = {0.0};
+        }
+        return total;
+    }
+
+private:
+    TorchCompiledModel& m_;
+    int threads_;
+    std::vector<int> uses_;
+};
+
+// A persistent worker per cluster. Values cross clusters through one-shot
+// slots (one per published instance, reset by a generation counter); every
+// cluster runs in the schedule's global order, so a wait always ends.
+class ParallelExecutor final : public Executor {
+    enum class From { Nothing, Constant, Input, Local, Remote };
+    struct Source {
+        From from = From::Nothing;
+        ValueId value = kNone;
+        int input = 0;              // graph input index (From::Input)
+        InstanceId producer = 0;    // From::Remote
+        int output = 0;             // which output of the producer
+    };
+    struct Item {
+        InstanceId instance;
+        NodeId node;
+        int copy;
+        bool publish;
+        std::vector<Source> inputs;
+    };
+    struct Slot {
+        std::mutex m;
+        std::condition_variable cv;
+        uint64_t generation = 0;  // == the run's generation when ready
+        std::vector<at::Tensor> outputs;
+    };
+    struct Worker {
+        std::vector<Item> items;
+        std::vector<at::Tensor> local;  // (copy, value) -> tensor
+        double busy = 0, wait = 0;
+        std::thread thread;
+    };
+
+public:
+    ParallelExecutor(TorchCompiledModel& m, const Schedule& s, int threads) : m_(m), schedule_(s), threads_(threads)
+    {
+        const Graph& g = m.graph();
+        const Validation v = validate(s, m.topology());
+        if (!v.valid)
+            throw Error(ErrorKind::Internal, {}, "refusing an invalid schedule: " + v.problems.front());
+        const size_t nInst = s.instanceCount();
+        slots_ = std::vector<Slot>(nInst);
+        std::vector<char> published(nInst, 0);
+
+        std::vector<int> inputIndex(g.valueCount(), -1);
+        for (size_t i = 0; i < m.inputIds().size(); ++i)
+            inputIndex[size_t(m.inputIds()[i])] = int(i);
+
+        workers_ = std::vector<Worker>(s.clusters.size());
+        for (size_t c = 0; c < s.clusters.size(); ++c) {
+            std::vector<char> local(nInst, 0);
+            for (InstanceId i : s.clusters[c])
+                local[size_t(i)] = 1;
+            for (InstanceId i : s.clusters[c]) {
+                const NodeId nid = s.node(i);
+                const Node& n = g.node(nid);
+                Item item{i, nid, s.copy(i), !s.isClone(c, i), {}};
+                for (ValueId v : n.inputs) {
+                    Source src;
+                    src.value = v;
+                    if (v == kNone) {
+                        src.from = From::Nothing;
+                    } else if (g.value(v).isConstant()) {
+                        src.from = From::Constant;
+                    } else if (inputIndex[size_t(v)] >= 0) {
+                        src.from = From::Input;
+                        src.input = inputIndex[size_t(v)];
+                    } else {
+                        const NodeId p = g.value(v).producer;
+                        const InstanceId pi = s.instance(p, s.copy(i));
+                        const auto& outs = g.node(p).outputs;
+                        src.output = int(std::find(outs.begin(), outs.end(), v) - outs.begin());
+                        src.producer = pi;
+                        if (local[size_t(pi)]) {
+                            src.from = From::Local;
+                        } else {
+                            src.from = From::Remote;
+                            published[size_t(pi)] = 1;
+                        }
+                    }
+                    item.inputs.push_back(src);
+                }
+                workers_[c].items.push_back(std::move(item));
+            }
+        }
+        // Graph outputs are collected from slots: their producers publish.
+        for (ValueId v : g.outputs()) {
+            const NodeId p = g.value(v).producer;
+            if (p != kNone)
+                for (int j = 0; j < s.degree; ++j)
+                    published[size_t(s.instance(p, j))] = 1;
+        }
+        for (auto& w : workers_)
+            for (auto& item : w.items)
+                item.publish = item.publish && published[size_t(item.instance)];
+        for (size_t c = 0; c < workers_.size(); ++c)
+            workers_[c].thread = std::thread([this, c] { workerLoop(c); });
+    }
+
+    ~ParallelExecutor() override
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            stop_ = true;
+        }
+        start_.notify_all();
+        for (auto& w : workers_)
+            w.thread.join();
+    }
+
+    double run(RunProfile* profile) override
+    {
+        const Graph& g = m_.graph();
+        if (m_.batch() != schedule_.batch)
+            throw Error(ErrorKind::Usage, {}, "the schedule is for a batch of " + std::to_string(schedule_.batch) +
+                                                  ", the inputs hold " + std::to_string(m_.batch()));
+        // Sub-batch slices of every input, per copy.
+        slices_.assign(size_t(schedule_.degree), {});
+        for (size_t i = 0; i < m_.inputs().size(); ++i) {
+            int64_t row = 0;
+            for (int j = 0; j < schedule_.degree; ++j) {
+                const int64_t rows = schedule_.subBatch[size_t(j)] * m_.sampleRows(i);
+                slices_[size_t(j)].push_back(schedule_.degree == 1 ? m_.inputs()[i] : m_.inputs()[i].narrow(0, row, rows));
+                row += rows;
+            }
+        }
+        if (profile)
+            profile->nodeSeconds.assign(g.nodeCount(), 0.0);
+        profile_ = profile;
+        const auto start = Clock::now();
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            ++generation_;
+            failed_ = false;
+            error_.clear();
+            pending_ = int(workers_.size());
+        }
+        start_.notify_all();
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            done_.wait(lock, [&] { return pending_ == 0; });
+        }
+        if (failed_)
+            throw Error(errorKind_, {}, error_);
+
+        std::vector<at::Tensor> outputs;
+        for (ValueId v : g.outputs()) {
+            const NodeId p = g.value(v).producer;
+            std::vector<at::Tensor> parts;
+            for (int j = 0; j < schedule_.degree; ++j) {
+                if (p == kNone) {
+                    parts.push_back(g.value(v).isConstant() ? m_.constant(v) : slices_[size_t(j)][0]);
+                    continue;
+                }
+                const auto& outs = g.node(p).outputs;
+                parts.push_back(slots_[size_t(schedule_.instance(p, j))].outputs[size_t(std::find(outs.begin(), outs.end(), v) - outs.begin())]);
+            }
+            outputs.push_back(parts.size() == 1 ? parts[0] : at::cat(parts, 0));
+        }
+        m_.setOutputs(std::move(outputs));
+        const double total = since(start);
+        if (profile) {
+            profile->totalSeconds = total;
+            profile->workerBusy.clear();
+            profile->workerWait.clear();
+            for (const auto& w : workers_) {
+                profile->workerBusy.push_back(w.busy);
+                profile->workerWait.push_back(w.wait);
+            }
+        }
+        return total;
+    }
+
+private:
+    void fail(const Error& e)
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            if (!failed_) {
+                error_ = e.message();
+                errorKind_ = e.kind();
+            }
+            failed_ = true;
+        }
+        for (auto& slot : slots_) {  // wake every waiter; they see failed_
+            std::lock_guard<std::mutex> lock(slot.m);
+            slot.cv.notify_all();
+        }
+    }
+
+    const at::Tensor& await(Worker& w, InstanceId producer, int output, uint64_t gen)
+    {
+        Slot& slot = slots_[size_t(producer)];
+        std::unique_lock<std::mutex> lock(slot.m);
+        if (slot.generation != gen) {
+            const auto t0 = Clock::now();
+            slot.cv.wait(lock, [&] { return slot.generation == gen || failed_.load(); });
+            w.wait += since(t0);
+        }
+        if (slot.generation != gen)
+            throw Error(ErrorKind::Runtime, {}, "stopped");
+        return slot.outputs[size_t(output)];
+    }
+
+    void runItems(size_t c, uint64_t gen)
+    {
+        Worker& w = workers_[c];
+        const Graph& g = m_.graph();
+        const size_t nv = g.valueCount();
+        w.local.assign(nv * size_t(schedule_.degree), at::Tensor());
+        w.busy = w.wait = 0;
+        std::vector<at::Tensor> in, out;
+        for (const Item& item : w.items) {
+            if (failed_)
+                return;
+            in.clear();
+            for (const Source& src : item.inputs) {
+                switch (src.from) {
+                case From::Nothing: in.emplace_back(); break;
+                case From::Constant: in.push_back(m_.constant(src.value)); break;
+                case From::Input: in.push_back(slices_[size_t(item.copy)][size_t(src.input)]); break;
+                case From::Local: in.push_back(w.local[size_t(item.copy) * nv + size_t(src.value)]); break;
+                case From::Remote: in.push_back(await(w, src.producer, src.output, gen)); break;
+                }
+            }
+            const Node& n = g.node(item.node);
+            out.assign(n.outputs.size(), at::Tensor());
+            const auto t0 = Clock::now();
+            m_.runNode(item.node, in, out);
+            const double dt = since(t0);
+            w.busy += dt;
+            if (profile_) {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                profile_->nodeSeconds[size_t(item.node)] += dt;
+            }
+            for (size_t k = 0; k < n.outputs.size(); ++k)
+                if (n.outputs[k] != kNone)
+                    w.local[size_t(item.copy) * nv + size_t(n.outputs[k])] = out[k];
+            if (item.publish) {
+                Slot& slot = slots_[size_t(item.instance)];
+                {
+                    std::lock_guard<std::mutex> lock(slot.m);
+                    slot.outputs = out;
+                    slot.generation = gen;
+                }
+                slot.cv.notify_all();
+            }
+        }
+    }
+
+    void workerLoop(size_t c)
+    {
+        at::set_num_threads(std::max(1, threads_));
+        uint64_t seen = 0;
+        while (true) {
+            uint64_t gen;
+            {
+                std::unique_lock<std::mutex> lock(m_mutex);
+                start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                if (stop_)
+                    return;
+                gen = seen = generation_;
+            }
+            try {
+                runItems(c, gen);
+            } catch (const Error& e) {
+                fail(e);
+            } catch (const std::exception& e) {
+                fail(Error(ErrorKind::Runtime, {}, e.what()));
+            }
+            workers_[c].local.clear();
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                --pending_;
+            }
+            done_.notify_all();
+        }
+    }
+
+    TorchCompiledModel& m_;
+    Schedule schedule_;
+    int threads_;
+    std::vector<Slot> slots_;
+    std::vector<Worker> workers_;
+    std::vector<std::vector<at::Tensor>> slices_;  // [copy][input]
+    RunProfile* profile_ = nullptr;
+
+    std::mutex m_mutex;
+    std::condition_variable start_, done_;
+    uint64_t generation_ = 0;
+    int pending_ = 0;
+    bool stop_ = false;
+    std::atomic<bool> failed_{false};
+    std::string error_;
+    ErrorKind errorKind_ = ErrorKind::Runtime;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> makeSerialExecutor(TorchCompiledModel& model, int intraOpThreads)
+{
+    return std::make_unique<SerialExecutor>(model, intraOpThreads);
+}
+
+std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule, int intraOpThreads)
+{
+    return std::make_unique<ParallelExecutor>(model, schedule, intraOpThreads);
+}
+
+}  // namespace ramiel

@@ -1,0 +1,42 @@
+#include "core/runtime/torch/kernel.h"
+
+#include "core/runtime/torch/aten_tensor.h"
+#include "core/util/error.h"
+
+namespace ramiel {
+
+int64_t KernelContext::inputRank(size_t i) const
+{
+    const ValueId v = node.input(i);
+    if (v == kNone || !graph.value(v).type.shape)
+        return -1;
+    return int64_t(graph.value(v).type.shape->rank());
+}
+
+void KernelContext::unsupported(const std::string& what) const
+{
+    throw Error(ErrorKind::Unsupported, {}, "node '" + node.name + "' (" + node.opType + "): " + what);
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank)
+{
+    if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+        throw Error(ErrorKind::Usage, {}, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> intsOf(const at::Tensor& t) { return t.defined() ? toInt64Vector(t) : std::vector<int64_t>{}; }
+
+const KernelRegistry& kernelRegistry()
+{
+    static const KernelRegistry registry = [] {
+        KernelRegistry r;
+        registerElementwiseKernels(r);
+        registerNeuralKernels(r);
+        registerShapeKernels(r);
+        return r;
+    }();
+    return registry;
+}
+
+}  // namespace ramiel

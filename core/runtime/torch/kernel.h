@@ -1,0 +1,51 @@
+// Kernels: one per ONNX operator, chosen and prepared once per node when a
+// model is compiled (attributes read, constant weights converted and laid
+// out), then run many times.
+#pragma once
+
+#include "core/ir/graph.h"
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ramiel {
+
+// Inputs in the node's input order (an undefined tensor for an omitted
+// optional input); outputs to fill, one per node output.
+using Kernel = std::function<void(const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out)>;
+
+// What a kernel factory may look at: the node, its graph, and which inputs
+// are constants (available now, already converted).
+struct KernelContext {
+    const Graph& graph;
+    const Node& node;
+    std::vector<at::Tensor> constants;  // by input index; undefined when not constant
+
+    int64_t opset() const { return node.opset; }
+    bool hasInput(size_t i) const { return node.input(i) != kNone; }
+    bool isConstant(size_t i) const { return i < constants.size() && constants[i].defined(); }
+    // Rank of input i when shape inference knows it, else -1.
+    int64_t inputRank(size_t i) const;
+    [[noreturn]] void unsupported(const std::string& what) const;  // Error(Unsupported) naming the node
+};
+
+using KernelFactory = std::function<Kernel(const KernelContext&)>;
+using KernelRegistry = std::map<std::string, KernelFactory>;
+
+// The registry of every operator the runtime implements (default domain).
+const KernelRegistry& kernelRegistry();
+
+void registerElementwiseKernels(KernelRegistry& r);
+void registerNeuralKernels(KernelRegistry& r);
+void registerShapeKernels(KernelRegistry& r);
+
+// Helpers shared by the kernel files.
+int64_t normalizeAxis(int64_t axis, int64_t rank);
+// Ints from input i if present (constant or not, read at run time by the caller), else the attribute.
+std::vector<int64_t> intsOf(const at::Tensor& t);
+
+}  // namespace ramiel

@@ -1,0 +1,157 @@
+// Elementwise operators: arithmetic with NumPy broadcasting, comparisons,
+// logic, activations, Cast, Clip, Where.
+#include "core/runtime/torch/aten_tensor.h"
+#include "core/runtime/torch/kernel.h"
+
+#include <cmath>
+
+namespace ramiel {
+
+namespace {
+
+using Unary = at::Tensor (*)(const at::Tensor&);
+
+KernelFactory unary(Unary f)
+{
+    return [f](const KernelContext&) -> Kernel {
+        return [f](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = f(in[0]); };
+    };
+}
+
+template <typename F>
+KernelFactory binary(F f)
+{
+    return [f](const KernelContext&) -> Kernel {
+        return [f](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = f(in[0], in[1]); };
+    };
+}
+
+bool isIntegral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), /*includeBool=*/true); }
+
+// Folds a variadic operator (Sum, Max, ...) over its inputs.
+template <typename F>
+KernelFactory variadic(F f, bool mean = false)
+{
+    return [f, mean](const KernelContext&) -> Kernel {
+        return [f, mean](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            at::Tensor acc = in[0];
+            for (size_t i = 1; i < in.size(); ++i)
+                acc = f(acc, in[i]);
+            out[0] = mean ? acc / double(in.size()) : (in.size() == 1 ? acc.clone() : acc);
+        };
+    };
+}
+
+}  // namespace
+
+void registerElementwiseKernels(KernelRegistry& r)
+{
+    r["Add"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
+    r["Sub"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); });
+    r["Mul"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::mul(a, b); });
+    r["Div"] = binary([](const at::Tensor& a, const at::Tensor& b) {
+        // Integer division truncates toward zero, as in C.
+        return isIntegral(a) && isIntegral(b) ? at::div(a, b, "trunc") : at::div(a, b);
+    });
+    r["Pow"] = binary([](const at::Tensor& a, const at::Tensor& b) {
+        return at::pow(a, b).to(a.scalar_type());  // the result has the base's type
+    });
+    r["Mod"] = [](const KernelContext& c) -> Kernel {
+        const bool fmod = c.node.attrInt("fmod", 0) != 0;
+        return [fmod](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = fmod ? at::fmod(in[0], in[1]) : at::remainder(in[0], in[1]);
+        };
+    };
+    r["Equal"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); });
+    r["Less"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::lt(a, b); });
+    r["LessOrEqual"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::le(a, b); });
+    r["Greater"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::gt(a, b); });
+    r["GreaterOrEqual"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::ge(a, b); });
+    r["And"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::logical_and(a, b); });
+    r["Or"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::logical_or(a, b); });
+    r["Xor"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::logical_xor(a, b); });
+    r["Not"] = unary([](const at::Tensor& a) { return at::logical_not(a); });
+
+    r["Sum"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
+    r["Mean"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }, true);
+    r["Max"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); });
+    r["Min"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); });
+
+    r["Sqrt"] = unary([](const at::Tensor& a) { return at::sqrt(a); });
+    r["Exp"] = unary([](const at::Tensor& a) { return at::exp(a); });
+    r["Log"] = unary([](const at::Tensor& a) { return at::log(a); });
+    r["Erf"] = unary([](const at::Tensor& a) { return at::erf(a); });
+    r["Neg"] = unary([](const at::Tensor& a) { return at::neg(a); });
+    r["Abs"] = unary([](const at::Tensor& a) { return at::abs(a); });
+    r["Relu"] = unary([](const at::Tensor& a) { return at::relu(a); });
+    r["Sigmoid"] = unary([](const at::Tensor& a) { return at::sigmoid(a); });
+    r["Tanh"] = unary([](const at::Tensor& a) { return at::tanh(a); });
+    r["Floor"] = unary([](const at::Tensor& a) { return at::floor(a); });
+    r["Ceil"] = unary([](const at::Tensor& a) { return at::ceil(a); });
+    r["Round"] = unary([](const at::Tensor& a) { return at::round(a); });  // half to even, as ONNX
+    r["Reciprocal"] = unary([](const at::Tensor& a) { return at::reciprocal(a); });
+    r["Sign"] = unary([](const at::Tensor& a) { return at::sign(a); });
+    r["Sin"] = unary([](const at::Tensor& a) { return at::sin(a); });
+    r["Cos"] = unary([](const at::Tensor& a) { return at::cos(a); });
+    r["Softplus"] = unary([](const at::Tensor& a) { return at::log1p(at::exp(a)); });
+    r["Softsign"] = unary([](const at::Tensor& a) { return a / (at::abs(a) + 1); });
+
+    r["LeakyRelu"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 0.01f);
+        return [alpha](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::leaky_relu(in[0], alpha);
+        };
+    };
+    r["Elu"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 1.0f);
+        return [alpha](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::elu(in[0], alpha); };
+    };
+    r["Selu"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 1.67326319217681884765625f);
+        const double gamma = c.node.attrFloat("gamma", 1.05070102214813232421875f);
+        return [alpha, gamma](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::where(in[0] > 0, in[0] * gamma, (at::exp(in[0]) - 1) * (alpha * gamma));
+        };
+    };
+    r["PRelu"] = binary([](const at::Tensor& x, const at::Tensor& slope) { return at::where(x >= 0, x, x * slope); });
+    r["HardSigmoid"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 0.2f), beta = c.node.attrFloat("beta", 0.5f);
+        return [alpha, beta](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::clamp(in[0] * alpha + beta, 0, 1);
+        };
+    };
+    r["HardSwish"] = unary([](const at::Tensor& a) { return at::hardswish(a); });
+
+    r["Clip"] = [](const KernelContext& c) -> Kernel {
+        if (c.opset() < 11) {  // bounds are attributes before opset 11
+            const double lo = c.node.attrFloat("min", -std::numeric_limits<float>::max());
+            const double hi = c.node.attrFloat("max", std::numeric_limits<float>::max());
+            return [lo, hi](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                out[0] = at::clamp(in[0], lo, hi);
+            };
+        }
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            at::Tensor y = in[0];
+            if (in.size() > 1 && in[1].defined())
+                y = at::maximum(y, in[1].to(y.scalar_type()));
+            if (in.size() > 2 && in[2].defined())
+                y = at::minimum(y, in[2].to(y.scalar_type()));
+            out[0] = y.is_same(in[0]) ? y.clone() : y;
+        };
+    };
+    r["Where"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::where(in[0].to(at::kBool), in[1], in[2]);
+        };
+    };
+    r["Cast"] = [](const KernelContext& c) -> Kernel {
+        const DataType to = dataTypeFromOnnx(int32_t(c.node.attrInt("to", 0)));
+        const auto type = scalarTypeOf(to);
+        if (!type)
+            c.unsupported("cast to " + dataTypeName(to) + " is not supported");
+        const at::ScalarType t = *type;
+        return [t](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].to(t); };
+    };
+}
+
+}  // namespace ramiel

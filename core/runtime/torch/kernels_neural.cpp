@@ -1,0 +1,297 @@
+// Neural-network operators: convolutions, GEMM, pooling, normalizations, softmax.
+#include "core/runtime/torch/kernel.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ramiel {
+
+namespace {
+
+struct Window {
+    std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd;
+    bool ceil = false;
+    bool symmetric() const { return padBegin == padEnd; }
+};
+
+// Kernel size, strides, dilations and pads of a convolution or pooling node,
+// with auto_pad resolved for the given spatial input sizes.
+Window windowOf(const Node& n, const std::vector<int64_t>& kernel, const std::vector<int64_t>& spatial)
+{
+    Window w;
+    const size_t d = kernel.size();
+    w.kernel = kernel;
+    w.strides = n.attrInts("strides");
+    w.dilations = n.attrInts("dilations");
+    if (w.strides.empty())
+        w.strides.assign(d, 1);
+    if (w.dilations.empty())
+        w.dilations.assign(d, 1);
+    w.ceil = n.attrInt("ceil_mode", 0) != 0;
+    const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+    const auto pads = n.attrInts("pads");
+    w.padBegin.assign(d, 0);
+    w.padEnd.assign(d, 0);
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        for (size_t i = 0; i < d; ++i) {
+            const int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+            const int64_t total =
+                std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - spatial[i]);
+            w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.padEnd[i] = total - w.padBegin[i];
+        }
+    } else if (autoPad != "VALID" && pads.size() == 2 * d) {
+        for (size_t i = 0; i < d; ++i) {
+            w.padBegin[i] = pads[i];
+            w.padEnd[i] = pads[i + d];
+        }
+    }
+    return w;
+}
+
+std::vector<int64_t> spatialSizes(const at::Tensor& x) { return std::vector<int64_t>(x.sizes().begin() + 2, x.sizes().end()); }
+
+// constant_pad_nd's pad list: last dimension first.
+std::vector<int64_t> atenPads(const Window& w)
+{
+    std::vector<int64_t> p;
+    for (size_t i = w.padBegin.size(); i-- > 0;) {
+        p.push_back(w.padBegin[i]);
+        p.push_back(w.padEnd[i]);
+    }
+    return p;
+}
+
+std::vector<int64_t> kernelFromWeight(const at::Tensor& w) { return std::vector<int64_t>(w.sizes().begin() + 2, w.sizes().end()); }
+
+// ONNX's (and PyTorch's) ceil_mode rule: the last window must start inside the input or left padding.
+at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countIncludePad)
+{
+    const size_t d = w.kernel.size();
+    at::Tensor input = x;
+    std::vector<int64_t> pad(d, 0);
+    bool padded = !w.symmetric();
+    for (size_t i = 0; i < d && !padded; ++i)
+        padded = w.padBegin[i] * 2 > w.kernel[i];  // ATen allows at most half the kernel
+    if (padded)
+        input = at::constant_pad_nd(x, atenPads(w), max ? -std::numeric_limits<double>::infinity() : 0.0);
+    else
+        pad = w.padBegin;
+    auto run = [&](const at::Tensor& t, bool include) -> at::Tensor {
+        if (max) {
+            if (d == 1) return at::max_pool1d(t, w.kernel, w.strides, pad, w.dilations, w.ceil);
+            if (d == 2) return at::max_pool2d(t, w.kernel, w.strides, pad, w.dilations, w.ceil);
+            return at::max_pool3d(t, w.kernel, w.strides, pad, w.dilations, w.ceil);
+        }
+        if (d == 1) return at::avg_pool1d(t, w.kernel, w.strides, pad, w.ceil, include);
+        if (d == 2) return at::avg_pool2d(t, w.kernel, w.strides, pad, w.ceil, include);
+        return at::avg_pool3d(t, w.kernel, w.strides, pad, w.ceil, include);
+    };
+    if (max || !padded || countIncludePad)
+        return run(input, countIncludePad);
+    // Explicit padding but padded cells must not count: divide by the window's real cell count.
+    const at::Tensor ones = at::constant_pad_nd(at::ones_like(x), atenPads(w), 0.0);
+    return run(input, true) / run(ones, true);
+}
+
+}  // namespace
+
+void registerNeuralKernels(KernelRegistry& r)
+{
+    r["Conv"] = [](const KernelContext& c) -> Kernel {
+        const Node n = c.node;
+        const int64_t groups = n.attrInt("group", 1);
+        auto kernelAttr = n.attrInts("kernel_shape");
+        at::Tensor weight = c.isConstant(1) ? c.constants[1].contiguous() : at::Tensor();
+        at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& w = weight.defined() ? weight : in[1];
+            const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
+            const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
+            at::Tensor x = in[0];
+            std::vector<int64_t> pad = win.padBegin;
+            if (!win.symmetric()) {
+                x = at::constant_pad_nd(x, atenPads(win), 0.0);
+                pad.assign(pad.size(), 0);
+            }
+            out[0] = at::convolution(x, w, b, win.strides, pad, win.dilations, false,
+                                     std::vector<int64_t>(pad.size(), 0), groups);
+        };
+    };
+    r["ConvTranspose"] = [](const KernelContext& c) -> Kernel {
+        const Node n = c.node;
+        const int64_t groups = n.attrInt("group", 1);
+        const auto kernelAttr = n.attrInts("kernel_shape");
+        const auto outputPaddingAttr = n.attrInts("output_padding");
+        const auto outputShape = n.attrInts("output_shape");
+        const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& w = in[1];
+            const auto kernel = kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr;
+            const size_t d = kernel.size();
+            auto strides = n.attrInts("strides"), dil = n.attrInts("dilations"), pads = n.attrInts("pads");
+            if (strides.empty()) strides.assign(d, 1);
+            if (dil.empty()) dil.assign(d, 1);
+            std::vector<int64_t> outPad = outputPaddingAttr.empty() ? std::vector<int64_t>(d, 0) : outputPaddingAttr;
+            std::vector<int64_t> begin(d, 0), end(d, 0);
+            const auto spatial = spatialSizes(in[0]);
+            for (size_t i = 0; i < d; ++i) {
+                const int64_t full = strides[i] * (spatial[i] - 1) + outPad[i] + (kernel[i] - 1) * dil[i] + 1;
+                if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+                    const int64_t target = !outputShape.empty() ? outputShape[outputShape.size() - d + i] : spatial[i] * strides[i];
+                    const int64_t total = full - target;
+                    const bool upper = autoPad != "SAME_LOWER";
+                    begin[i] = upper ? total / 2 : total - total / 2;
+                    end[i] = total - begin[i];
+                } else if (pads.size() == 2 * d) {
+                    begin[i] = pads[i];
+                    end[i] = pads[i + d];
+                }
+            }
+            at::Tensor y = at::convolution(in[0], w, in.size() > 2 ? in[2] : at::Tensor(), strides,
+                                           std::vector<int64_t>(d, 0), dil, true, outPad, groups);
+            for (size_t i = 0; i < d; ++i) {
+                const int64_t size = y.size(int64_t(i) + 2);
+                y = y.slice(int64_t(i) + 2, begin[i], size - end[i]);
+            }
+            out[0] = y.contiguous();
+        };
+    };
+    r["Gemm"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
+        const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
+        // A constant B is laid out once in the orientation the GEMM reads.
+        const at::Tensor constB = c.isConstant(1) ? (tb ? c.constants[1].t() : c.constants[1]).contiguous() : at::Tensor();
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor a = ta ? in[0].t() : in[0];
+            const at::Tensor b = constB.defined() ? constB : (tb ? in[1].t() : in[1]);
+            at::Tensor y = at::matmul(a, b);
+            if (alpha != 1.0)
+                y = y * alpha;
+            if (in.size() > 2 && in[2].defined())
+                y = beta == 1.0 ? y + in[2] : y + in[2] * beta;
+            out[0] = y;
+        };
+    };
+    r["MatMul"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::matmul(in[0], in[1]); };
+    };
+
+    auto softmax = [](bool log) {
+        return [log](const KernelContext& c) -> Kernel {
+            const int64_t opset = c.opset();
+            const int64_t axisAttr = c.node.attrInt("axis", opset < 13 ? 1 : -1);
+            return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                const at::Tensor& x = in[0];
+                const int64_t axis = normalizeAxis(axisAttr, x.dim());
+                if (opset >= 13) {
+                    out[0] = log ? at::log_softmax(x, axis) : at::softmax(x, axis);
+                    return;
+                }
+                // Before opset 13 the input is coerced to 2-D at `axis`.
+                int64_t outer = 1;
+                for (int64_t i = 0; i < axis; ++i)
+                    outer *= x.size(i);
+                const at::Tensor flat = x.reshape({outer, x.numel() / std::max<int64_t>(outer, 1)});
+                out[0] = (log ? at::log_softmax(flat, 1) : at::softmax(flat, 1)).reshape(x.sizes());
+            };
+        };
+    };
+    r["Softmax"] = softmax(false);
+    r["LogSoftmax"] = softmax(true);
+
+    r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
+        const double eps = c.node.attrFloat("epsilon", 1e-5f);
+        return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::batch_norm(in[0], in[1], in[2], in[3], in[4], false, 0.0, eps, false);
+            for (size_t i = 1; i < out.size(); ++i)  // training outputs: the running statistics as given
+                out[i] = in[std::min<size_t>(i + 2, 4)];
+        };
+    };
+    r["InstanceNormalization"] = [](const KernelContext& c) -> Kernel {
+        const double eps = c.node.attrFloat("epsilon", 1e-5f);
+        return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::instance_norm(in[0], in[1], in[2], {}, {}, true, 0.0, eps, false);
+        };
+    };
+    r["LayerNormalization"] = [](const KernelContext& c) -> Kernel {
+        const double eps = c.node.attrFloat("epsilon", 1e-5f);
+        const int64_t axisAttr = c.node.attrInt("axis", -1);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            const std::vector<int64_t> dims(x.sizes().begin() + axis, x.sizes().end());
+            std::vector<int64_t> reduce;
+            for (int64_t i = axis; i < x.dim(); ++i)
+                reduce.push_back(i);
+            const at::Tensor xf = x.to(at::kFloat);
+            const at::Tensor mean = xf.mean(reduce, true);
+            const at::Tensor var = (xf - mean).pow(2).mean(reduce, true);
+            const at::Tensor invStd = at::rsqrt(var + eps);
+            at::Tensor y = ((xf - mean) * invStd).to(x.scalar_type()) * in[1];
+            if (in.size() > 2 && in[2].defined())
+                y = y + in[2];
+            out[0] = y;
+            if (out.size() > 1)
+                out[1] = mean;
+            if (out.size() > 2)
+                out[2] = invStd;
+        };
+    };
+    r["LRN"] = [](const KernelContext& c) -> Kernel {
+        const int64_t size = c.node.attrInt("size", 1);
+        const double alpha = c.node.attrFloat("alpha", 1e-4f), beta = c.node.attrFloat("beta", 0.75f),
+                     bias = c.node.attrFloat("bias", 1.0f);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            // Sum of squares over a window of channels [c - floor((size-1)/2), c + ceil((size-1)/2)].
+            at::Tensor sq = (x * x).unsqueeze(1);  // N x 1 x C x ...
+            const int64_t before = (size - 1) / 2, after = size - 1 - before;
+            std::vector<int64_t> pads(size_t(2 * (x.dim() - 2)), 0);
+            pads.push_back(before);
+            pads.push_back(after);
+            sq = at::constant_pad_nd(sq, pads, 0.0);
+            const at::Tensor flat = sq.reshape({x.size(0), 1, sq.size(2), -1});
+            const at::Tensor sum = at::avg_pool2d(flat, {size, 1}, {1, 1}).squeeze(1) * double(size);
+            out[0] = x / at::pow(sum.reshape(x.sizes()) * (alpha / double(size)) + bias, beta);
+        };
+    };
+
+    r["MaxPool"] = [](const KernelContext& c) -> Kernel {
+        if (c.node.outputs.size() > 1 && c.node.outputs[1] != kNone)
+            c.unsupported("the Indices output of MaxPool is not supported");
+        if (c.node.attrInt("storage_order", 0) != 0)
+            c.unsupported("storage_order = 1 is not supported");
+        const Node n = c.node;
+        const auto kernel = n.attrInts("kernel_shape");
+        return [n, kernel](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = pool(in[0], windowOf(n, kernel, spatialSizes(in[0])), true, true);
+        };
+    };
+    r["AveragePool"] = [](const KernelContext& c) -> Kernel {
+        const Node n = c.node;
+        const auto kernel = n.attrInts("kernel_shape");
+        const bool include = n.attrInt("count_include_pad", 0) != 0;
+        return [n, kernel, include](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = pool(in[0], windowOf(n, kernel, spatialSizes(in[0])), false, include);
+        };
+    };
+    r["GlobalAveragePool"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> dims;
+            for (int64_t i = 2; i < in[0].dim(); ++i)
+                dims.push_back(i);
+            out[0] = in[0].mean(dims, true);
+        };
+    };
+    r["GlobalMaxPool"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> dims;
+            for (int64_t i = 2; i < in[0].dim(); ++i)
+                dims.push_back(i);
+            out[0] = in[0].amax(dims, true);
+        };
+    };
+}
+
+}  // namespace ramiel

@@ -1,0 +1,463 @@
+// Data movement and shape operators, reductions, and constants. Where an
+// operator's signature changed between opsets (attributes became inputs), the
+// kernel follows the node's opset.
+#include "core/runtime/torch/aten_tensor.h"
+#include "core/runtime/torch/kernel.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ramiel {
+
+namespace {
+
+Kernel passThrough()
+{
+    return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        out[0] = in[0];
+        for (size_t i = 1; i < out.size(); ++i)  // Dropout's mask: all kept
+            out[i] = at::ones(in[0].sizes(), at::kBool);
+    };
+}
+
+// A reduction: axes from the attribute (or input since `inputSinceOpset`), keepdims.
+template <typename F>
+KernelFactory reduction(F f, int64_t inputSinceOpset)
+{
+    return [f, inputSinceOpset](const KernelContext& c) -> Kernel {
+        const bool keep = c.node.attrInt("keepdims", 1) != 0;
+        const bool noopWhenEmpty = c.node.attrInt("noop_with_empty_axes", 0) != 0;
+        const int64_t opset = c.opset();
+        const auto attrAxes = c.node.attrInts("axes");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> axes = opset < inputSinceOpset ? attrAxes
+                                                                : (in.size() > 1 ? intsOf(in[1]) : std::vector<int64_t>{});
+            const at::Tensor& x = in[0];
+            if (axes.empty()) {
+                if (noopWhenEmpty && opset >= inputSinceOpset) {
+                    out[0] = x;
+                    return;
+                }
+                for (int64_t i = 0; i < x.dim(); ++i)
+                    axes.push_back(i);
+            }
+            for (auto& a : axes)
+                a = normalizeAxis(a, x.dim());
+            out[0] = f(x, axes, keep);
+        };
+    };
+}
+
+// ONNX Slice clamping, for one axis of size `dim`.
+void clampSlice(int64_t dim, int64_t step, int64_t& start, int64_t& end)
+{
+    if (start < 0)
+        start += dim;
+    if (end < 0)
+        end += dim;
+    if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, dim);
+        end = std::clamp<int64_t>(end, 0, dim);
+    } else {
+        start = std::clamp<int64_t>(start, 0, dim - 1);
+        end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+}
+
+// Source coordinate of output coordinate `o` along an axis resized by `scale`.
+double sourceCoordinate(const std::string& mode, double o, double scale, int64_t inSize, int64_t outSize)
+{
+    if (mode == "asymmetric")
+        return o / scale;
+    if (mode == "align_corners")
+        return outSize == 1 ? 0.0 : o * double(inSize - 1) / double(outSize - 1);
+    if (mode == "pytorch_half_pixel")
+        return outSize > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+    if (mode == "tf_half_pixel_for_nn")
+        return (o + 0.5) / scale;
+    return (o + 0.5) / scale - 0.5;  // half_pixel
+}
+
+int64_t nearestIndex(const std::string& mode, double x, bool downsampling)
+{
+    if (mode == "floor")
+        return int64_t(std::floor(x));
+    if (mode == "ceil")
+        return int64_t(std::ceil(x));
+    const double fl = std::floor(x);
+    if (x - fl == 0.5)
+        return mode == "round_prefer_ceil" ? int64_t(fl) + 1 : int64_t(fl);
+    (void)downsampling;
+    return int64_t(std::round(x));
+}
+
+}  // namespace
+
+void registerShapeKernels(KernelRegistry& r)
+{
+    r["Identity"] = [](const KernelContext&) { return passThrough(); };
+    r["Dropout"] = [](const KernelContext&) { return passThrough(); };
+
+    r["Constant"] = [](const KernelContext& c) -> Kernel {
+        at::Tensor value;
+        for (const Attribute& a : c.node.attributes) {
+            if (a.name == "value" && a.t)
+                value = toATen(*a.t, "the value of node '" + c.node.name + "'");
+            else if (a.name == "value_float")
+                value = at::scalar_tensor(a.f, at::kFloat);
+            else if (a.name == "value_int")
+                value = at::scalar_tensor(a.i, at::kLong);
+            else if (a.name == "value_floats")
+                value = at::tensor(a.floats, at::kFloat);
+            else if (a.name == "value_ints")
+                value = at::tensor(a.ints, at::kLong);
+        }
+        if (!value.defined())
+            c.unsupported("no supported value attribute (sparse and string constants are not supported)");
+        return [value](const std::vector<at::Tensor>&, std::vector<at::Tensor>& out) { out[0] = value; };
+    };
+    r["ConstantOfShape"] = [](const KernelContext& c) -> Kernel {
+        const Attribute* a = c.node.attr("value");
+        const at::Tensor fill = a && a->t ? toATen(*a->t, "the value of node '" + c.node.name + "'").reshape({})
+                                          : at::scalar_tensor(0.0f, at::kFloat);
+        return [fill](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::full(intsOf(in[0]), fill.item(), fill.options());
+        };
+    };
+    r["Shape"] = [](const KernelContext& c) -> Kernel {
+        const int64_t startAttr = c.node.attrInt("start", 0);
+        const auto endAttr = c.node.attr("end") ? c.node.attrInt("end", 0) : INT64_MAX;
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const int64_t rank = in[0].dim();
+            int64_t s = startAttr < 0 ? startAttr + rank : startAttr, e = endAttr < 0 ? endAttr + rank : endAttr;
+            s = std::clamp<int64_t>(s, 0, rank);
+            e = std::clamp<int64_t>(e, 0, rank);
+            const std::vector<int64_t> sizes(in[0].sizes().begin(), in[0].sizes().end());
+            out[0] = at::tensor(std::vector<int64_t>(sizes.begin() + s, sizes.begin() + std::max(s, e)), at::kLong);
+        };
+    };
+    r["Reshape"] = [](const KernelContext& c) -> Kernel {
+        const bool allowZero = c.node.attrInt("allowzero", 0) != 0;
+        const auto shapeAttr = c.node.attrInts("shape");  // opset 1-4
+        const bool fromAttr = c.opset() < 5;
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> shape = fromAttr ? shapeAttr : intsOf(in[1]);
+            for (size_t i = 0; i < shape.size(); ++i)
+                if (shape[i] == 0 && !allowZero)
+                    shape[i] = in[0].size(int64_t(i));
+            out[0] = in[0].reshape(shape);
+        };
+    };
+    r["Flatten"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", 1);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = axisAttr < 0 ? axisAttr + x.dim() : axisAttr;
+            int64_t outer = 1;
+            for (int64_t i = 0; i < axis; ++i)
+                outer *= x.size(i);
+            int64_t inner = 1;
+            for (int64_t i = axis; i < x.dim(); ++i)
+                inner *= x.size(i);
+            out[0] = x.reshape({outer, inner});
+        };
+    };
+    r["Transpose"] = [](const KernelContext& c) -> Kernel {
+        const auto permAttr = c.node.attrInts("perm");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> perm = permAttr;
+            if (perm.empty())
+                for (int64_t i = in[0].dim(); i-- > 0;)
+                    perm.push_back(i);
+            out[0] = in[0].permute(perm).contiguous();
+        };
+    };
+    r["Squeeze"] = [](const KernelContext& c) -> Kernel {
+        return [opset = c.opset(), attr = c.node.attrInts("axes")](const std::vector<at::Tensor>& in,
+                                                                      std::vector<at::Tensor>& out) {
+            std::vector<int64_t> axes = opset < 13 ? attr : (in.size() > 1 ? intsOf(in[1]) : std::vector<int64_t>{});
+            const at::Tensor& x = in[0];
+            std::vector<int64_t> shape;
+            for (auto& a : axes)
+                a = normalizeAxis(a, x.dim());
+            for (int64_t i = 0; i < x.dim(); ++i) {
+                const bool drop = axes.empty() ? x.size(i) == 1 : std::count(axes.begin(), axes.end(), i) > 0;
+                if (!drop)
+                    shape.push_back(x.size(i));
+            }
+            out[0] = x.reshape(shape);
+        };
+    };
+    r["Unsqueeze"] = [](const KernelContext& c) -> Kernel {
+        return [opset = c.opset(), attr = c.node.attrInts("axes")](const std::vector<at::Tensor>& in,
+                                                                      std::vector<at::Tensor>& out) {
+            std::vector<int64_t> axes = opset < 13 ? attr : intsOf(in[1]);
+            const at::Tensor& x = in[0];
+            const int64_t rank = x.dim() + int64_t(axes.size());
+            for (auto& a : axes)
+                a = normalizeAxis(a, rank);
+            std::sort(axes.begin(), axes.end());
+            std::vector<int64_t> shape;
+            int64_t src = 0;
+            for (int64_t i = 0; i < rank; ++i)
+                shape.push_back(std::binary_search(axes.begin(), axes.end(), i) ? 1 : x.size(src++));
+            out[0] = x.reshape(shape);
+        };
+    };
+    r["Expand"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            // Bidirectional broadcast of the input shape and the given shape.
+            const std::vector<int64_t> target = intsOf(in[1]);
+            const at::Tensor& x = in[0];
+            const int64_t rank = std::max<int64_t>(x.dim(), int64_t(target.size()));
+            std::vector<int64_t> shape(size_t(rank), 1);
+            for (int64_t i = 0; i < rank; ++i) {
+                const int64_t a = i - (rank - x.dim()) >= 0 ? x.size(i - (rank - x.dim())) : 1;
+                const int64_t b = i - (rank - int64_t(target.size())) >= 0 ? target[size_t(i - (rank - int64_t(target.size())))] : 1;
+                shape[size_t(i)] = a == 1 ? b : a;
+            }
+            out[0] = x.expand(shape).contiguous();
+        };
+    };
+    r["Tile"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].repeat(intsOf(in[1])); };
+    };
+    r["Concat"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", 0);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<at::Tensor> parts;
+            for (const auto& t : in)
+                if (t.defined())
+                    parts.push_back(t);
+            out[0] = at::cat(parts, normalizeAxis(axisAttr, in[0].dim()));
+        };
+    };
+    r["Split"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", 0);
+        const auto splitAttr = c.node.attrInts("split");
+        const int64_t opset = c.opset();
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            std::vector<int64_t> sizes = opset < 13 ? splitAttr : (in.size() > 1 ? intsOf(in[1]) : std::vector<int64_t>{});
+            if (sizes.empty()) {
+                const int64_t n = int64_t(out.size()), dim = x.size(axis), chunk = (dim + n - 1) / n;
+                for (int64_t i = 0; i < n; ++i)
+                    sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+            }
+            const auto parts = x.split_with_sizes(sizes, axis);
+            for (size_t i = 0; i < out.size() && i < parts.size(); ++i)
+                out[i] = parts[i].contiguous();
+        };
+    };
+    r["Slice"] = [](const KernelContext& c) -> Kernel {
+        const int64_t opset = c.opset();
+        const auto startsAttr = c.node.attrInts("starts"), endsAttr = c.node.attrInts("ends"),
+                   axesAttr = c.node.attrInts("axes");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            at::Tensor y = in[0];
+            const bool attrs = opset < 10;
+            const auto starts = attrs ? startsAttr : intsOf(in[1]);
+            const auto ends = attrs ? endsAttr : intsOf(in[2]);
+            auto axes = attrs ? axesAttr : (in.size() > 3 ? intsOf(in[3]) : std::vector<int64_t>{});
+            const auto steps = !attrs && in.size() > 4 ? intsOf(in[4]) : std::vector<int64_t>{};
+            if (axes.empty())
+                for (size_t i = 0; i < starts.size(); ++i)
+                    axes.push_back(int64_t(i));
+            for (size_t i = 0; i < axes.size(); ++i) {
+                const int64_t axis = normalizeAxis(axes[i], y.dim());
+                const int64_t step = steps.empty() ? 1 : steps[i];
+                if (step == 0)
+                    throw Error(ErrorKind::Usage, {}, "Slice step 0");
+                int64_t s = starts[i], e = ends[i];
+                clampSlice(y.size(axis), step, s, e);
+                if (step > 0)
+                    y = y.slice(axis, s, std::max(s, e), step);
+                else
+                    y = s > e ? y.index_select(axis, at::arange(s, e, step, at::kLong)) : y.slice(axis, 0, 0);
+            }
+            out[0] = y.contiguous();
+        };
+    };
+    r["Gather"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", 0);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            at::Tensor idx = in[1].to(at::kLong);
+            idx = at::where(idx < 0, idx + x.size(axis), idx);
+            std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + axis);
+            shape.insert(shape.end(), idx.sizes().begin(), idx.sizes().end());
+            shape.insert(shape.end(), x.sizes().begin() + axis + 1, x.sizes().end());
+            out[0] = x.index_select(axis, idx.reshape({-1})).reshape(shape);
+        };
+    };
+    r["Pad"] = [](const KernelContext& c) -> Kernel {
+        const int64_t opset = c.opset();
+        const std::string mode = c.node.attrString("mode", "constant");
+        const auto padsAttr = c.node.attrInts(opset < 2 ? "paddings" : "pads");
+        const double valueAttr = c.node.attrFloat("value", 0.0f);
+        if (mode != "constant" && mode != "reflect" && mode != "edge")
+            c.unsupported("pad mode '" + mode + "' is not supported");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const auto pads = opset < 11 ? padsAttr : intsOf(in[1]);
+            const int64_t rank = x.dim();
+            std::vector<int64_t> p;  // ATen order: last dimension first
+            for (int64_t i = rank; i-- > 0;) {
+                p.push_back(pads[size_t(i)]);
+                p.push_back(pads[size_t(i + rank)]);
+            }
+            if (mode == "constant") {
+                const double value = opset < 11 ? valueAttr
+                                                : (in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0);
+                out[0] = at::constant_pad_nd(x, p, value);
+                return;
+            }
+            // reflect / edge: ATen pads the trailing 1-3 dimensions of a batched tensor.
+            int64_t used = 0;
+            for (int64_t i = 0; i < rank; ++i)
+                if (pads[size_t(i)] || pads[size_t(i + rank)])
+                    used = rank - i;
+            const int64_t lead = rank - std::max<int64_t>(used, 1);
+            std::vector<int64_t> q(p.begin(), p.begin() + 2 * (rank - lead));
+            at::Tensor y = x.reshape([&] {
+                std::vector<int64_t> s{-1};
+                s.insert(s.end(), x.sizes().begin() + lead, x.sizes().end());
+                return s;
+            }()).unsqueeze(0);
+            const size_t d = q.size() / 2;
+            if (d > 3)
+                throw Error(ErrorKind::Unsupported, {}, "Pad '" + mode + "' over more than 3 dimensions");
+            if (mode == "reflect")
+                y = d == 1 ? at::reflection_pad1d(y, q) : d == 2 ? at::reflection_pad2d(y, q) : at::reflection_pad3d(y, q);
+            else
+                y = d == 1 ? at::replication_pad1d(y, q) : d == 2 ? at::replication_pad2d(y, q) : at::replication_pad3d(y, q);
+            std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + lead);
+            shape.insert(shape.end(), y.sizes().begin() + 2, y.sizes().end());
+            out[0] = y.reshape(shape);
+        };
+    };
+    r["Resize"] = [](const KernelContext& c) -> Kernel {
+        const int64_t opset = c.opset();
+        const std::string mode = c.node.attrString("mode", "nearest");
+        const std::string coord = opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
+        const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
+        if (mode != "nearest" && mode != "linear")
+            c.unsupported("Resize mode '" + mode + "' is not supported (nearest and linear are)");
+        if (coord == "tf_crop_and_resize")
+            c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+        if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
+            c.unsupported("antialias is not supported");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            at::Tensor y = in[0];
+            const int64_t rank = y.dim();
+            // Inputs: opset 10: X, scales; from 11: X, roi, scales, sizes.
+            const at::Tensor scalesT = opset < 11 ? in[1] : (in.size() > 2 ? in[2] : at::Tensor());
+            const at::Tensor sizesT = opset >= 11 && in.size() > 3 ? in[3] : at::Tensor();
+            std::vector<double> scales(size_t(rank), 1.0);
+            std::vector<int64_t> sizes(y.sizes().begin(), y.sizes().end());
+            if (sizesT.defined() && sizesT.numel() > 0) {
+                sizes = intsOf(sizesT);
+                for (int64_t i = 0; i < rank; ++i)
+                    scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
+            } else if (scalesT.defined() && scalesT.numel() > 0) {
+                const at::Tensor s = scalesT.to(at::kDouble).contiguous();
+                for (int64_t i = 0; i < rank; ++i) {
+                    scales[size_t(i)] = s.data_ptr<double>()[i];
+                    sizes[size_t(i)] = int64_t(std::floor(double(y.size(i)) * scales[size_t(i)]));
+                }
+            }
+            // Separable: resize one axis at a time with ONNX's coordinate rules.
+            for (int64_t axis = 0; axis < rank; ++axis) {
+                const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
+                if (inSize == outSize && scales[size_t(axis)] == 1.0)
+                    continue;
+                const double scale = scales[size_t(axis)];
+                if (mode == "nearest") {
+                    std::vector<int64_t> idx(static_cast<size_t>(outSize));
+                    for (int64_t o = 0; o < outSize; ++o) {
+                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outSize);
+                        idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x, scale < 1), 0, inSize - 1);
+                    }
+                    y = y.index_select(axis, at::tensor(idx, at::kLong));
+                } else {
+                    std::vector<int64_t> i0(static_cast<size_t>(outSize)), i1(static_cast<size_t>(outSize));
+                    std::vector<float> w(static_cast<size_t>(outSize));
+                    for (int64_t o = 0; o < outSize; ++o) {
+                        double x = sourceCoordinate(coord, double(o), scale, inSize, outSize);
+                        x = std::clamp(x, 0.0, double(inSize - 1));
+                        const int64_t lo = int64_t(std::floor(x));
+                        i0[size_t(o)] = lo;
+                        i1[size_t(o)] = std::min(lo + 1, inSize - 1);
+                        w[size_t(o)] = float(x - double(lo));
+                    }
+                    std::vector<int64_t> wshape(size_t(rank), 1);
+                    wshape[size_t(axis)] = outSize;
+                    const at::Tensor wt = at::tensor(w, at::kFloat).reshape(wshape).to(y.scalar_type());
+                    const at::Tensor a = y.index_select(axis, at::tensor(i0, at::kLong));
+                    const at::Tensor b = y.index_select(axis, at::tensor(i1, at::kLong));
+                    y = a + (b - a) * wt;
+                }
+            }
+            out[0] = y.contiguous();
+        };
+    };
+    r["Range"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::ScalarType t = in[0].scalar_type();
+            const double start = in[0].item<double>(), limit = in[1].item<double>(), delta = in[2].item<double>();
+            const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
+            out[0] = (at::arange(n, at::kDouble) * delta + start).to(t);
+        };
+    };
+
+    r["ReduceMean"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.mean(a, k); }, 18);
+    r["ReduceSum"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.sum(a, k); }, 13);
+    r["ReduceMax"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.amax(a, k); }, 18);
+    r["ReduceMin"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.amin(a, k); }, 18);
+    r["ReduceProd"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        at::Tensor y = x;
+        std::vector<int64_t> sorted = a;
+        std::sort(sorted.rbegin(), sorted.rend());
+        for (int64_t d : sorted)
+            y = y.prod(d, k);
+        return y;
+    }, 18);
+
+    auto argReduce = [](bool max) {
+        return [max](const KernelContext& c) -> Kernel {
+            const int64_t axisAttr = c.node.attrInt("axis", 0);
+            const bool keep = c.node.attrInt("keepdims", 1) != 0;
+            const bool last = c.node.attrInt("select_last_index", 0) != 0;
+            return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                const at::Tensor& x = in[0];
+                const int64_t axis = normalizeAxis(axisAttr, x.dim());
+                // Ties: the first index unless select_last_index (search the flipped axis).
+                const at::Tensor src = last ? x.flip(axis) : x;
+                at::Tensor i = max ? src.argmax(axis, keep) : src.argmin(axis, keep);
+                if (last)
+                    i = (x.size(axis) - 1) - i;
+                out[0] = i;
+            };
+        };
+    };
+    r["ArgMax"] = argReduce(true);
+    r["ArgMin"] = argReduce(false);
+    r["TopK"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", -1);
+        const bool largest = c.node.attrInt("largest", 1) != 0, sorted = c.node.attrInt("sorted", 1) != 0;
+        const int64_t opset = c.opset();
+        const int64_t kAttr = c.node.attrInt("k", 0);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const int64_t k = opset < 10 ? kAttr : intsOf(in[1]).at(0);
+            const auto [values, indices] = at::topk(in[0], k, normalizeAxis(axisAttr, in[0].dim()), largest, sorted);
+            out[0] = values;
+            if (out.size() > 1)
+                out[1] = indices;
+        };
+    };
+}
+
+}  // namespace ramiel

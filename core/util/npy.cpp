@@ -1,0 +1,123 @@
+#include "core/util/npy.h"
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace ramiel {
+
+namespace {
+
+struct Descr {
+    const char* code;
+    DataType type;
+};
+const Descr kDescrs[] = {
+    {"<f4", DataType::Float}, {"<f8", DataType::Double}, {"<f2", DataType::Float16}, {"<i8", DataType::Int64},
+    {"<i4", DataType::Int32}, {"<i2", DataType::Int16},  {"|i1", DataType::Int8},    {"|u1", DataType::UInt8},
+    {"|b1", DataType::Bool},  {"<u2", DataType::UInt16}, {"<u4", DataType::UInt32},  {"<u8", DataType::UInt64},
+};
+
+std::string quotedValue(const std::string& header, const std::string& key)
+{
+    const auto k = header.find("'" + key + "'");
+    if (k == std::string::npos)
+        return {};
+    const auto q1 = header.find('\'', header.find(':', k) + 1);
+    const auto q2 = header.find('\'', q1 + 1);
+    return q1 == std::string::npos || q2 == std::string::npos ? std::string() : header.substr(q1 + 1, q2 - q1 - 1);
+}
+
+}  // namespace
+
+Tensor readNpy(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::Io, path, std::string("cannot open: ") + std::strerror(errno));
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+        throw Error(ErrorKind::Usage, path, "not a NumPy .npy file");
+    const int major = static_cast<unsigned char>(bytes[6]);
+    size_t headerLen = 0, offset = 0;
+    if (major == 1) {
+        headerLen = static_cast<unsigned char>(bytes[8]) | (size_t(static_cast<unsigned char>(bytes[9])) << 8);
+        offset = 10;
+    } else if ((major == 2 || major == 3) && bytes.size() >= 12) {
+        for (int i = 0; i < 4; ++i)
+            headerLen |= size_t(static_cast<unsigned char>(bytes[8 + size_t(i)])) << (8 * i);
+        offset = 12;
+    } else {
+        throw Error(ErrorKind::Usage, path, "unsupported .npy version " + std::to_string(major));
+    }
+    if (offset + headerLen > bytes.size())
+        throw Error(ErrorKind::Usage, path, ".npy header is truncated");
+    const std::string header = bytes.substr(offset, headerLen);
+    const std::string descr = quotedValue(header, "descr");
+    Tensor t;
+    for (const Descr& d : kDescrs)
+        if (descr == d.code)
+            t.dtype = d.type;
+    if (t.dtype == DataType::Undefined)
+        throw Error(ErrorKind::Usage, path, "unsupported .npy element type '" + descr + "'");
+    if (header.find("'fortran_order': True") != std::string::npos)
+        throw Error(ErrorKind::Usage, path, "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
+    const auto open = header.find('(', header.find("'shape'"));
+    const auto close = header.find(')', open);
+    if (open == std::string::npos || close == std::string::npos)
+        throw Error(ErrorKind::Usage, path, ".npy header has no shape");
+    std::stringstream dims(header.substr(open + 1, close - open - 1));
+    std::string item;
+    while (std::getline(dims, item, ','))
+        if (item.find_first_not_of(' ') != std::string::npos)
+            t.dims.push_back(std::stoll(item));
+    const int64_t n = t.numel();
+    const size_t need = size_t(n) * size_t(elementSize(t.dtype));
+    const size_t data = offset + headerLen;
+    if (n < 0 || bytes.size() - data != need)
+        throw Error(ErrorKind::Usage, path, "holds " + std::to_string(bytes.size() - data) + " bytes of data, shape " +
+                                                t.shape().toString() + " needs " + std::to_string(need));
+    t.data = bytes.substr(data);
+    return t;
+}
+
+void writeNpy(const std::string& path, const Tensor& t)
+{
+    const char* code = nullptr;
+    for (const Descr& d : kDescrs)
+        if (d.type == t.dtype)
+            code = d.code;
+    if (!code)
+        throw Error(ErrorKind::Unsupported, path, "cannot store element type " + dataTypeName(t.dtype) + " in .npy");
+    std::string shape = "(";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+        shape += std::to_string(t.dims[i]) + (t.dims.size() == 1 || i + 1 < t.dims.size() ? "," : "");
+    shape += ")";
+    std::string header = std::string("{'descr': '") + code + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    std::string out("\x93NUMPY\x01\x00", 8);
+    out += char(header.size() & 0xff);
+    out += char(header.size() >> 8);
+    out += header;
+    out += t.data;
+    writeFileAtomically(path, out);
+}
+
+std::string sanitizedFileName(const std::string& name)
+{
+    std::string s;
+    for (char c : name)
+        s += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+    if (s.empty() || s == "." || s == "..")
+        s = "_" + s;
+    if (s[0] == '.')
+        s[0] = '_';
+    return s.substr(0, 200);
+}
+
+}  // namespace ramiel
