@@ -544,6 +544,18 @@ Model loadOnnx(const std::string& path, const ImportOptions& options)
     return convert(bytes, path, dir.string(), options);
 }
 
+Tensor readTensorProto(const std::string& path)
+{
+    const std::string bytes = readWholeFile(path);
+    onnx::TensorProto proto;
+    if (!proto.ParseFromString(bytes))
+        throw Error(ErrorKind::NotOnnx, path, "not a serialized ONNX TensorProto");
+    std::vector<std::string> warnings;
+    const ImportOptions options;
+    const Context ctx{path, fs::absolute(fs::path(path)).parent_path().string(), options, warnings};
+    return *convertTensor(proto, "tensor '" + proto.name() + "'", ctx);
+}
+
 std::vector<int64_t> parseDims(const std::string& text)
 {
     std::vector<int64_t> dims;

@@ -33,6 +33,10 @@ Model loadOnnx(const std::string& path, const ImportOptions& options = {});
 Model loadOnnxFromBytes(std::string_view bytes, const std::string& displayName, const std::string& baseDir,
                         const ImportOptions& options = {});
 
+// Reads a serialized onnx.TensorProto (the conformance suite's input_N.pb /
+// output_N.pb files). Throws Error(Io) / Error(NotOnnx).
+Tensor readTensorProto(const std::string& path);
+
 // Parses "1,3,224,224" (also "1x3x224x224"); throws Error(Usage).
 std::vector<int64_t> parseDims(const std::string& text);
 

@@ -67,6 +67,8 @@ std::vector<int64_t> kernelFromWeight(const at::Tensor& w) { return std::vector<
 // ONNX's (and PyTorch's) ceil_mode rule: the last window must start inside the input or left padding.
 at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countIncludePad)
 {
+    if (!at::isFloatingType(x.scalar_type()))
+        return pool(x.to(at::kDouble), w, max, countIncludePad).to(x.scalar_type());
     const size_t d = w.kernel.size();
     at::Tensor input = x;
     std::vector<int64_t> pad(d, 0);
@@ -139,7 +141,11 @@ void registerNeuralKernels(KernelRegistry& r)
                 const int64_t full = strides[i] * (spatial[i] - 1) + outPad[i] + (kernel[i] - 1) * dil[i] + 1;
                 if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
                     const int64_t target = !outputShape.empty() ? outputShape[outputShape.size() - d + i] : spatial[i] * strides[i];
-                    const int64_t total = full - target;
+                    int64_t total = full - target;
+                    if (total < 0) {  // the output is larger than the full result: extend it at the end
+                        outPad[i] += -total;
+                        total = 0;
+                    }
                     const bool upper = autoPad != "SAME_LOWER";
                     begin[i] = upper ? total / 2 : total - total / 2;
                     end[i] = total - begin[i];
@@ -258,14 +264,31 @@ void registerNeuralKernels(KernelRegistry& r)
     };
 
     r["MaxPool"] = [](const KernelContext& c) -> Kernel {
-        if (c.node.outputs.size() > 1 && c.node.outputs[1] != kNone)
-            c.unsupported("the Indices output of MaxPool is not supported");
-        if (c.node.attrInt("storage_order", 0) != 0)
+        const bool indices = c.node.outputs.size() > 1 && c.node.outputs[1] != kNone;
+        const bool columnMajor = c.node.attrInt("storage_order", 0) != 0;
+        if (columnMajor && !indices)
             c.unsupported("storage_order = 1 is not supported");
         const Node n = c.node;
         const auto kernel = n.attrInts("kernel_shape");
-        return [n, kernel](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = pool(in[0], windowOf(n, kernel, spatialSizes(in[0])), true, true);
+        if (indices && kernel.size() != 2)
+            c.unsupported("the Indices output is supported for 2-D pooling only");
+        return [n, kernel, indices, columnMajor](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const Window w = windowOf(n, kernel, spatialSizes(in[0]));
+            if (!indices) {
+                out[0] = pool(in[0], w, true, true);
+                return;
+            }
+            // ONNX's indices count over the whole tensor (row- or column-major within each plane).
+            if (!w.symmetric())
+                throw std::runtime_error("the Indices output needs symmetric pads");
+            const at::Tensor& x = in[0];
+            auto [values, idx] = at::max_pool2d_with_indices(x, w.kernel, w.strides, w.padBegin, w.dilations, w.ceil);
+            const int64_t H = x.size(2), W = x.size(3);
+            if (columnMajor)
+                idx = (idx % W) * H + idx.div(W, "floor");
+            const at::Tensor plane = at::arange(x.size(0) * x.size(1), at::kLong).reshape({x.size(0), x.size(1), 1, 1}) * (H * W);
+            out[0] = values;
+            out[1] = idx + plane;
         };
     };
     r["AveragePool"] = [](const KernelContext& c) -> Kernel {

@@ -65,15 +65,16 @@ void clampSlice(int64_t dim, int64_t step, int64_t& start, int64_t& end)
     }
 }
 
-// Source coordinate of output coordinate `o` along an axis resized by `scale`.
-double sourceCoordinate(const std::string& mode, double o, double scale, int64_t inSize, int64_t outSize)
+// Source coordinate of output coordinate `o` along an axis resized by `scale`;
+// `outLength` is in·scale (not rounded) when scales were given, as in ONNX.
+double sourceCoordinate(const std::string& mode, double o, double scale, int64_t inSize, double outLength)
 {
     if (mode == "asymmetric")
         return o / scale;
     if (mode == "align_corners")
-        return outSize == 1 ? 0.0 : o * double(inSize - 1) / double(outSize - 1);
+        return outLength == 1 ? 0.0 : o * double(inSize - 1) / (outLength - 1);
     if (mode == "pytorch_half_pixel")
-        return outSize > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+        return outLength > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
     if (mode == "tf_half_pixel_for_nn")
         return (o + 0.5) / scale;
     return (o + 0.5) / scale - 0.5;  // half_pixel
@@ -315,11 +316,13 @@ void registerShapeKernels(KernelRegistry& r)
                 out[0] = at::constant_pad_nd(x, p, value);
                 return;
             }
-            // reflect / edge: ATen pads the trailing 1-3 dimensions of a batched tensor.
+            // reflect / edge: ATen pads the trailing 1-3 dimensions of a batched
+            // floating tensor (integers go through double, exactly).
+            const bool integral = !at::isFloatingType(x.scalar_type());
             int64_t used = 0;
             for (int64_t i = 0; i < rank; ++i)
                 if (pads[size_t(i)] || pads[size_t(i + rank)])
-                    used = rank - i;
+                    used = std::max(used, rank - i);
             const int64_t lead = rank - std::max<int64_t>(used, 1);
             std::vector<int64_t> q(p.begin(), p.begin() + 2 * (rank - lead));
             at::Tensor y = x.reshape([&] {
@@ -327,6 +330,8 @@ void registerShapeKernels(KernelRegistry& r)
                 s.insert(s.end(), x.sizes().begin() + lead, x.sizes().end());
                 return s;
             }()).unsqueeze(0);
+            if (integral)
+                y = y.to(at::kDouble);
             const size_t d = q.size() / 2;
             if (d > 3)
                 throw Error(ErrorKind::Unsupported, {}, "Pad '" + mode + "' over more than 3 dimensions");
@@ -336,7 +341,7 @@ void registerShapeKernels(KernelRegistry& r)
                 y = d == 1 ? at::replication_pad1d(y, q) : d == 2 ? at::replication_pad2d(y, q) : at::replication_pad3d(y, q);
             std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + lead);
             shape.insert(shape.end(), y.sizes().begin() + 2, y.sizes().end());
-            out[0] = y.reshape(shape);
+            out[0] = integral ? y.reshape(shape).to(x.scalar_type()) : y.reshape(shape);
         };
     };
     r["Resize"] = [](const KernelContext& c) -> Kernel {
@@ -344,8 +349,10 @@ void registerShapeKernels(KernelRegistry& r)
         const std::string mode = c.node.attrString("mode", "nearest");
         const std::string coord = opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
         const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
-        if (mode != "nearest" && mode != "linear")
-            c.unsupported("Resize mode '" + mode + "' is not supported (nearest and linear are)");
+        if (mode != "nearest" && mode != "linear" && mode != "cubic")
+            c.unsupported("Resize mode '" + mode + "' is not supported");
+        const double cubicA = c.node.attrFloat("cubic_coeff_a", -0.75f);
+        const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
         if (coord == "tf_crop_and_resize")
             c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
         if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
@@ -358,7 +365,8 @@ void registerShapeKernels(KernelRegistry& r)
             const at::Tensor sizesT = opset >= 11 && in.size() > 3 ? in[3] : at::Tensor();
             std::vector<double> scales(size_t(rank), 1.0);
             std::vector<int64_t> sizes(y.sizes().begin(), y.sizes().end());
-            if (sizesT.defined() && sizesT.numel() > 0) {
+            const bool sizesGiven = sizesT.defined() && sizesT.numel() > 0;
+            if (sizesGiven) {
                 sizes = intsOf(sizesT);
                 for (int64_t i = 0; i < rank; ++i)
                     scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
@@ -375,18 +383,56 @@ void registerShapeKernels(KernelRegistry& r)
                 if (inSize == outSize && scales[size_t(axis)] == 1.0)
                     continue;
                 const double scale = scales[size_t(axis)];
+                const double outLength = sizesGiven ? double(outSize) : double(inSize) * scale;
                 if (mode == "nearest") {
                     std::vector<int64_t> idx(static_cast<size_t>(outSize));
                     for (int64_t o = 0; o < outSize; ++o) {
-                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outSize);
+                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
                         idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x, scale < 1), 0, inSize - 1);
                     }
                     y = y.index_select(axis, at::tensor(idx, at::kLong));
+                } else if (mode == "cubic") {
+                    // Four taps around floor(x), Keys' kernel with coefficient A; edge values outside.
+                    auto weight = [cubicA](double d) {
+                        d = std::abs(d);
+                        if (d <= 1)
+                            return ((cubicA + 2) * d - (cubicA + 3)) * d * d + 1;
+                        if (d < 2)
+                            return ((cubicA * d - 5 * cubicA) * d + 8 * cubicA) * d - 4 * cubicA;
+                        return 0.0;
+                    };
+                    std::vector<std::vector<int64_t>> taps(4, std::vector<int64_t>(static_cast<size_t>(outSize)));
+                    std::vector<std::vector<float>> weights(4, std::vector<float>(static_cast<size_t>(outSize)));
+                    for (int64_t o = 0; o < outSize; ++o) {
+                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
+                        const double x0 = std::floor(x);
+                        double w[4], sum = 0;
+                        for (int k = 0; k < 4; ++k) {
+                            const int64_t at = int64_t(x0) + k - 1;
+                            w[k] = weight(x - double(at));
+                            if (excludeOutside && (at < 0 || at >= inSize))
+                                w[k] = 0;
+                            sum += w[k];
+                            taps[size_t(k)][size_t(o)] = std::clamp<int64_t>(at, 0, inSize - 1);
+                        }
+                        for (int k = 0; k < 4; ++k)
+                            weights[size_t(k)][size_t(o)] = float(excludeOutside && sum != 0 ? w[k] / sum : w[k]);
+                    }
+                    std::vector<int64_t> wshape(size_t(rank), 1);
+                    wshape[size_t(axis)] = outSize;
+                    const at::Tensor src = y.to(at::kDouble);
+                    at::Tensor acc;
+                    for (int k = 0; k < 4; ++k) {
+                        const at::Tensor part = src.index_select(axis, at::tensor(taps[size_t(k)], at::kLong)) *
+                                                at::tensor(weights[size_t(k)], at::kFloat).to(at::kDouble).reshape(wshape);
+                        acc = k == 0 ? part : acc + part;
+                    }
+                    y = acc.to(y.scalar_type());
                 } else {
                     std::vector<int64_t> i0(static_cast<size_t>(outSize)), i1(static_cast<size_t>(outSize));
                     std::vector<float> w(static_cast<size_t>(outSize));
                     for (int64_t o = 0; o < outSize; ++o) {
-                        double x = sourceCoordinate(coord, double(o), scale, inSize, outSize);
+                        double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
                         x = std::clamp(x, 0.0, double(inSize - 1));
                         const int64_t lo = int64_t(std::floor(x));
                         i0[size_t(o)] = lo;

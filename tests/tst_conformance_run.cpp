@@ -1,0 +1,146 @@
+// ONNX's own conformance node tests (libonnx-testdata) for every operator the
+// runtime claims: run the model on the stored inputs, compare with the stored
+// outputs. A test that cannot pass is listed with its reason in
+// tests/data/conformance_skips.txt.
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+#include "core/util/error.h"
+#include "test_support.h"
+
+#include <QDirIterator>
+#include <QFile>
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace ramiel;
+
+namespace {
+
+// Empty when equal within rtol/atol (floats) or exactly (others).
+QString compare(const Tensor& got, const Tensor& want, double rtol, double atol)
+{
+    if (got.dims != want.dims)
+        return QString("shape %1, expected %2").arg(QString::fromStdString(got.shape().toString()),
+                                                      QString::fromStdString(want.shape().toString()));
+    if (got.dtype != want.dtype)
+        return QString("type %1, expected %2").arg(QString::fromStdString(dataTypeName(got.dtype)),
+                                                     QString::fromStdString(dataTypeName(want.dtype)));
+    const auto a = got.toDoubles(), b = want.toDoubles();
+    if (!a || !b)
+        return got.data == want.data ? QString() : QString("raw data differs");
+    const bool exact = got.dtype != DataType::Float && got.dtype != DataType::Double;
+    for (size_t i = 0; i < a->size(); ++i) {
+        const double x = (*a)[i], y = (*b)[i];
+        if (std::isnan(x) && std::isnan(y))
+            continue;
+        if (std::isinf(x) || std::isinf(y)) {
+            if (x != y)
+                return QString("element %1: %2, expected %3").arg(i).arg(x).arg(y);
+            continue;
+        }
+        const bool ok = exact ? x == y : std::abs(x - y) <= atol + rtol * std::abs(y);
+        if (!ok)
+            return QString("element %1: %2, expected %3").arg(i).arg(x, 0, 'g', 9).arg(y, 0, 'g', 9);
+    }
+    return {};
+}
+
+std::map<QString, QString> readSkips()
+{
+    std::map<QString, QString> skips;
+    QFile f(test::sourcePath("tests/data/conformance_skips.txt"));
+    if (!f.open(QIODevice::ReadOnly))
+        return skips;
+    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
+        const QString l = line.trimmed();
+        if (l.isEmpty() || l.startsWith('#'))
+            continue;
+        const int space = l.indexOf(' ');
+        skips[l.left(space)] = space > 0 ? l.mid(space + 1).trimmed() : QString();
+    }
+    return skips;
+}
+
+}  // namespace
+
+class TestConformanceRun : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void claimedOperatorsPass()
+    {
+        const QString root = test::conformanceDataDir() + "/node";
+        if (!QDir(root).exists())
+            QSKIP("libonnx-testdata is not installed");
+        const auto ops = runtime().supportedOperators();
+        const std::set<std::string> claimed(ops.begin(), ops.end());
+        const auto skips = readSkips();
+        int passed = 0, skipped = 0;
+        QStringList failures;
+        std::set<QString> unusedSkips;
+        for (const auto& [name, reason] : skips)
+            unusedSkips.insert(name);
+        QDirIterator it(root, QDir::Dirs | QDir::NoDotAndDotDot);
+        QStringList dirs;
+        while (it.hasNext())
+            dirs << it.next();
+        dirs.sort();
+        for (const QString& dir : dirs) {
+            const QString name = QFileInfo(dir).fileName();
+            Model model;
+            try {
+                model = loadOnnx((dir + "/model.onnx").toStdString());
+            } catch (const Error& e) {
+                failures << name + ": does not load: " + e.what();
+                continue;
+            }
+            bool mine = true;
+            for (const Node& n : model.graph.nodes())
+                mine = mine && n.domain.empty() && claimed.count(n.opType);
+            if (!mine)
+                continue;  // not an operator the runtime claims
+            unusedSkips.erase(name);
+            if (skips.count(name)) {
+                ++skipped;
+                continue;
+            }
+            QString problem;
+            try {
+                const auto compiled = runtime().compile(model);
+                std::vector<Tensor> inputs;
+                for (int i = 0; QFile::exists(QString("%1/test_data_set_0/input_%2.pb").arg(dir).arg(i)); ++i)
+                    inputs.push_back(readTensorProto(QString("%1/test_data_set_0/input_%2.pb").arg(dir).arg(i).toStdString()));
+                // Optional inputs the test leaves out are graph inputs without a file.
+                compiled->setInputs(inputs);
+                compiled->serialExecutor(1)->run();
+                const auto outputs = compiled->outputs();
+                for (size_t i = 0; i < outputs.size() && problem.isEmpty(); ++i) {
+                    const QString file = QString("%1/test_data_set_0/output_%2.pb").arg(dir).arg(i);
+                    if (!QFile::exists(file))
+                        continue;
+                    const QString diff = compare(outputs[i], readTensorProto(file.toStdString()), 1e-3, 1e-5);
+                    if (!diff.isEmpty())
+                        problem = QString("output %1: %2").arg(i).arg(diff);
+                }
+            } catch (const std::exception& e) {
+                problem = e.what();
+            }
+            if (problem.isEmpty())
+                ++passed;
+            else
+                failures << name + ": " + problem;
+        }
+        // The plain closing line counted by CI, then the details.
+        qInfo("conformance: %d passed, %d failed, %d skipped", passed, int(failures.size()), skipped);
+        for (const QString& f : failures)
+            qWarning("%s", qPrintable(f));
+        for (const QString& s : unusedSkips)
+            qWarning("skip entry %s matches no test of a claimed operator", qPrintable(s));
+        QVERIFY2(failures.isEmpty(), qPrintable(QString("%1 conformance tests failed").arg(failures.size())));
+        QVERIFY(passed > 300);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConformanceRun)
+#include "tst_conformance_run.moc"
