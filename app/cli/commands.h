@@ -18,6 +18,8 @@ Command addInfoCommand(CLI::App& app);
 Command addClusterCommand(CLI::App& app);
 Command addCompareCommand(CLI::App& app);
 Command addRunCommand(CLI::App& app);
+Command addBenchCommand(CLI::App& app);
+Command addProfileCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 
 }  // namespace ramiel::cli

@@ -21,6 +21,8 @@ int main(int argc, char** argv)
         ramiel::cli::addClusterCommand(app),
         ramiel::cli::addCompareCommand(app),
         ramiel::cli::addRunCommand(app),
+        ramiel::cli::addBenchCommand(app),
+        ramiel::cli::addProfileCommand(app),
         ramiel::cli::addCalibrateCommand(app),
     };
 

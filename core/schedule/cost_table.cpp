@@ -104,18 +104,29 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
     if (!(batch > 0))
         throw Error(ErrorKind::Usage, path, "\"batch\" must be positive");
 
-    CostTable t = fallback;
-    t.topo_ = &topo;
-    t.source_ = path;
+    std::vector<double> byNode(g.nodeCount(), std::nan(""));
     for (size_t i = 0; i < g.nodeCount(); ++i) {
         const auto it = seconds.find(g.node(static_cast<NodeId>(i)).name);
-        if (it == seconds.end() || !(it->second >= 0)) {
-            if (missing)
-                missing->push_back(g.node(static_cast<NodeId>(i)).name);
+        if (it != seconds.end() && it->second >= 0)
+            byNode[i] = it->second;
+        else if (missing)
+            missing->push_back(g.node(static_cast<NodeId>(i)).name);
+    }
+    CostTable t = fromMeasuredSeconds(byNode, int(batch), fallback, path);
+    t.topo_ = &topo;
+    return t;
+}
+
+CostTable CostTable::fromMeasuredSeconds(const std::vector<double>& seconds, int batch, const CostTable& fallback,
+                                         const std::string& source)
+{
+    CostTable t = fallback;
+    t.source_ = source;
+    for (size_t i = 0; i < seconds.size() && i < t.perSample_.size(); ++i) {
+        if (std::isnan(seconds[i]))
             continue;
-        }
         t.fixed_[i] = t.flopSeconds_[i] = t.constSeconds_[i] = t.actSeconds_[i] = 0;
-        t.perSample_[i] = it->second / batch;
+        t.perSample_[i] = seconds[i] / batch;
     }
     return t;
 }

@@ -33,6 +33,10 @@ public:
     static CostTable fromMeasured(const std::string& path, const Graph& graph, const Topology& topo,
                                   const CostTable& fallback, std::vector<std::string>* missing = nullptr);
 
+    // Measured seconds by node id at `batch` samples (NaN: keep the fallback's cost).
+    static CostTable fromMeasuredSeconds(const std::vector<double>& seconds, int batch, const CostTable& fallback,
+                                         const std::string& source);
+
     // Explicit seconds per sample for every node (hand-made and synthetic
     // graphs); every edge carries `edgeBytes` bytes per sample.
     static CostTable fromSeconds(const Topology& topo, const std::vector<double>& secondsPerSample,

@@ -1,0 +1,212 @@
+// ramiel bench MODEL.onnx: serial (1 and P threads) against the parallel
+// schedule, interleaved runs, medians and spread.
+// ramiel profile MODEL.onnx -o costs.json: the measured-cost table.
+#include "analysis.h"
+#include "commands.h"
+#include "format.h"
+
+#include "core/onnx/onnx_import.h"
+#include "core/report/schedule_json.h"
+#include "core/runtime/profiling.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+#include <unistd.h>
+
+namespace ramiel::cli {
+
+namespace {
+
+struct BenchOptions {
+    ModelOptions model;
+    CostOptions costs;
+    std::string algorithm = "linear";
+    int cores = 0;
+    int batch = 1;
+    int degree = 1;
+    int runs = 20;
+    bool json = false;
+    std::string output;  // profile
+};
+
+struct Series {
+    std::string name;
+    int threads;
+    int workers;
+    std::vector<double> seconds;
+};
+
+double quantile(std::vector<double> v, double q)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
+}
+
+void progress(int done, int total)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    const int width = 30, filled = total ? done * width / total : width;
+    std::fprintf(stderr, "\r  [%s%s] %d/%d runs", std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(width - filled), ' ').c_str(), done, total);
+    if (done == total)
+        std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+Command addBenchCommand(CLI::App& app)
+{
+    auto o = std::make_shared<BenchOptions>();
+    o->costs.costs = "measured";
+    CLI::App* sub = app.add_subcommand(
+        "bench", "Time serial (1 and P intra-op threads) against the parallel schedule, interleaved; medians and speedups");
+    addModelOptions(sub, o->model);
+    addCostOptions(sub, o->costs);
+    sub->add_option("-p,--cores", o->cores, "Workers P (default: this machine's cores)")->check(CLI::PositiveNumber);
+    sub->add_option("-b,--batch", o->batch, "Batch B in samples")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_option("-d,--degree", o->degree, "Hypercluster degree d (1..B)")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_option("-a,--algo", o->algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
+    sub->add_option("--runs", o->runs, "Timed runs of each configuration")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_flag("--json", o->json, "Print JSON");
+    return {sub, [o] {
+                findScheduler(o->algorithm);
+                const int P = o->cores > 0 ? o->cores : std::max(1, int(std::thread::hardware_concurrency()));
+                const bool measured = o->costs.costs == "measured";
+                CostOptions staticCosts = o->costs;
+                if (measured)
+                    staticCosts.costs = "static";
+                const auto a = loadAnalysis(o->model, staticCosts);
+                const auto compiled = runtime().compile(a->model);
+                SchedulingProblem p;
+                p.graph = &a->model.graph;
+                p.topo = &a->topo;
+                p.workers = P;
+                p.batch = o->batch;
+                p.degree = o->degree;
+                p.check();
+                if (measured) {
+                    // Per-node medians at the sub-batch size the copies run, one thread.
+                    const std::vector<int> sizes = p.subBatches();
+                    const int sub = *std::max_element(sizes.begin(), sizes.end());
+                    compiled->setInputs(compiled->randomInputs(sub, 1));
+                    const MeasuredCosts m = profileNodes(*compiled, a->model.graph.nodeCount(), sub, 10, 1);
+                    *a->costs = CostTable::fromMeasuredSeconds(m.nodeSeconds, sub, *a->costs, "measured");
+                }
+                p.costs = a->costs.get();
+                const Plan plan = planSchedule(p, o->algorithm);
+                compiled->setInputs(compiled->randomInputs(o->batch, 1));
+
+                std::vector<Series> series = {{"serial", 1, 1, {}}, {"serial", P, 1, {}}, {"parallel", 1, P, {}}};
+                std::vector<std::unique_ptr<Executor>> executors;
+                executors.push_back(compiled->serialExecutor(1));
+                executors.push_back(compiled->serialExecutor(P));
+                executors.push_back(compiled->parallelExecutor(plan.schedule, 1));
+                for (int w = 0; w < 3; ++w)
+                    for (auto& e : executors)
+                        e->run();
+                const int total = o->runs * int(executors.size());
+                for (int r = 0; r < o->runs; ++r)
+                    for (size_t k = 0; k < executors.size(); ++k) {
+                        series[k].seconds.push_back(executors[k]->run());
+                        progress(r * int(executors.size()) + int(k) + 1, total);
+                    }
+
+                const double serial1 = median(series[0].seconds), serialP = median(series[1].seconds),
+                             parallel = median(series[2].seconds);
+                const double best = std::min(serial1, serialP);
+                const double lowerBound = std::max(plan.span, plan.work / P);
+                const double bound = lowerBound > 0 ? plan.simulation.serial / lowerBound : 0;
+                if (o->json) {
+                    nlohmann::json runs = nlohmann::json::array();
+                    for (const Series& s : series) {
+                        nlohmann::json row = {{"configuration", s.name},
+                                              {"intra_op_threads", s.threads},
+                                              {"workers", s.workers},
+                                              {"median_ms", median(s.seconds) * 1e3},
+                                              {"p25_ms", quantile(s.seconds, 0.25) * 1e3},
+                                              {"p75_ms", quantile(s.seconds, 0.75) * 1e3},
+                                              {"min_ms", quantile(s.seconds, 0) * 1e3},
+                                              {"max_ms", quantile(s.seconds, 1) * 1e3}};
+                        if (s.name == "parallel") {
+                            row["speedup_vs_serial_1t"] = serial1 / parallel;
+                            row["speedup_vs_best_serial"] = best / parallel;
+                            row["simulated_ms"] = plan.simulation.makespan * 1e3;
+                        }
+                        runs.push_back(row);
+                    }
+                    std::cout << nlohmann::json{{"schema", "ramiel.bench/1"},
+                                                {"model", a->model.path},
+                                                {"algorithm", o->algorithm},
+                                                {"workers", P},
+                                                {"batch", o->batch},
+                                                {"degree", o->degree},
+                                                {"cost_source", a->costs->source()},
+                                                {"runs_each", o->runs},
+                                                {"speedup_bound", bound},
+                                                {"runs", runs}}
+                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                              << "\n";
+                    return 0;
+                }
+                std::cout << printable(a->model.path) << ": batch " << o->batch << ", " << o->runs
+                          << " interleaved runs each, " << a->costs->source() << " costs\n";
+                for (const Series& s : series) {
+                    char line[200];
+                    std::snprintf(line, sizeof line, "  %-9s %2d thread%s x %2d worker%s  median %9s  (p25 %s, p75 %s)\n",
+                                  s.name.c_str(), s.threads, s.threads == 1 ? " " : "s", s.workers,
+                                  s.workers == 1 ? " " : "s", formatSeconds(median(s.seconds)).c_str(),
+                                  formatSeconds(quantile(s.seconds, 0.25)).c_str(),
+                                  formatSeconds(quantile(s.seconds, 0.75)).c_str());
+                    std::cout << line;
+                }
+                std::cout << "  parallel (" << o->algorithm << ", P = " << P << ", d = " << o->degree
+                          << "): " << formatFixed(serial1 / parallel, 2) << "x over serial 1 thread (bound "
+                          << formatFixed(bound, 2) << "x), " << formatFixed(best / parallel, 2)
+                          << "x over the best serial\n";
+                std::cout << "  simulated makespan " << formatSeconds(plan.simulation.makespan) << ", measured "
+                          << formatSeconds(parallel) << " ("
+                          << formatFixed(100.0 * (plan.simulation.makespan - parallel) / parallel, 1) << "%)\n";
+                return 0;
+            }};
+}
+
+Command addProfileCommand(CLI::App& app)
+{
+    auto o = std::make_shared<BenchOptions>();
+    o->runs = 10;
+    CLI::App* sub = app.add_subcommand("profile", "Measure every node's time (median of serial runs) and write the "
+                                                  "table 'ramiel cluster --costs' reads");
+    addModelOptions(sub, o->model);
+    sub->add_option("-o,--output", o->output, "The JSON file to write")->required();
+    sub->add_option("-b,--batch", o->batch, "Samples per run")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_option("--threads", o->cores, "Intra-op threads (default 1: what each parallel worker uses)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("--runs", o->runs, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
+    return {sub, [o] {
+                ImportOptions importOptions;
+                for (const std::string& s : o->model.shapes)
+                    addInputShape(importOptions, s);
+                const Model model = loadOnnx(o->model.model, importOptions);
+                const auto compiled = runtime().compile(model);
+                compiled->setInputs(compiled->randomInputs(o->batch, 1));
+                const int threads = std::max(1, o->cores);
+                const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);
+                writeMeasuredCosts(o->output, model.graph, m);
+                double sum = 0;
+                for (double s : m.nodeSeconds)
+                    sum += s;
+                std::cout << printable(model.path) << ": " << model.graph.nodeCount() << " nodes, median run "
+                          << formatSeconds(m.medianTotal) << " (" << threads << " thread" << (threads == 1 ? "" : "s")
+                          << ", batch " << o->batch << ", " << o->runs << " runs); node medians sum to "
+                          << formatSeconds(sum) << "\n  wrote " << o->output << "\n";
+                return 0;
+            }};
+}
+
+}  // namespace ramiel::cli

@@ -1,0 +1,54 @@
+#include "core/runtime/profiling.h"
+
+#include "core/util/atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace ramiel {
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup)
+{
+    MeasuredCosts m;
+    m.batch = batch;
+    m.threads = threads;
+    m.runs = runs;
+    const auto executor = model.serialExecutor(threads);
+    for (int i = 0; i < warmup; ++i)
+        executor->run();
+    std::vector<std::vector<double>> perNode(nodeCount);
+    std::vector<double> totals;
+    RunProfile profile;
+    for (int i = 0; i < runs; ++i) {
+        executor->run(&profile);
+        totals.push_back(profile.totalSeconds);
+        for (size_t n = 0; n < nodeCount; ++n)
+            perNode[n].push_back(profile.nodeSeconds[n]);
+    }
+    for (auto& samples : perNode)
+        m.nodeSeconds.push_back(median(samples));
+    m.medianTotal = median(totals);
+    return m;
+}
+
+void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs)
+{
+    nlohmann::json nodes = nlohmann::json::object();
+    for (size_t n = 0; n < graph.nodeCount(); ++n)
+        nodes[graph.node(NodeId(n)).name] = costs.nodeSeconds[n];
+    const nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
+                              {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", nodes}};
+    writeFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace ramiel

@@ -1,0 +1,28 @@
+// Measured costs: per-node median times over repeated serial runs, written as
+// the table `ramiel cluster --costs FILE.json` reads (docs/scheduling.md).
+#pragma once
+
+#include "core/runtime/runtime.h"
+
+#include <string>
+#include <vector>
+
+namespace ramiel {
+
+struct MeasuredCosts {
+    int batch = 1;      // samples in the inputs measured
+    int threads = 1;    // intra-op threads
+    int runs = 0;
+    std::vector<double> nodeSeconds;  // median per node id
+    double medianTotal = 0;
+};
+
+// Runs `warmup` + `runs` serial runs of the model's current inputs.
+MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup = 2);
+
+// {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}}
+void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs);
+
+double median(std::vector<double> values);
+
+}  // namespace ramiel
