@@ -104,13 +104,20 @@ void registerNeuralKernels(KernelRegistry& r)
         const Node n = c.node;
         const int64_t groups = n.attrInt("group", 1);
         auto kernelAttr = n.attrInts("kernel_shape");
-        at::Tensor weight = c.isConstant(1) ? c.constants[1].contiguous() : at::Tensor();
+        // 2-D convolutions run channels-last: oneDNN's fast path, also on one thread,
+        // where libtorch 1.13 sends contiguous 1x1 convolutions to a slow im2col
+        // (docs/runtime.md has the measurements). Activations stay channels-last
+        // between convolutions; every other kernel follows the logical layout.
+        const bool channelsLast = c.inputRank(0) == 4;
+        at::Tensor weight = c.isConstant(1) ? (channelsLast ? c.constants[1].contiguous(at::MemoryFormat::ChannelsLast)
+                                                            : c.constants[1].contiguous())
+                                            : at::Tensor();
         at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor& w = weight.defined() ? weight : in[1];
             const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
             const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
-            at::Tensor x = in[0];
+            at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
             std::vector<int64_t> pad = win.padBegin;
             if (!win.symmetric()) {
                 x = at::constant_pad_nd(x, atenPads(win), 0.0);
