@@ -151,6 +151,36 @@ MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit)
         ++report.guidedMerges;
     }
 
+    // Within P, keep merging while it still lowers the simulated makespan: on
+    // graphs with little parallelism the hand-offs can cost more than they
+    // save, down to a single cluster (the serial schedule).
+    double current = sim.makespan(owner, k);
+    while (activeCount > 1) {
+        size_t light = k;
+        for (size_t c = 0; c < k; ++c)
+            if (active[c] && (light == k || load[c] < load[light]))
+                light = c;
+        size_t bestPartner = k;
+        double bestMakespan = current;
+        std::vector<int32_t> trial = owner;
+        for (size_t c = 0; c < k; ++c) {
+            if (!active[c] || c == light)
+                continue;
+            for (InstanceId i : members[light])
+                trial[size_t(i)] = int32_t(c);
+            const double m = sim.makespan(trial, k);
+            if (m < bestMakespan * (1 - 1e-9)) {
+                bestMakespan = m;
+                bestPartner = c;
+            }
+        }
+        if (bestPartner == k)
+            break;
+        moveAll(light, bestPartner);
+        current = bestMakespan;
+        ++report.guidedMerges;
+    }
+
     s.owner = owner;
     clustersFromOwners(s, int(k));
     return report;

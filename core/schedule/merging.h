@@ -18,7 +18,10 @@ struct MergeReport {
 // lane by lane, else one by one). Then, while more than `limit` remain, the
 // lightest cluster joins the one that gives the smallest simulated makespan
 // (all partners are tried when at most 17 clusters are left, else the 8 (over
-// 64 clusters: 2) whose busy intervals overlap it least). `s` must have no clones.
+// 64 clusters: 2) whose busy intervals overlap it least). Finally, merges that
+// still lower the makespan are made, possibly down to one cluster: a graph
+// whose hand-offs cost more than its parallelism saves runs serially.
+// `s` must have no clones.
 MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit);
 
 // Moves every item of cluster `from` into cluster `into` (kept in rank order);
