@@ -2,6 +2,7 @@
 // from the CLI (one line on stderr, a documented exit code). Never a crash.
 #include "core/onnx/onnx_import.h"
 #include "core/util/error.h"
+#include "core/util/npy.h"
 #include "core/util/text.h"
 #include "test_support.h"
 
@@ -131,6 +132,27 @@ private Q_SLOTS:
         QCOMPARE(QString(e.what()), QString("m.onnx: value 'a\\x0ab\\x00c\\x1b[31md\\xff' is bad"));
         QCOMPARE(printable("caf\xc3\xa9 \xe2\x86\x92 ok\\"), std::string("caf\xc3\xa9 \xe2\x86\x92 ok\\\\"));
         QCOMPARE(printable("\xc0\xaf"), std::string("\\xc0\\xaf"));  // overlong encoding
+    }
+
+    // Output file names come from the model: never a path, never hidden, never empty.
+    void outputFileNamesAreSanitized_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("file");
+        QTest::newRow("plain") << "logits" << "logits";
+        QTest::newRow("path") << "../../etc/passwd" << "_._.._etc_passwd";
+        QTest::newRow("slash") << "/abs/out" << "_abs_out";
+        QTest::newRow("dot") << "." << "_.";
+        QTest::newRow("dotdot") << ".." << "_..";
+        QTest::newRow("empty") << "" << "_";
+        QTest::newRow("unicode") << "caf\u00e9 out" << "caf__out";
+    }
+
+    void outputFileNamesAreSanitized()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, file);
+        QCOMPARE(QString::fromStdString(sanitizedFileName(name.toStdString())), file);
     }
 
     void usageErrors_data()

@@ -1,4 +1,5 @@
 // The ramiel CLI end to end: info (text and JSON), calibrate, help, version.
+#include "core/util/npy.h"
 #include "core/util/version.h"
 #include "test_support.h"
 
@@ -227,6 +228,80 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), 4);
         for (const auto& row : rows)
             QVERIFY(row.toObject()["valid"].toBool());
+    }
+
+    // run: outputs as .npy that read back to what was printed; inputs from .npy.
+    void runSavesOutputs()
+    {
+        QTemporaryDir dir;
+        const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
+        const auto r = test::runCli({"run", sample, "--save-outputs", dir.filePath("out"), "--seed", "5"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("logits  float[1x10]"), qPrintable(r.out));
+        const Tensor out = readNpy(dir.filePath("out/logits.npy").toStdString());
+        QCOMPARE(out.dims, (std::vector<int64_t>{1, 10}));
+        // The same run again gives the same bytes (seeded inputs, deterministic kernels).
+        const auto again = test::runCli({"run", sample, "--save-outputs", dir.filePath("again"), "--seed", "5"});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(readNpy(dir.filePath("again/logits.npy").toStdString()).data, out.data);
+        // A batch of 3 from a file.
+        Tensor image;
+        image.dtype = DataType::Float;
+        image.dims = {3, 3, 64, 64};
+        image.data.assign(size_t(3 * 3 * 64 * 64 * 4), '\0');
+        writeNpy(dir.filePath("image.npy").toStdString(), image);
+        const auto batch = test::runCli({"run", sample, "--input", "image=" + dir.filePath("image.npy")});
+        QCOMPARE(batch.exitCode, 0);
+        QVERIFY2(batch.out.contains("float[3x10]"), qPrintable(batch.out));
+    }
+
+    void runErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
+        QTest::newRow("unknown input") << QStringList{"run", sample, "--input", "nope=x.npy"} << 2 << "not a graph input";
+        QTest::newRow("missing npy") << QStringList{"run", sample, "--input", "image=/nonexistent.npy"} << 3 << "/nonexistent.npy";
+        QTest::newRow("not npy") << QStringList{"run", sample, "--input", "image=" + sample} << 2 << "not a NumPy .npy file";
+        QTest::newRow("unsupported op") << QStringList{"run", test::sourcePath("tests/data/bad/scan_missing_attribute.onnx")}
+                                        << 7 << "Scan (node 'Scan_0')";
+        QTest::newRow("unwritable output") << QStringList{"run", sample, "--save-outputs", "/proc/ramiel-no"} << 3
+                                           << "/proc/ramiel-no";
+    }
+
+    void runErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const auto r = test::runCli(args);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    }
+
+    // profile writes the table cluster --costs reads; bench --json has its documented keys.
+    void profileAndBench()
+    {
+        QTemporaryDir dir;
+        const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
+        const QString costs = dir.filePath("costs.json");
+        const auto p = test::runCli({"profile", sample, "-o", costs, "--runs", "3"});
+        QCOMPARE(p.exitCode, 0);
+        const auto c = test::runCli({"cluster", sample, "--costs", costs, "--machine", kMachine, "--json"});
+        QCOMPARE(c.exitCode, 0);
+        QVERIFY2(!c.err.contains("lacks"), qPrintable(c.err));  // every node was measured
+        const auto b = test::runCli({"bench", sample, "-p", "2", "--runs", "3", "--json", "--machine", kMachine});
+        QCOMPARE(b.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(b.out.toUtf8()).object();
+        const QJsonArray runs = j["runs"].toArray();
+        QCOMPARE(runs.size(), 3);
+        const QJsonObject parallel = runs[2].toObject();
+        QCOMPARE(parallel["configuration"].toString(), QString("parallel"));
+        QVERIFY(parallel["median_ms"].toDouble() > 0);
+        QCOMPARE(parallel["speedup_vs_serial_1t"].toDouble(),
+                 runs[0].toObject()["median_ms"].toDouble() / parallel["median_ms"].toDouble());
+        QVERIFY(parallel.contains("speedup_vs_best_serial"));
     }
 
     void unwritableCalibrationTarget()
