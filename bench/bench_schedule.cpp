@@ -72,14 +72,7 @@ int main(int argc, char** argv)
         models.push_back(std::move(l));
     }
     auto problem = [](const Loaded& l, int workers, int batch = 1, int degree = 1) {
-        SchedulingProblem p;
-        p.graph = &l.model.graph;
-        p.topo = &l.topo;
-        p.costs = l.costs.get();
-        p.workers = workers;
-        p.batch = batch;
-        p.degree = degree;
-        return p;
+        return SchedulingProblem::of(l.model.graph, l.topo, *l.costs, workers, batch, degree);
     };
 
     std::printf("Planning time, whole pipeline (median of 9), P = 4, batch 1:\n");
@@ -93,11 +86,7 @@ int main(int argc, char** argv)
         const SyntheticDag d = randomDag(10000, 42, 24, 3);
         const Topology topo = buildTopology(d.graph);
         const CostTable costs = CostTable::fromSeconds(topo, d.seconds, edges, 64 * 1024);
-        SchedulingProblem p;
-        p.graph = &d.graph;
-        p.topo = &topo;
-        p.costs = &costs;
-        p.workers = 8;
+        const SchedulingProblem p = SchedulingProblem::of(d.graph, topo, costs, 8);
         for (const SchedulerInfo& s : schedulers())
             std::printf("  synthetic DAG (10000 nodes, %zu edges) P = 8  %-7s %8.1f ms\n", topo.edgeCount,
                         s.name.c_str(), medianPlanSeconds(p, s.name, 3) * 1e3);

@@ -50,14 +50,7 @@ struct Loaded {
 
     Schedule plan(const std::string& algo, int workers, int batch, int degree) const
     {
-        SchedulingProblem p;
-        p.graph = &model.graph;
-        p.topo = &topo;
-        p.costs = costs.get();
-        p.workers = workers;
-        p.batch = batch;
-        p.degree = degree;
-        return planSchedule(p, algo).schedule;
+        return planSchedule(SchedulingProblem::of(model.graph, topo, *costs, workers, batch, degree), algo).schedule;
     }
 };
 
@@ -177,11 +170,7 @@ private Q_SLOTS:
         const Topology topo = buildTopology(m.graph);
         const CostTable costs =
             CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
-        SchedulingProblem p;
-        p.graph = &m.graph;
-        p.topo = &topo;
-        p.costs = &costs;
-        p.workers = 2;
+        const SchedulingProblem p = SchedulingProblem::of(m.graph, topo, costs, 2);
         const auto compiled = runtime().compile(m);
         Tensor x;
         x.dtype = DataType::Float;

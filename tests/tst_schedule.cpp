@@ -34,13 +34,7 @@ struct HandMade {
 
     SchedulingProblem problem(int workers, int batch = 1, int degree = 1, bool clone = true) const
     {
-        SchedulingProblem p;
-        p.graph = &spec.graph;
-        p.topo = &topo;
-        p.costs = costs.get();
-        p.workers = workers;
-        p.batch = batch;
-        p.degree = degree;
+        SchedulingProblem p = SchedulingProblem::of(spec.graph, topo, *costs, workers, batch, degree);
         p.clone = clone;
         return p;
     }
@@ -222,10 +216,7 @@ private Q_SLOTS:
         const Topology topo = buildTopology(m.graph);
         const CostTable costs =
             CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
-        SchedulingProblem p;
-        p.graph = &m.graph;
-        p.topo = &topo;
-        p.costs = &costs;
+        SchedulingProblem p = SchedulingProblem::of(m.graph, topo, costs, 1);
         const std::vector<std::pair<int, int>> batches = {{1, 1}, {8, 1}, {8, 2}, {8, 4}, {8, 8}};
         int plans = 0;
         double slowest = 0;
@@ -265,13 +256,9 @@ private Q_SLOTS:
             EdgeCostParameters e;
             e.latencySeconds = seed % 3 == 0 ? 0.0 : 20e-6;
             const CostTable costs = CostTable::fromSeconds(topo, d.seconds, e, 4096);
-            SchedulingProblem p;
-            p.graph = &d.graph;
-            p.topo = &topo;
-            p.costs = &costs;
-            p.workers = 1 + int(seed % 8);
-            p.batch = 1 + int(seed % 4);
-            p.degree = 1 + int(seed % p.batch);
+            const int batch = 1 + int(seed % 4);
+            SchedulingProblem p = SchedulingProblem::of(d.graph, topo, costs, 1 + int(seed % 8), batch,
+                                                        1 + int(seed % uint64_t(batch)));
             p.clone = seed % 2 == 0;
             for (const SchedulerInfo& info : schedulers()) {
                 if (nodes >= 2000 && info.name == "dsc" && p.degree > 1)

@@ -26,13 +26,18 @@ void addCostOptions(CLI::App* sub, CostOptions& o)
         ->check(CLI::NonNegativeNumber);
 }
 
-std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c)
+Model loadModel(const ModelOptions& m)
 {
-    auto a = std::make_unique<Analysis>();
     ImportOptions importOptions;
     for (const std::string& s : m.shapes)
         addInputShape(importOptions, s);
-    a->model = loadOnnx(m.model, importOptions);
+    return loadOnnx(m.model, importOptions);
+}
+
+std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c)
+{
+    auto a = std::make_unique<Analysis>();
+    a->model = loadModel(m);
     a->machine = obtainMachineConstants(m.machineFile);
     a->topo = buildTopology(a->model.graph);
     a->staticCosts = estimateCosts(a->model.graph);

@@ -41,6 +41,8 @@ struct Analysis {
     std::vector<std::string> missingMeasured;  // nodes a measured table lacks
 };
 
+// The model with the --shape fixes applied.
+Model loadModel(const ModelOptions& m);
 std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c);
 
 }  // namespace ramiel::cli

@@ -83,12 +83,7 @@ Command addBenchCommand(CLI::App& app)
                     staticCosts.costs = "static";
                 const auto a = loadAnalysis(o->model, staticCosts);
                 const auto compiled = runtime().compile(a->model);
-                SchedulingProblem p;
-                p.graph = &a->model.graph;
-                p.topo = &a->topo;
-                p.workers = P;
-                p.batch = o->batch;
-                p.degree = o->degree;
+                SchedulingProblem p = SchedulingProblem::of(a->model.graph, a->topo, *a->costs, P, o->batch, o->degree);
                 p.check();
                 if (measured) {
                     // Per-node medians at the sub-batch size the copies run, one thread.
@@ -98,7 +93,6 @@ Command addBenchCommand(CLI::App& app)
                     const MeasuredCosts m = profileNodes(*compiled, a->model.graph.nodeCount(), sub, 10, 1);
                     *a->costs = CostTable::fromMeasuredSeconds(m.nodeSeconds, sub, *a->costs, "measured");
                 }
-                p.costs = a->costs.get();
                 const Plan plan = planSchedule(p, o->algorithm);
                 compiled->setInputs(compiled->randomInputs(o->batch, 1));
 
@@ -189,10 +183,7 @@ Command addProfileCommand(CLI::App& app)
         ->check(CLI::PositiveNumber);
     sub->add_option("--runs", o->runs, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
     return {sub, [o] {
-                ImportOptions importOptions;
-                for (const std::string& s : o->model.shapes)
-                    addInputShape(importOptions, s);
-                const Model model = loadOnnx(o->model.model, importOptions);
+                const Model model = loadModel(o->model);
                 const auto compiled = runtime().compile(model);
                 compiled->setInputs(compiled->randomInputs(o->batch, 1));
                 const int threads = std::max(1, o->cores);

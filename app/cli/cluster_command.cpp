@@ -50,13 +50,8 @@ void addPlanOptions(CLI::App* sub, PlanOptions& o)
 
 SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
 {
-    SchedulingProblem p;
-    p.graph = &a.model.graph;
-    p.topo = &a.topo;
-    p.costs = a.costs.get();
-    p.workers = o.cores > 0 ? o.cores : defaultCores();
-    p.batch = o.batch;
-    p.degree = o.degree;
+    SchedulingProblem p = SchedulingProblem::of(a.model.graph, a.topo, *a.costs, o.cores > 0 ? o.cores : defaultCores(),
+                                                o.batch, o.degree);
     p.clone = !o.noClone;
     p.switching = !o.noSwitching;
     p.check();

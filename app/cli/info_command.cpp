@@ -1,4 +1,5 @@
 // ramiel info MODEL.onnx: the model summary and its graph metrics.
+#include "analysis.h"
 #include "commands.h"
 #include "format.h"
 
@@ -18,9 +19,7 @@ namespace ramiel::cli {
 namespace {
 
 struct InfoOptions {
-    std::string model;
-    std::vector<std::string> shapes;
-    std::string machineFile;
+    ModelOptions model;
     bool json = false;
     bool nodes = false;
 };
@@ -125,27 +124,20 @@ Command addInfoCommand(CLI::App& app)
 {
     auto opts = std::make_shared<InfoOptions>();
     CLI::App* sub = app.add_subcommand("info", "Print the model summary and its graph metrics");
-    sub->add_option("model", opts->model, "The .onnx file")->required();
+    addModelOptions(sub, opts->model);
     sub->add_flag("--json", opts->json, "Print JSON (schema in docs/json.md)");
-    sub->add_option("--shape", opts->shapes,
-                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
-    sub->add_option("--machine", opts->machineFile,
-                    "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
-                    "default: the calibration cached for this CPU");
     sub->add_flag("--nodes", opts->nodes, "Also list every node with its cost, t-level and b-level (text output)");
 
     return {sub, [opts] {
-                ImportOptions importOptions;
-                for (const std::string& s : opts->shapes)
-                    addInputShape(importOptions, s);
-                const Model model = loadOnnx(opts->model, importOptions);
-                const MachineConstants machine = obtainMachineConstants(opts->machineFile);
+                const Model model = loadModel(opts->model);
+                const MachineConstants machine = obtainMachineConstants(opts->model.machineFile);
                 const Topology topo = buildTopology(model.graph);
                 const std::vector<NodeCost> costs = estimateCosts(model.graph);
                 const std::vector<double> seconds = costSeconds(costs, machine);
                 const GraphMetrics metrics = computeMetrics(model.graph, topo, costs, seconds);
                 if (opts->json)
-                    std::cout << infoToJson(model, metrics, machine).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+                    std::cout << infoToJson(model, metrics, machine).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                              << "\n";
                 else
                     printText(model, metrics, machine, costs, seconds, opts->nodes);
                 return 0;

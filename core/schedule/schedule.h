@@ -29,6 +29,19 @@ struct SchedulingProblem {
     bool clone = true;   // run the cloning step
     bool switching = true;  // hypercluster switching (linear, d > 1)
 
+    static SchedulingProblem of(const Graph& graph, const Topology& topo, const CostTable& costs, int workers,
+                                int batch = 1, int degree = 1)
+    {
+        SchedulingProblem p;
+        p.graph = &graph;
+        p.topo = &topo;
+        p.costs = &costs;
+        p.workers = workers;
+        p.batch = batch;
+        p.degree = degree;
+        return p;
+    }
+
     size_t nodeCount() const { return topo->nodeCount(); }
     // Samples per copy: d parts summing to B, the first B mod d one larger.
     std::vector<int> subBatches() const;
