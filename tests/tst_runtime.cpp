@@ -89,7 +89,7 @@ private Q_SLOTS:
             for (int workers : {2, 4})
                 for (const SchedulerInfo& s : schedulers()) {
                     const Schedule schedule = l.plan(s.name, workers, batch, degree);
-                    l.compiled->parallelExecutor(schedule, 1)->run();
+                    l.compiled->parallelExecutor(schedule)->run();
                     const auto parallel = l.compiled->outputs();
                     const QString where = QString("%1 P=%2 B=%3 d=%4").arg(QString::fromStdString(s.name)).arg(workers).arg(batch).arg(degree);
                     QCOMPARE(parallel.size(), serial.size());
@@ -108,7 +108,7 @@ private Q_SLOTS:
     {
         Loaded l("googlenet");
         l.compiled->setInputs(l.compiled->randomInputs(1, 3));
-        const auto executor = l.compiled->parallelExecutor(l.plan("linear", 4, 1, 1), 1);
+        const auto executor = l.compiled->parallelExecutor(l.plan("linear", 4, 1, 1));
         executor->run();
         const std::vector<Tensor> first = l.compiled->outputs();
         QElapsedTimer timer;
@@ -183,7 +183,7 @@ private Q_SLOTS:
         shape.data.assign(reinterpret_cast<const char*>(bad), 16);
         compiled->setInputs({x, shape});
         for (const SchedulerInfo& s : schedulers()) {
-            const auto executor = compiled->parallelExecutor(planSchedule(p, s.name).schedule, 1);
+            const auto executor = compiled->parallelExecutor(planSchedule(p, s.name).schedule);
             for (int attempt = 0; attempt < 3; ++attempt) {  // and the executor stays usable
                 try {
                     executor->run();

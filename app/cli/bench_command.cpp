@@ -100,7 +100,10 @@ Command addBenchCommand(CLI::App& app)
                 std::vector<std::unique_ptr<Executor>> executors;
                 executors.push_back(compiled->serialExecutor(1));
                 executors.push_back(compiled->serialExecutor(P));
-                executors.push_back(compiled->parallelExecutor(plan.schedule, 1));
+                const std::vector<int> threads = threadsPerWorker(plan, *a->costs, P);
+                executors.push_back(compiled->parallelExecutor(plan.schedule, threads));
+                series[2].workers = int(plan.schedule.clusters.size());
+                series[2].threads = *std::max_element(threads.begin(), threads.end());
                 for (int w = 0; w < 3; ++w)
                     for (auto& e : executors)
                         e->run();

@@ -98,6 +98,18 @@ const SchedulerInfo& findScheduler(const std::string& name)
     throw Error(ErrorKind::Usage, {}, "unknown algorithm '" + name + "' (known: " + known + ")");
 }
 
+std::vector<int> threadsPerWorker(const Plan& plan, const CostTable& costs, int cores)
+{
+    const auto& clusters = plan.schedule.clusters;
+    std::vector<int> threads(clusters.size(), 1);
+    if (clusters.empty() || cores <= int(clusters.size()))
+        return threads;
+    const std::vector<double> loads = clusterLoads(plan.schedule, costs);
+    const size_t critical = size_t(std::max_element(loads.begin(), loads.end()) - loads.begin());
+    threads[critical] += cores - int(clusters.size());
+    return threads;
+}
+
 Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool withGantt)
 {
     const auto t0 = std::chrono::steady_clock::now();

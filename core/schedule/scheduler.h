@@ -48,6 +48,12 @@ struct Plan {
 
 Plan planSchedule(const SchedulingProblem& problem, const std::string& algorithm, bool withGantt = false);
 
+// Intra-op threads per worker for a plan on `cores` cores: one each, and the
+// cores no cluster uses go to the cluster with the largest load (the critical
+// one), which then runs its operators on several threads (a simple hybrid of
+// inter- and intra-operator parallelism).
+std::vector<int> threadsPerWorker(const Plan& plan, const CostTable& costs, int cores);
+
 // Linear clustering of one copy at `samples` per node, merged to at most
 // `workers` clusters; node lists heaviest first.
 std::vector<std::vector<NodeId>> clusterOneCopy(const CostTable& costs, int samples, int workers,

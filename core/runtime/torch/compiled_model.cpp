@@ -152,9 +152,10 @@ std::unique_ptr<Executor> TorchCompiledModel::serialExecutor(int intraOpThreads)
     return makeSerialExecutor(*this, intraOpThreads);
 }
 
-std::unique_ptr<Executor> TorchCompiledModel::parallelExecutor(const Schedule& schedule, int intraOpThreads)
+std::unique_ptr<Executor> TorchCompiledModel::parallelExecutor(const Schedule& schedule,
+                                                               const std::vector<int>& threadsPerWorker)
 {
-    return makeParallelExecutor(*this, schedule, intraOpThreads);
+    return makeParallelExecutor(*this, schedule, threadsPerWorker);
 }
 
 }  // namespace ramiel

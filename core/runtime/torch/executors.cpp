@@ -137,7 +137,8 @@ class ParallelExecutor final : public Executor {
     };
 
 public:
-    ParallelExecutor(TorchCompiledModel& m, const Schedule& s, int threads) : m_(m), schedule_(s), threads_(threads)
+    ParallelExecutor(TorchCompiledModel& m, const Schedule& s, const std::vector<int>& threads)
+        : m_(m), schedule_(s), threads_(threads)
     {
         const Graph& g = m.graph();
         const Validation v = validate(s, m.topology());
@@ -355,7 +356,7 @@ private:
 
     void workerLoop(size_t c)
     {
-        at::set_num_threads(std::max(1, threads_));
+        at::set_num_threads(c < threads_.size() ? std::max(1, threads_[c]) : 1);
         uint64_t seen = 0;
         while (true) {
             uint64_t gen;
@@ -384,7 +385,7 @@ private:
 
     TorchCompiledModel& m_;
     Schedule schedule_;
-    int threads_;
+    std::vector<int> threads_;
     std::vector<Slot> slots_;
     std::vector<Worker> workers_;
     std::vector<std::vector<at::Tensor>> slices_;  // [copy][input]
@@ -407,9 +408,10 @@ std::unique_ptr<Executor> makeSerialExecutor(TorchCompiledModel& model, int intr
     return std::make_unique<SerialExecutor>(model, intraOpThreads);
 }
 
-std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule, int intraOpThreads)
+std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule,
+                                               const std::vector<int>& threadsPerWorker)
 {
-    return std::make_unique<ParallelExecutor>(model, schedule, intraOpThreads);
+    return std::make_unique<ParallelExecutor>(model, schedule, threadsPerWorker);
 }
 
 }  // namespace ramiel

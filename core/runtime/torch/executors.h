@@ -10,6 +10,7 @@ namespace ramiel {
 class TorchCompiledModel;
 
 std::unique_ptr<Executor> makeSerialExecutor(TorchCompiledModel& model, int intraOpThreads);
-std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule, int intraOpThreads);
+std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule,
+                                               const std::vector<int>& threadsPerWorker);
 
 }  // namespace ramiel
