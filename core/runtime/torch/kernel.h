@@ -45,7 +45,7 @@ void registerShapeKernels(KernelRegistry& r);
 
 // Helpers shared by the kernel files.
 int64_t normalizeAxis(int64_t axis, int64_t rank);
-// Ints from input i if present (constant or not, read at run time by the caller), else the attribute.
+// The values of a small integer tensor (shapes, axes, pads); empty when undefined.
 std::vector<int64_t> intsOf(const at::Tensor& t);
 
 }  // namespace ramiel

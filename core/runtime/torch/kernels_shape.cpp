@@ -80,7 +80,7 @@ double sourceCoordinate(const std::string& mode, double o, double scale, int64_t
     return (o + 0.5) / scale - 0.5;  // half_pixel
 }
 
-int64_t nearestIndex(const std::string& mode, double x, bool downsampling)
+int64_t nearestIndex(const std::string& mode, double x)
 {
     if (mode == "floor")
         return int64_t(std::floor(x));
@@ -89,7 +89,6 @@ int64_t nearestIndex(const std::string& mode, double x, bool downsampling)
     const double fl = std::floor(x);
     if (x - fl == 0.5)
         return mode == "round_prefer_ceil" ? int64_t(fl) + 1 : int64_t(fl);
-    (void)downsampling;
     return int64_t(std::round(x));
 }
 
@@ -388,7 +387,7 @@ void registerShapeKernels(KernelRegistry& r)
                     std::vector<int64_t> idx(static_cast<size_t>(outSize));
                     for (int64_t o = 0; o < outSize; ++o) {
                         const double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
-                        idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x, scale < 1), 0, inSize - 1);
+                        idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x), 0, inSize - 1);
                     }
                     y = y.index_select(axis, at::tensor(idx, at::kLong));
                 } else if (mode == "cubic") {
