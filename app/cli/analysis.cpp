@@ -3,6 +3,9 @@
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace ramiel::cli {
 
 void addModelOptions(CLI::App* sub, ModelOptions& o)
@@ -49,6 +52,35 @@ std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions&
         table = CostTable::fromMeasured(c.costs, a->model.graph, a->topo, table, &a->missingMeasured);
     a->costs = std::make_unique<CostTable>(std::move(table));
     return a;
+}
+
+int coresOf(const PlanOptions& o) { return o.cores > 0 ? o.cores : std::max(1, int(std::thread::hardware_concurrency())); }
+
+void addPlanOptions(CLI::App* sub, PlanOptions& o)
+{
+    addModelOptions(sub, o.model);
+    addCostOptions(sub, o.costs);
+    sub->add_option("-p,--cores", o.cores, "Worker threads P (default: this machine's cores)")
+        ->check(CLI::PositiveNumber);
+    sub->add_option("-b,--batch", o.batch, "Batch B, in samples of the model's own input")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_option("-d,--degree", o.degree, "Hypercluster degree d: sub-batches run as graph copies (1..B)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    sub->add_flag("--no-clone", o.noClone, "Do not clone cheap nodes into consumer clusters");
+    sub->add_flag("--no-switching", o.noSwitching, "Hyperclustering without switching (cluster i of each copy on worker i)");
+    sub->add_flag("--json", o.json, "Print JSON (schema in docs/json.md)");
+}
+
+SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
+{
+    SchedulingProblem p = SchedulingProblem::of(a.model.graph, a.topo, *a.costs, coresOf(o),
+                                                o.batch, o.degree);
+    p.clone = !o.noClone;
+    p.switching = !o.noSwitching;
+    p.check();
+    return p;
 }
 
 }  // namespace ramiel::cli

@@ -4,7 +4,7 @@
 
 #include "core/analysis/metrics.h"
 #include "core/ir/topology.h"
-#include "core/schedule/cost_table.h"
+#include "core/schedule/schedule.h"
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +23,20 @@ struct ModelOptions {
 struct CostOptions {
     std::string costs = "static";  // or a measured-cost JSON file
     double latencyMicroseconds = 20;
+};
+
+// What cluster, compare and bench share: the model, costs and the problem.
+struct PlanOptions {
+    ModelOptions model;
+    CostOptions costs;
+    std::string algorithm = "linear";
+    int cores = 0;  // 0: this machine's cores
+    int batch = 1;
+    int degree = 1;
+    bool noClone = false;
+    bool noSwitching = false;
+    bool json = false;
+    bool gantt = false;
 };
 
 // Registers MODEL, --shape and --machine on a subcommand.
@@ -44,5 +58,12 @@ struct Analysis {
 // The model with the --shape fixes applied.
 Model loadModel(const ModelOptions& m);
 std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c);
+
+// Registers the model and cost options, -p, -b, -d, --no-clone, --no-switching, --json.
+void addPlanOptions(CLI::App* sub, PlanOptions& o);
+// P from --cores, or this machine's cores.
+int coresOf(const PlanOptions& o);
+// The scheduling problem the options describe; throws Error(Usage).
+SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o);
 
 }  // namespace ramiel::cli

@@ -22,15 +22,16 @@ namespace ramiel::cli {
 namespace {
 
 struct BenchOptions {
-    ModelOptions model;
-    CostOptions costs;
-    std::string algorithm = "linear";
-    int cores = 0;
-    int batch = 1;
-    int degree = 1;
+    PlanOptions plan;
     int runs = 20;
-    bool json = false;
-    std::string output;  // profile
+};
+
+struct ProfileOptions {
+    ModelOptions model;
+    std::string output;
+    int batch = 1;
+    int threads = 1;
+    int runs = 10;
 };
 
 struct Series {
@@ -62,29 +63,25 @@ void progress(int done, int total)
 
 Command addBenchCommand(CLI::App& app)
 {
-    auto o = std::make_shared<BenchOptions>();
-    o->costs.costs = "measured";
+    auto opts = std::make_shared<BenchOptions>();
+    PlanOptions& o = opts->plan;
+    o.costs.costs = "measured";
     CLI::App* sub = app.add_subcommand(
         "bench", "Time serial (1 and P intra-op threads) against the parallel schedule, interleaved; medians and speedups");
-    addModelOptions(sub, o->model);
-    addCostOptions(sub, o->costs);
-    sub->add_option("-p,--cores", o->cores, "Workers P (default: this machine's cores)")->check(CLI::PositiveNumber);
-    sub->add_option("-b,--batch", o->batch, "Batch B in samples")->capture_default_str()->check(CLI::PositiveNumber);
-    sub->add_option("-d,--degree", o->degree, "Hypercluster degree d (1..B)")->capture_default_str()->check(CLI::PositiveNumber);
-    sub->add_option("-a,--algo", o->algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
-    sub->add_option("--runs", o->runs, "Timed runs of each configuration")->capture_default_str()->check(CLI::PositiveNumber);
-    sub->add_flag("--json", o->json, "Print JSON");
-    return {sub, [o] {
-                findScheduler(o->algorithm);
-                const int P = o->cores > 0 ? o->cores : std::max(1, int(std::thread::hardware_concurrency()));
-                const bool measured = o->costs.costs == "measured";
-                CostOptions staticCosts = o->costs;
+    addPlanOptions(sub, o);
+    sub->add_option("-a,--algo", o.algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
+    sub->add_option("--runs", opts->runs, "Timed runs of each configuration")->capture_default_str()->check(CLI::PositiveNumber);
+    return {sub, [opts] {
+                const PlanOptions& o = opts->plan;
+                findScheduler(o.algorithm);
+                const int P = coresOf(o);
+                const bool measured = o.costs.costs == "measured";
+                CostOptions staticCosts = o.costs;
                 if (measured)
                     staticCosts.costs = "static";
-                const auto a = loadAnalysis(o->model, staticCosts);
+                const auto a = loadAnalysis(o.model, staticCosts);
                 const auto compiled = runtime().compile(a->model);
-                SchedulingProblem p = SchedulingProblem::of(a->model.graph, a->topo, *a->costs, P, o->batch, o->degree);
-                p.check();
+                const SchedulingProblem p = problemFor(*a, o);
                 if (measured) {
                     // Per-node medians at the sub-batch size the copies run, one thread.
                     const std::vector<int> sizes = p.subBatches();
@@ -93,8 +90,8 @@ Command addBenchCommand(CLI::App& app)
                     const MeasuredCosts m = profileNodes(*compiled, a->model.graph.nodeCount(), sub, 10, 1);
                     *a->costs = CostTable::fromMeasuredSeconds(m.nodeSeconds, sub, *a->costs, "measured");
                 }
-                const Plan plan = planSchedule(p, o->algorithm);
-                compiled->setInputs(compiled->randomInputs(o->batch, 1));
+                const Plan plan = planSchedule(p, o.algorithm);
+                compiled->setInputs(compiled->randomInputs(o.batch, 1));
 
                 std::vector<Series> series = {{"serial", 1, 1, {}}, {"serial", P, 1, {}}, {"parallel", 1, P, {}}};
                 std::vector<std::unique_ptr<Executor>> executors;
@@ -107,8 +104,8 @@ Command addBenchCommand(CLI::App& app)
                 for (int w = 0; w < 3; ++w)
                     for (auto& e : executors)
                         e->run();
-                const int total = o->runs * int(executors.size());
-                for (int r = 0; r < o->runs; ++r)
+                const int total = opts->runs * int(executors.size());
+                for (int r = 0; r < opts->runs; ++r)
                     for (size_t k = 0; k < executors.size(); ++k) {
                         series[k].seconds.push_back(executors[k]->run());
                         progress(r * int(executors.size()) + int(k) + 1, total);
@@ -119,7 +116,7 @@ Command addBenchCommand(CLI::App& app)
                 const double best = std::min(serial1, serialP);
                 const double lowerBound = std::max(plan.span, plan.work / P);
                 const double bound = lowerBound > 0 ? plan.simulation.serial / lowerBound : 0;
-                if (o->json) {
+                if (o.json) {
                     nlohmann::json runs = nlohmann::json::array();
                     for (const Series& s : series) {
                         nlohmann::json row = {{"configuration", s.name},
@@ -139,19 +136,19 @@ Command addBenchCommand(CLI::App& app)
                     }
                     std::cout << nlohmann::json{{"schema", "ramiel.bench/1"},
                                                 {"model", a->model.path},
-                                                {"algorithm", o->algorithm},
+                                                {"algorithm", o.algorithm},
                                                 {"workers", P},
-                                                {"batch", o->batch},
-                                                {"degree", o->degree},
+                                                {"batch", o.batch},
+                                                {"degree", o.degree},
                                                 {"cost_source", a->costs->source()},
-                                                {"runs_each", o->runs},
+                                                {"runs_each", opts->runs},
                                                 {"speedup_bound", bound},
                                                 {"runs", runs}}
                                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               << "\n";
                     return 0;
                 }
-                std::cout << printable(a->model.path) << ": batch " << o->batch << ", " << o->runs
+                std::cout << printable(a->model.path) << ": batch " << o.batch << ", " << opts->runs
                           << " interleaved runs each, " << a->costs->source() << " costs\n";
                 for (const Series& s : series) {
                     char line[200];
@@ -162,7 +159,7 @@ Command addBenchCommand(CLI::App& app)
                                   formatSeconds(quantile(s.seconds, 0.75)).c_str());
                     std::cout << line;
                 }
-                std::cout << "  parallel (" << o->algorithm << ", P = " << P << ", d = " << o->degree
+                std::cout << "  parallel (" << o.algorithm << ", P = " << P << ", d = " << o.degree
                           << "): " << formatFixed(serial1 / parallel, 2) << "x over serial 1 thread (bound "
                           << formatFixed(bound, 2) << "x), " << formatFixed(best / parallel, 2)
                           << "x over the best serial\n";
@@ -175,21 +172,20 @@ Command addBenchCommand(CLI::App& app)
 
 Command addProfileCommand(CLI::App& app)
 {
-    auto o = std::make_shared<BenchOptions>();
-    o->runs = 10;
+    auto o = std::make_shared<ProfileOptions>();
     CLI::App* sub = app.add_subcommand("profile", "Measure every node's time (median of serial runs) and write the "
                                                   "table 'ramiel cluster --costs' reads");
     addModelOptions(sub, o->model);
     sub->add_option("-o,--output", o->output, "The JSON file to write")->required();
     sub->add_option("-b,--batch", o->batch, "Samples per run")->capture_default_str()->check(CLI::PositiveNumber);
-    sub->add_option("--threads", o->cores, "Intra-op threads (default 1: what each parallel worker uses)")
+    sub->add_option("--threads", o->threads, "Intra-op threads (default 1: what each parallel worker uses)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--runs", o->runs, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
     return {sub, [o] {
                 const Model model = loadModel(o->model);
                 const auto compiled = runtime().compile(model);
                 compiled->setInputs(compiled->randomInputs(o->batch, 1));
-                const int threads = std::max(1, o->cores);
+                const int threads = o->threads;
                 const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);
                 writeMeasuredCosts(o->output, model.graph, m);
                 double sum = 0;

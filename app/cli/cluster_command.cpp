@@ -10,53 +10,10 @@
 
 #include <algorithm>
 #include <iostream>
-#include <thread>
 
 namespace ramiel::cli {
 
 namespace {
-
-struct PlanOptions {
-    ModelOptions model;
-    CostOptions costs;
-    std::string algorithm = "linear";
-    int cores = 0;
-    int batch = 1;
-    int degree = 1;
-    bool noClone = false;
-    bool noSwitching = false;
-    bool json = false;
-    bool gantt = false;
-};
-
-int defaultCores() { return std::max(1, int(std::thread::hardware_concurrency())); }
-
-void addPlanOptions(CLI::App* sub, PlanOptions& o)
-{
-    addModelOptions(sub, o.model);
-    addCostOptions(sub, o.costs);
-    sub->add_option("-p,--cores", o.cores, "Worker threads P (default: this machine's cores)")
-        ->check(CLI::PositiveNumber);
-    sub->add_option("-b,--batch", o.batch, "Batch B, in samples of the model's own input")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    sub->add_option("-d,--degree", o.degree, "Hypercluster degree d: sub-batches run as graph copies (1..B)")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    sub->add_flag("--no-clone", o.noClone, "Do not clone cheap nodes into consumer clusters");
-    sub->add_flag("--no-switching", o.noSwitching, "Hyperclustering without switching (cluster i of each copy on worker i)");
-    sub->add_flag("--json", o.json, "Print JSON (schema in docs/json.md)");
-}
-
-SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
-{
-    SchedulingProblem p = SchedulingProblem::of(a.model.graph, a.topo, *a.costs, o.cores > 0 ? o.cores : defaultCores(),
-                                                o.batch, o.degree);
-    p.clone = !o.noClone;
-    p.switching = !o.noSwitching;
-    p.check();
-    return p;
-}
 
 void warnMissing(const Analysis& a)
 {
