@@ -136,7 +136,7 @@ private Q_SLOTS:
         p.start(test::cliPath(), {"info", test::sourcePath("resources/models/inception_sample.onnx"), "--json"});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 0);
-        QVERIFY(QFile::exists(dir.filePath("cache/machine.json")));
+        QVERIFY(QFile::exists(dir.filePath("cache/machine-v2.json")));
     }
 
     void clusterJson()

@@ -24,8 +24,8 @@ void addCostOptions(CLI::App* sub, CostOptions& o)
                     "Node costs: 'static' (cost model) or a measured-cost JSON file (docs/scheduling.md)")
         ->capture_default_str();
     sub->add_option("--latency", o.latencyMicroseconds,
-                    "Fixed cost of a value crossing clusters, in microseconds (plus bytes / bandwidth)")
-        ->capture_default_str()
+                    "Fixed cost of a value crossing clusters, in microseconds (plus bytes / bandwidth); "
+                    "default: the hand-off time calibrated for this machine")
         ->check(CLI::NonNegativeNumber);
 }
 
@@ -45,7 +45,7 @@ std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions&
     a->topo = buildTopology(a->model.graph);
     a->staticCosts = estimateCosts(a->model.graph);
     EdgeCostParameters edges;
-    edges.latencySeconds = c.latencyMicroseconds * 1e-6;
+    edges.latencySeconds = c.latencyMicroseconds >= 0 ? c.latencyMicroseconds * 1e-6 : a->machine.handoffSeconds;
     edges.bytesPerSecond = a->machine.bytesPerSecond;
     CostTable table = CostTable::fromStatic(a->model.graph, a->topo, a->staticCosts, a->machine, edges);
     if (c.costs != "static")

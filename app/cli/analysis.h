@@ -22,7 +22,7 @@ struct ModelOptions {
 
 struct CostOptions {
     std::string costs = "static";  // or a measured-cost JSON file
-    double latencyMicroseconds = 20;
+    double latencyMicroseconds = -1;  // < 0: the machine's measured hand-off
 };
 
 // What cluster, compare and bench share: the model, costs and the problem.

@@ -29,7 +29,8 @@ Command addCalibrateCommand(CLI::App& app)
                     "Write the constants to this file instead of the cache (use it with --machine)");
     sub->add_flag("--json", opts->json, "Print JSON");
     return {sub, [opts] {
-                const CalibrationDetail d = runtime().calibrate();
+                CalibrationDetail d = runtime().calibrate();
+                d.constants.handoffSeconds = measureHandoffSeconds();
                 const std::string target = opts->output.empty() ? defaultMachineCachePath() : opts->output;
                 if (!target.empty())
                     saveMachineConstants(d.constants, target);
@@ -38,6 +39,7 @@ Command addCalibrateCommand(CLI::App& app)
                     std::cout << nlohmann::json{{"flops_per_second", m.flopsPerSecond},
                                                 {"bytes_per_second", m.bytesPerSecond},
                                                 {"overhead_seconds", m.overheadSeconds},
+                                                {"handoff_seconds", m.handoffSeconds},
                                                 {"cpu", m.cpu},
                                                 {"measured_at", m.measuredAt},
                                                 {"saved_to", target}}
@@ -51,6 +53,8 @@ Command addCalibrateCommand(CLI::App& app)
                           << "bandwidth      " << formatQuantity(m.bytesPerSecond, "B/s") << "  (copy of "
                           << formatQuantity(d.copyBytes / 2, "B") << ", 1 thread)\n"
                           << "overhead       " << formatSeconds(m.overheadSeconds) << " per operator\n"
+                          << "hand-off       " << formatSeconds(m.handoffSeconds)
+                          << " to pass a value to a sleeping thread (cross-cluster edge latency)\n"
                           << "saved to       " << (target.empty() ? "(nowhere: no cache folder)" : target) << "\n";
                 return 0;
             }};

@@ -5,11 +5,48 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 
 namespace ramiel {
+
+double measureHandoffSeconds(int rounds)
+{
+    std::mutex m;
+    std::condition_variable cv;
+    int turn = 0;  // even: main's turn, odd: the partner's
+    std::thread partner([&] {
+        for (int i = 0; i < rounds; ++i) {
+            std::unique_lock<std::mutex> lock(m);
+            cv.wait(lock, [&] { return turn == 2 * i + 1; });
+            ++turn;
+            lock.unlock();
+            cv.notify_all();
+        }
+    });
+    std::vector<double> trips;
+    for (int i = 0; i < rounds; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            std::lock_guard<std::mutex> lock(m);
+            ++turn;
+        }
+        cv.notify_all();
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return turn == 2 * i + 2; });
+        trips.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    partner.join();
+    std::nth_element(trips.begin(), trips.begin() + trips.size() / 2, trips.end());
+    return trips[trips.size() / 2] / 2;
+}
 
 std::string cpuModelName()
 {
@@ -30,11 +67,11 @@ std::string defaultMachineCachePath()
 {
     namespace fs = std::filesystem;
     if (const char* d = std::getenv("RAMIEL_CACHE_DIR"); d && *d)
-        return (fs::path(d) / "machine.json").string();
+        return (fs::path(d) / "machine-v2.json").string();
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-        return (fs::path(x) / "ramiel" / "machine.json").string();
+        return (fs::path(x) / "ramiel" / "machine-v2.json").string();
     if (const char* h = std::getenv("HOME"); h && *h)
-        return (fs::path(h) / ".cache" / "ramiel" / "machine.json").string();
+        return (fs::path(h) / ".cache" / "ramiel" / "machine-v2.json").string();
     return {};
 }
 
@@ -50,6 +87,7 @@ MachineConstants loadMachineConstants(const std::string& path)
         m.flopsPerSecond = j.at("flops_per_second").get<double>();
         m.bytesPerSecond = j.at("bytes_per_second").get<double>();
         m.overheadSeconds = j.at("overhead_seconds").get<double>();
+        m.handoffSeconds = j.value("handoff_seconds", m.handoffSeconds);
         m.cpu = j.value("cpu", std::string());
         m.measuredAt = j.value("measured_at", std::string());
         m.source = path;
@@ -84,6 +122,7 @@ void saveMachineConstants(const MachineConstants& m, const std::string& path)
         {"flops_per_second", m.flopsPerSecond},
         {"bytes_per_second", m.bytesPerSecond},
         {"overhead_seconds", m.overheadSeconds},
+        {"handoff_seconds", m.handoffSeconds},
         {"cpu", m.cpu},
         {"measured_at", m.measuredAt},
     };

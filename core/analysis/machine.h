@@ -14,10 +14,15 @@ struct MachineConstants {
     double flopsPerSecond = 50e9;
     double bytesPerSecond = 10e9;
     double overheadSeconds = 2e-6;
+    double handoffSeconds = 20e-6;   // one value passed between two threads (a cross-cluster edge's fixed cost)
     std::string source = "default";  // "default", "calibrated", or the file they came from
     std::string cpu;                 // the processor they were measured on
     std::string measuredAt;          // ISO date of the calibration
 };
+
+// Median time to hand a value from one thread to another that sleeps on a
+// condition variable, as the parallel executor does: half a ping-pong round trip.
+double measureHandoffSeconds(int rounds = 2000);
 
 // The processor's model name from /proc/cpuinfo ("unknown" elsewhere).
 std::string cpuModelName();
@@ -31,7 +36,7 @@ struct CalibrationDetail {
     double copySeconds = 0;  // median
 };
 
-// $RAMIEL_CACHE_DIR, else $XDG_CACHE_HOME/ramiel, else ~/.cache/ramiel, + "/machine.json".
+// $RAMIEL_CACHE_DIR, else $XDG_CACHE_HOME/ramiel, else ~/.cache/ramiel, + "/machine-v2.json" (v2: with the hand-off time).
 std::string defaultMachineCachePath();
 
 // Reads constants from a JSON file written by saveMachineConstants (or by

@@ -62,6 +62,7 @@ MachineConstants obtainMachineConstants(const std::string& overridePath)
     if (auto cached = loadCachedMachineConstants(cache))
         return *cached;
     MachineConstants m = runtime().calibrate().constants;
+    m.handoffSeconds = measureHandoffSeconds();
     if (!cache.empty()) {
         try {
             saveMachineConstants(m, cache);
