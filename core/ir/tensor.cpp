@@ -111,30 +111,18 @@ std::optional<std::vector<double>> Tensor::toDoubles() const
     if (n < 0 || static_cast<int64_t>(data.size()) != n * elementSize(dtype))
         return std::nullopt;
     std::vector<double> out(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-        switch (dtype) {
-        case DataType::Float: out[size_t(i)] = at<float>(i); break;
-        case DataType::Double: out[size_t(i)] = at<double>(i); break;
-        default: {
-            if (dtype == DataType::UInt64) {
-                out[size_t(i)] = double(at<uint64_t>(i));
-                break;
-            }
-            if (dtype == DataType::Int64) {
-                out[size_t(i)] = double(at<int64_t>(i));
-                break;
-            }
-            static thread_local Tensor one;
-            one.dtype = dtype;
-            one.dims = {};
-            one.data.assign(data, size_t(i) * size_t(elementSize(dtype)), size_t(elementSize(dtype)));
-            const auto v = one.toInt64s();
-            if (!v)
-                return std::nullopt;
-            out[size_t(i)] = double((*v)[0]);
-        }
-        }
+    if (dtype == DataType::Float || dtype == DataType::Double || dtype == DataType::UInt64) {
+        for (int64_t i = 0; i < n; ++i)
+            out[size_t(i)] = dtype == DataType::Float    ? double(at<float>(i))
+                             : dtype == DataType::Double ? at<double>(i)
+                                                         : double(at<uint64_t>(i));
+        return out;
     }
+    const auto ints = toInt64s();  // the other integer and bool types
+    if (!ints)
+        return std::nullopt;
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = double((*ints)[i]);
     return out;
 }
 
