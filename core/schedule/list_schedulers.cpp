@@ -22,6 +22,22 @@ void rankByStart(Schedule& s, const std::vector<double>& start)
         s.rank[size_t(order[r])] = int32_t(r);
 }
 
+// When all of v's inputs can be in place on `place` (a cluster or worker):
+// a predecessor placed there is ready at its finish, any other one hands off.
+// kNone as `place` gives the start of v alone, every input handed off.
+double dataReady(const Schedule& s, const CostTable& costs, InstanceId v, const std::vector<double>& finish,
+                 const std::vector<int32_t>& placement, int32_t place)
+{
+    const NodeId n = s.node(v);
+    const auto& preds = costs.topology().preds[size_t(n)];
+    double t = 0;
+    for (size_t k = 0; k < preds.size(); ++k) {
+        const InstanceId p = s.instance(preds[k], s.copy(v));
+        t = std::max(t, finish[size_t(p)] + (placement[size_t(p)] == place ? 0.0 : costs.predEdge(n, k, s.samples(v))));
+    }
+    return t;
+}
+
 // b-level of every instance with all edges cut (edge costs counted).
 std::vector<double> blevels(const Schedule& s, const CostTable& costs)
 {
@@ -58,14 +74,7 @@ Schedule dscSchedule(const SchedulingProblem& p)
 
     using Item = std::pair<double, int32_t>;  // (-priority, rank): max priority, then earliest rank
     std::priority_queue<Item, std::vector<Item>, std::greater<>> free;
-    auto tlevelAlone = [&](InstanceId v) {
-        double t = 0;
-        const NodeId n = s.node(v);
-        const auto& preds = topo.preds[size_t(n)];
-        for (size_t k = 0; k < preds.size(); ++k)
-            t = std::max(t, finish[size_t(s.instance(preds[k], s.copy(v)))] + costs.predEdge(n, k, s.samples(v)));
-        return t;
-    };
+    auto tlevelAlone = [&](InstanceId v) { return dataReady(s, costs, v, finish, cluster, kNone); };
     std::vector<InstanceId> byRank(total);
     for (size_t i = 0; i < total; ++i) {
         unscheduledPreds[i] = int(topo.preds[size_t(s.node(InstanceId(i)))].size());
@@ -87,11 +96,7 @@ Schedule dscSchedule(const SchedulingProblem& p)
         double bestStart = alone;
         for (size_t k = 0; k < preds.size(); ++k) {
             const int32_t c = cluster[size_t(s.instance(preds[k], copy))];
-            double t = clusterReady[size_t(c)];
-            for (size_t q = 0; q < preds.size(); ++q) {
-                const InstanceId pi = s.instance(preds[q], copy);
-                t = std::max(t, finish[size_t(pi)] + (cluster[size_t(pi)] == c ? 0.0 : costs.predEdge(n, q, s.samples(v))));
-            }
+            const double t = std::max(clusterReady[size_t(c)], dataReady(s, costs, v, finish, cluster, c));
             if (t < bestStart || (t <= bestStart && bestCluster < 0)) {
                 bestStart = t;
                 bestCluster = c;
@@ -121,7 +126,6 @@ Schedule heftSchedule(const SchedulingProblem& p)
 {
     Schedule s = emptySchedule(p, "heft");
     const CostTable& costs = *p.costs;
-    const Topology& topo = *p.topo;
     const size_t total = s.instanceCount();
     const std::vector<double> upward = blevels(s, costs);
     std::vector<InstanceId> order(total);
@@ -138,17 +142,11 @@ Schedule heftSchedule(const SchedulingProblem& p)
     std::vector<std::vector<std::pair<double, double>>> busy(size_t(p.workers));  // sorted intervals
     for (InstanceId v : order) {
         const NodeId n = s.node(v);
-        const int copy = s.copy(v);
         const double w = costs.node(n, s.samples(v));
-        const auto& preds = topo.preds[size_t(n)];
         double bestFinish = -1, bestStart = 0;
         int bestWorker = 0;
         for (int q = 0; q < p.workers; ++q) {
-            double ready = 0;
-            for (size_t k = 0; k < preds.size(); ++k) {
-                const InstanceId pi = s.instance(preds[k], copy);
-                ready = std::max(ready, finish[size_t(pi)] + (worker[size_t(pi)] == q ? 0.0 : costs.predEdge(n, k, s.samples(v))));
-            }
+            const double ready = dataReady(s, costs, v, finish, worker, q);
             // Earliest gap of length w at or after `ready`.
             double t = ready;
             for (const auto& [b, e] : busy[size_t(q)]) {
