@@ -9,7 +9,7 @@ packages=(
   # build
   cmake g++ pkg-config ninja-build ccache
   # libraries
-  qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgraphviz-dev
   libtorch-dev libopenblas0-openmp

@@ -1,0 +1,87 @@
+// ramiel-studio: opens a model (the bundled sample on first start) in the main window.
+#include "main_window.h"
+
+#include "views/studio_session.h"
+
+#include "core/util/version.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QScreen>
+#include <QSettings>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+QString bundledSample()
+{
+    const QString installed =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral(RAMIEL_INSTALLED_SAMPLE));
+    if (QFileInfo::exists(installed))
+        return QDir::cleanPath(installed);
+    return QStringLiteral(RAMIEL_SAMPLE_MODEL);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Ramiel"));
+    QApplication::setApplicationName(QStringLiteral("Ramiel Studio"));
+    QApplication::setApplicationVersion(QString::fromLatin1(ramiel::kVersion));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Ramiel Studio: see and exploit the task parallelism of ONNX models."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The .onnx file to open"), QStringLiteral("[model]"));
+    const QCommandLineOption machine(QStringLiteral("machine"),
+                                     QStringLiteral("Machine constants for the cost model (JSON from 'ramiel calibrate -o')"),
+                                     QStringLiteral("file"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Save a screenshot of the window once the model is shown, then quit"),
+                                        QStringLiteral("png"));
+    const QCommandLineOption workers(QStringLiteral("workers"), QStringLiteral("Workers P to schedule for"),
+                                     QStringLiteral("P"));
+    parser.addOption(machine);
+    parser.addOption(screenshot);
+    parser.addOption(workers);
+    parser.process(app);
+
+    ramiel::studio::MainWindow window;
+    if (parser.isSet(machine))
+        window.session()->setMachineFile(parser.value(machine));
+    if (parser.isSet(workers)) {
+        ramiel::studio::ScheduleSettings s = window.session()->settings();
+        s.workers = std::max(1, parser.value(workers).toInt());
+        window.session()->setSettings(s);
+    }
+    window.show();
+
+    QString model = parser.positionalArguments().value(0);
+    QSettings settings;
+    if (model.isEmpty() && !settings.value(QStringLiteral("app/started"), false).toBool())
+        model = bundledSample();
+    settings.setValue(QStringLiteral("app/started"), true);
+    if (!model.isEmpty())
+        window.openFile(model);
+
+    if (parser.isSet(screenshot)) {
+        const QString out = parser.value(screenshot);
+        QObject::connect(&window, &ramiel::studio::MainWindow::modelReady, &app, [&window, out](bool ok) {
+            // Let the first frames paint, then capture the whole window.
+            QTimer::singleShot(800, &window, [&window, out, ok] {
+                const bool saved = window.grab().save(out);
+                std::fprintf(stderr, "ramiel-studio: %s %s\n", saved ? "wrote" : "could not write",
+                             out.toLocal8Bit().constData());
+                QApplication::exit(ok && saved ? 0 : 1);
+            });
+        });
+    }
+    return app.exec();
+}

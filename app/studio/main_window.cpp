@@ -1,0 +1,434 @@
+#include "main_window.h"
+
+#include "views/compare_view.h"
+#include "views/find_bar.h"
+#include "views/graph_scene.h"
+#include "views/graph_view.h"
+#include "views/graph_export.h"
+#include "views/metrics_panel.h"
+#include "views/properties_panel.h"
+#include "views/run_panel.h"
+#include "views/schedule_charts.h"
+#include "views/studio_session.h"
+#include "views/teaching_panel.h"
+#include "views/tuning_panel.h"
+
+#include "core/util/version.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace ramiel::studio {
+namespace {
+constexpr int kMaxRecent = 8;
+}
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), session_(new StudioSession(this)), scene_(new GraphScene(this)),
+      view_(new GraphView(scene_, this)), findBar_(new FindBar(this)), tabs_(new QTabWidget(this)),
+      tuning_(new TuningPanel(session_, this)), metrics_(new MetricsPanel(this)),
+      properties_(new PropertiesPanel(this)), loads_(new LoadsChart(this)), gantt_(new GanttChart(this)),
+      run_(new RunPanel(session_, this)), compare_(new CompareView(session_, this)),
+      teaching_(new TeachingPanel(session_, scene_, this)), modelLabel_(new QLabel(this)),
+      zoomLabel_(new QLabel(this)), progress_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
+{
+    setWindowTitle(tr("Ramiel Studio"));
+    setAcceptDrops(true);
+    setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+
+    auto* graphPage = new QWidget(this);
+    auto* graphLayout = new QVBoxLayout(graphPage);
+    graphLayout->setContentsMargins(0, 0, 0, 0);
+    graphLayout->setSpacing(0);
+    graphLayout->addWidget(findBar_);
+    graphLayout->addWidget(view_, 1);
+    findBar_->hide();
+    tabs_->addTab(graphPage, tr("Graph"));
+    tabs_->addTab(compare_, tr("Compare"));
+    tabs_->setDocumentMode(true);
+    setCentralWidget(tabs_);
+
+    createDocks();
+    createActions();
+
+    progress_->setRange(0, 0);
+    progress_->setMaximumWidth(160);
+    progress_->hide();
+    cancel_->hide();
+    statusBar()->addWidget(modelLabel_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    statusBar()->addPermanentWidget(zoomLabel_);
+    zoomLabel_->setText(QStringLiteral("100%"));
+    modelLabel_->setText(tr("No model. Open one with File > Open (Ctrl+O) or drop an .onnx file here."));
+
+    connect(cancel_, &QPushButton::clicked, session_, &StudioSession::cancel);
+    connect(session_, &StudioSession::busyChanged, this, &MainWindow::onBusy);
+    connect(session_, &StudioSession::modelChanged, this, &MainWindow::onModelChanged);
+    connect(session_, &StudioSession::layoutChanged, this, [this] {
+        scene_->setGraph(session_->prepared(), session_->layout());
+        scene_->setAnalysis(session_->analysis());
+        view_->showReadable();
+    });
+    connect(session_, &StudioSession::analysisChanged, this, &MainWindow::onAnalysisChanged);
+    connect(session_, &StudioSession::failed, this, &MainWindow::showError);
+    connect(scene_, &GraphScene::nodeSelected, properties_, &PropertiesPanel::showNode);
+    connect(findBar_, &FindBar::nodeFound, this, [this](NodeId n) {
+        scene_->selectNode(n);
+        view_->centerOnNode(n);
+    });
+    connect(gantt_, &GanttChart::nodeClicked, this, [this](int n) {
+        tabs_->setCurrentIndex(0);
+        scene_->selectNode(n);
+        view_->centerOnNode(n);
+    });
+    connect(view_, &GraphView::zoomChanged, this,
+            [this](double z) { zoomLabel_->setText(QStringLiteral("%1%").arg(qRound(z * 100))); });
+    connect(run_, &RunPanel::runFigures, metrics_, &MetricsPanel::setRunFigures);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    applyTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
+    if (!settings.contains(QStringLiteral("window/geometry")))
+        resize(1440, 900);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks()
+{
+    auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget* tuning = dock(tuning_, tr("Tuning"), QStringLiteral("tuning"), Qt::LeftDockWidgetArea);
+    QDockWidget* teaching = dock(teaching_, tr("Teaching"), QStringLiteral("teaching"), Qt::LeftDockWidgetArea);
+    QDockWidget* metrics = dock(metrics_, tr("Metrics"), QStringLiteral("metrics"), Qt::RightDockWidgetArea);
+    QDockWidget* props = dock(properties_, tr("Properties"), QStringLiteral("properties"), Qt::RightDockWidgetArea);
+    QDockWidget* gantt = dock(gantt_, tr("Gantt (simulated)"), QStringLiteral("gantt"), Qt::BottomDockWidgetArea);
+    QDockWidget* loads = dock(loads_, tr("Cluster loads"), QStringLiteral("loads"), Qt::BottomDockWidgetArea);
+    QDockWidget* run = dock(run_, tr("Run"), QStringLiteral("run"), Qt::BottomDockWidgetArea);
+    splitDockWidget(tuning, teaching, Qt::Vertical);
+    splitDockWidget(metrics, props, Qt::Vertical);
+    splitDockWidget(gantt, loads, Qt::Horizontal);
+    tabifyDockWidget(loads, run);
+    loads->raise();
+    resizeDocks({tuning, metrics}, {250, 340}, Qt::Horizontal);
+    resizeDocks({gantt}, {230}, Qt::Vertical);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    updateRecentMenu();
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    QAction* exportSvg = exportMenu->addAction(tr("Graph as &SVG..."), this, [this] { exportImageDialog("svg"); });
+    exportSvg->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportMenu->addAction(tr("Graph as &PNG..."), this, [this] { exportImageDialog("png"); });
+    exportMenu->addAction(tr("Metrics and schedule as &JSON..."), this, &MainWindow::exportJsonDialog);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find..."), findBar_, &FindBar::activate);
+    find->setShortcut(QKeySequence::Find);
+    QAction* next = edit->addAction(tr("Find &Next"), findBar_, &FindBar::next);
+    next->setShortcut(QKeySequence::FindNext);
+    QAction* prev = edit->addAction(tr("Find &Previous"), findBar_, &FindBar::previous);
+    prev->setShortcut(QKeySequence::FindPrevious);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    QAction* zoomIn = viewMenu_->addAction(tr("Zoom &In"), view_, &GraphView::zoomIn);
+    zoomIn->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence::ZoomIn});
+    QAction* zoomOut = viewMenu_->addAction(tr("Zoom &Out"), view_, &GraphView::zoomOut);
+    zoomOut->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence::ZoomOut});
+    QAction* fit = viewMenu_->addAction(tr("&Fit to Window"), view_, &GraphView::fitToWindow);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* actual = viewMenu_->addAction(tr("&Actual Size (100%)"), view_, &GraphView::actualSize);
+    actual->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    viewMenu_->addSeparator();
+
+    QMenu* colors = viewMenu_->addMenu(tr("&Color By"));
+    auto* group = new QActionGroup(this);
+    auto colorAction = [&](const QString& text, ColorMode mode, const QKeySequence& key) {
+        QAction* a = colors->addAction(text, this, [this, mode] { scene_->setColorMode(mode); });
+        a->setCheckable(true);
+        a->setShortcut(key);
+        group->addAction(a);
+        return a;
+    };
+    colorAction(tr("&Cluster"), ColorMode::Cluster, QKeySequence(Qt::ALT | Qt::Key_1))->setChecked(true);
+    colorAction(tr("&Operator Type"), ColorMode::OpType, QKeySequence(Qt::ALT | Qt::Key_2));
+    colorAction(tr("&Time (heat map)"), ColorMode::Time, QKeySequence(Qt::ALT | Qt::Key_3));
+
+    auto toggle = [&](const QString& text, bool on, auto slot) {
+        QAction* a = viewMenu_->addAction(text);
+        a->setCheckable(true);
+        a->setChecked(on);
+        connect(a, &QAction::toggled, this, slot);
+        return a;
+    };
+    toggle(tr("&Critical Path"), true, [this](bool on) { scene_->setShowCriticalPath(on); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    toggle(tr("Node &Names"), false,
+           [this](bool on) { session_->setLayoutOptions(session_->leftToRight(), on); });
+    toggle(tr("Edge &Shapes"), false, [this](bool on) { scene_->setShowShapes(on); });
+    toggle(tr("&Left to Right"), false,
+           [this](bool on) { session_->setLayoutOptions(on, session_->showNames()); });
+    toggle(tr("&Minimap"), true, [this](bool on) { view_->setMinimapVisible(on); });
+    toggle(tr("L&egend"), true, [this](bool on) { view_->setLegendVisible(on); });
+    viewMenu_->addSeparator();
+    QAction* dark = toggle(tr("&Dark Theme"), QSettings().value(QStringLiteral("view/dark"), false).toBool(),
+                           [this](bool on) {
+                               applyTheme(on);
+                               QSettings().setValue(QStringLiteral("view/dark"), on);
+                           });
+    Q_UNUSED(dark);
+    viewMenu_->addSeparator();
+    QMenu* panels = viewMenu_->addMenu(tr("&Panels"));
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        panels->addAction(d->toggleViewAction());
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    QAction* runAction = runMenu->addAction(tr("&Run Serial and Parallel"), run_, &RunPanel::start);
+    runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    runMenu->addAction(tr("&Stop"), run_, &RunPanel::stop);
+    runMenu->addAction(tr("Use Profile as &Measured Costs"), run_, &RunPanel::useProfile);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Ramiel Studio"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::applyTheme(bool dark)
+{
+    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    if (!dark) {
+        qApp->setPalette(qApp->style()->standardPalette());
+        return;
+    }
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+    p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2c));
+    p.setColor(QPalette::ToolTipBase, QColor(0x3c, 0x3f, 0x41));
+    p.setColor(QPalette::ToolTipText, QColor(0xee, 0xee, 0xee));
+    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+    p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3a));
+    p.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xca));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
+    qApp->setPalette(p);
+}
+
+void MainWindow::showOpenDialog()
+{
+    const QString dir = QSettings().value(QStringLiteral("file/lastDir")).toString();
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open ONNX Model"), dir, tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::openFile(const QString& path)
+{
+    pendingPath_ = path;
+    QSettings().setValue(QStringLiteral("file/lastDir"), QFileInfo(path).absolutePath());
+    session_->open(path);
+}
+
+void MainWindow::onBusy(bool busy, const QString& stage)
+{
+    progress_->setVisible(busy);
+    cancel_->setVisible(busy);
+    if (busy)
+        statusBar()->showMessage(stage);
+    else
+        statusBar()->clearMessage();
+}
+
+void MainWindow::onModelChanged()
+{
+    auto prepared = session_->prepared();
+    currentPath_ = prepared->path;
+    addRecent(currentPath_);
+    scene_->setGraph(prepared, session_->layout());
+    findBar_->setGraph(&prepared->model.graph);
+    properties_->showNode(kNone);
+    view_->showReadable();
+    const QFileInfo info(currentPath_);
+    setWindowTitle(tr("%1 - Ramiel Studio").arg(info.fileName()));
+    modelLabel_->setText(tr("%1  |  %2 nodes, %3 edges  |  opset %4  |  loaded in %5 s, laid out in %6 s")
+                             .arg(info.fileName())
+                             .arg(prepared->model.graph.nodeCount())
+                             .arg(prepared->topo.edgeCount)
+                             .arg(prepared->model.opsetVersion())
+                             .arg(prepared->loadSeconds, 0, 'f', 2)
+                             .arg(session_->layout()->seconds, 0, 'f', 2));
+    Q_EMIT modelReady(true);
+}
+
+void MainWindow::onAnalysisChanged()
+{
+    auto a = session_->analysis();
+    scene_->setAnalysis(a);
+    metrics_->setAnalysis(a);
+    properties_->setAnalysis(a);
+    loads_->setAnalysis(a);
+    gantt_->setAnalysis(a);
+}
+
+void MainWindow::showError(const QString& path, const QString& message)
+{
+    const bool loading = !pendingPath_.isEmpty() && path == pendingPath_ && currentPath_ != pendingPath_;
+    QMessageBox box(QMessageBox::Warning, loading ? tr("Cannot open model") : tr("Ramiel Studio"),
+                    loading ? tr("Ramiel could not open %1.").arg(QFileInfo(path).fileName())
+                            : tr("The operation failed."),
+                    QMessageBox::Ok, this);
+    box.setInformativeText(message);
+    box.setDetailedText(tr("File: %1\n\n%2").arg(path, message));
+    if (loading)
+        Q_EMIT modelReady(false);
+    if (qEnvironmentVariableIsSet("RAMIEL_STUDIO_NO_DIALOGS")) {
+        statusBar()->showMessage(message);
+        return;
+    }
+    box.exec();
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("file/recent")).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("file/recent"), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("file/recent")).toStringList();
+    for (const QString& path : recent)
+        recentMenu_->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })
+            ->setToolTip(path);
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile())
+        openFile(urls.first().toLocalFile());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    run_->stop();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::exportImageDialog(const QString& suffix)
+{
+    if (!session_->prepared())
+        return;
+    const QString base = QFileInfo(currentPath_).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Graph"), base + "." + suffix,
+        suffix == "svg" ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
+    if (!path.isEmpty())
+        exportGraphImage(path);
+}
+
+void MainWindow::exportGraphImage(const QString& path)
+{
+    try {
+        if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive))
+            writeSceneSvg(*scene_, path, QFileInfo(currentPath_).fileName());
+        else
+            writeScenePng(*scene_, path);
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    } catch (const std::exception& e) {
+        showError(path, QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::exportJsonDialog()
+{
+    if (!session_->analysis())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Metrics and Schedule"),
+                                                      QFileInfo(currentPath_).completeBaseName() + ".json",
+                                                      tr("JSON (*.json)"));
+    if (!path.isEmpty())
+        exportJson(path);
+}
+
+void MainWindow::exportJson(const QString& path)
+{
+    try {
+        writeAnalysisJson(*session_->analysis(), path);
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    } catch (const std::exception& e) {
+        showError(path, QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Ramiel Studio"),
+                       tr("<h3>Ramiel Studio %1</h3>"
+                          "<p>Find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores: "
+                          "critical-path linear clustering, merging, cloning and hyperclustering, simulated and run "
+                          "on libtorch.</p>"
+                          "<p>Qt %2 (run time %3)</p>")
+                           .arg(QString::fromLatin1(ramiel::kVersion), QStringLiteral(QT_VERSION_STR),
+                                QString::fromLatin1(qVersion())));
+}
+
+}  // namespace ramiel::studio

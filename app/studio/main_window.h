@@ -1,0 +1,105 @@
+// Ramiel Studio's main window: menus, docks and the status bar around the
+// views; every algorithm runs in the core, off the UI thread.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+
+namespace ramiel::studio {
+
+class CompareView;
+class ExportDialog;
+class FindBar;
+class GanttChart;
+class GraphScene;
+class GraphView;
+class LoadsChart;
+class MetricsPanel;
+class PropertiesPanel;
+class RunPanel;
+class StudioSession;
+class TeachingPanel;
+class TuningPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    StudioSession* session() const { return session_; }
+    GraphScene* scene() const { return scene_; }
+    GraphView* view() const { return view_; }
+    TuningPanel* tuning() const { return tuning_; }
+    MetricsPanel* metrics() const { return metrics_; }
+    PropertiesPanel* properties() const { return properties_; }
+    FindBar* findBar() const { return findBar_; }
+    RunPanel* runPanel() const { return run_; }
+    CompareView* compareView() const { return compare_; }
+    TeachingPanel* teaching() const { return teaching_; }
+    LoadsChart* loadsChart() const { return loads_; }
+    GanttChart* gantt() const { return gantt_; }
+    QTabWidget* centralTabs() const { return tabs_; }
+
+public Q_SLOTS:
+    void openFile(const QString& path);
+    void showOpenDialog();
+    void exportGraphImage(const QString& path);  // .svg or .png, by suffix; errors in a dialog
+    void exportJson(const QString& path);
+
+Q_SIGNALS:
+    // After a model (or a failure) finished loading: for scripting and tests.
+    void modelReady(bool ok);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void updateRecentMenu();
+    void addRecent(const QString& path);
+    void onModelChanged();
+    void onAnalysisChanged();
+    void onBusy(bool busy, const QString& stage);
+    void showError(const QString& path, const QString& message);
+    void applyTheme(bool dark);
+    void showAbout();
+    void exportImageDialog(const QString& suffix);
+    void exportJsonDialog();
+    void exportCodeDialog();
+
+    StudioSession* session_;
+    GraphScene* scene_;
+    GraphView* view_;
+    FindBar* findBar_;
+    QTabWidget* tabs_;
+    TuningPanel* tuning_;
+    MetricsPanel* metrics_;
+    PropertiesPanel* properties_;
+    LoadsChart* loads_;
+    GanttChart* gantt_;
+    RunPanel* run_;
+    CompareView* compare_;
+    TeachingPanel* teaching_;
+    QMenu* recentMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QLabel* modelLabel_;
+    QLabel* zoomLabel_;
+    QProgressBar* progress_;
+    QPushButton* cancel_;
+    QString currentPath_;
+    QString pendingPath_;
+};
+
+}  // namespace ramiel::studio

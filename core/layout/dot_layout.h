@@ -1,0 +1,43 @@
+// Graph layout with Graphviz's `dot` (layered, edges as splines). Generic:
+// the caller decides what the boxes are and how big; coordinates come back
+// in the caller's units with y pointing down and the origin at the top left.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ramiel {
+
+struct LayoutPoint {
+    double x = 0;
+    double y = 0;
+};
+
+struct LayoutInput {
+    std::vector<std::pair<double, double>> nodeSizes;  // width, height
+    std::vector<std::pair<int, int>> edges;            // from, to (node indices)
+    bool leftToRight = false;                          // default: top to bottom
+    double nodeSeparation = 18;
+    double rankSeparation = 28;
+};
+
+struct LayoutEdge {
+    // Cubic Bezier control points: p0, then (c1, c2, p) triples.
+    std::vector<LayoutPoint> spline;
+    bool hasArrow = false;
+    LayoutPoint arrowTip;  // where the arrowhead points, when hasArrow
+};
+
+struct Layout {
+    double width = 0;
+    double height = 0;
+    std::vector<LayoutPoint> centers;  // by node index
+    std::vector<LayoutEdge> edges;     // by edge index
+};
+
+// Runs dot. Graphviz is not thread-safe, so calls are serialized; any thread
+// may call it. Throws Error(Internal) if Graphviz fails.
+Layout layoutWithDot(const LayoutInput& input);
+
+}  // namespace ramiel

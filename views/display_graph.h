@@ -1,0 +1,46 @@
+// What the graph view draws, decided without Qt: a box per operator, a
+// terminal per graph input and output, and an edge per (producer, consumer)
+// pair, with box sizes for Graphviz. Constants (initializers) are not drawn:
+// they show up in the node's properties, as in Netron.
+#pragma once
+
+#include "core/ir/graph.h"
+#include "core/layout/dot_layout.h"
+
+#include <string>
+#include <vector>
+
+namespace ramiel::studio {
+
+struct DisplayItem {
+    enum class Kind { Operator, Input, Output };
+    Kind kind = Kind::Operator;
+    NodeId node = kNone;    // Operator
+    ValueId value = kNone;  // Input / Output
+    std::string title;      // op type, or the value's name
+    std::string subtitle;   // node name (when names are shown) or the value's shape
+    double width = 0;       // points
+    double height = 0;
+};
+
+struct DisplayEdge {
+    int from = 0;  // item indices
+    int to = 0;
+    ValueId value = kNone;  // the (first) value carried
+    NodeId fromNode = kNone;
+    NodeId toNode = kNone;
+};
+
+struct DisplayGraph {
+    std::vector<DisplayItem> items;
+    std::vector<DisplayEdge> edges;
+    std::vector<int> itemOfNode;  // by node id
+    bool showNames = false;
+};
+
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames);
+LayoutInput layoutInputOf(const DisplayGraph& display, bool leftToRight);
+// "1x3x224x224", "?" when unknown.
+std::string shapeText(const TensorType& type);
+
+}  // namespace ramiel::studio

@@ -1,0 +1,183 @@
+#include "graph_items.h"
+
+#include "palette.h"
+
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace ramiel::studio {
+namespace {
+
+// Below this scale text is unreadable: draw plain boxes (densenet121 pans smoothly).
+constexpr qreal kTextDetail = 0.45;
+
+QFont sceneFont(bool bold)
+{
+    QFont f;
+    f.setPointSizeF(8.5);
+    f.setBold(bold);
+    return f;
+}
+
+}  // namespace
+
+NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString subtitle)
+    : index_(index), shape_(shape), rect_(-size.width() / 2, -size.height() / 2, size.width(), size.height()),
+      title_(std::move(title)), subtitle_(std::move(subtitle))
+{
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(false);
+    setZValue(1);
+    if (shape_ == Shape::Terminal)
+        fill_ = QColor(0xd8, 0xdc, 0xe0);
+}
+
+void NodeItem::setFill(const QColor& fill)
+{
+    if (fill != fill_) {
+        fill_ = fill;
+        update();
+    }
+}
+
+void NodeItem::setCritical(bool critical)
+{
+    if (critical != critical_) {
+        critical_ = critical;
+        update();
+    }
+}
+
+void NodeItem::setCloneCount(int clones)
+{
+    if (clones != clones_) {
+        clones_ = clones;
+        update();
+    }
+}
+
+void NodeItem::setDimmed(bool dimmed)
+{
+    if (dimmed != dimmed_) {
+        dimmed_ = dimmed;
+        update();
+    }
+}
+
+QRectF NodeItem::boundingRect() const { return rect_.adjusted(-5, -9, 9, 5); }
+
+QPainterPath NodeItem::shape() const
+{
+    QPainterPath p;
+    p.addRect(rect_);
+    return p;
+}
+
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
+{
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QColor fill = fill_;
+    if (dimmed_)
+        fill = fill.lighter(135);
+    const bool selected = isSelected();
+    QPen pen(critical_ ? QColor(0x20, 0x20, 0x20) : QColor(0x60, 0x60, 0x60), critical_ ? 2.6 : 0.8);
+    if (selected)
+        pen = QPen(QColor(0x00, 0x78, 0xd7), 3.2);
+    if (lod < kTextDetail) {
+        painter->setPen(critical_ || selected ? pen : Qt::NoPen);
+        painter->setBrush(fill);
+        painter->drawRect(rect_);
+        return;
+    }
+    painter->setPen(pen);
+    painter->setBrush(fill);
+    if (shape_ == Shape::Terminal)
+        painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
+    else
+        painter->drawRoundedRect(rect_, 4, 4);
+
+    painter->setPen(textColorOn(fill));
+    if (subtitle_.isEmpty()) {
+        painter->setFont(sceneFont(shape_ == Shape::Operator));
+        painter->drawText(rect_, Qt::AlignCenter, title_);
+    } else {
+        const QRectF top(rect_.left(), rect_.top() + 3, rect_.width(), rect_.height() / 2 - 2);
+        const QRectF bottom(rect_.left(), rect_.center().y(), rect_.width(), rect_.height() / 2 - 3);
+        painter->setFont(sceneFont(shape_ == Shape::Operator));
+        painter->drawText(top, Qt::AlignCenter, title_);
+        QFont small = sceneFont(false);
+        small.setPointSizeF(7.5);
+        painter->setFont(small);
+        painter->drawText(bottom, Qt::AlignCenter, subtitle_);
+    }
+    if (clones_ > 0) {
+        // A badge: this node also runs, cloned, in `clones_` other clusters.
+        const QRectF badge(rect_.right() - 6, rect_.top() - 8, 14, 14);
+        painter->setPen(QPen(Qt::black, 0.8));
+        painter->setBrush(QColor(0xff, 0xff, 0xff));
+        painter->drawEllipse(badge);
+        QFont f = sceneFont(true);
+        f.setPointSizeF(6.5);
+        painter->setFont(f);
+        painter->drawText(badge, Qt::AlignCenter, QStringLiteral("+%1").arg(clones_));
+    }
+}
+
+EdgeItem::EdgeItem(int index, const QPainterPath& path, const QPolygonF& arrow, QString label)
+    : QGraphicsPathItem(path), index_(index), arrow_(arrow), label_(std::move(label))
+{
+    labelAt_ = path.pointAtPercent(0.5);
+    setZValue(0);
+    setStyle(Style::Normal, QColor(0x80, 0x80, 0x80));
+}
+
+void EdgeItem::setStyle(Style style, const QColor& color)
+{
+    style_ = style;
+    color_ = color;
+    QPen pen(color, style == Style::Critical ? 3.4 : 1.1);
+    if (style == Style::CrossCluster) {
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(1.5);
+    }
+    pen.setCapStyle(Qt::FlatCap);
+    setPen(pen);
+    setZValue(style == Style::Critical ? 0.5 : 0);
+    update();
+}
+
+void EdgeItem::setLabelVisible(bool visible)
+{
+    if (visible != labelVisible_) {
+        prepareGeometryChange();
+        labelVisible_ = visible;
+    }
+}
+
+QRectF EdgeItem::boundingRect() const
+{
+    QRectF r = QGraphicsPathItem::boundingRect().united(arrow_.boundingRect()).adjusted(-2, -2, 2, 2);
+    if (labelVisible_)
+        r = r.united(QRectF(labelAt_.x() + 3, labelAt_.y() - 8, 8 + 5.5 * label_.size(), 14));
+    return r;
+}
+
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget)
+{
+    QGraphicsPathItem::paint(painter, option, widget);
+    const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (!arrow_.isEmpty() && lod >= kTextDetail / 2) {
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(color_);
+        painter->drawPolygon(arrow_);
+    }
+    if (labelVisible_ && lod >= kTextDetail && !label_.isEmpty()) {
+        QFont f;
+        f.setPointSizeF(7);
+        painter->setFont(f);
+        painter->setPen(QColor(0x40, 0x40, 0x40));
+        painter->drawText(labelAt_ + QPointF(4, 3), label_);
+    }
+}
+
+}  // namespace ramiel::studio

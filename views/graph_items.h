@@ -1,0 +1,64 @@
+// The scene's items: an operator box (or an input/output terminal) and an
+// edge drawn along its Graphviz spline. Items hold only their look; the
+// scene decides colors from the analysis.
+#pragma once
+
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QString>
+
+namespace ramiel::studio {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum class Shape { Operator, Terminal };
+    NodeItem(int index, Shape shape, QSizeF size, QString title, QString subtitle);
+
+    int index() const { return index_; }
+    void setFill(const QColor& fill);
+    QColor fill() const { return fill_; }
+    void setCritical(bool critical);
+    bool critical() const { return critical_; }
+    void setCloneCount(int clones);
+    void setDimmed(bool dimmed);
+
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int index_;
+    Shape shape_;
+    QRectF rect_;
+    QString title_;
+    QString subtitle_;
+    QColor fill_ = QColor(0xee, 0xee, 0xee);
+    bool critical_ = false;
+    bool dimmed_ = false;
+    int clones_ = 0;
+};
+
+class EdgeItem : public QGraphicsPathItem {
+public:
+    enum class Style { Normal, CrossCluster, Critical };
+    EdgeItem(int index, const QPainterPath& path, const QPolygonF& arrow, QString label);
+
+    int index() const { return index_; }
+    void setStyle(Style style, const QColor& color);
+    Style style() const { return style_; }
+    void setLabelVisible(bool visible);
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    int index_;
+    QPolygonF arrow_;
+    QString label_;
+    QPointF labelAt_;
+    bool labelVisible_ = false;
+    Style style_ = Style::Normal;
+    QColor color_;
+};
+
+}  // namespace ramiel::studio

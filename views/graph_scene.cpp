@@ -1,0 +1,314 @@
+#include "graph_scene.h"
+
+#include "palette.h"
+
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace ramiel::studio {
+namespace {
+
+QPainterPath splinePath(const LayoutEdge& e)
+{
+    QPainterPath path;
+    if (e.spline.empty())
+        return path;
+    path.moveTo(e.spline[0].x, e.spline[0].y);
+    for (size_t k = 1; k + 2 < e.spline.size(); k += 3)
+        path.cubicTo(e.spline[k].x, e.spline[k].y, e.spline[k + 1].x, e.spline[k + 1].y, e.spline[k + 2].x,
+                     e.spline[k + 2].y);
+    return path;
+}
+
+QPolygonF arrowHead(const LayoutEdge& e)
+{
+    if (!e.hasArrow || e.spline.empty())
+        return {};
+    const QPointF tip(e.arrowTip.x, e.arrowTip.y);
+    const QPointF base(e.spline.back().x, e.spline.back().y);
+    QPointF d = tip - base;
+    const double len = std::hypot(d.x(), d.y());
+    if (len < 1e-6)
+        return {};
+    d /= len;
+    const QPointF n(-d.y(), d.x());
+    const QPointF back = tip - d * std::max(len, 7.0);
+    return QPolygonF({tip, back + n * 3.5, back - n * 3.5});
+}
+
+QString formatMs(double seconds) { return QString::number(seconds * 1e3, 'f', seconds < 1e-3 ? 3 : 2) + " ms"; }
+
+}  // namespace
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent)
+{
+    setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setBackgroundBrush(QColor(0xfc, 0xfc, 0xfc));
+    connect(this, &QGraphicsScene::selectionChanged, this, [this] { Q_EMIT nodeSelected(selectedNode()); });
+}
+
+void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::shared_ptr<const GraphLayout> layout)
+{
+    const QSignalBlocker block(this);
+    clear();
+    items_.clear();
+    edges_.clear();
+    prepared_ = std::move(prepared);
+    layout_ = std::move(layout);
+    analysis_.reset();
+    teachClusters_.clear();
+    teachCurrent_.clear();
+    if (!prepared_ || !layout_)
+        return;
+    const DisplayGraph& d = layout_->display;
+    const Layout& l = layout_->layout;
+    const Graph& graph = prepared_->model.graph;
+    items_.reserve(d.items.size());
+    for (size_t i = 0; i < d.items.size(); ++i) {
+        const DisplayItem& di = d.items[i];
+        auto* item = new NodeItem(int(i),
+                                  di.kind == DisplayItem::Kind::Operator ? NodeItem::Shape::Operator
+                                                                         : NodeItem::Shape::Terminal,
+                                  QSizeF(di.width, di.height), QString::fromStdString(di.title),
+                                  QString::fromStdString(di.subtitle));
+        item->setPos(l.centers[i].x, l.centers[i].y);
+        QString tip;
+        if (di.kind == DisplayItem::Kind::Operator) {
+            const Node& n = graph.node(di.node);
+            tip = QStringLiteral("%1 (%2)").arg(QString::fromStdString(n.name), QString::fromStdString(n.opType));
+        } else {
+            tip = (di.kind == DisplayItem::Kind::Input ? tr("graph input ") : tr("graph output ")) +
+                  QString::fromStdString(graph.value(di.value).name) + " " +
+                  QString::fromStdString(shapeText(graph.value(di.value).type));
+        }
+        item->setToolTip(tip.toHtmlEscaped());
+        addItem(item);
+        items_.push_back(item);
+    }
+    edges_.reserve(d.edges.size());
+    for (size_t i = 0; i < d.edges.size(); ++i) {
+        const LayoutEdge& le = l.edges[i];
+        const DisplayEdge& de = d.edges[i];
+        QString label;
+        if (de.value != kNone)
+            label = QString::fromStdString(shapeText(graph.value(de.value).type));
+        auto* edge = new EdgeItem(int(i), splinePath(le), arrowHead(le), label);
+        edge->setLabelVisible(showShapes_);
+        addItem(edge);
+        edges_.push_back(edge);
+    }
+    setSceneRect(QRectF(-40, -40, l.width + 80, l.height + 80));
+    recolor();
+}
+
+void GraphScene::setAnalysis(std::shared_ptr<const Analysis> analysis)
+{
+    analysis_ = std::move(analysis);
+    recolor();
+}
+
+void GraphScene::setColorMode(ColorMode mode)
+{
+    mode_ = mode;
+    recolor();
+}
+
+void GraphScene::setShowCriticalPath(bool show)
+{
+    showCritical_ = show;
+    recolor();
+}
+
+void GraphScene::setShowShapes(bool show)
+{
+    showShapes_ = show;
+    for (EdgeItem* e : edges_)
+        e->setLabelVisible(show);
+    update();
+}
+
+NodeItem* GraphScene::itemOfNode(NodeId node) const
+{
+    if (!layout_ || node < 0 || size_t(node) >= layout_->display.itemOfNode.size())
+        return nullptr;
+    const int i = layout_->display.itemOfNode[size_t(node)];
+    return i < 0 ? nullptr : items_[size_t(i)];
+}
+
+NodeId GraphScene::selectedNode() const
+{
+    const QList<QGraphicsItem*> selected = selectedItems();
+    if (selected.isEmpty() || !layout_)
+        return kNone;
+    const auto* item = dynamic_cast<const NodeItem*>(selected.first());
+    if (!item)
+        return kNone;
+    return layout_->display.items[size_t(item->index())].node;
+}
+
+void GraphScene::selectNode(NodeId node)
+{
+    clearSelection();
+    if (NodeItem* item = itemOfNode(node))
+        item->setSelected(true);
+}
+
+void GraphScene::setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current)
+{
+    teachClusters_ = std::move(clusters);
+    teachCurrent_ = std::move(current);
+    recolor();
+}
+
+void GraphScene::clearTeachingOverlay()
+{
+    teachClusters_.clear();
+    teachCurrent_.clear();
+    recolor();
+}
+
+void GraphScene::recolorTeaching()
+{
+    const DisplayGraph& d = layout_->display;
+    std::vector<char> current(teachClusters_.size(), 0);
+    std::set<std::pair<NodeId, NodeId>> path;
+    for (size_t k = 0; k < teachCurrent_.size(); ++k) {
+        current[size_t(teachCurrent_[k])] = 1;
+        if (k + 1 < teachCurrent_.size())
+            path.insert({teachCurrent_[k], teachCurrent_[k + 1]});
+    }
+    for (size_t i = 0; i < d.items.size(); ++i) {
+        const DisplayItem& di = d.items[i];
+        if (di.kind != DisplayItem::Kind::Operator)
+            continue;
+        const int c = teachClusters_[size_t(di.node)];
+        items_[i]->setFill(c >= 0 ? clusterColor(c) : QColor(0xf2, 0xf2, 0xf2));
+        items_[i]->setDimmed(false);
+        items_[i]->setCritical(current[size_t(di.node)] != 0);
+        items_[i]->setCloneCount(0);
+    }
+    for (size_t i = 0; i < d.edges.size(); ++i) {
+        const DisplayEdge& de = d.edges[i];
+        const bool onPath = path.count({de.fromNode, de.toNode}) > 0;
+        edges_[i]->setStyle(onPath ? EdgeItem::Style::Critical : EdgeItem::Style::Normal,
+                            onPath ? QColor(0xc0, 0x1c, 0x28) : QColor(0xb0, 0xb0, 0xb0));
+    }
+    Q_EMIT legendChanged();
+}
+
+void GraphScene::recolor()
+{
+    if (!layout_ || !prepared_)
+        return;
+    if (!teachClusters_.empty() && teachClusters_.size() == prepared_->model.graph.nodeCount()) {
+        recolorTeaching();
+        return;
+    }
+    const DisplayGraph& d = layout_->display;
+    const Graph& graph = prepared_->model.graph;
+    const Analysis* a = analysis_.get();
+    const bool valid = a && a->clusterOfNode.size() == graph.nodeCount();
+
+    double maxSeconds = 0;
+    if (valid)
+        for (double s : a->nodeSeconds)
+            if (std::isfinite(s))
+                maxSeconds = std::max(maxSeconds, s);
+
+    for (size_t i = 0; i < d.items.size(); ++i) {
+        const DisplayItem& di = d.items[i];
+        NodeItem* item = items_[i];
+        if (di.kind != DisplayItem::Kind::Operator) {
+            item->setCritical(false);
+            continue;
+        }
+        const size_t n = size_t(di.node);
+        QColor fill(0xe6, 0xe6, 0xe6);
+        switch (mode_) {
+        case ColorMode::Cluster:
+            if (valid)
+                fill = clusterColor(a->clusterOfNode[n]);
+            break;
+        case ColorMode::OpType:
+            fill = opTypeColor(QString::fromStdString(graph.node(di.node).opType));
+            break;
+        case ColorMode::Time:
+            if (valid && maxSeconds > 0)
+                fill = heatColor(std::sqrt(a->nodeSeconds[n] / maxSeconds));
+            break;
+        }
+        item->setFill(fill);
+        item->setCritical(valid && showCritical_ && a->onCriticalPath[n]);
+        item->setCloneCount(valid ? a->cloneCount[n] : 0);
+    }
+    for (size_t i = 0; i < d.edges.size(); ++i) {
+        const DisplayEdge& de = d.edges[i];
+        EdgeItem::Style style = EdgeItem::Style::Normal;
+        QColor color(0x90, 0x90, 0x90);
+        if (valid && de.fromNode != kNone && de.toNode != kNone) {
+            if (showCritical_ && a->criticalEdges.count({de.fromNode, de.toNode})) {
+                style = EdgeItem::Style::Critical;
+                color = QColor(0xc0, 0x1c, 0x28);
+            } else if (a->crossClusterEdges.count({de.fromNode, de.toNode})) {
+                style = EdgeItem::Style::CrossCluster;
+                color = clusterColor(a->clusterOfNode[size_t(de.fromNode)]).darker(140);
+            }
+        }
+        edges_[i]->setStyle(style, color);
+    }
+    Q_EMIT legendChanged();
+}
+
+QList<QPair<QColor, QString>> GraphScene::legend() const
+{
+    QList<QPair<QColor, QString>> out;
+    if (!prepared_)
+        return out;
+    const Analysis* a = analysis_.get();
+    if (teachingOverlay()) {
+        out.append({QColor(0xf2, 0xf2, 0xf2), tr("not clustered yet")});
+        out.append({QColor(0xc0, 0x1c, 0x28), tr("path peeled in this step")});
+        return out;
+    }
+    switch (mode_) {
+    case ColorMode::Cluster:
+        if (a)
+            for (size_t c = 0; c < a->loads.size(); ++c)
+                out.append({clusterColor(int(c)), tr("cluster %1: %2").arg(c).arg(formatMs(a->loads[c]))});
+        break;
+    case ColorMode::OpType: {
+        std::map<std::string, int> counts;
+        for (const Node& n : prepared_->model.graph.nodes())
+            ++counts[n.opType];
+        std::vector<std::pair<int, std::string>> byCount;
+        for (const auto& [op, count] : counts)
+            byCount.emplace_back(-count, op);
+        std::sort(byCount.begin(), byCount.end());
+        for (size_t k = 0; k < byCount.size() && k < 14; ++k)
+            out.append({opTypeColor(QString::fromStdString(byCount[k].second)),
+                        QStringLiteral("%1 (%2)").arg(QString::fromStdString(byCount[k].second)).arg(-byCount[k].first)});
+        if (byCount.size() > 14)
+            out.append({QColor(Qt::transparent), tr("... %1 more").arg(byCount.size() - 14)});
+        break;
+    }
+    case ColorMode::Time: {
+        double maxSeconds = 0;
+        if (a)
+            for (double s : a->nodeSeconds)
+                maxSeconds = std::max(maxSeconds, std::isfinite(s) ? s : 0.0);
+        const QString source = a && a->measured ? tr("measured") : tr("estimated");
+        for (double t : {1.0, 0.25, 0.0625, 0.0})
+            out.append({heatColor(std::sqrt(t)), QStringLiteral("%1 (%2)").arg(formatMs(t * maxSeconds), source)});
+        break;
+    }
+    }
+    if (a && showCritical_ && mode_ == ColorMode::Cluster)
+        out.append({QColor(0xc0, 0x1c, 0x28), tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
+    return out;
+}
+
+}  // namespace ramiel::studio

@@ -1,0 +1,67 @@
+// The graph as a QGraphicsScene: built from a GraphLayout, recolored from an
+// Analysis. Owns no algorithm; it only draws what the session computed.
+#pragma once
+
+#include "graph_items.h"
+#include "studio_session.h"
+
+#include <QGraphicsScene>
+#include <QList>
+#include <QPair>
+
+#include <memory>
+#include <vector>
+
+namespace ramiel::studio {
+
+enum class ColorMode { Cluster, OpType, Time };
+
+class GraphScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    explicit GraphScene(QObject* parent = nullptr);
+
+    void setGraph(std::shared_ptr<const PreparedModel> prepared, std::shared_ptr<const GraphLayout> layout);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setColorMode(ColorMode mode);
+    void setShowCriticalPath(bool show);
+    void setShowShapes(bool show);
+
+    ColorMode colorMode() const { return mode_; }
+    const std::vector<NodeItem*>& displayItems() const { return items_; }  // by display item index
+    const std::vector<EdgeItem*>& edgeItems() const { return edges_; }
+    NodeItem* itemOfNode(NodeId node) const;
+    // The operator selected, or kNone.
+    NodeId selectedNode() const;
+    void selectNode(NodeId node);
+    std::shared_ptr<const GraphLayout> layout() const { return layout_; }
+    std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+    // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
+    // drawn pale) with the nodes of `current` outlined, until cleared.
+    void setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current);
+    void clearTeachingOverlay();
+    bool teachingOverlay() const { return !teachClusters_.empty(); }
+    // Swatches and captions for the legend of the current color mode.
+    QList<QPair<QColor, QString>> legend() const;
+
+Q_SIGNALS:
+    void nodeSelected(ramiel::NodeId node);  // kNone when the selection is cleared
+    void legendChanged();
+
+private:
+    void recolor();
+    void recolorTeaching();
+
+    std::shared_ptr<const PreparedModel> prepared_;
+    std::shared_ptr<const GraphLayout> layout_;
+    std::shared_ptr<const Analysis> analysis_;
+    std::vector<NodeItem*> items_;
+    std::vector<EdgeItem*> edges_;
+    ColorMode mode_ = ColorMode::Cluster;
+    bool showCritical_ = true;
+    bool showShapes_ = false;
+    std::vector<int> teachClusters_;
+    std::vector<NodeId> teachCurrent_;
+};
+
+}  // namespace ramiel::studio

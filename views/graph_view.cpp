@@ -1,0 +1,276 @@
+#include "graph_view.h"
+
+#include "graph_scene.h"
+
+#include <QKeyEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ramiel::studio {
+namespace {
+constexpr double kMinZoom = 0.02;
+constexpr double kMaxZoom = 8.0;
+}  // namespace
+
+GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent), scene_(scene)
+{
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState);
+    setFocusPolicy(Qt::StrongFocus);
+    minimap_ = new Minimap(this, this);
+    connect(scene_, &GraphScene::legendChanged, viewport(), qOverload<>(&QWidget::update));
+    connect(scene_, &QGraphicsScene::sceneRectChanged, this, [this] { minimap_->refresh(); });
+    connect(scene_, &GraphScene::legendChanged, this, [this] { minimap_->refresh(); });
+}
+
+double GraphView::zoom() const { return transform().m11(); }
+
+void GraphView::setMinimapVisible(bool visible) { minimap_->setVisible(visible); }
+
+void GraphView::setLegendVisible(bool visible)
+{
+    legendVisible_ = visible;
+    viewport()->update();
+}
+
+void GraphView::scaleBy(double factor)
+{
+    const double target = std::clamp(zoom() * factor, kMinZoom, kMaxZoom);
+    factor = target / zoom();
+    if (std::abs(factor - 1) < 1e-9)
+        return;
+    scale(factor, factor);
+    minimap_->update();
+    Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::setZoom(double factor)
+{
+    if (std::abs(factor - zoom()) < 1e-9)
+        return;
+    const ViewportAnchor anchor = transformationAnchor();
+    setTransformationAnchor(QGraphicsView::AnchorViewCenter);
+    scaleBy(factor / zoom());
+    setTransformationAnchor(anchor);
+}
+
+void GraphView::zoomIn()
+{
+    const ViewportAnchor anchor = transformationAnchor();
+    setTransformationAnchor(QGraphicsView::AnchorViewCenter);
+    scaleBy(1.25);
+    setTransformationAnchor(anchor);
+}
+
+void GraphView::zoomOut()
+{
+    const ViewportAnchor anchor = transformationAnchor();
+    setTransformationAnchor(QGraphicsView::AnchorViewCenter);
+    scaleBy(0.8);
+    setTransformationAnchor(anchor);
+}
+
+void GraphView::fitToWindow()
+{
+    if (scene_->sceneRect().isEmpty())
+        return;
+    fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+    minimap_->update();
+    Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::showReadable()
+{
+    const QRectF r = scene_->sceneRect();
+    if (r.isEmpty())
+        return;
+    // The whole graph if it is readable that way; else readable size, from the top.
+    const double fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+    const double z = std::clamp(fit, 0.75, 1.0);
+    resetTransform();
+    scale(z, z);
+    if (fit >= 0.75)
+        centerOn(r.center());
+    else
+        centerOn(r.center().x(), r.top() + viewport()->height() / (2 * z));
+    minimap_->update();
+    Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::actualSize()
+{
+    setZoom(1.0);
+}
+
+void GraphView::centerOnNode(int node)
+{
+    if (NodeItem* item = scene_->itemOfNode(node)) {
+        if (zoom() < 0.6)
+            setZoom(1.0);
+        centerOn(item);
+    }
+}
+
+void GraphView::wheelEvent(QWheelEvent* event)
+{
+    if (event->modifiers() & (Qt::ShiftModifier | Qt::AltModifier)) {
+        QGraphicsView::wheelEvent(event);  // scroll
+        return;
+    }
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0)
+        scaleBy(std::pow(1.15, steps));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Plus || event->key() == Qt::Key_Equal)
+        zoomIn();
+    else if (event->key() == Qt::Key_Minus)
+        zoomOut();
+    else
+        QGraphicsView::keyPressEvent(event);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    placeMinimap();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    minimap_->update();
+    Q_EMIT scrolled();
+}
+
+void GraphView::placeMinimap()
+{
+    const int w = std::clamp(viewport()->width() / 5, 120, 220);
+    const int h = std::clamp(viewport()->height() / 3, 120, 260);
+    minimap_->setGeometry(viewport()->width() - w - 8, viewport()->height() - h - 8, w, h);
+    minimap_->refresh();
+}
+
+void GraphView::drawForeground(QPainter* painter, const QRectF&)
+{
+    if (!legendVisible_)
+        return;
+    const QList<QPair<QColor, QString>> entries = scene_->legend();
+    if (entries.isEmpty())
+        return;
+    painter->save();
+    painter->resetTransform();
+    QFont f = font();
+    f.setPointSizeF(std::max(8.0, f.pointSizeF() - 1));
+    painter->setFont(f);
+    const QFontMetrics fm(f);
+    int width = 0;
+    for (const auto& e : entries)
+        width = std::max(width, fm.horizontalAdvance(e.second));
+    const int row = fm.height() + 3;
+    const QRect box(8, 8, width + 34, row * int(entries.size()) + 10);
+    painter->setPen(QColor(0xb0, 0xb0, 0xb0));
+    painter->setBrush(QColor(255, 255, 255, 225));
+    painter->drawRoundedRect(box, 4, 4);
+    int y = box.top() + 5;
+    for (const auto& [color, text] : entries) {
+        if (color.alpha() > 0) {
+            painter->setPen(QColor(0x50, 0x50, 0x50));
+            painter->setBrush(color);
+            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
+        }
+        painter->setPen(Qt::black);
+        painter->drawText(QRect(box.left() + 28, y, width + 4, row), Qt::AlignVCenter | Qt::AlignLeft, text);
+        y += row;
+    }
+    painter->restore();
+}
+
+Minimap::Minimap(GraphView* main, QWidget* parent) : QWidget(parent), main_(main)
+{
+    setCursor(Qt::PointingHandCursor);
+    setToolTip(tr("Overview: click or drag to move the view"));
+}
+
+QRectF Minimap::target() const
+{
+    const QRectF scene = main_->scene()->sceneRect();
+    if (scene.isEmpty())
+        return {};
+    const QRectF area = QRectF(rect()).adjusted(3, 3, -3, -3);
+    const double s = std::min(area.width() / scene.width(), area.height() / scene.height());
+    const QSizeF size(scene.width() * s, scene.height() * s);
+    return QRectF(area.center() - QPointF(size.width() / 2, size.height() / 2), size);
+}
+
+void Minimap::refresh()
+{
+    const QRectF t = target();
+    if (t.isEmpty()) {
+        pixmap_ = QPixmap();
+        update();
+        return;
+    }
+    const qreal dpr = devicePixelRatioF();
+    pixmap_ = QPixmap((t.size() * dpr).toSize());
+    pixmap_.setDevicePixelRatio(dpr);
+    pixmap_.fill(QColor(0xfc, 0xfc, 0xfc));
+    QPainter p(&pixmap_);
+    p.setRenderHint(QPainter::Antialiasing);
+    main_->scene()->render(&p, QRectF(QPointF(0, 0), t.size()), main_->scene()->sceneRect());
+    update();
+}
+
+void Minimap::resizeEvent(QResizeEvent*) { refresh(); }
+
+void Minimap::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), QColor(250, 250, 250, 235));
+    p.setPen(QColor(0x99, 0x99, 0x99));
+    p.drawRect(rect().adjusted(0, 0, -1, -1));
+    const QRectF t = target();
+    if (t.isEmpty())
+        return;
+    p.drawPixmap(t.topLeft(), pixmap_);
+    const QRectF scene = main_->scene()->sceneRect();
+    const QRectF visible = main_->mapToScene(main_->viewport()->rect()).boundingRect();
+    const double s = t.width() / scene.width();
+    QRectF r((visible.left() - scene.left()) * s + t.left(), (visible.top() - scene.top()) * s + t.top(),
+             visible.width() * s, visible.height() * s);
+    p.setPen(QPen(QColor(0x00, 0x78, 0xd7), 1.5));
+    p.setBrush(QColor(0x00, 0x78, 0xd7, 40));
+    p.drawRect(r.intersected(t.adjusted(-1, -1, 1, 1)));
+}
+
+void Minimap::moveMainTo(QPointF point)
+{
+    const QRectF t = target();
+    if (t.isEmpty())
+        return;
+    const QRectF scene = main_->scene()->sceneRect();
+    const double s = t.width() / scene.width();
+    main_->centerOn(QPointF((point.x() - t.left()) / s + scene.left(), (point.y() - t.top()) / s + scene.top()));
+    update();
+}
+
+void Minimap::mousePressEvent(QMouseEvent* event) { moveMainTo(event->position()); }
+
+void Minimap::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton)
+        moveMainTo(event->position());
+}
+
+}  // namespace ramiel::studio

@@ -1,0 +1,75 @@
+// A view on a GraphScene: wheel zoom under the cursor, drag to pan, fit and
+// 100%, a minimap in the corner and the color legend drawn over the view.
+#pragma once
+
+#include <QGraphicsView>
+
+namespace ramiel::studio {
+
+class GraphScene;
+class Minimap;
+
+class GraphView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
+
+    GraphScene* graphScene() const { return scene_; }
+    double zoom() const;
+    void setMinimapVisible(bool visible);
+    void setLegendVisible(bool visible);
+
+public Q_SLOTS:
+    void zoomIn();
+    void zoomOut();
+    void fitToWindow();
+    // Fits when the text stays readable, else 75% from the top (how a graph opens).
+    void showReadable();
+    void actualSize();
+    void setZoom(double factor);
+    void centerOnNode(int node);
+
+Q_SIGNALS:
+    void zoomChanged(double factor);
+    void scrolled();
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    void scaleBy(double factor);
+    void placeMinimap();
+
+    GraphScene* scene_;
+    Minimap* minimap_;
+    bool legendVisible_ = true;
+};
+
+// A thumbnail of the whole scene, rendered once per change into a pixmap (so
+// panning a large graph does not redraw it twice); the visible part is
+// outlined; click or drag to move there.
+class Minimap : public QWidget {
+    Q_OBJECT
+public:
+    Minimap(GraphView* main, QWidget* parent);
+    void refresh();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    QRectF target() const;  // where the scene is drawn, in widget coordinates
+    void moveMainTo(QPointF widgetPoint);
+
+    GraphView* main_;
+    QPixmap pixmap_;
+};
+
+}  // namespace ramiel::studio

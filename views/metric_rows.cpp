@@ -1,0 +1,96 @@
+#include "metric_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace ramiel::studio {
+
+QString formatSeconds(double seconds)
+{
+    if (!std::isfinite(seconds))
+        return QStringLiteral("?");
+    if (seconds < 1e-3)
+        return QString::number(seconds * 1e6, 'f', 1) + QStringLiteral(" us");
+    if (seconds < 1)
+        return QString::number(seconds * 1e3, 'f', 2) + QStringLiteral(" ms");
+    return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
+}
+
+QVector<MetricRow> metricRows(const Analysis& a)
+{
+    QVector<MetricRow> rows;
+    const GraphMetrics& m = a.metrics;
+    const Plan& plan = a.plan;
+    auto add = [&](const QString& section, const QString& name, const QString& value, const QString& help) {
+        rows.append({section, name, value, help});
+    };
+    const QString graph = QObject::tr("Graph");
+    add(graph, QObject::tr("Nodes"), QString::number(m.nodes), QObject::tr("Operators in the main graph"));
+    add(graph, QObject::tr("Edges"), QString::number(m.edges), QObject::tr("Distinct producer-to-consumer node pairs"));
+    add(graph, QObject::tr("Depth"), QString::number(m.depth), QObject::tr("Levels: the longest chain in nodes"));
+    add(graph, QObject::tr("Width"), QString::number(m.width), QObject::tr("Most nodes on one level"));
+    add(graph, QObject::tr("Parameters"), QString::number(m.parameters / 1e6, 'f', 2) + QStringLiteral(" M"),
+        QObject::tr("Elements held by initializers"));
+    add(graph, QObject::tr("FLOPs"), QString::number(m.flops / 1e9, 'f', 3) + QStringLiteral(" G"),
+        QObject::tr("Floating-point operations of one sample"));
+    std::vector<std::pair<size_t, std::string>> ops;
+    for (const auto& [op, count] : m.opHistogram)
+        ops.emplace_back(count, op);
+    std::sort(ops.rbegin(), ops.rend());
+    QStringList opText;
+    for (size_t k = 0; k < ops.size() && k < 6; ++k)
+        opText << QStringLiteral("%1 %2").arg(QString::fromStdString(ops[k].second)).arg(ops[k].first);
+    if (ops.size() > 6)
+        opText << QObject::tr("+%1 types").arg(ops.size() - 6);
+    add(graph, QObject::tr("Operators"), opText.join(QStringLiteral(", ")), QObject::tr("Op histogram, most frequent first"));
+
+    const QString par = a.measured ? QObject::tr("Parallelism (measured costs)") : QObject::tr("Parallelism (cost model)");
+    add(par, QObject::tr("Work T1"), formatSeconds(m.work), QObject::tr("Sum of all node costs, one sample"));
+    add(par, QObject::tr("Span T-inf"), formatSeconds(m.span), QObject::tr("The critical path's length"));
+    add(par, QObject::tr("Parallelism T1/T-inf"),
+        m.parallelism ? QString::number(*m.parallelism, 'f', 3) : QObject::tr("unknown"),
+        QObject::tr("Upper bound of the speedup from running branches at once"));
+    add(par, QObject::tr("Critical path"), QObject::tr("%1 nodes").arg(m.criticalPath.size()),
+        QObject::tr("Longest source-to-sink path (highlighted in the graph)"));
+
+    const Schedule& s = plan.schedule;
+    const QString sched = QObject::tr("Schedule: %1, P=%2, B=%3, d=%4")
+                              .arg(QString::fromStdString(s.algorithm))
+                              .arg(a.settings.workers)
+                              .arg(a.settings.batch)
+                              .arg(a.settings.degree);
+    add(sched, QObject::tr("Clusters"), QString::number(s.clusters.size()), QObject::tr("Worker threads the schedule uses"));
+    if (!a.loads.empty()) {
+        const double maxLoad = *std::max_element(a.loads.begin(), a.loads.end());
+        const double mean = std::accumulate(a.loads.begin(), a.loads.end(), 0.0) / double(a.loads.size());
+        add(sched, QObject::tr("Largest load"), formatSeconds(maxLoad), QObject::tr("Busiest cluster's summed node costs"));
+        add(sched, QObject::tr("Balance max/mean"), QString::number(mean > 0 ? maxLoad / mean : 0, 'f', 3),
+            QObject::tr("1.0 is perfectly balanced"));
+    }
+    double crossBytes = 0;
+    for (const CrossEdge& e : plan.crossEdges)
+        crossBytes += e.bytes;
+    add(sched, QObject::tr("Cross-cluster edges"),
+        QObject::tr("%1 (%2 KiB)").arg(plan.crossEdges.size()).arg(crossBytes / 1024.0, 0, 'f', 1),
+        QObject::tr("Values handed from one worker to another (dashed in the graph)"));
+    add(sched, QObject::tr("Clones"),
+        QObject::tr("%1 (removed %2 cross edges)").arg(plan.clones.clones).arg(plan.clones.crossEdgesRemoved()),
+        QObject::tr("Cheap nodes duplicated into consumer clusters (+k badges)"));
+    add(sched, QObject::tr("Merges"),
+        QObject::tr("%1 free, %2 guided").arg(plan.merges.freeMerges).arg(plan.merges.guidedMerges),
+        QObject::tr("Cluster merges down to P workers"));
+    add(sched, QObject::tr("Serial (simulated)"), formatSeconds(plan.simulation.serial),
+        QObject::tr("The whole batch on one core"));
+    add(sched, QObject::tr("Makespan (simulated)"), formatSeconds(plan.simulation.makespan),
+        QObject::tr("Simulated parallel latency on P cores"));
+    add(sched, QObject::tr("Speedup (simulated)"), QString::number(plan.simulation.speedup, 'f', 3),
+        QObject::tr("Serial / makespan"));
+    add(sched, QObject::tr("Valid"), plan.validation.valid ? QObject::tr("yes") : QObject::tr("NO"),
+        QObject::tr("Passes the deadlock-freedom validator"));
+    add(sched, QObject::tr("Planning time"), formatSeconds(plan.planningSeconds), QObject::tr("Clustering, merging, cloning"));
+    return rows;
+}
+
+}  // namespace ramiel::studio

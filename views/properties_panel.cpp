@@ -1,0 +1,135 @@
+#include "properties_panel.h"
+
+#include "metric_rows.h"
+#include "palette.h"
+#include "studio_session.h"
+
+#include "core/util/text.h"
+
+#include <QHeaderView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace ramiel::studio {
+namespace {
+
+QString text(const std::string& s) { return QString::fromStdString(printable(s)); }
+
+QTreeWidgetItem* section(QTreeWidget* tree, const QString& title)
+{
+    auto* item = new QTreeWidgetItem(tree, {title});
+    QFont f = item->font(0);
+    f.setBold(true);
+    item->setFont(0, f);
+    item->setFirstColumnSpanned(true);
+    item->setExpanded(true);
+    return item;
+}
+
+void row(QTreeWidgetItem* parent, const QString& name, const QString& value)
+{
+    auto* item = new QTreeWidgetItem(parent, {name, value});
+    item->setToolTip(1, value);
+}
+
+}  // namespace
+
+PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(this))
+{
+    tree_->setColumnCount(2);
+    tree_->setHeaderLabels({tr("Property"), tr("Value")});
+    tree_->setAlternatingRowColors(true);
+    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(tree_);
+    rebuild();
+}
+
+void PropertiesPanel::setAnalysis(std::shared_ptr<const Analysis> analysis)
+{
+    analysis_ = std::move(analysis);
+    if (analysis_ && node_ != kNone && size_t(node_) >= analysis_->prepared->model.graph.nodeCount())
+        node_ = kNone;
+    rebuild();
+}
+
+void PropertiesPanel::showNode(NodeId node)
+{
+    node_ = node;
+    rebuild();
+}
+
+void PropertiesPanel::rebuild()
+{
+    tree_->clear();
+    if (!analysis_ || node_ == kNone) {
+        auto* hint = new QTreeWidgetItem(tree_, {tr("Select a node to see its properties")});
+        hint->setFirstColumnSpanned(true);
+        hint->setForeground(0, palette().brush(QPalette::PlaceholderText));
+        return;
+    }
+    const Graph& graph = analysis_->prepared->model.graph;
+    const Node& n = graph.node(node_);
+    const size_t id = size_t(node_);
+
+    QTreeWidgetItem* op = section(tree_, tr("Operator"));
+    row(op, tr("Type"), text(n.domain.empty() ? n.opType : n.domain + "." + n.opType));
+    row(op, tr("Name"), text(n.name));
+    row(op, tr("Opset"), QString::number(n.opset));
+    row(op, tr("Id"), QString::number(n.id));
+
+    if (!n.attributes.empty()) {
+        QTreeWidgetItem* attrs = section(tree_, tr("Attributes"));
+        for (const Attribute& a : n.attributes)
+            row(attrs, text(a.name), text(a.toString()));
+    }
+    auto values = [&](const QString& title, const std::vector<ValueId>& ids) {
+        QTreeWidgetItem* s = section(tree_, title);
+        for (size_t k = 0; k < ids.size(); ++k) {
+            if (ids[k] == kNone) {
+                row(s, QString::number(k), tr("(omitted)"));
+                continue;
+            }
+            const Value& v = graph.value(ids[k]);
+            QString detail = QString::fromStdString(v.type.toString());
+            if (v.isConstant())
+                detail += tr("  constant");
+            else if (v.isGraphInput)
+                detail += tr("  graph input");
+            if (v.isGraphOutput)
+                detail += tr("  graph output");
+            row(s, text(v.name), detail);
+        }
+    };
+    values(tr("Inputs"), n.inputs);
+    values(tr("Outputs"), n.outputs);
+
+    const NodeCost& cost = analysis_->prepared->staticCosts[id];
+    QTreeWidgetItem* c = section(tree_, tr("Cost"));
+    row(c, tr("FLOPs"), cost.known ? QString::number(cost.flops, 'g', 4) : tr("unknown"));
+    row(c, tr("Bytes moved"), cost.known ? QString::number(cost.bytes(), 'g', 4)
+                                         : tr("unknown"));
+    row(c, tr("Static estimate"), formatSeconds(analysis_->prepared->staticSeconds[id]));
+    row(c, analysis_->measured ? tr("Measured (in use)") : tr("In use"), formatSeconds(analysis_->nodeSeconds[id]));
+
+    QTreeWidgetItem* sched = section(tree_, tr("Schedule"));
+    const Schedule& s = analysis_->plan.schedule;
+    QStringList owners;
+    for (int copy = 0; copy < s.degree; ++copy)
+        owners << QString::number(s.owner[size_t(s.instance(node_, copy))]);
+    row(sched, s.degree > 1 ? tr("Cluster (per copy)") : tr("Cluster"), owners.join(QStringLiteral(", ")));
+    if (analysis_->cloneCount[id] > 0)
+        row(sched, tr("Clones"), tr("%1 other cluster(s)").arg(analysis_->cloneCount[id]));
+    const Distances& d = analysis_->metrics.distances;
+    if (id < d.tlevel.size()) {
+        row(sched, tr("t-level"), formatSeconds(d.tlevel[id]));
+        row(sched, tr("b-level"), formatSeconds(d.blevel[id]));
+    }
+    row(sched, tr("Critical path"), analysis_->onCriticalPath[id] ? tr("yes") : tr("no"));
+    tree_->expandAll();
+}
+
+}  // namespace ramiel::studio

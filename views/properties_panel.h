@@ -1,0 +1,34 @@
+// Everything about the selected node: operator, attributes, inputs and
+// outputs with shapes, costs, cluster, t-level and b-level.
+#pragma once
+
+#include "core/ir/graph.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QTreeWidget;
+
+namespace ramiel::studio {
+
+struct Analysis;
+
+class PropertiesPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PropertiesPanel(QWidget* parent = nullptr);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void showNode(NodeId node);
+    NodeId node() const { return node_; }
+    QTreeWidget* tree() const { return tree_; }
+
+private:
+    void rebuild();
+
+    QTreeWidget* tree_;
+    std::shared_ptr<const Analysis> analysis_;
+    NodeId node_ = kNone;
+};
+
+}  // namespace ramiel::studio

@@ -1,0 +1,236 @@
+#include "run_panel.h"
+
+#include "metric_rows.h"
+
+#include "core/runtime/profiling.h"
+#include "core/runtime/runtime.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QThread>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace ramiel::studio {
+
+RunPanel::RunPanel(StudioSession* session, QWidget* parent)
+    : QWidget(parent), session_(session), iterations_(new QSpinBox(this)), runButton_(new QPushButton(tr("Run"), this)),
+      stopButton_(new QPushButton(tr("Stop"), this)),
+      profileButton_(new QPushButton(tr("Use as measured costs"), this)), summary_(new QLabel(this)),
+      workers_(new QLabel(this)), chart_(new QChartView(this)), serial_(new QLineSeries(this)),
+      parallel_(new QLineSeries(this)), xAxis_(new QValueAxis(this)), yAxis_(new QValueAxis(this))
+{
+    iterations_->setRange(1, 10000);
+    iterations_->setValue(20);
+    iterations_->setSuffix(tr(" iterations"));
+    stopButton_->setEnabled(false);
+    profileButton_->setEnabled(false);
+    profileButton_->setToolTip(tr("Schedule with the per-node times measured in the serial runs"));
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setWordWrap(true);
+    workers_->setWordWrap(true);
+
+    serial_->setName(tr("serial, 1 thread"));
+    parallel_->setName(tr("parallel (schedule)"));
+    QChart* chart = chart_->chart();
+    chart->addSeries(serial_);
+    chart->addSeries(parallel_);
+    xAxis_->setTitleText(tr("iteration"));
+    xAxis_->setLabelFormat(QStringLiteral("%d"));
+    yAxis_->setTitleText(tr("latency (ms)"));
+    chart->addAxis(xAxis_, Qt::AlignBottom);
+    chart->addAxis(yAxis_, Qt::AlignLeft);
+    for (QLineSeries* s : {serial_, parallel_}) {
+        s->attachAxis(xAxis_);
+        s->attachAxis(yAxis_);
+    }
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart_->setRenderHint(QPainter::Antialiasing);
+    chart_->setMinimumHeight(150);
+
+    auto* grid = new QGridLayout(this);
+    grid->addWidget(iterations_, 0, 0);
+    grid->addWidget(runButton_, 0, 1);
+    grid->addWidget(stopButton_, 0, 2);
+    grid->addWidget(profileButton_, 0, 3);
+    grid->addWidget(chart_, 1, 0, 1, 5);
+    grid->addWidget(summary_, 2, 0, 1, 5);
+    grid->addWidget(workers_, 3, 0, 1, 5);
+    grid->setColumnStretch(4, 1);
+    grid->setRowStretch(1, 1);
+
+    connect(runButton_, &QPushButton::clicked, this, &RunPanel::start);
+    connect(stopButton_, &QPushButton::clicked, this, &RunPanel::stop);
+    connect(profileButton_, &QPushButton::clicked, this, &RunPanel::useProfile);
+    connect(session_, &StudioSession::modelChanged, this, [this] {
+        profile_.clear();
+        profileButton_->setEnabled(false);
+    });
+    summary_->setText(tr("Runs the model on libtorch with seeded random inputs: serial with one thread and the "
+                         "current schedule in parallel, interleaved."));
+}
+
+RunPanel::~RunPanel()
+{
+    stop();
+    if (thread_)
+        thread_->wait();
+}
+
+int RunPanel::serialPoints() const { return int(serial_->count()); }
+int RunPanel::parallelPoints() const { return int(parallel_->count()); }
+
+void RunPanel::start()
+{
+    auto analysis = session_->analysis();
+    if (thread_ || !analysis)
+        return;
+    runAnalysis_ = analysis;
+    serial_->clear();
+    parallel_->clear();
+    serialTimes_.clear();
+    parallelTimes_.clear();
+    busy_.clear();
+    wait_.clear();
+    runButton_->setEnabled(false);
+    stopButton_->setEnabled(true);
+    summary_->setText(tr("Loading libtorch and preparing the model..."));
+    workers_->clear();
+    Q_EMIT runFigures({});
+
+    stop_ = std::make_shared<std::atomic<bool>>(false);
+    auto stopFlag = stop_;
+    const int iterations = iterations_->value();
+    const int cores = analysis->settings.workers;
+    thread_ = QThread::create([this, analysis, stopFlag, iterations, cores] {
+        QString error;
+        std::vector<double> profile;
+        try {
+            const PreparedModel& p = *analysis->prepared;
+            const size_t nodes = p.model.graph.nodeCount();
+            std::unique_ptr<CompiledModel> model = runtime().compile(p.model);
+            model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
+            std::unique_ptr<Executor> serial = model->serialExecutor(1);
+            std::unique_ptr<Executor> parallel = model->parallelExecutor(
+                analysis->plan.schedule, threadsPerWorker(analysis->plan, *analysis->costs, cores));
+            serial->run();  // warm-up: first-touch allocations, oneDNN primitive creation
+            parallel->run();
+            std::vector<std::vector<double>> perNode(nodes);
+            for (int i = 0; i < iterations && !*stopFlag; ++i) {
+                RunProfile sp, pp;
+                RunIteration it;
+                it.index = i;
+                it.serialSeconds = serial->run(&sp);
+                it.parallelSeconds = parallel->run(&pp);
+                it.workerBusy = pp.workerBusy;
+                it.workerWait = pp.workerWait;
+                for (size_t n = 0; n < nodes && n < sp.nodeSeconds.size(); ++n)
+                    perNode[n].push_back(sp.nodeSeconds[n] / analysis->settings.batch);
+                QMetaObject::invokeMethod(this, [this, it] { onIteration(it); }, Qt::QueuedConnection);
+            }
+            if (!perNode.empty() && !perNode[0].empty()) {
+                profile.resize(nodes);
+                for (size_t n = 0; n < nodes; ++n)
+                    profile[n] = median(perNode[n]);
+            }
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QMetaObject::invokeMethod(
+            this, [this, error, profile]() mutable { onDone(error, std::move(profile)); }, Qt::QueuedConnection);
+    });
+    thread_->start();
+}
+
+void RunPanel::stop()
+{
+    if (stop_)
+        *stop_ = true;
+}
+
+void RunPanel::onIteration(const RunIteration& it)
+{
+    serialTimes_.push_back(it.serialSeconds);
+    parallelTimes_.push_back(it.parallelSeconds);
+    serial_->append(it.index, it.serialSeconds * 1e3);
+    parallel_->append(it.index, it.parallelSeconds * 1e3);
+    busy_.resize(it.workerBusy.size(), 0);
+    wait_.resize(it.workerWait.size(), 0);
+    for (size_t w = 0; w < it.workerBusy.size(); ++w)
+        busy_[w] += it.workerBusy[w];
+    for (size_t w = 0; w < it.workerWait.size(); ++w)
+        wait_[w] += it.workerWait[w];
+    double maxMs = 0;
+    for (double s : serialTimes_)
+        maxMs = std::max(maxMs, s * 1e3);
+    for (double s : parallelTimes_)
+        maxMs = std::max(maxMs, s * 1e3);
+    xAxis_->setRange(0, std::max(1, it.index));
+    yAxis_->setRange(0, maxMs * 1.15);
+    updateSummary();
+}
+
+void RunPanel::updateSummary()
+{
+    if (serialTimes_.empty())
+        return;
+    const double s = median(serialTimes_), p = median(parallelTimes_);
+    const double simulated = runAnalysis_ ? runAnalysis_->plan.simulation.makespan : 0;
+    summary_->setText(tr("%1 iterations: serial (1 thread) median %2, parallel median %3, speedup %4x; "
+                         "simulated makespan %5")
+                          .arg(serialTimes_.size())
+                          .arg(formatSeconds(s), formatSeconds(p))
+                          .arg(p > 0 ? s / p : 0, 0, 'f', 2)
+                          .arg(formatSeconds(simulated)));
+    QStringList w;
+    const double total = std::accumulate(parallelTimes_.begin(), parallelTimes_.end(), 0.0);
+    for (size_t k = 0; k < busy_.size(); ++k)
+        w << tr("W%1 busy %2%").arg(k).arg(total > 0 ? 100.0 * busy_[k] / total : 0, 0, 'f', 0);
+    workers_->setText(tr("Worker utilization: ") + w.join(QStringLiteral(", ")));
+    Q_EMIT runFigures({{tr("Serial, 1 thread (median)"), formatSeconds(s)},
+                       {tr("Parallel (median)"), formatSeconds(p)},
+                       {tr("Speedup"), QString::number(p > 0 ? s / p : 0, 'f', 3)},
+                       {tr("Iterations"), QString::number(serialTimes_.size())}});
+}
+
+void RunPanel::onDone(const QString& error, std::vector<double> profile)
+{
+    thread_->wait();
+    thread_->deleteLater();
+    thread_ = nullptr;
+    runButton_->setEnabled(true);
+    stopButton_->setEnabled(false);
+    if (!error.isEmpty()) {
+        summary_->setText(tr("Run failed: %1").arg(error));
+        Q_EMIT finished(false, error);
+        return;
+    }
+    // A profile only applies to the model it was measured on.
+    if (session_->prepared() == runAnalysis_->prepared && !profile.empty()) {
+        profile_ = std::move(profile);
+        profileButton_->setEnabled(true);
+    }
+    updateSummary();
+    Q_EMIT finished(true, {});
+}
+
+void RunPanel::useProfile()
+{
+    if (profile_.empty() || !runAnalysis_ || session_->prepared() != runAnalysis_->prepared)
+        return;
+    session_->setMeasuredSeconds(profile_);
+    ScheduleSettings s = session_->settings();
+    s.measuredCosts = true;
+    session_->setSettings(s);
+}
+
+}  // namespace ramiel::studio

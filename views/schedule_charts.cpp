@@ -1,0 +1,195 @@
+#include "schedule_charts.h"
+
+#include "metric_rows.h"
+#include "palette.h"
+#include "studio_session.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QStackedBarSeries>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ramiel::studio {
+
+GanttChart::GanttChart(QWidget* parent) : QWidget(parent)
+{
+    setMouseTracking(false);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void GanttChart::setAnalysis(std::shared_ptr<const Analysis> analysis)
+{
+    analysis_ = std::move(analysis);
+    update();
+}
+
+QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 8, -10, -24); }
+
+void GanttChart::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (!analysis_ || analysis_->plan.simulation.gantt.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No schedule"));
+        return;
+    }
+    const Simulation& sim = analysis_->plan.simulation;
+    const Schedule& s = analysis_->plan.schedule;
+    const QRectF area = plotArea();
+    const int workers = std::max<int>(1, int(s.clusters.size()));
+    const double rowH = area.height() / workers;
+    const double scale = sim.makespan > 0 ? area.width() / sim.makespan : 0;
+    p.setRenderHint(QPainter::Antialiasing, false);
+
+    // Axis: time in ms, with a few round ticks.
+    p.setPen(palette().color(QPalette::Text));
+    QFont f = font();
+    f.setPointSizeF(std::max(7.0, f.pointSizeF() - 1.5));
+    p.setFont(f);
+    const double ms = sim.makespan * 1e3;
+    const double rough = ms / 5;
+    const double mag = std::pow(10.0, std::floor(std::log10(std::max(rough, 1e-9))));
+    const double step = rough / mag < 2 ? mag : rough / mag < 5 ? 2 * mag : 5 * mag;
+    for (double t = 0; t <= ms + 1e-9; t += step) {
+        const double x = area.left() + t * 1e-3 * scale;
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRectF(x - 30, area.bottom() + 2, 60, 18), Qt::AlignHCenter | Qt::AlignTop,
+                   QString::number(t, 'g', 4) + (t == 0 ? QStringLiteral(" ms") : QString()));
+    }
+    for (int w = 0; w < workers; ++w)
+        p.drawText(QRectF(0, area.top() + w * rowH, 30, rowH), Qt::AlignVCenter | Qt::AlignRight,
+                   QStringLiteral("W%1").arg(w));
+
+    const auto& critical = analysis_->onCriticalPath;
+    for (const GanttEntry& e : sim.gantt) {
+        const QRectF r(area.left() + e.start * scale, area.top() + e.worker * rowH + 2,
+                       std::max(1.0, (e.end - e.start) * scale), rowH - 4);
+        QColor c = clusterColor(e.worker);
+        if (e.clone)
+            c = c.lighter(140);
+        p.fillRect(r, c);
+        const NodeId n = s.node(e.instance);
+        if (size_t(n) < critical.size() && critical[size_t(n)] && s.copy(e.instance) == 0) {
+            p.setPen(QPen(Qt::black, 1));
+            p.drawRect(r);
+        }
+    }
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRectF(area.left(), 0, area.width(), area.top() + 2), Qt::AlignRight | Qt::AlignTop,
+               tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2));
+}
+
+int GanttChart::entryAt(QPointF pos) const
+{
+    if (!analysis_)
+        return -1;
+    const Simulation& sim = analysis_->plan.simulation;
+    const int workers = std::max<int>(1, int(analysis_->plan.schedule.clusters.size()));
+    const QRectF area = plotArea();
+    if (!area.contains(pos) || sim.makespan <= 0)
+        return -1;
+    const int worker = int((pos.y() - area.top()) / (area.height() / workers));
+    const double t = (pos.x() - area.left()) / area.width() * sim.makespan;
+    const double slack = 2.0 / area.width() * sim.makespan;
+    for (size_t i = 0; i < sim.gantt.size(); ++i) {
+        const GanttEntry& e = sim.gantt[i];
+        if (e.worker == worker && t >= e.start - slack && t <= e.end + slack)
+            return int(i);
+    }
+    return -1;
+}
+
+bool GanttChart::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int i = entryAt(help->pos());
+        if (i < 0) {
+            QToolTip::hideText();
+        } else {
+            const GanttEntry& e = analysis_->plan.simulation.gantt[size_t(i)];
+            const Schedule& s = analysis_->plan.schedule;
+            const Node& n = analysis_->prepared->model.graph.node(s.node(e.instance));
+            QToolTip::showText(help->globalPos(),
+                               tr("%1 (%2), copy %3%4\n%5 to %6")
+                                   .arg(QString::fromStdString(n.name), QString::fromStdString(n.opType))
+                                   .arg(s.copy(e.instance))
+                                   .arg(e.clone ? tr(", clone") : QString())
+                                   .arg(formatSeconds(e.start), formatSeconds(e.end)),
+                               this);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void GanttChart::mousePressEvent(QMouseEvent* event)
+{
+    const int i = entryAt(event->position());
+    if (i >= 0)
+        Q_EMIT nodeClicked(analysis_->plan.schedule.node(analysis_->plan.simulation.gantt[size_t(i)].instance));
+}
+
+LoadsChart::LoadsChart(QWidget* parent) : QWidget(parent), view_(new QChartView(this))
+{
+    view_->setRenderHint(QPainter::Antialiasing);
+    view_->chart()->legend()->hide();
+    view_->chart()->setMargins(QMargins(4, 4, 4, 4));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view_);
+}
+
+void LoadsChart::setAnalysis(std::shared_ptr<const Analysis> analysis)
+{
+    QChart* chart = view_->chart();
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes())
+        chart->removeAxis(axis);
+    bars_ = 0;
+    if (!analysis)
+        return;
+    // One set per cluster, non-zero only in its own column, so each bar gets its cluster's color.
+    auto* series = new QStackedBarSeries;
+    QStringList categories;
+    const size_t clusters = analysis->loads.size();
+    double maxMs = 0;
+    for (size_t c = 0; c < clusters; ++c) {
+        auto* set = new QBarSet(tr("cluster %1").arg(c));
+        for (size_t k = 0; k < clusters; ++k)
+            *set << (k == c ? analysis->loads[c] * 1e3 : 0.0);
+        set->setColor(clusterColor(int(c)));
+        set->setBorderColor(clusterColor(int(c)).darker(130));
+        series->append(set);
+        categories << QString::number(c);
+        maxMs = std::max(maxMs, analysis->loads[c] * 1e3);
+    }
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(categories);
+    x->setTitleText(tr("cluster"));
+    auto* y = new QValueAxis;
+    y->setRange(0, maxMs * 1.1 + 1e-6);
+    y->setTitleText(tr("load (ms)"));
+    y->setLabelFormat(QStringLiteral("%.3g"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    bars_ = int(clusters);
+}
+
+}  // namespace ramiel::studio

@@ -1,0 +1,50 @@
+// The schedule drawn two ways: per-cluster loads as a bar chart (QtCharts)
+// and the simulated run as a Gantt chart (one row per worker).
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+class QChartView;
+
+namespace ramiel::studio {
+
+struct Analysis;
+
+class GanttChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit GanttChart(QWidget* parent = nullptr);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    QSize sizeHint() const override { return {480, 220}; }
+    QSize minimumSizeHint() const override { return {200, 90}; }
+
+Q_SIGNALS:
+    void nodeClicked(int node);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+
+private:
+    QRectF plotArea() const;
+    int entryAt(QPointF p) const;
+
+    std::shared_ptr<const Analysis> analysis_;
+};
+
+class LoadsChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit LoadsChart(QWidget* parent = nullptr);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    int barCount() const { return bars_; }
+
+private:
+    QChartView* view_;
+    int bars_ = 0;
+};
+
+}  // namespace ramiel::studio

@@ -1,0 +1,176 @@
+#include "teaching_panel.h"
+
+#include "graph_scene.h"
+#include "metric_rows.h"
+
+#include "core/schedule/linear_clustering.h"
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QTimer>
+
+#include <algorithm>
+#include <numeric>
+
+namespace ramiel::studio {
+
+TeachingPanel::TeachingPanel(StudioSession* session, GraphScene* scene, QWidget* parent)
+    : QWidget(parent), session_(session), scene_(scene), text_(new QLabel(this)),
+      startButton_(new QPushButton(tr("Start"), this)), prevButton_(new QPushButton(tr("< Previous"), this)),
+      nextButton_(new QPushButton(tr("Next >"), this)), playButton_(new QPushButton(tr("Play"), this)),
+      exitButton_(new QPushButton(tr("Exit"), this)), slider_(new QSlider(Qt::Horizontal, this)),
+      timer_(new QTimer(this))
+{
+    text_->setWordWrap(true);
+    text_->setMinimumHeight(70);
+    text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    playButton_->setCheckable(true);
+    timer_->setInterval(900);
+    auto* grid = new QGridLayout(this);
+    grid->addWidget(startButton_, 0, 0);
+    grid->addWidget(exitButton_, 0, 1);
+    grid->addWidget(prevButton_, 1, 0);
+    grid->addWidget(nextButton_, 1, 1);
+    grid->addWidget(playButton_, 2, 0);
+    grid->addWidget(slider_, 2, 1);
+    grid->addWidget(text_, 3, 0, 1, 2);
+    grid->setRowStretch(4, 1);
+
+    connect(startButton_, &QPushButton::clicked, this, &TeachingPanel::start);
+    connect(exitButton_, &QPushButton::clicked, this, &TeachingPanel::exit);
+    connect(prevButton_, &QPushButton::clicked, this, &TeachingPanel::previous);
+    connect(nextButton_, &QPushButton::clicked, this, &TeachingPanel::next);
+    connect(playButton_, &QPushButton::toggled, this, &TeachingPanel::play);
+    connect(slider_, &QSlider::valueChanged, this, [this](int v) {
+        if (step_ >= 0 && v != step_)
+            showStep(v);
+    });
+    connect(timer_, &QTimer::timeout, this, [this] {
+        if (step_ + 1 >= stepCount())
+            playButton_->setChecked(false);
+        else
+            next();
+    });
+    connect(session_, &StudioSession::analysisChanged, this, [this] {
+        if (step_ >= 0)
+            start();  // the costs or settings changed: the steps did too
+    });
+    connect(session_, &StudioSession::modelChanged, this, &TeachingPanel::exit);
+    exit();
+}
+
+void TeachingPanel::recompute()
+{
+    analysis_ = session_->analysis();
+    paths_.clear();
+    pathCost_.clear();
+    if (!analysis_)
+        return;
+    const int samples = analysis_->plan.schedule.subBatch.empty() ? 1 : analysis_->plan.schedule.subBatch[0];
+    paths_ = linearClusters(*analysis_->costs, samples);
+    for (const auto& path : paths_) {
+        double cost = 0;
+        for (NodeId n : path)
+            cost += analysis_->costs->node(n, samples);
+        pathCost_.push_back(cost);
+    }
+}
+
+void TeachingPanel::start()
+{
+    recompute();
+    if (paths_.empty()) {
+        text_->setText(tr("Open a model first."));
+        return;
+    }
+    slider_->setRange(0, stepCount() - 1);
+    showStep(0);
+}
+
+void TeachingPanel::exit()
+{
+    playButton_->setChecked(false);
+    step_ = -1;
+    scene_->clearTeachingOverlay();
+    prevButton_->setEnabled(false);
+    nextButton_->setEnabled(false);
+    playButton_->setEnabled(false);
+    exitButton_->setEnabled(false);
+    slider_->setEnabled(false);
+    text_->setText(tr("Step through linear clustering: each step peels the heaviest path among the nodes not yet "
+                      "clustered and makes it a cluster; the first is the critical path. The last step merges the "
+                      "clusters down to P workers."));
+}
+
+void TeachingPanel::next() { showStep(step_ + 1); }
+void TeachingPanel::previous() { showStep(step_ - 1); }
+
+void TeachingPanel::play(bool on)
+{
+    if (on) {
+        if (step_ < 0 || step_ + 1 >= stepCount())
+            start();
+        timer_->start();
+        playButton_->setText(tr("Pause"));
+    } else {
+        timer_->stop();
+        playButton_->setText(tr("Play"));
+    }
+}
+
+void TeachingPanel::showStep(int step)
+{
+    if (paths_.empty() || !analysis_)
+        return;
+    step = std::clamp(step, 0, stepCount() - 1);
+    step_ = step;
+    const size_t nodes = analysis_->prepared->model.graph.nodeCount();
+    std::vector<int> clusters(nodes, -1);
+    std::vector<NodeId> current;
+    const int peeled = int(paths_.size());
+    if (step < peeled) {
+        for (int k = 0; k <= step; ++k)
+            for (NodeId n : paths_[size_t(k)])
+                clusters[size_t(n)] = k;
+        current = paths_[size_t(step)];
+        const Graph& g = analysis_->prepared->model.graph;
+        text_->setText(tr("<b>Step %1 of %2</b>: the heaviest path among the %3 nodes not yet clustered has %4 "
+                          "node(s) and costs %5 (%6 to %7). It becomes cluster %8.%9")
+                           .arg(step + 1)
+                           .arg(stepCount())
+                           .arg(std::accumulate(paths_.begin() + step, paths_.end(), size_t(0),
+                                                [](size_t s, const auto& p) { return s + p.size(); }))
+                           .arg(current.size())
+                           .arg(formatSeconds(pathCost_[size_t(step)]))
+                           .arg(QString::fromStdString(g.node(current.front()).name).toHtmlEscaped())
+                           .arg(QString::fromStdString(g.node(current.back()).name).toHtmlEscaped())
+                           .arg(step)
+                           .arg(step == 0 ? tr(" This first one is the critical path.") : QString()));
+    } else {
+        clusters = analysis_->clusterOfNode;
+        const MergeReport& m = analysis_->plan.merges;
+        text_->setText(tr("<b>Step %1 of %2</b>: %3 linear clusters merged into %4 for P = %5 (%6 free merges of "
+                          "clusters that never overlap in time, %7 guided by the simulated makespan). This is the "
+                          "%8 schedule.")
+                           .arg(step + 1)
+                           .arg(stepCount())
+                           .arg(peeled)
+                           .arg(analysis_->plan.schedule.clusters.size())
+                           .arg(analysis_->settings.workers)
+                           .arg(m.freeMerges)
+                           .arg(m.guidedMerges)
+                           .arg(QString::fromStdString(analysis_->settings.algorithm)));
+    }
+    scene_->setTeachingOverlay(std::move(clusters), std::move(current));
+    const QSignalBlocker block(slider_);
+    slider_->setValue(step);
+    prevButton_->setEnabled(step > 0);
+    nextButton_->setEnabled(step + 1 < stepCount());
+    playButton_->setEnabled(true);
+    exitButton_->setEnabled(true);
+    slider_->setEnabled(true);
+}
+
+}  // namespace ramiel::studio

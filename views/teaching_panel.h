@@ -1,0 +1,59 @@
+// Teaching mode: steps through linear clustering one peeled path at a time
+// (the heaviest path among the nodes not yet clustered), then shows the
+// clusters merged down to P workers. Drives the graph scene's overlay.
+#pragma once
+
+#include "studio_session.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QPushButton;
+class QSlider;
+class QTimer;
+
+namespace ramiel::studio {
+
+class GraphScene;
+
+class TeachingPanel : public QWidget {
+    Q_OBJECT
+public:
+    TeachingPanel(StudioSession* session, GraphScene* scene, QWidget* parent = nullptr);
+
+    // Steps: one per linear cluster in the order it was peeled, then one for the merge.
+    int stepCount() const { return int(paths_.size()) + (paths_.empty() ? 0 : 1); }
+    int step() const { return step_; }
+    const std::vector<std::vector<NodeId>>& paths() const { return paths_; }
+    QLabel* description() const { return text_; }
+
+public Q_SLOTS:
+    void start();
+    void next();
+    void previous();
+    void play(bool on);
+    void exit();
+    void showStep(int step);
+
+private:
+    void recompute();
+
+    StudioSession* session_;
+    GraphScene* scene_;
+    QLabel* text_;
+    QPushButton* startButton_;
+    QPushButton* prevButton_;
+    QPushButton* nextButton_;
+    QPushButton* playButton_;
+    QPushButton* exitButton_;
+    QSlider* slider_;
+    QTimer* timer_;
+    std::vector<std::vector<NodeId>> paths_;
+    std::vector<double> pathCost_;
+    std::shared_ptr<const Analysis> analysis_;
+    int step_ = -1;  // -1: not teaching
+};
+
+}  // namespace ramiel::studio

@@ -1,0 +1,99 @@
+#include "tuning_panel.h"
+
+#include "metric_rows.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+namespace ramiel::studio {
+
+TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
+    : QWidget(parent), session_(session), algorithm_(new QComboBox(this)), workers_(new QSpinBox(this)),
+      batch_(new QSpinBox(this)), degree_(new QSpinBox(this)), costs_(new QComboBox(this)),
+      clone_(new QCheckBox(tr("Clone cheap shared nodes"), this)), status_(new QLabel(this))
+{
+    for (const SchedulerInfo& s : schedulers()) {
+        algorithm_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
+        algorithm_->setItemData(algorithm_->count() - 1, QString::fromStdString(s.summary), Qt::ToolTipRole);
+    }
+    workers_->setRange(1, 64);
+    workers_->setToolTip(tr("Worker threads P: the schedule has at most P clusters"));
+    batch_->setRange(1, 256);
+    batch_->setToolTip(tr("Batch B, in samples of the model's own input"));
+    degree_->setRange(1, 1);
+    degree_->setToolTip(tr("Hypercluster degree d: the batch runs as d sub-batches (graph copies), 1 <= d <= B"));
+    costs_->addItem(tr("Static (cost model)"));
+    costs_->addItem(tr("Measured (last run)"));
+    costs_->setToolTip(tr("Node costs for scheduling: the calibrated cost model, or the profile of the last run"));
+    clone_->setToolTip(tr("Duplicate cheap nodes whose output feeds several clusters into each of them"));
+    status_->setWordWrap(true);
+    status_->setForegroundRole(QPalette::PlaceholderText);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("&Algorithm"), algorithm_);
+    form->addRow(tr("&Workers P"), workers_);
+    form->addRow(tr("&Batch B"), batch_);
+    form->addRow(tr("&Degree d"), degree_);
+    form->addRow(tr("&Costs"), costs_);
+    form->addRow(clone_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(status_);
+    layout->addStretch();
+
+    connect(algorithm_, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
+    connect(workers_, &QSpinBox::valueChanged, this, &TuningPanel::apply);
+    connect(batch_, &QSpinBox::valueChanged, this, [this](int b) {
+        degree_->setMaximum(b);
+        apply();
+    });
+    connect(degree_, &QSpinBox::valueChanged, this, &TuningPanel::apply);
+    connect(costs_, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
+    connect(clone_, &QCheckBox::toggled, this, &TuningPanel::apply);
+    connect(session_, &StudioSession::settingsChanged, this, &TuningPanel::showSettings);
+    connect(session_, &StudioSession::analysisChanged, this, [this] {
+        showSettings();
+        if (auto a = session_->analysis())
+            status_->setText(tr("Planned in %1 (simulated speedup %2)")
+                                 .arg(formatSeconds(a->seconds))
+                                 .arg(a->plan.simulation.speedup, 0, 'f', 2));
+    });
+    showSettings();
+}
+
+void TuningPanel::showSettings()
+{
+    updating_ = true;
+    const ScheduleSettings& s = session_->settings();
+    algorithm_->setCurrentIndex(std::max(0, algorithm_->findData(QString::fromStdString(s.algorithm))));
+    workers_->setValue(s.workers);
+    batch_->setValue(s.batch);
+    degree_->setMaximum(s.batch);
+    degree_->setValue(s.degree);
+    costs_->setCurrentIndex(s.measuredCosts ? 1 : 0);
+    if (auto* model = qobject_cast<QStandardItemModel*>(costs_->model()))
+        model->item(1)->setEnabled(session_->hasMeasuredCosts());
+    clone_->setChecked(s.clone);
+    updating_ = false;
+}
+
+void TuningPanel::apply()
+{
+    if (updating_)
+        return;
+    ScheduleSettings s = session_->settings();
+    s.algorithm = algorithm_->currentData().toString().toStdString();
+    s.workers = workers_->value();
+    s.batch = batch_->value();
+    s.degree = std::min(degree_->value(), s.batch);
+    s.measuredCosts = costs_->currentIndex() == 1 && session_->hasMeasuredCosts();
+    s.clone = clone_->isChecked();
+    session_->setSettings(s);
+}
+
+}  // namespace ramiel::studio
