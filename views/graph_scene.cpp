@@ -123,6 +123,12 @@ void GraphScene::setShowCriticalPath(bool show)
     recolor();
 }
 
+void GraphScene::setCopy(int copy)
+{
+    copy_ = copy;
+    recolor();
+}
+
 void GraphScene::setShowShapes(bool show)
 {
     showShapes_ = show;
@@ -211,7 +217,8 @@ void GraphScene::recolor()
     const DisplayGraph& d = layout_->display;
     const Graph& graph = prepared_->model.graph;
     const Analysis* a = analysis_.get();
-    const bool valid = a && a->clusterOfNode.size() == graph.nodeCount();
+    const size_t copy = a ? std::min(size_t(std::max(copy_, 0)), a->clusterOfNode.size() - 1) : 0;
+    const bool valid = a && a->clusterOfNode[copy].size() == graph.nodeCount();
 
     double maxSeconds = 0;
     if (valid)
@@ -231,7 +238,7 @@ void GraphScene::recolor()
         switch (mode_) {
         case ColorMode::Cluster:
             if (valid)
-                fill = clusterColor(a->clusterOfNode[n]);
+                fill = clusterColor(a->clusterOfNode[copy][n]);
             break;
         case ColorMode::OpType:
             fill = opTypeColor(QString::fromStdString(graph.node(di.node).opType));
@@ -243,7 +250,7 @@ void GraphScene::recolor()
         }
         item->setFill(fill);
         item->setCritical(valid && showCritical_ && a->onCriticalPath[n]);
-        item->setCloneCount(valid ? a->cloneCount[n] : 0);
+        item->setCloneCount(valid ? a->cloneCount[copy][n] : 0);
     }
     for (size_t i = 0; i < d.edges.size(); ++i) {
         const DisplayEdge& de = d.edges[i];
@@ -253,9 +260,9 @@ void GraphScene::recolor()
             if (showCritical_ && a->criticalEdges.count({de.fromNode, de.toNode})) {
                 style = EdgeItem::Style::Critical;
                 color = QColor(0xc0, 0x1c, 0x28);
-            } else if (a->crossClusterEdges.count({de.fromNode, de.toNode})) {
+            } else if (a->crossClusterEdges[copy].count({de.fromNode, de.toNode})) {
                 style = EdgeItem::Style::CrossCluster;
-                color = clusterColor(a->clusterOfNode[size_t(de.fromNode)]).darker(140);
+                color = clusterColor(a->clusterOfNode[copy][size_t(de.fromNode)]).darker(140);
             }
         }
         edges_[i]->setStyle(style, color);

@@ -26,6 +26,9 @@ public:
     void setColorMode(ColorMode mode);
     void setShowCriticalPath(bool show);
     void setShowShapes(bool show);
+    // With hyperclustering (d > 1): which graph copy's clusters to show.
+    void setCopy(int copy);
+    int copy() const { return copy_; }
 
     ColorMode colorMode() const { return mode_; }
     const std::vector<NodeItem*>& displayItems() const { return items_; }  // by display item index
@@ -60,6 +63,7 @@ private:
     ColorMode mode_ = ColorMode::Cluster;
     bool showCritical_ = true;
     bool showShapes_ = false;
+    int copy_ = 0;
     std::vector<int> teachClusters_;
     std::vector<NodeId> teachCurrent_;
 };

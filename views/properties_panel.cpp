@@ -121,8 +121,8 @@ void PropertiesPanel::rebuild()
     for (int copy = 0; copy < s.degree; ++copy)
         owners << QString::number(s.owner[size_t(s.instance(node_, copy))]);
     row(sched, s.degree > 1 ? tr("Cluster (per copy)") : tr("Cluster"), owners.join(QStringLiteral(", ")));
-    if (analysis_->cloneCount[id] > 0)
-        row(sched, tr("Clones"), tr("%1 other cluster(s)").arg(analysis_->cloneCount[id]));
+    if (analysis_->cloneCount[0][id] > 0)
+        row(sched, tr("Clones (copy 0)"), tr("%1 other cluster(s)").arg(analysis_->cloneCount[0][id]));
     const Distances& d = analysis_->metrics.distances;
     if (id < d.tlevel.size()) {
         row(sched, tr("t-level"), formatSeconds(d.tlevel[id]));

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ramiel::studio {
@@ -73,17 +74,19 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const PreparedModel> pre
     const Schedule& s = a->plan.schedule;
     a->loads = clusterLoads(s, *a->costs);
 
-    a->clusterOfNode.assign(graph.nodeCount(), -1);
-    a->cloneCount.assign(graph.nodeCount(), 0);
-    for (size_t n = 0; n < graph.nodeCount(); ++n)
-        a->clusterOfNode[n] = s.owner[size_t(s.instance(NodeId(n), 0))];
+    const size_t copies = size_t(std::max(1, s.degree));
+    a->clusterOfNode.assign(copies, std::vector<int>(graph.nodeCount(), -1));
+    a->cloneCount.assign(copies, std::vector<int>(graph.nodeCount(), 0));
+    a->crossClusterEdges.resize(copies);
+    for (size_t i = 0; i < s.instanceCount(); ++i)
+        a->clusterOfNode[size_t(s.copy(InstanceId(i)))][size_t(s.node(InstanceId(i)))] = s.owner[i];
     for (size_t c = 0; c < s.clusters.size(); ++c)
         for (InstanceId i : s.clusters[c])
-            if (s.copy(i) == 0 && s.isClone(c, i))
-                ++a->cloneCount[size_t(s.node(i))];
+            if (s.isClone(c, i))
+                ++a->cloneCount[size_t(s.copy(i))][size_t(s.node(i))];
     for (const CrossEdge& e : a->plan.crossEdges)
-        if (s.copy(e.from) == 0 && s.copy(e.to) == 0)
-            a->crossClusterEdges.insert({s.node(e.from), s.node(e.to)});
+        if (s.copy(e.from) == s.copy(e.to))
+            a->crossClusterEdges[size_t(s.copy(e.to))].insert({s.node(e.from), s.node(e.to)});
 
     a->onCriticalPath.assign(graph.nodeCount(), false);
     const std::vector<NodeId>& path = a->metrics.criticalPath;

@@ -71,9 +71,11 @@ struct Analysis {
     GraphMetrics metrics;
     Plan plan;
     std::vector<double> loads;                   // by cluster
-    std::vector<int> clusterOfNode;              // copy 0's owner, by node id
-    std::vector<int> cloneCount;                 // extra copies of a node (copy 0) in other clusters
-    std::set<std::pair<NodeId, NodeId>> crossClusterEdges;  // copy 0, by node pair
+    // By graph copy (d of them), then node id: the owner cluster, the clones
+    // in other clusters, and the cross-cluster edges by node pair.
+    std::vector<std::vector<int>> clusterOfNode;
+    std::vector<std::vector<int>> cloneCount;
+    std::vector<std::set<std::pair<NodeId, NodeId>>> crossClusterEdges;
     std::set<std::pair<NodeId, NodeId>> criticalEdges;
     std::vector<bool> onCriticalPath;            // by node id
     double seconds = 0;                          // time to compute this

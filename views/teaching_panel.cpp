@@ -149,7 +149,7 @@ void TeachingPanel::showStep(int step)
                            .arg(step)
                            .arg(step == 0 ? tr(" This first one is the critical path.") : QString()));
     } else {
-        clusters = analysis_->clusterOfNode;
+        clusters = analysis_->clusterOfNode[0];
         const MergeReport& m = analysis_->plan.merges;
         text_->setText(tr("<b>Step %1 of %2</b>: %3 linear clusters merged into %4 for P = %5 (%6 free merges of "
                           "clusters that never overlap in time, %7 guided by the simulated makespan). This is the "

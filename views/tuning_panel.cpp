@@ -15,7 +15,7 @@ namespace ramiel::studio {
 TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     : QWidget(parent), session_(session), algorithm_(new QComboBox(this)), workers_(new QSpinBox(this)),
       batch_(new QSpinBox(this)), degree_(new QSpinBox(this)), costs_(new QComboBox(this)),
-      clone_(new QCheckBox(tr("Clone cheap shared nodes"), this)), status_(new QLabel(this))
+      clone_(new QCheckBox(tr("Clone cheap shared nodes"), this)), copy_(new QSpinBox(this)), status_(new QLabel(this))
 {
     for (const SchedulerInfo& s : schedulers()) {
         algorithm_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
@@ -31,6 +31,8 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     costs_->addItem(tr("Measured (last run)"));
     costs_->setToolTip(tr("Node costs for scheduling: the calibrated cost model, or the profile of the last run"));
     clone_->setToolTip(tr("Duplicate cheap nodes whose output feeds several clusters into each of them"));
+    copy_->setRange(0, 0);
+    copy_->setToolTip(tr("With d > 1 the batch runs as d graph copies: the copy whose clusters the graph shows"));
     status_->setWordWrap(true);
     status_->setForegroundRole(QPalette::PlaceholderText);
 
@@ -39,6 +41,7 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     form->addRow(tr("&Workers P"), workers_);
     form->addRow(tr("&Batch B"), batch_);
     form->addRow(tr("&Degree d"), degree_);
+    form->addRow(tr("S&hown copy"), copy_);
     form->addRow(tr("&Costs"), costs_);
     form->addRow(clone_);
     auto* layout = new QVBoxLayout(this);
@@ -55,6 +58,7 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     connect(degree_, &QSpinBox::valueChanged, this, &TuningPanel::apply);
     connect(costs_, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
     connect(clone_, &QCheckBox::toggled, this, &TuningPanel::apply);
+    connect(copy_, &QSpinBox::valueChanged, this, &TuningPanel::shownCopyChanged);
     connect(session_, &StudioSession::settingsChanged, this, &TuningPanel::showSettings);
     connect(session_, &StudioSession::analysisChanged, this, [this] {
         showSettings();
@@ -75,6 +79,8 @@ void TuningPanel::showSettings()
     batch_->setValue(s.batch);
     degree_->setMaximum(s.batch);
     degree_->setValue(s.degree);
+    copy_->setMaximum(s.degree - 1);
+    copy_->setEnabled(s.degree > 1);
     costs_->setCurrentIndex(s.measuredCosts ? 1 : 0);
     if (auto* model = qobject_cast<QStandardItemModel*>(costs_->model()))
         model->item(1)->setEnabled(session_->hasMeasuredCosts());

@@ -25,6 +25,11 @@ public:
     QSpinBox* degreeBox() const { return degree_; }
     QComboBox* costsBox() const { return costs_; }
     QCheckBox* cloneBox() const { return clone_; }
+    QSpinBox* copyBox() const { return copy_; }
+
+Q_SIGNALS:
+    // The graph copy (sub-batch) whose clusters the graph shows, for d > 1.
+    void shownCopyChanged(int copy);
 
 private:
     void showSettings();
@@ -37,6 +42,7 @@ private:
     QSpinBox* degree_;
     QComboBox* costs_;
     QCheckBox* clone_;
+    QSpinBox* copy_;
     QLabel* status_;
     bool updating_ = false;
 };

@@ -103,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(view_, &GraphView::zoomChanged, this,
             [this](double z) { zoomLabel_->setText(QStringLiteral("%1%").arg(qRound(z * 100))); });
     connect(run_, &RunPanel::runFigures, metrics_, &MetricsPanel::setRunFigures);
+    connect(tuning_, &TuningPanel::shownCopyChanged, scene_, &GraphScene::setCopy);
 
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());

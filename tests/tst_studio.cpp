@@ -1,0 +1,336 @@
+// Ramiel Studio, driven through its widgets offscreen: opening, coloring by
+// cluster, find, export, run, compare and teaching mode.
+#include "app/studio/main_window.h"
+#include "views/compare_view.h"
+#include "views/find_bar.h"
+#include "views/graph_scene.h"
+#include "views/graph_view.h"
+#include "views/metrics_panel.h"
+#include "views/palette.h"
+#include "views/properties_panel.h"
+#include "views/run_panel.h"
+#include "views/schedule_charts.h"
+#include "views/studio_session.h"
+#include "views/teaching_panel.h"
+#include "views/tuning_panel.h"
+
+#include "core/onnx/onnx_import.h"
+#include "core/schedule/linear_clustering.h"
+#include "test_support.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+#include <set>
+#include <unistd.h>
+
+using namespace ramiel;
+using namespace ramiel::studio;
+
+class TestStudio : public QObject {
+    Q_OBJECT
+
+private:
+    // Opens a model and waits until it is drawn and scheduled.
+    static bool open(MainWindow& w, const QString& path)
+    {
+        QSignalSpy ready(&w, &MainWindow::modelReady);
+        w.openFile(path);
+        if (!ready.wait(60000))
+            return false;
+        return ready.first().first().toBool() && w.session()->analysis() != nullptr;
+    }
+    static bool waitAnalysis(MainWindow& w)
+    {
+        QSignalSpy spy(w.session(), &StudioSession::analysisChanged);
+        return spy.wait(30000);
+    }
+    static std::unique_ptr<MainWindow> window()
+    {
+        auto w = std::make_unique<MainWindow>();
+        w->session()->setMachineFile(test::sourcePath("tests/data/machine.json"));
+        w->resize(1400, 900);
+        w->show();
+        return w;
+    }
+    // Every operator's box has the color of its cluster in the session's schedule.
+    static void verifyClusterColors(MainWindow& w, int copy = 0)
+    {
+        auto a = w.session()->analysis();
+        const Schedule& s = a->plan.schedule;
+        for (const Node& n : a->prepared->model.graph.nodes()) {
+            const int owner = s.owner[size_t(s.instance(n.id, copy))];
+            QCOMPARE(w.scene()->itemOfNode(n.id)->fill(), clusterColor(owner));
+        }
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("RAMIEL_STUDIO_NO_DIALOGS", "1");
+    }
+
+    void openDrawsEveryNodeAndEdge()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        const Model model = loadOnnx(test::modelPath("googlenet").toStdString());
+        const Graph& g = model.graph;
+        // Expected items: operators, non-constant graph inputs, graph outputs.
+        size_t inputs = 0;
+        std::set<std::pair<ValueId, NodeId>> inputEdges;
+        for (ValueId v : g.inputs())
+            if (!g.value(v).isConstant()) {
+                ++inputs;
+                for (NodeId c : g.value(v).consumers)
+                    inputEdges.insert({v, c});
+            }
+        const Topology topo = buildTopology(g);
+        QCOMPARE(w->scene()->displayItems().size(), g.nodeCount() + inputs + g.outputs().size());
+        QCOMPARE(w->scene()->edgeItems().size(), topo.edgeCount + inputEdges.size() + g.outputs().size());
+        QCOMPARE(g.nodeCount(), size_t(179));
+        for (const Node& n : g.nodes())
+            QVERIFY(w->scene()->itemOfNode(n.id) != nullptr);
+        QVERIFY(w->windowTitle().contains("googlenet.onnx"));
+        verifyClusterColors(*w);
+        // The critical path is outlined and its edges drawn thick.
+        auto a = w->session()->analysis();
+        QVERIFY(a->metrics.criticalPath.size() > 10);
+        for (NodeId n : a->metrics.criticalPath)
+            QVERIFY(w->scene()->itemOfNode(n)->critical());
+        int criticalEdges = 0;
+        for (EdgeItem* e : w->scene()->edgeItems())
+            criticalEdges += e->style() == EdgeItem::Style::Critical;
+        QCOMPARE(criticalEdges, int(a->metrics.criticalPath.size()) - 1);
+        QCOMPARE(w->loadsChart()->barCount(), int(a->plan.schedule.clusters.size()));
+        QVERIFY(w->metrics()->tree()->topLevelItemCount() > 20);
+    }
+
+    void settingsRecolorToTheSchedule_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("degree");
+        QTest::newRow("heft P=2") << "heft" << 2 << 1 << 1;
+        QTest::newRow("dsc P=4") << "dsc" << 4 << 1 << 1;
+        QTest::newRow("linear P=4") << "linear" << 4 << 1 << 1;
+        QTest::newRow("linear P=2 B=4 d=4") << "linear" << 2 << 4 << 4;
+        QTest::newRow("serial") << "serial" << 2 << 1 << 1;
+    }
+    void settingsRecolorToTheSchedule()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(int, workers);
+        QFETCH(int, batch);
+        QFETCH(int, degree);
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        TuningPanel* t = w->tuning();
+        QSignalSpy spy(w->session(), &StudioSession::analysisChanged);
+        t->algorithmBox()->setCurrentIndex(t->algorithmBox()->findData(algorithm));
+        t->workersBox()->setValue(workers);
+        t->batchBox()->setValue(batch);
+        t->degreeBox()->setValue(degree);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->settings == w->session()->settings(), 30000);
+        auto a = w->session()->analysis();
+        QCOMPARE(QString::fromStdString(a->plan.schedule.algorithm), algorithm);
+        QCOMPARE(a->settings.workers, workers);
+        QCOMPARE(a->plan.schedule.degree, degree);
+        QVERIFY(a->plan.validation.valid);
+        // Every graph copy (d > 1) can be shown, each in its own clusters' colors.
+        std::set<QRgb> colors;
+        QCOMPARE(t->copyBox()->maximum(), degree - 1);
+        for (int copy = 0; copy < degree; ++copy) {
+            t->copyBox()->setValue(copy);
+            verifyClusterColors(*w, copy);
+            for (const Node& n : a->prepared->model.graph.nodes())
+                colors.insert(w->scene()->itemOfNode(n.id)->fill().rgb());
+        }
+        QCOMPARE(colors.size(), std::min(a->plan.schedule.clusters.size(), size_t(20)));
+        // d is limited to valid values.
+        QCOMPARE(t->degreeBox()->maximum(), batch);
+    }
+
+    void findSelectsTheNode()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        const Graph& g = w->session()->prepared()->model.graph;
+        FindBar* find = w->findBar();
+        find->activate();
+        find->edit()->setText("MaxPool");
+        size_t maxPools = 0;
+        for (const Node& n : g.nodes())
+            maxPools += n.opType == "MaxPool";
+        QCOMPARE(find->matches().size(), maxPools);
+        QCOMPARE(g.node(w->scene()->selectedNode()).opType, std::string("MaxPool"));
+        const NodeId first = w->scene()->selectedNode();
+        find->next();
+        QVERIFY(w->scene()->selectedNode() != first);
+        find->previous();
+        QCOMPARE(w->scene()->selectedNode(), first);
+        QCOMPARE(w->properties()->node(), first);
+        // By (part of a) name.
+        const Node& target = g.node(NodeId(g.nodeCount() / 2));
+        find->edit()->setText(QString::fromStdString(target.name));
+        QCOMPARE(g.node(w->scene()->selectedNode()).name, target.name);
+        find->edit()->setText("no such node anywhere");
+        QVERIFY(find->matches().empty());
+    }
+
+    void exportWritesFilesAndFailsCleanly()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QTemporaryDir dir;
+        const QString svg = dir.filePath("g.svg"), png = dir.filePath("g.png"), json = dir.filePath("g.json");
+        w->exportGraphImage(svg);
+        w->exportGraphImage(png);
+        w->exportJson(json);
+        QFile s(svg);
+        QVERIFY(s.open(QIODevice::ReadOnly));
+        const QByteArray svgText = s.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.count("<path") > 100);
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        // Full resolution: twice the scene's size, not a screen grab.
+        QVERIFY(image.width() >= int(w->scene()->sceneRect().width() * 1.9));
+        QFile j(json);
+        QVERIFY(j.open(QIODevice::ReadOnly));
+        const QJsonObject doc = QJsonDocument::fromJson(j.readAll()).object();
+        QCOMPARE(doc["info"].toObject()["schema"].toString(), QString("ramiel.info/1"));
+        QCOMPARE(doc["schedule"].toObject()["schema"].toString(), QString("ramiel.schedule/1"));
+
+        // A folder that cannot be written: an error, and nothing written or lost.
+        QFile blocker(dir.filePath("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.write("keep me");
+        blocker.close();
+        w->exportGraphImage(dir.filePath("not-a-folder/g.png"));
+        QVERIFY(w->statusBar()->currentMessage().contains("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::ReadOnly));
+        QCOMPARE(blocker.readAll(), QByteArray("keep me"));
+        if (geteuid() != 0) {  // root writes anywhere
+            QTemporaryDir ro;
+            QFile::setPermissions(ro.path(), QFile::ReadOwner | QFile::ExeOwner);
+            w->exportJson(ro.filePath("g.json"));
+            QVERIFY(!QFile::exists(ro.filePath("g.json")));
+            QFile::setPermissions(ro.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        }
+    }
+
+    void badFileKeepsThePreviousModel()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("squeezenet1_0")));
+        QSignalSpy ready(w.get(), &MainWindow::modelReady);
+        QSignalSpy failed(w->session(), &StudioSession::failed);
+        const QString bad = test::sourcePath("tests/data/bad/truncated.onnx");
+        QVERIFY(QFile::exists(bad));
+        w->openFile(bad);
+        QVERIFY(ready.wait(30000));
+        QCOMPARE(ready.first().first().toBool(), false);
+        QCOMPARE(failed.size(), 1);
+        QCOMPARE(failed.first().at(0).toString(), bad);
+        QVERIFY(!failed.first().at(1).toString().isEmpty());
+        QVERIFY(w->session()->prepared()->path.endsWith("squeezenet1_0.onnx"));
+        QVERIFY(w->windowTitle().contains("squeezenet1_0"));
+    }
+
+    void runUpdatesTheChart()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::sourcePath("resources/models/inception_sample.onnx")));
+        RunPanel* run = w->runPanel();
+        run->iterationsBox()->setValue(5);
+        QSignalSpy done(run, &RunPanel::finished);
+        run->start();
+        QVERIFY(run->running());
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(done.first().at(1).toString()));
+        QCOMPARE(run->serialPoints(), 5);
+        QCOMPARE(run->parallelPoints(), 5);
+        QVERIFY(run->hasProfile());
+        // One click: the profile becomes the costs the schedule uses.
+        QSignalSpy analysis(w->session(), &StudioSession::analysisChanged);
+        run->useProfile();
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->measured, 30000);
+        QCOMPARE(w->tuning()->costsBox()->currentIndex(), 1);
+        verifyClusterColors(*w);
+    }
+
+    void compareHoldsTwoScenes()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("inception_v3")));
+        CompareView* c = w->compareView();
+        QSignalSpy updated(c, &CompareView::updated);
+        QTRY_VERIFY_WITH_TIMEOUT(c->analysis(0) && c->analysis(1), 30000);
+        QCOMPARE(c->scene(0)->displayItems().size(), w->scene()->displayItems().size());
+        QCOMPARE(c->scene(1)->displayItems().size(), w->scene()->displayItems().size());
+        QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+        QCOMPARE(c->analysis(1)->plan.schedule.algorithm, std::string("heft"));
+        QVERIFY(c->table()->topLevelItemCount() > 5);
+        // Selection and zoom follow from one side to the other.
+        const NodeId n = NodeId(50);
+        c->scene(0)->selectNode(n);
+        QCOMPARE(c->scene(1)->selectedNode(), n);
+        c->view(1)->setZoom(0.5);
+        QCOMPARE(c->view(0)->zoom(), 0.5);
+        // Changing one side re-schedules only that side.
+        c->algorithmBox(1)->setCurrentIndex(c->algorithmBox(1)->findData("dsc"));
+        QTRY_COMPARE_WITH_TIMEOUT(c->analysis(1)->plan.schedule.algorithm, std::string("dsc"), 30000);
+        QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+    }
+
+    void teachingFollowsTheClusteringOrder()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        TeachingPanel* t = w->teaching();
+        t->start();
+        auto a = w->session()->analysis();
+        const auto expected = linearClusters(*a->costs, 1);
+        QCOMPARE(t->paths(), expected);
+        QCOMPARE(t->stepCount(), int(expected.size()) + 1);
+        QCOMPARE(t->step(), 0);
+        for (int step = 0; step < 3; ++step) {
+            if (step > 0)
+                t->next();
+            QCOMPARE(t->step(), step);
+            for (int k = 0; k <= step; ++k)
+                for (NodeId n : expected[size_t(k)])
+                    QCOMPARE(w->scene()->itemOfNode(n)->fill(), clusterColor(k));
+            for (NodeId n : expected[size_t(step)])
+                QVERIFY(w->scene()->itemOfNode(n)->critical());
+        }
+        t->previous();
+        QCOMPARE(t->step(), 1);
+        t->showStep(t->stepCount() - 1);  // the merge
+        verifyClusterColors(*w);
+        QVERIFY(t->description()->text().contains("merged"));
+        t->exit();
+        QVERIFY(!w->scene()->teachingOverlay());
+        verifyClusterColors(*w);
+    }
+};
+
+QTEST_MAIN(TestStudio)
+#include "tst_studio.moc"
