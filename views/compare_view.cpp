@@ -93,14 +93,31 @@ CompareView::CompareView(StudioSession* session, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);
 
-    connect(session_, &StudioSession::modelChanged, this, &CompareView::rebuildScenes);
-    connect(session_, &StudioSession::layoutChanged, this, &CompareView::rebuildScenes);
+    // Building two more scenes costs UI time: only while the view is visible.
+    auto invalidate = [this] {
+        stale_ = true;
+        if (isVisible())
+            rebuildScenes();
+    };
+    connect(session_, &StudioSession::modelChanged, this, invalidate);
+    connect(session_, &StudioSession::layoutChanged, this, invalidate);
     connect(session_, &StudioSession::settingsChanged, this, [this] {
         for (int k = 0; k < 2; ++k)
             sides_[size_t(k)].degree->setMaximum(session_->settings().batch);
-        reschedule(0);
-        reschedule(1);
+        if (isVisible()) {
+            reschedule(0);
+            reschedule(1);
+        } else {
+            stale_ = true;
+        }
     });
+}
+
+void CompareView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (stale_)
+        rebuildScenes();
 }
 
 ScheduleSettings CompareView::settingsOf(int side) const
@@ -113,6 +130,7 @@ ScheduleSettings CompareView::settingsOf(int side) const
 
 void CompareView::rebuildScenes()
 {
+    stale_ = false;
     for (int k = 0; k < 2; ++k) {
         sides_[size_t(k)].analysis.reset();
         sides_[size_t(k)].scene->setGraph(session_->prepared(), session_->layout());

@@ -34,6 +34,9 @@ public:
 Q_SIGNALS:
     void updated();  // both sides scheduled and drawn
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     struct Side {
         GraphScene* scene = nullptr;
@@ -52,6 +55,7 @@ private:
     std::array<Side, 2> sides_;
     QTreeWidget* table_;
     bool syncing_ = false;
+    bool stale_ = true;  // the scenes lag the model until the view is shown
 };
 
 }  // namespace ramiel::studio

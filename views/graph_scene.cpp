@@ -101,7 +101,8 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
         addItem(edge);
         edges_.push_back(edge);
     }
-    setSceneRect(QRectF(-40, -40, l.width + 80, l.height + 80));
+    // Arcs of long edges may reach beyond dot's bounding box.
+    setSceneRect(itemsBoundingRect().united(QRectF(0, 0, l.width, l.height)).adjusted(-40, -40, 40, 40));
     recolor();
 }
 

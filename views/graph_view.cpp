@@ -5,6 +5,7 @@
 #include <QKeyEvent>
 #include <QPainter>
 #include <QScrollBar>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -216,6 +217,17 @@ QRectF Minimap::target() const
 
 void Minimap::refresh()
 {
+    if (pending_)
+        return;
+    pending_ = true;
+    QTimer::singleShot(0, this, &Minimap::render);
+}
+
+void Minimap::render()
+{
+    pending_ = false;
+    if (!isVisible())
+        return;
     const QRectF t = target();
     if (t.isEmpty()) {
         pixmap_ = QPixmap();
@@ -233,6 +245,8 @@ void Minimap::refresh()
 }
 
 void Minimap::resizeEvent(QResizeEvent*) { refresh(); }
+
+void Minimap::showEvent(QShowEvent*) { refresh(); }
 
 void Minimap::paintEvent(QPaintEvent*)
 {

@@ -56,6 +56,8 @@ class Minimap : public QWidget {
     Q_OBJECT
 public:
     Minimap(GraphView* main, QWidget* parent);
+    // Re-renders the thumbnail once control returns to the event loop
+    // (several changes in a row cost one render).
     void refresh();
 
 protected:
@@ -63,13 +65,16 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     QRectF target() const;  // where the scene is drawn, in widget coordinates
+    void render();
     void moveMainTo(QPointF widgetPoint);
 
     GraphView* main_;
     QPixmap pixmap_;
+    bool pending_ = false;
 };
 
 }  // namespace ramiel::studio
