@@ -255,6 +255,21 @@ private Q_SLOTS:
         QVERIFY(w->windowTitle().contains("squeezenet1_0"));
     }
 
+    void cancelKeepsThePreviousModel()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("squeezenet1_0")));
+        QSignalSpy busy(w->session(), &StudioSession::busyChanged);
+        w->openFile(test::modelPath("densenet121"));
+        QVERIFY(w->session()->busy());
+        w->session()->cancel();
+        QVERIFY(!w->session()->busy());
+        QTest::qWait(3000);  // the abandoned load finishes in the background and is dropped
+        QVERIFY(w->session()->prepared()->path.endsWith("squeezenet1_0.onnx"));
+        QCOMPARE(w->scene()->displayItems().size(),
+                 w->session()->layout()->display.items.size());
+    }
+
     void runUpdatesTheChart()
     {
         auto w = window();

@@ -98,10 +98,18 @@ void GraphView::showReadable()
     const double z = std::clamp(fit, 0.75, 1.0);
     resetTransform();
     scale(z, z);
-    if (fit >= 0.75)
+    if (fit >= 0.75) {
         centerOn(r.center());
-    else
-        centerOn(r.center().x(), r.top() + viewport()->height() / (2 * z));
+    } else {
+        // Start where the data enters: the first graph input (or the first box).
+        const auto& items = scene_->displayItems();
+        const QPointF entry = items.empty() ? r.center() : items.front()->pos();
+        const bool leftToRight = scene_->layout() && scene_->layout()->leftToRight;
+        if (leftToRight)
+            centerOn(r.left() + viewport()->width() / (2 * z), entry.y());
+        else
+            centerOn(entry.x(), r.top() + viewport()->height() / (2 * z));
+    }
     minimap_->update();
     Q_EMIT zoomChanged(zoom());
 }

@@ -82,7 +82,8 @@ void GanttChart::paintEvent(QPaintEvent*)
             c = c.lighter(140);
         p.fillRect(r, c);
         const NodeId n = s.node(e.instance);
-        if (size_t(n) < critical.size() && critical[size_t(n)] && s.copy(e.instance) == 0) {
+        // Outline critical-path items where there is room (thin ones would turn the row black).
+        if (r.width() >= 4 && size_t(n) < critical.size() && critical[size_t(n)] && s.copy(e.instance) == 0) {
             p.setPen(QPen(Qt::black, 1));
             p.drawRect(r);
         }

@@ -13,6 +13,7 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/layout/dot_layout.h"
 #include "core/util/version.h"
 
 #include <QAction>
@@ -33,7 +34,9 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QComboBox>
 #include <QTabWidget>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 namespace ramiel::studio {
@@ -150,6 +153,7 @@ void MainWindow::createActions()
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     QAction* exportSvg = exportMenu->addAction(tr("Graph as &SVG..."), this, [this] { exportImageDialog("svg"); });
+    exportSvg->setIconText(tr("Export"));
     exportSvg->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportMenu->addAction(tr("Graph as &PNG..."), this, [this] { exportImageDialog("png"); });
     exportMenu->addAction(tr("Metrics and schedule as &JSON..."), this, &MainWindow::exportJsonDialog);
@@ -196,8 +200,8 @@ void MainWindow::createActions()
         connect(a, &QAction::toggled, this, slot);
         return a;
     };
-    toggle(tr("&Critical Path"), true, [this](bool on) { scene_->setShowCriticalPath(on); })
-        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    QAction* critical = toggle(tr("&Critical Path"), true, [this](bool on) { scene_->setShowCriticalPath(on); });
+    critical->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
     toggle(tr("Node &Names"), false,
            [this](bool on) { session_->setLayoutOptions(session_->leftToRight(), on); });
     toggle(tr("Edge &Shapes"), false, [this](bool on) { scene_->setShowShapes(on); });
@@ -222,6 +226,28 @@ void MainWindow::createActions()
     runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     runMenu->addAction(tr("&Stop"), run_, &RunPanel::stop);
     runMenu->addAction(tr("Use Profile as &Measured Costs"), run_, &RunPanel::useProfile);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    bar->addAction(open);
+    bar->addSeparator();
+    bar->addAction(zoomOut);
+    bar->addAction(zoomIn);
+    bar->addAction(fit);
+    bar->addAction(actual);
+    bar->addSeparator();
+    auto* colorBox = new QComboBox(bar);
+    colorBox->addItems({tr("Color: cluster"), tr("Color: operator"), tr("Color: time")});
+    colorBox->setToolTip(tr("Color nodes by cluster, operator type or (measured) time"));
+    connect(colorBox, &QComboBox::currentIndexChanged, this, [group](int i) { group->actions().at(i)->trigger(); });
+    connect(group, &QActionGroup::triggered, colorBox,
+            [group, colorBox](QAction* a) { colorBox->setCurrentIndex(int(group->actions().indexOf(a))); });
+    bar->addWidget(colorBox);
+    bar->addAction(critical);
+    bar->addSeparator();
+    bar->addAction(runAction);
+    bar->addAction(exportSvg);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Ramiel Studio"), this, &MainWindow::showAbout);
@@ -427,9 +453,12 @@ void MainWindow::showAbout()
                           "<p>Find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores: "
                           "critical-path linear clustering, merging, cloning and hyperclustering, simulated and run "
                           "on libtorch.</p>"
-                          "<p>Qt %2 (run time %3)</p>")
+                          "<p>Qt %2 (run time %3), Graphviz %4; ONNX import with ONNX's own checker and "
+                          "shape inference; runs on libtorch (loaded on the first run).</p>"
+                          "<p>Shortcuts: Open Ctrl+O, Find Ctrl+F, Zoom Ctrl+= / Ctrl+-, Fit Ctrl+0, "
+                          "Run Ctrl+R, Export Ctrl+E.</p>")
                            .arg(QString::fromLatin1(ramiel::kVersion), QStringLiteral(QT_VERSION_STR),
-                                QString::fromLatin1(qVersion())));
+                                QString::fromLatin1(qVersion()), QString::fromStdString(graphvizVersion())));
 }
 
 }  // namespace ramiel::studio

@@ -3,6 +3,7 @@
 #include "core/util/error.h"
 
 #include <graphviz/cgraph.h>
+#include <graphviz/graphviz_version.h>
 #include <graphviz/gvc.h>
 
 #include <algorithm>
@@ -56,6 +57,8 @@ LayoutEdge arc(const LayoutInput& input, const Layout& layout, int from, int to)
 }
 
 }  // namespace
+
+std::string graphvizVersion() { return PACKAGE_VERSION; }
 
 std::vector<bool> edgesForDot(const LayoutInput& input)
 {

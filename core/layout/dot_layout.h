@@ -45,6 +45,9 @@ struct Layout {
 // input.maxRankCrossings; then the longest are left out. By edge index.
 std::vector<bool> edgesForDot(const LayoutInput& input);
 
+// The Graphviz library's version ("2.42.2").
+std::string graphvizVersion();
+
 // Runs dot. Graphviz is not thread-safe, so calls are serialized; any thread
 // may call it. Throws Error(Internal) if Graphviz fails.
 Layout layoutWithDot(const LayoutInput& input);
