@@ -2,13 +2,23 @@
 // model with exact node counts (and a model where it must not fire), and the
 // default pipeline on the exported torchvision models.
 #include "core/ir/topology.h"
+#include "core/onnx/onnx_export.h"
 #include "core/onnx/onnx_import.h"
 #include "core/passes/registry.h"
+#include "core/runtime/runtime.h"
+#include "core/util/npy.h"
 #include "core/util/error.h"
 #include "onnx_builder.h"
 #include "test_support.h"
 
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <onnx/checker.h>
+
+#include <cmath>
 
 #include <functional>
 #include <map>
@@ -37,7 +47,106 @@ void randomInitializer(OnnxBuilder& b, const std::string& name, const std::vecto
         t->add_float_data(dist(gen));
 }
 
+void scalarInt64(OnnxBuilder& b, const std::string& name, int64_t value)
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_int64_data(value);
+}
+
+void scalarFloat(OnnxBuilder& b, const std::string& name, float value)
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+}
+
+void setFloat(onnx::NodeProto& n, const std::string& name, float value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+}
+
+// A Constant node holding a float vector.
+void constantNode(OnnxBuilder& b, const std::string& out, const std::vector<float>& values)
+{
+    auto& n = b.node("Constant", {}, {out});
+    auto* a = n.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    auto* t = a->mutable_t();
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(int64_t(values.size()));
+    for (float v : values)
+        t->add_float_data(v);
+}
+
+// Conv weights [m, c, 3, 3] and bias [m], random.
+void convParams(OnnxBuilder& b, const std::string& prefix, int64_t m, int64_t c, uint32_t seed)
+{
+    randomInitializer(b, prefix + "_w", {m, c, 3, 3}, -0.5f, 0.5f, seed);
+    randomInitializer(b, prefix + "_b", {m}, -0.5f, 0.5f, seed + 1);
+}
+
+onnx::NodeProto& conv(OnnxBuilder& b, const std::string& prefix, const std::string& in, const std::string& out)
+{
+    auto& n = b.node("Conv", {in, prefix + "_w", prefix + "_b"}, {out}, prefix);
+    OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+    return n;
+}
+
 Model load(const OnnxBuilder& b, const std::string& name) { return loadOnnxFromBytes(b.bytes(), name, {}); }
+
+// Largest |a - b| relative to the largest |b| (random-weight models reach large magnitudes).
+double relativeDifference(const Tensor& a, const Tensor& b)
+{
+    const auto x = a.toDoubles(), y = b.toDoubles();
+    if (!x || !y || x->size() != y->size() || a.dims != b.dims)
+        return INFINITY;
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < x->size(); ++i) {
+        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
+        scale = std::max(scale, std::abs((*y)[i]));
+    }
+    return diff / std::max(scale, 1e-30);
+}
+
+std::vector<Tensor> runOnce(const Model& m, const std::vector<Tensor>& inputs)
+{
+    auto compiled = runtime().compile(m);
+    compiled->setInputs(inputs);
+    compiled->serialExecutor(1)->run();
+    return compiled->outputs();
+}
+
+// The largest relative difference over all outputs.
+double worstDifference(const std::vector<Tensor>& a, const std::vector<Tensor>& b)
+{
+    if (a.size() != b.size())
+        return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, relativeDifference(a[i], b[i]));
+    return worst;
+}
+
+// ONNX's C++ checker on exported bytes; the message on failure, empty when valid.
+std::string checkerProblem(const std::string& bytes)
+{
+    onnx::ModelProto proto;
+    if (!proto.ParseFromString(bytes))
+        return "the exported bytes do not parse";
+    try {
+        onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
 
 int count(const Model& m, const std::string& op)
 {
@@ -99,6 +208,161 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "eliminate-identity", 4, 4, {}}},
+        // Shape -> Gather -> Gather -> Mul -> Unsqueeze -> Concat -> Reshape: the sizes after the
+        // batch fold, the chain becomes one constant, the Shape is left unread for DCE.
+        {"fold-shape-chain",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 4}).output("y", {2, 12});
+              scalarInt64(b, "one", 1);
+              scalarInt64(b, "two", 2);
+              b.initializerInt64("axes", {0});
+              b.initializerInt64("minus_one", {-1});
+              b.node("Shape", {"x"}, {"s"});
+              b.node("Gather", {"s", "one"}, {"d1"});
+              b.node("Gather", {"s", "two"}, {"d2"});
+              b.node("Mul", {"d1", "d2"}, {"p"});
+              b.node("Unsqueeze", {"p", "axes"}, {"u"});
+              OnnxBuilder::setInt(b.node("Concat", {"minus_one", "u"}, {"target"}), "axis", 0);
+              b.node("Reshape", {"x", "target"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 7, 1, {{"Reshape", 1}}}},
+        // Must not fire: the chain reads the batch size, which Ramiel may change at run time.
+        {"fold-shape-batch-kept",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 4}).output("y", {2, 12});
+              scalarInt64(b, "zero", 0);
+              b.initializerInt64("axes", {0});
+              b.initializerInt64("minus_one", {-1});
+              b.node("Shape", {"x"}, {"s"});
+              b.node("Gather", {"s", "zero"}, {"d0"});
+              b.node("Unsqueeze", {"d0", "axes"}, {"u"});
+              OnnxBuilder::setInt(b.node("Concat", {"u", "minus_one"}, {"target"}), "axis", 0);
+              b.node("Reshape", {"x", "target"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 5, 5, {{"Shape", 1}}}},
+        // Constant -> Cast(double) -> Cast(float) -> Add: the constant side folds.
+        {"fold-constant-cast",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4}).output("y", {1, 4});
+              constantNode(b, "c", {1, 2, 3, 4});
+              OnnxBuilder::setInt(b.node("Cast", {"c"}, {"cd"}), "to", onnx::TensorProto::DOUBLE);
+              OnnxBuilder::setInt(b.node("Cast", {"cd"}, {"cf"}), "to", onnx::TensorProto::FLOAT);
+              b.node("Add", {"x", "cf"}, {"y"});
+              return b;
+          },
+          "fold-constants", 4, 1, {{"Add", 1}}}},
+        // Must not fire: the constant and its Cast are graph outputs themselves.
+        {"fold-must-not-fire-output",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {4}).output("y", {4}).output("c", {4}).output("cd", {4}, onnx::TensorProto::DOUBLE);
+              constantNode(b, "c", {1, 2, 3, 4});
+              OnnxBuilder::setInt(b.node("Cast", {"c"}, {"cd"}), "to", onnx::TensorProto::DOUBLE);
+              b.node("Add", {"x", "c"}, {"y"});
+              return b;
+          },
+          "fold-constants", 3, 3, {{"Constant", 1}, {"Cast", 1}}}},
+        // Conv -> BatchNormalization: one Conv with new weights.
+        {"fuse-conv-bn",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8});
+              convParams(b, "conv", 4, 3, 1);
+              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+              randomInitializer(b, "bias", {4}, -1, 1, 4);
+              randomInitializer(b, "mean", {4}, -1, 1, 5);
+              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+              conv(b, "conv", "x", "c");
+              b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
+              return b;
+          },
+          "fuse-conv-bn", 2, 1, {{"Conv", 1}, {"BatchNormalization", 0}}}},
+        // Must not fire: the Conv's output is read twice (BatchNormalization and Relu).
+        {"fuse-conv-bn-input-used-twice",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8}).output("z", {1, 4, 8, 8});
+              convParams(b, "conv", 4, 3, 1);
+              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+              randomInitializer(b, "bias", {4}, -1, 1, 4);
+              randomInitializer(b, "mean", {4}, -1, 1, 5);
+              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+              conv(b, "conv", "x", "c");
+              b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
+              b.node("Relu", {"c"}, {"z"});
+              return b;
+          },
+          "fuse-conv-bn", 3, 3, {{"BatchNormalization", 1}}}},
+        // Conv + Relu, Clip (bounds as inputs), LeakyRelu, Sigmoid: four fused nodes.
+        {"fuse-conv-activation",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8});
+              for (const char* y : {"y1", "y2", "y3", "y4"})
+                  b.output(y, {1, 4, 8, 8});
+              for (int i = 1; i <= 4; ++i)
+                  convParams(b, "conv" + std::to_string(i), 4, 3, uint32_t(10 * i));
+              scalarFloat(b, "lo", 0.0f);
+              scalarFloat(b, "hi", 0.25f);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Clip", {"c2", "lo", "hi"}, {"y2"});
+              conv(b, "conv3", "x", "c3");
+              setFloat(b.node("LeakyRelu", {"c3"}, {"y3"}), "alpha", 0.2f);
+              conv(b, "conv4", "x", "c4");
+              b.node("Sigmoid", {"c4"}, {"y4"});
+              return b;
+          },
+          "fuse-conv-activation", 8, 4, {{"FusedConv", 4}, {"Relu", 0}, {"Clip", 0}}}},
+        // Must not fire: the Conv's output is also a graph output; the Clip's bound is not constant.
+        {"fuse-conv-activation-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("hi", {}).output("c1", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8})
+                  .output("y2", {1, 4, 8, 8});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 3, 2);
+              scalarFloat(b, "lo", 0.0f);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Clip", {"c2", "lo", "hi"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 4, 4, {{"FusedConv", 0}}}},
+        // MatMul + Add of a constant row: Gemm.
+        {"fuse-matmul-add",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).output("y", {2, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              b.node("MatMul", {"x", "w"}, {"m"});
+              b.node("Add", {"bias", "m"}, {"y"});
+              return b;
+          },
+          "fuse-matmul-add", 2, 1, {{"Gemm", 1}}}},
+        // Must not fire: a 3-D MatMul (Gemm is 2-D only) and an Add of a computed value.
+        {"fuse-matmul-add-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 8}).input("x2", {2, 8}).input("v", {2, 4}).output("y", {2, 3, 4})
+                  .output("y2", {2, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              b.node("MatMul", {"x", "w"}, {"m"});
+              b.node("Add", {"m", "bias"}, {"y"});
+              b.node("MatMul", {"x2", "w"}, {"m2"});
+              b.node("Add", {"m2", "v"}, {"y2"});
+              return b;
+          },
+          "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
         // A branch that reaches no output, and an initializer nobody reads.
         {"dce",
          {[] {
@@ -205,8 +469,100 @@ private Q_SLOTS:
             QCOMPARE(m.graph.value(m.graph.outputs()[i]).name, original.graph.value(original.graph.outputs()[i]).name);
         buildTopology(m.graph);  // still acyclic, every value defined
         // A second run changes nothing.
-        passes::runPipeline(m, passes::parsePassList(c.passes), {});
-        QCOMPARE(int(m.graph.nodeCount()), c.after);
+        Model twice = m;
+        passes::runPipeline(twice, passes::parsePassList(c.passes), {});
+        QCOMPARE(int(twice.graph.nodeCount()), c.after);
+
+        // Same outputs as the original on the runtime, and after export and reload.
+        auto compiledOriginal = runtime().compile(original);
+        const std::vector<Tensor> inputs = compiledOriginal->randomInputs(1, 7);
+        const std::vector<Tensor> expected = runOnce(original, inputs);
+        const double d = worstDifference(runOnce(m, inputs), expected);
+        QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
+        const std::string bytes = exportOnnx(m);
+        const std::string problem = checkerProblem(bytes);
+        QVERIFY2(problem.empty(), problem.c_str());
+        const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
+        const double r = worstDifference(runOnce(reloaded, inputs), expected);
+        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+    }
+
+    void torchvision_data() { test::addTorchvisionRows(); }
+
+    // The default pipeline on a real model: outputs preserved, idempotent,
+    // exported file valid for onnx.checker, same outputs once reloaded (and
+    // in ONNX Runtime where installed).
+    void torchvision()
+    {
+        QFETCH(QString, name);
+        const QString base = test::modelsDir() + "/" + name;
+        const Model original = loadOnnx((base + ".onnx").toStdString());
+        const std::vector<Tensor> inputs = {readNpy((base + ".input.npy").toStdString())};
+        const std::vector<Tensor> expected = runOnce(original, inputs);
+
+        Model m = original;
+        QElapsedTimer timer;
+        timer.start();
+        const auto result = passes::runPipeline(m, passes::parsePassList("default"), {});
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        std::map<std::string, int> before, after;
+        for (const Node& n : original.graph.nodes())
+            ++before[n.opType];
+        for (const Node& n : m.graph.nodes())
+            ++after[n.opType];
+        qInfo("%s: %zu -> %zu nodes in %.1f ms (Identity %d -> %d, BatchNormalization %d -> %d, FusedConv %d)",
+              qPrintable(name), original.graph.nodeCount(), m.graph.nodeCount(), ms, before["Identity"],
+              after["Identity"], before["BatchNormalization"], after["BatchNormalization"], after["FusedConv"]);
+        QCOMPARE(after["Identity"], 0);
+        QVERIFY(m.graph.nodeCount() < original.graph.nodeCount());
+        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+
+        const std::vector<Tensor> optimized = runOnce(m, inputs);
+        const double d = worstDifference(optimized, expected);
+        qInfo("%s: optimized vs original output, max relative difference %.2e", qPrintable(name), d);
+        QVERIFY2(d < 1e-4, qPrintable(QString::number(d)));
+
+        // Idempotent: a second run finds nothing to do.
+        Model again = m;
+        const auto second = passes::runPipeline(again, passes::parsePassList("default"), {});
+        for (const auto& [pass, s] : second.stats)
+            QVERIFY2(s.removed == 0 && s.added == 0 && s.fused == 0 && s.nodesAfter == s.nodesBefore,
+                     qPrintable(QString::fromStdString(pass + ": " + s.detail)));
+
+        // Export, onnx.checker (the Python package, as users run it), reload.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(name + ".opt.onnx");
+        saveOnnx(m, file.toStdString());
+        QProcess checker;
+        checker.start("/usr/bin/python3",
+                      {"-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", file});
+        QVERIFY(checker.waitForFinished(120000));
+        QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
+        const Model reloaded = loadOnnx(file.toStdString());
+        const std::vector<Tensor> again2 = runOnce(reloaded, inputs);
+        const double r = worstDifference(again2, optimized);
+        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+
+        // ONNX Runtime on the exported file.
+        const QString ortModules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH", "/tmp/ort/node_modules");
+        if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(ortModules + "/onnxruntime-node"))
+            QSKIP(qPrintable("onnxruntime-node is not installed at " + ortModules +
+                             " (set RAMIEL_ORT_NODE_PATH); the ONNX Runtime check is skipped"));
+        QProcess ort;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("NODE_PATH", ortModules);
+        ort.setProcessEnvironment(env);
+        const QString raw = dir.filePath("ort.raw");
+        ort.start("node", {test::sourcePath("tests/support/ort_run.js"), file, base + ".input.npy", raw});
+        QVERIFY(ort.waitForFinished(120000));
+        QVERIFY2(ort.exitCode() == 0, ort.readAllStandardError().constData());
+        QFile f(raw);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        Tensor fromOrt = expected[0];
+        fromOrt.data = f.readAll().toStdString();
+        const double o = relativeDifference(fromOrt, expected[0]);
+        qInfo("%s: ONNX Runtime on the optimized file vs Ramiel, max relative difference %.2e", qPrintable(name), o);
+        QVERIFY2(o < 1e-4, qPrintable(QString::number(o)));
     }
 };
 

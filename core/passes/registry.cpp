@@ -17,8 +17,21 @@ const std::vector<PassInfo>& registeredPasses()
         {"eliminate-identity",
          "Remove Identity, inference-mode Dropout and no-op Reshape/Transpose/Cast nodes",
          true, {}, false, makeEliminateIdentityPass},
-        // Last among the cleanups: the passes above leave nodes and initializers nobody reads.
+        // Before the fusions: Clip bounds and normalization parameters often come from Constant nodes.
+        {"fold-constants",
+         "Evaluate nodes whose inputs are all constant (Constant, shape arithmetic, casts) into initializers",
+         true, {}, false, makeFoldConstantsPass},
+        // After folding: a folded shape chain leaves its Shape nodes unread.
         {"dce", "Remove nodes and initializers that reach no graph output", true, {}, false, makeDeadCodePass},
+        {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {}, false,
+         makeFuseConvBatchNormPass},
+        // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
+        // BatchNormalization is folded.
+        {"fuse-conv-activation",
+         "Run Conv + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
+         false, makeFuseConvActivationPass},
+        {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {}, false,
+         makeFuseMatMulAddPass},
         // Not a graph rewrite: the scheduler duplicates cheap nodes into the clusters that read them.
         {"clone", "Clone cheap nodes into every cluster that reads them (scheduling, docs/scheduling.md)", true, {},
          true, nullptr},

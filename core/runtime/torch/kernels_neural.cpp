@@ -1,6 +1,8 @@
 // Neural-network operators: convolutions, GEMM, pooling, normalizations, softmax.
 #include "core/runtime/torch/kernel.h"
 
+#include "core/ir/fused_ops.h"
+
 #include <cmath>
 #include <limits>
 
@@ -96,37 +98,68 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     return run(input, true) / run(ones, true);
 }
 
+Kernel convKernel(const KernelContext& c)
+{
+    const Node n = c.node;
+    const int64_t groups = n.attrInt("group", 1);
+    auto kernelAttr = n.attrInts("kernel_shape");
+    // 2-D convolutions run channels-last: oneDNN's fast path, also on one thread,
+    // where libtorch 1.13 sends contiguous 1x1 convolutions to a slow im2col
+    // (docs/runtime.md has the measurements). Activations stay channels-last
+    // between convolutions; every other kernel follows the logical layout.
+    const bool channelsLast = c.inputRank(0) == 4;
+    at::Tensor weight = c.isConstant(1) ? (channelsLast ? c.constants[1].contiguous(at::MemoryFormat::ChannelsLast)
+                                                        : c.constants[1].contiguous())
+                                        : at::Tensor();
+    at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& w = weight.defined() ? weight : in[1];
+        const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
+        const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
+        at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
+        std::vector<int64_t> pad = win.padBegin;
+        if (!win.symmetric()) {
+            x = at::constant_pad_nd(x, atenPads(win), 0.0);
+            pad.assign(pad.size(), 0);
+        }
+        out[0] = at::convolution(x, w, b, win.strides, pad, win.dilations, false,
+                                 std::vector<int64_t>(pad.size(), 0), groups);
+    };
+}
+
+// Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
+// activation in place on the fresh output (no second tensor, no second node).
+Kernel fusedConvKernel(const KernelContext& c)
+{
+    const Kernel conv = convKernel(c);
+    const std::string activation = c.node.attrString("activation", "");
+    const Attribute* paramsAttr = c.node.attr("activation_params");
+    const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
+    std::function<void(at::Tensor&)> apply;
+    if (activation == "Relu")
+        apply = [](at::Tensor& y) { at::relu_(y); };
+    else if (activation == "Sigmoid")
+        apply = [](at::Tensor& y) { at::sigmoid_(y); };
+    else if (activation == "HardSwish")
+        apply = [](at::Tensor& y) { at::hardswish_(y); };
+    else if (activation == "LeakyRelu" && params.size() == 1)
+        apply = [alpha = params[0]](at::Tensor& y) { at::leaky_relu_(y, alpha); };
+    else if (activation == "Clip" && params.size() == 2)
+        apply = [lo = params[0], hi = params[1]](at::Tensor& y) { at::clamp_(y, lo, hi); };
+    else
+        c.unsupported("activation '" + activation + "' with " + std::to_string(params.size()) + " parameters");
+    return [conv, apply](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        conv(in, out);
+        apply(out[0]);
+    };
+}
+
 }  // namespace
 
 void registerNeuralKernels(KernelRegistry& r)
 {
-    r["Conv"] = [](const KernelContext& c) -> Kernel {
-        const Node n = c.node;
-        const int64_t groups = n.attrInt("group", 1);
-        auto kernelAttr = n.attrInts("kernel_shape");
-        // 2-D convolutions run channels-last: oneDNN's fast path, also on one thread,
-        // where libtorch 1.13 sends contiguous 1x1 convolutions to a slow im2col
-        // (docs/runtime.md has the measurements). Activations stay channels-last
-        // between convolutions; every other kernel follows the logical layout.
-        const bool channelsLast = c.inputRank(0) == 4;
-        at::Tensor weight = c.isConstant(1) ? (channelsLast ? c.constants[1].contiguous(at::MemoryFormat::ChannelsLast)
-                                                            : c.constants[1].contiguous())
-                                            : at::Tensor();
-        at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            const at::Tensor& w = weight.defined() ? weight : in[1];
-            const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
-            const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
-            at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
-            std::vector<int64_t> pad = win.padBegin;
-            if (!win.symmetric()) {
-                x = at::constant_pad_nd(x, atenPads(win), 0.0);
-                pad.assign(pad.size(), 0);
-            }
-            out[0] = at::convolution(x, w, b, win.strides, pad, win.dilations, false,
-                                     std::vector<int64_t>(pad.size(), 0), groups);
-        };
-    };
+    r["Conv"] = convKernel;
+    r[std::string(kRamielDomain) + ":" + kFusedConv] = fusedConvKernel;
     r["ConvTranspose"] = [](const KernelContext& c) -> Kernel {
         const Node n = c.node;
         const int64_t groups = n.attrInt("group", 1);
