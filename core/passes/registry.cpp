@@ -32,6 +32,11 @@ const std::vector<PassInfo>& registeredPasses()
          false, makeFuseConvActivationPass},
         {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {}, false,
          makeFuseMatMulAddPass},
+        // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
+        // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
+        {"quantize",
+         "Int8 Conv/Gemm/MatMul (per-channel symmetric weights, calibrated activations); reports error and speed",
+         false, {"fuse-conv-bn", "fuse-conv-activation"}, false, makeQuantizePass},
         // Not a graph rewrite: the scheduler duplicates cheap nodes into the clusters that read them.
         {"clone", "Clone cheap nodes into every cluster that reads them (scheduling, docs/scheduling.md)", true, {},
          true, nullptr},
