@@ -12,6 +12,8 @@
 #include "test_support.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -485,6 +487,97 @@ private Q_SLOTS:
         const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
         const double r = worstDifference(runOnce(reloaded, inputs), expected);
         QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+    }
+
+    void quantization_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("googlenet") << "googlenet";
+        QTest::newRow("resnet18") << "resnet18";
+    }
+
+    // Int8: the top-1 class agrees with float on at least 9 of 10 seeded random
+    // inputs (calibrated on 4 others); the exported file passes the checker and
+    // gives the same outputs once reloaded.
+    void quantization()
+    {
+        QFETCH(QString, name);
+        const Model original = loadOnnx(test::modelPath(name).toStdString());
+        Model q = original;
+        passes::PassContext context;
+        context.seed = 1000;
+        const auto result = passes::runPipeline(q, passes::parsePassList("default,quantize"), context);
+        const auto& stats = result.stats.back();
+        QCOMPARE(stats.first, std::string("quantize"));
+        qInfo("%s: %s", qPrintable(name), stats.second.detail.c_str());
+        QVERIFY(stats.second.fused > 0);
+
+        auto compiledFloat = runtime().compile(original);
+        auto compiledInt8 = runtime().compile(q);
+        int agree = 0;
+        double worst = 0;
+        for (uint64_t seed = 0; seed < 10; ++seed) {
+            const auto inputs = compiledFloat->randomInputs(1, seed);
+            compiledFloat->setInputs(inputs);
+            compiledFloat->serialExecutor(1)->run();
+            compiledInt8->setInputs(inputs);
+            compiledInt8->serialExecutor(1)->run();
+            const auto f = compiledFloat->outputs()[0].toDoubles(), i8 = compiledInt8->outputs()[0].toDoubles();
+            QVERIFY(f && i8 && f->size() == i8->size());
+            const auto argmax = [](const std::vector<double>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); };
+            agree += argmax(*f) == argmax(*i8);
+            worst = std::max(worst, relativeDifference(compiledInt8->outputs()[0], compiledFloat->outputs()[0]));
+        }
+        qInfo("%s: int8 top-1 agrees with float on %d of 10 inputs; max |difference| / max |float output| %.3g",
+              qPrintable(name), agree, worst);
+        QVERIFY2(agree >= 9, qPrintable(QString::number(agree)));
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath(name + ".int8.onnx");
+        saveOnnx(q, file.toStdString());
+        QProcess checker;
+        checker.start("/usr/bin/python3",
+                      {"-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", file});
+        QVERIFY(checker.waitForFinished(120000));
+        QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
+        const auto inputs = compiledFloat->randomInputs(1, 3);
+        const double r = worstDifference(runOnce(loadOnnx(file.toStdString()), inputs), runOnce(q, inputs));
+        QVERIFY2(r < 1e-6, qPrintable(QString::number(r)));
+    }
+
+    // ramiel optimize: the listing is the table, errors name the problem, --dump-after and --json work.
+    void cli()
+    {
+        const auto list = test::runCli({"optimize", "--list-passes"});
+        QCOMPARE(list.exitCode, 0);
+        for (const auto& p : passes::registeredPasses())
+            QVERIFY2(list.out.contains(QString::fromStdString(p.name)), qPrintable(list.out));
+
+        const QString model = test::modelPath("squeezenet1_0");
+        const auto unknown = test::runCli({"optimize", model, "--passes", "dce,nope"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("nope") && unknown.err.contains("fold-constants"), qPrintable(unknown.err));
+
+        // A folder that cannot be written (a path through a regular file: also refused to root).
+        const auto unwritable = test::runCli({"optimize", model, "-o", model + "/out.onnx"});
+        QCOMPARE(unwritable.exitCode, 3);
+        QVERIFY2(unwritable.err.contains("out.onnx"), qPrintable(unwritable.err));
+
+        QTemporaryDir dir;
+        const QString out = dir.filePath("sq.onnx");
+        const auto dumped = test::runCli({"optimize", model, "-o", out, "--dump-after", "fuse-conv-activation"});
+        QCOMPARE(dumped.exitCode, 0);
+        QVERIFY2(dumped.out.contains("--- after fuse-conv-activation") && dumped.out.contains("ai.ramiel.FusedConv"),
+                 qPrintable(dumped.out.left(2000)));
+        QVERIFY(!dumped.out.contains("--- after dce"));
+        QCOMPARE(int(loadOnnx(out.toStdString()).graph.nodeCount()), 65);  // written unfused: Conv + Relu
+
+        const auto json = test::runCli({"optimize", model, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonDocument doc = QJsonDocument::fromJson(json.out.toUtf8());
+        QVERIFY2(doc.isObject(), qPrintable(json.out));
+        QCOMPARE(doc.object()["nodesBefore"].toInt(), 82);
+        QCOMPARE(doc.object()["nodesAfter"].toInt(), 39);
     }
 
     void torchvision_data() { test::addTorchvisionRows(); }
