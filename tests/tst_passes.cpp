@@ -411,6 +411,15 @@ private Q_SLOTS:
         QVERIFY(passes::findPass("clone").scheduling);
     }
 
+    // docs/passes.md shows the table as --list-passes prints it.
+    void docsShowTheTable()
+    {
+        QFile f(test::sourcePath("docs/passes.md"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY2(f.readAll().contains(QByteArray::fromStdString(passes::describePasses())),
+                 "docs/passes.md does not show 'ramiel optimize --list-passes' as it is now");
+    }
+
     void parsePassList()
     {
         QVERIFY(passes::parsePassList("none").empty());
