@@ -129,8 +129,20 @@ public:
                     pending[size_t(v)] = true;
         }
 
-        if (!runtimeNodes.empty())
-            evaluate(model, runtimeNodes, viaRuntime, known);
+        std::string skipped;
+        if (!runtimeNodes.empty()) {
+            try {
+                evaluate(model, runtimeNodes, viaRuntime, known);
+            } catch (const Error& e) {
+                // Folding is an optimization: a node the runtime cannot evaluate stays a node.
+                for (NodeId id : runtimeNodes)
+                    for (ValueId v : g.node(id).outputs)
+                        if (v != kNone)
+                            known[size_t(v)] = nullptr;
+                skipped = "; " + std::to_string(runtimeNodes.size()) +
+                          " nodes left unfolded, the runtime could not evaluate them: " + e.message();
+            }
+        }
 
         // Replace every folded node: its outputs become initializers (those
         // still read), and the node goes.
@@ -152,7 +164,7 @@ public:
         }
         edit.commit();  // initializers only folded nodes read go with them
         stats.detail = "folded " + std::to_string(stats.removed) + " nodes (" + std::to_string(native) +
-                       " without the runtime)";
+                       " without the runtime)" + skipped;
         return stats;
     }
 
