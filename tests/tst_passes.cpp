@@ -646,10 +646,14 @@ private Q_SLOTS:
         QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
 
         // ONNX Runtime on the exported file.
-        const QString ortModules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH", "/tmp/ort/node_modules");
+        // $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh installs it there), else /tmp/ort.
+        QString ortModules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
+        for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
+            if (ortModules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
+                ortModules = candidate;
         if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(ortModules + "/onnxruntime-node"))
-            QSKIP(qPrintable("onnxruntime-node is not installed at " + ortModules +
-                             " (set RAMIEL_ORT_NODE_PATH); the ONNX Runtime check is skipped"));
+            QSKIP("onnxruntime-node is not installed (build/ort, /tmp/ort or $RAMIEL_ORT_NODE_PATH): "
+                  "the ONNX Runtime check is skipped");
         QProcess ort;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("NODE_PATH", ortModules);
