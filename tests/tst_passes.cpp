@@ -158,6 +158,42 @@ int count(const Model& m, const std::string& op)
     return k;
 }
 
+// Where onnxruntime-node is: $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh
+// installs it there), else /tmp/ort; empty when none has it or node is missing.
+QString ortModulesPath()
+{
+    QString modules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
+    for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
+        if (modules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
+            modules = candidate;
+    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(modules + "/onnxruntime-node"))
+        return {};
+    return modules;
+}
+
+// Runs `model` in ONNX Runtime on one .npy input; its first output's data goes into `out`
+// (whose type and shape the caller sets).
+bool runInOrt(const QString& modules, const QString& model, const QString& inputNpy, const QString& raw, Tensor& out,
+              QString& problem)
+{
+    QProcess ort;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("NODE_PATH", modules);
+    ort.setProcessEnvironment(env);
+    ort.start("node", {test::sourcePath("tests/support/ort_run.js"), model, inputNpy, raw});
+    if (!ort.waitForFinished(120000) || ort.exitCode() != 0) {
+        problem = "ONNX Runtime failed: " + QString::fromUtf8(ort.readAllStandardError());
+        return false;
+    }
+    QFile f(raw);
+    if (!f.open(QIODevice::ReadOnly)) {
+        problem = "no output from ONNX Runtime";
+        return false;
+    }
+    out.data = f.readAll().toStdString();
+    return true;
+}
+
 // One hand-built model per row: the passes to run and the node counts expected.
 struct PassCase {
     std::function<OnnxBuilder()> build;
@@ -550,8 +586,25 @@ private Q_SLOTS:
         QVERIFY(checker.waitForFinished(120000));
         QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
         const auto inputs = compiledFloat->randomInputs(1, 3);
-        const double r = worstDifference(runOnce(loadOnnx(file.toStdString()), inputs), runOnce(q, inputs));
+        const std::vector<Tensor> int8Outputs = runOnce(q, inputs);
+        const double r = worstDifference(runOnce(loadOnnx(file.toStdString()), inputs), int8Outputs);
         QVERIFY2(r < 1e-6, qPrintable(QString::number(r)));
+
+        // ONNX Runtime runs the same int8 file: its QLinear kernels may round differently, so
+        // compare against the float output's scale.
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
+            QSKIP("onnxruntime-node is not installed: the ONNX Runtime check is skipped");
+        const QString npy = dir.filePath("input.npy");
+        writeNpy(npy.toStdString(), inputs[0]);
+        Tensor fromOrt = int8Outputs[0];
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, npy, dir.filePath("ort.raw"), fromOrt, problem), qPrintable(problem));
+        const double o = relativeDifference(fromOrt, runOnce(original, inputs)[0]);
+        const double own = relativeDifference(int8Outputs[0], runOnce(original, inputs)[0]);
+        qInfo("%s: int8 in ONNX Runtime vs float, max |difference| / max |float output| %.3g (Ramiel's int8: %.3g)",
+              qPrintable(name), o, own);
+        QVERIFY2(o < 0.1, qPrintable(QString::number(o)));
     }
 
     // ramiel optimize: the listing is the table, errors name the problem, --dump-after and --json work.
@@ -646,26 +699,14 @@ private Q_SLOTS:
         QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
 
         // ONNX Runtime on the exported file.
-        // $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh installs it there), else /tmp/ort.
-        QString ortModules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
-        for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
-            if (ortModules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
-                ortModules = candidate;
-        if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(ortModules + "/onnxruntime-node"))
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
             QSKIP("onnxruntime-node is not installed (build/ort, /tmp/ort or $RAMIEL_ORT_NODE_PATH): "
                   "the ONNX Runtime check is skipped");
-        QProcess ort;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("NODE_PATH", ortModules);
-        ort.setProcessEnvironment(env);
-        const QString raw = dir.filePath("ort.raw");
-        ort.start("node", {test::sourcePath("tests/support/ort_run.js"), file, base + ".input.npy", raw});
-        QVERIFY(ort.waitForFinished(120000));
-        QVERIFY2(ort.exitCode() == 0, ort.readAllStandardError().constData());
-        QFile f(raw);
-        QVERIFY(f.open(QIODevice::ReadOnly));
         Tensor fromOrt = expected[0];
-        fromOrt.data = f.readAll().toStdString();
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, base + ".input.npy", dir.filePath("ort.raw"), fromOrt, problem),
+                 qPrintable(problem));
         const double o = relativeDifference(fromOrt, expected[0]);
         qInfo("%s: ONNX Runtime on the optimized file vs Ramiel, max relative difference %.2e", qPrintable(name), o);
         QVERIFY2(o < 1e-4, qPrintable(QString::number(o)));
