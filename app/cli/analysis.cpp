@@ -1,6 +1,7 @@
 #include "analysis.h"
 
 #include "core/onnx/onnx_import.h"
+#include "core/passes/registry.h"
 #include "core/runtime/runtime.h"
 
 #include <algorithm>
@@ -16,6 +17,10 @@ void addModelOptions(CLI::App* sub, ModelOptions& o)
     sub->add_option("--machine", o.machineFile,
                     "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
                     "default: the calibration cached for this CPU");
+    sub->add_option("--passes", o.passes,
+                    "Graph optimization passes to run first: 'none', 'default', 'all' or a comma list "
+                    "(ramiel optimize --list-passes; cloning stays under --no-clone)")
+        ->capture_default_str();
 }
 
 void addCostOptions(CLI::App* sub, CostOptions& o)
@@ -34,7 +39,10 @@ Model loadModel(const ModelOptions& m)
     ImportOptions importOptions;
     for (const std::string& s : m.shapes)
         addInputShape(importOptions, s);
-    return loadOnnx(m.model, importOptions);
+    const std::vector<std::string> passes = passes::parsePassList(m.passes);  // a bad name fails before loading
+    Model model = loadOnnx(m.model, importOptions);
+    passes::runPipeline(model, passes, {});
+    return model;
 }
 
 std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c)

@@ -18,6 +18,7 @@ struct ModelOptions {
     std::string model;
     std::vector<std::string> shapes;
     std::string machineFile;
+    std::string passes = "none";  // graph passes run after loading (core/passes/registry.h)
 };
 
 struct CostOptions {
@@ -39,7 +40,7 @@ struct PlanOptions {
     bool gantt = false;
 };
 
-// Registers MODEL, --shape and --machine on a subcommand.
+// Registers MODEL, --shape, --machine and --passes on a subcommand.
 void addModelOptions(CLI::App* sub, ModelOptions& o);
 // Registers --costs and --latency.
 void addCostOptions(CLI::App* sub, CostOptions& o);
@@ -55,7 +56,7 @@ struct Analysis {
     std::vector<std::string> missingMeasured;  // nodes a measured table lacks
 };
 
-// The model with the --shape fixes applied.
+// The model with the --shape fixes applied and the --passes run.
 Model loadModel(const ModelOptions& m);
 std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c);
 

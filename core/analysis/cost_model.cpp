@@ -1,4 +1,5 @@
 #include "core/analysis/cost_model.h"
+#include "core/ir/fused_ops.h"
 
 #include <cmath>
 #include <limits>
@@ -150,7 +151,9 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
 {
     const Node& n = g.node(id);
     NodeCost c;
-    const auto it = n.domain.empty() ? rules().find(n.opType) : rules().end();
+    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does.
+    const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
+    const auto it = n.domain.empty() ? rules().find(n.opType) : fusedConv ? rules().find("Conv") : rules().end();
     const OpRule rule = it != rules().end() ? it->second : OpRule{Formula::Copy, 0};
     c.estimated = it == rules().end();
 
@@ -207,7 +210,7 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
         if (!w || w->size() < 2 || !outNumel)
             return unknown(c, "convolution weight or output shape is unknown");
         c.flops = 2.0 * static_cast<double>(*outNumel) * product(*w, 1);
-        if (n.input(2) != kNone && n.opType == "Conv")
+        if (n.input(2) != kNone && (n.opType == "Conv" || fusedConv))
             c.flops += static_cast<double>(*outNumel);
         break;
     }

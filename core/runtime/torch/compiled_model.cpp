@@ -8,6 +8,13 @@
 
 namespace ramiel {
 
+namespace {
+
+// The kernel registry's key: ONNX operators by name, other domains as "domain:Op".
+std::string registryKey(const Node& n) { return n.domain.empty() ? n.opType : n.domain + ":" + n.opType; }
+
+}  // namespace
+
 TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo_(buildTopology(model_.graph))
 {
     const Graph& g = model_.graph;
@@ -16,9 +23,8 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
     // Every missing operator at once, before anything is prepared or run.
     std::map<std::string, std::string> missing;  // op -> first node
     for (const Node& n : g.nodes()) {
-        const std::string key = n.domain.empty() ? n.opType : n.domain + "." + n.opType;
-        if (!n.domain.empty() || !registry.count(n.opType))
-            missing.emplace(key, n.name);
+        if (!registry.count(registryKey(n)))
+            missing.emplace(n.domain.empty() ? n.opType : n.domain + "." + n.opType, n.name);
     }
     if (!missing.empty()) {
         std::string list;
@@ -44,7 +50,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {
-            kernels_.push_back(registry.at(n.opType)(ctx));
+            kernels_.push_back(registry.at(registryKey(n))(ctx));
         } catch (const Error& e) {
             throw Error(e.kind(), model.path, e.message());
         } catch (const std::exception& e) {

@@ -19,7 +19,8 @@ public:
     {
         std::vector<std::string> ops;
         for (const auto& [name, factory] : kernelRegistry())
-            ops.push_back(name);
+            if (name.find(':') == std::string::npos)  // "domain:Op" entries are Ramiel's own operators
+                ops.push_back(name);
         return ops;
     }
     std::unique_ptr<CompiledModel> compile(const Model& model) override

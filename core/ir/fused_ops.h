@@ -1,0 +1,19 @@
+// Operators that exist only inside Ramiel, made by the fusion passes. They
+// live in their own domain so that no tool mistakes them for ONNX operators;
+// the runtime executes them and the ONNX exporter writes them back out as the
+// standard operators they stand for.
+#pragma once
+
+namespace ramiel {
+
+// Domain of Ramiel's private operators (opset version 1).
+inline constexpr const char* kRamielDomain = "ai.ramiel";
+
+// FusedConv: ONNX Conv (same inputs and attributes) followed by an activation
+// applied to its output in place. Attributes as ONNX Runtime's
+// com.microsoft.FusedConv names them:
+//   activation        "Relu", "LeakyRelu", "Sigmoid", "HardSwish" or "Clip"
+//   activation_params LeakyRelu: [alpha]; Clip: [min, max]; others: none
+inline constexpr const char* kFusedConv = "FusedConv";
+
+}  // namespace ramiel

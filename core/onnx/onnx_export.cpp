@@ -1,0 +1,241 @@
+#include "core/onnx/onnx_export.h"
+
+#include "core/ir/fused_ops.h"
+#include "core/ir/topology.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/version.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cfloat>
+#include <climits>
+#include <cstring>
+#include <unordered_set>
+
+namespace ramiel {
+
+namespace {
+
+struct Exporter {
+    const Model& model;
+    int64_t mainOpset = 0;
+
+    [[noreturn]] void fail(const std::string& message) const
+    {
+        throw Error(ErrorKind::Unsupported, model.path, "cannot write ONNX: " + message);
+    }
+
+    void tensor(const Tensor& t, const std::string& name, onnx::TensorProto& tp) const
+    {
+        if (t.dtype == DataType::String)
+            fail("tensor '" + name + "' holds strings, which Ramiel does not keep");
+        if (!t.hasData())
+            fail("tensor '" + name + "' lives in external data that was not loaded");
+        tp.set_name(name);
+        tp.set_data_type(int32_t(t.dtype));
+        for (int64_t d : t.dims)
+            tp.add_dims(d);
+        tp.set_raw_data(t.data);
+    }
+
+    static void type(const TensorType& t, onnx::TypeProto& tp)
+    {
+        auto* tt = tp.mutable_tensor_type();
+        tt->set_elem_type(int32_t(t.dtype));
+        if (!t.shape)
+            return;
+        auto* shape = tt->mutable_shape();
+        for (const Dim& d : t.shape->dims) {
+            auto* dim = shape->add_dim();
+            if (d.isKnown())
+                dim->set_dim_value(d.value);
+            else if (!d.symbol.empty())
+                dim->set_dim_param(d.symbol);
+        }
+    }
+
+    static void valueInfo(const Value& v, onnx::ValueInfoProto& vi)
+    {
+        vi.set_name(v.name);
+        if (v.type.dtype != DataType::Undefined)
+            type(v.type, *vi.mutable_type());
+    }
+
+    void attribute(const Attribute& a, onnx::AttributeProto& ap) const
+    {
+        using A = onnx::AttributeProto;
+        ap.set_name(a.name);
+        switch (a.kind) {
+        case Attribute::Kind::Float: ap.set_type(A::FLOAT); ap.set_f(a.f); break;
+        case Attribute::Kind::Int: ap.set_type(A::INT); ap.set_i(a.i); break;
+        case Attribute::Kind::String: ap.set_type(A::STRING); ap.set_s(a.s); break;
+        case Attribute::Kind::Tensor:
+            ap.set_type(A::TENSOR);
+            tensor(*a.t, a.name, *ap.mutable_t());
+            break;
+        case Attribute::Kind::Graph:
+            ap.set_type(A::GRAPH);
+            graph(*a.g, *ap.mutable_g());
+            break;
+        case Attribute::Kind::Floats:
+            ap.set_type(A::FLOATS);
+            for (float f : a.floats) ap.add_floats(f);
+            break;
+        case Attribute::Kind::Ints:
+            ap.set_type(A::INTS);
+            for (int64_t i : a.ints) ap.add_ints(i);
+            break;
+        case Attribute::Kind::Strings:
+            ap.set_type(A::STRINGS);
+            for (const auto& s : a.strings) ap.add_strings(s);
+            break;
+        case Attribute::Kind::Tensors:
+            ap.set_type(A::TENSORS);
+            for (const auto& t : a.tensors) tensor(*t, a.name, *ap.add_tensors());
+            break;
+        case Attribute::Kind::Graphs:
+            ap.set_type(A::GRAPHS);
+            for (const auto& sub : a.graphs) graph(*sub, *ap.add_graphs());
+            break;
+        case Attribute::Kind::Undefined:
+        case Attribute::Kind::Other:
+            fail("attribute '" + a.name + "' has a kind Ramiel does not keep (sparse tensor or type)");
+        }
+    }
+
+    // ai.ramiel.FusedConv -> Conv + its activation.
+    void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        auto unique = [&](const std::string& base) {
+            std::string name = base;
+            for (int i = 1; names.count(name); ++i)
+                name = base + "_" + std::to_string(i);
+            names.insert(name);
+            return name;
+        };
+        const std::string activation = n.attrString("activation", "");
+        const Attribute* paramsAttr = n.attr("activation_params");
+        const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
+        const Value& y = g.value(n.outputs.at(0));
+        const std::string pre = unique(y.name + "_preact");
+
+        auto* conv = gp.add_node();
+        conv->set_op_type("Conv");
+        conv->set_name(n.name);
+        for (ValueId v : n.inputs)
+            conv->add_input(v == kNone ? std::string() : g.value(v).name);
+        conv->add_output(pre);
+        for (const Attribute& a : n.attributes)
+            if (a.name != "activation" && a.name != "activation_params")
+                attribute(a, *conv->add_attribute());
+        auto* info = gp.add_value_info();
+        info->set_name(pre);
+        if (y.type.dtype != DataType::Undefined)
+            type(y.type, *info->mutable_type());
+
+        auto* act = gp.add_node();
+        act->set_op_type(activation);
+        act->set_name(unique(n.name + "_" + activation));
+        act->add_input(pre);
+        act->add_output(y.name);
+        if (activation == "LeakyRelu" && params.size() == 1) {
+            auto* a = act->add_attribute();
+            a->set_name("alpha");
+            a->set_type(onnx::AttributeProto::FLOAT);
+            a->set_f(params[0]);
+        } else if (activation == "Clip" && params.size() == 2) {
+            if (mainOpset < 11) {
+                for (int i = 0; i < 2; ++i) {
+                    auto* a = act->add_attribute();
+                    a->set_name(i == 0 ? "min" : "max");
+                    a->set_type(onnx::AttributeProto::FLOAT);
+                    a->set_f(params[size_t(i)]);
+                }
+            } else {
+                for (int i = 0; i < 2; ++i) {
+                    const std::string bound = unique(n.name + (i == 0 ? "_min" : "_max"));
+                    auto* t = gp.add_initializer();
+                    t->set_name(bound);
+                    t->set_data_type(onnx::TensorProto::FLOAT);
+                    float f = params[size_t(i)];
+                    t->set_raw_data(std::string(reinterpret_cast<const char*>(&f), sizeof f));
+                    act->add_input(bound);
+                }
+            }
+        } else if (activation != "Relu" && activation != "Sigmoid" && activation != "HardSwish") {
+            fail("node '" + n.name + "' fuses an unknown activation '" + activation + "'");
+        }
+    }
+
+    void graph(const Graph& g, onnx::GraphProto& gp) const
+    {
+        gp.set_name(g.name);
+        std::unordered_set<std::string> names;
+        for (const Value& v : g.values())
+            names.insert(v.name);
+        for (const Node& n : g.nodes())
+            names.insert(n.name);
+
+        for (const Value& v : g.values())
+            if (v.isConstant())
+                tensor(*v.initializer, v.name, *gp.add_initializer());
+        for (ValueId v : g.inputs())
+            valueInfo(g.value(v), *gp.add_input());
+        for (ValueId v : g.outputs())
+            valueInfo(g.value(v), *gp.add_output());
+        for (const Value& v : g.values())
+            if (!v.isConstant() && !v.isGraphInput && !v.isGraphOutput && !v.isOuterScope &&
+                v.type.dtype != DataType::Undefined && (v.producer != kNone || !v.consumers.empty()))
+                valueInfo(v, *gp.add_value_info());
+
+        for (NodeId id : buildTopology(g).order) {
+            const Node& n = g.node(id);
+            if (n.domain == kRamielDomain && n.opType == kFusedConv) {
+                unfuseConv(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain)
+                fail("node '" + n.name + "' is Ramiel's own operator " + n.opType + ", which has no ONNX form");
+            auto* np = gp.add_node();
+            np->set_op_type(n.opType);
+            np->set_name(n.name);
+            if (!n.domain.empty())
+                np->set_domain(n.domain);
+            for (ValueId v : n.inputs)
+                np->add_input(v == kNone ? std::string() : g.value(v).name);
+            for (ValueId v : n.outputs)
+                np->add_output(v == kNone ? std::string() : g.value(v).name);
+            for (const Attribute& a : n.attributes)
+                attribute(a, *np->add_attribute());
+        }
+    }
+};
+
+}  // namespace
+
+std::string exportOnnx(const Model& model)
+{
+    Exporter ex{model, model.opsetVersion("")};
+    onnx::ModelProto proto;
+    proto.set_ir_version(model.irVersion > 0 ? model.irVersion : 8);
+    proto.set_producer_name("ramiel");
+    proto.set_producer_version(kVersion);
+    for (const OpsetImport& o : model.opsets) {
+        if (o.domain == kRamielDomain)
+            continue;  // its operators are written as standard ones
+        auto* op = proto.add_opset_import();
+        op->set_domain(o.domain);
+        op->set_version(o.version);
+    }
+    ex.graph(model.graph, *proto.mutable_graph());
+    const size_t bytes = proto.ByteSizeLong();
+    if (bytes > size_t(INT_MAX))
+        ex.fail("the model would take " + std::to_string(bytes >> 20) +
+                " MiB, more than protobuf's 2 GiB limit (external data is not written yet)");
+    return proto.SerializeAsString();
+}
+
+void saveOnnx(const Model& model, const std::string& path) { writeFileAtomically(path, exportOnnx(model)); }
+
+}  // namespace ramiel

@@ -1,0 +1,71 @@
+// MatMul followed by Add of a constant becomes Gemm (Y = A B + C), where
+// Gemm's semantics allow it: A a 2-D float matrix of known shape, B a 2-D
+// constant, C a constant that broadcasts to [M, N] one way ([N], [1, N],
+// [M, 1], [M, N] or a scalar), and the MatMul's output read by the Add alone.
+#include "core/passes/graph_editor.h"
+#include "core/passes/passes.h"
+
+namespace ramiel::passes {
+
+namespace {
+
+bool broadcastsTo(const std::vector<int64_t>& c, int64_t m, int64_t n)
+{
+    if (c.size() > 2)
+        return false;
+    const int64_t cm = c.size() == 2 ? c[0] : 1;
+    const int64_t cn = c.empty() ? 1 : c.back();
+    return (cm == 1 || cm == m) && (cn == 1 || cn == n);
+}
+
+class FuseMatMulAddPass final : public Pass {
+public:
+    PassStats run(Model& model, const PassContext&) override
+    {
+        Graph& g = model.graph;
+        GraphEditor edit(g);
+        PassStats stats;
+        for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
+            const Node& mm = g.node(id);
+            if (mm.opType != "MatMul" || !mm.domain.empty() || mm.outputs.size() != 1 || mm.opset < 9)
+                continue;
+            const ValueId a = mm.input(0), b = mm.input(1), x = mm.outputs[0];
+            if (a == kNone || b == kNone || x == kNone || !g.value(b).isConstant())
+                continue;
+            const auto& aShape = g.value(a).type.shape;
+            const Tensor& bT = *g.value(b).initializer;
+            if (g.value(a).type.dtype != DataType::Float || bT.dtype != DataType::Float || !aShape ||
+                aShape->rank() != 2 || !aShape->dims[0].isKnown() || bT.dims.size() != 2)
+                continue;
+            const NodeId addId = edit.soleConsumer(x);
+            if (addId == kNone || edit.readBySubgraph(x))
+                continue;
+            const Node& add = g.node(addId);
+            if (add.opType != "Add" || !add.domain.empty() || add.inputs.size() != 2 || add.outputs.size() != 1)
+                continue;
+            const ValueId c = add.input(0) == x ? add.input(1) : add.input(0);
+            if (c == x || c == kNone || !g.value(c).isConstant())
+                continue;
+            const Tensor& cT = *g.value(c).initializer;
+            if (cT.dtype != DataType::Float || !broadcastsTo(cT.dims, aShape->dims[0].value, bT.dims[1]))
+                continue;
+            const ValueId y = add.outputs[0];
+            edit.removeNode(addId);
+            Node& gemm = g.node(id);
+            gemm.opType = "Gemm";
+            edit.setInput(id, 2, c);
+            edit.setOutput(id, 0, y);
+            ++stats.fused;
+            ++stats.removed;
+        }
+        edit.commit();
+        stats.detail = "fused " + std::to_string(stats.fused) + " MatMul+Add pairs into Gemm";
+        return stats;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> makeFuseMatMulAddPass() { return std::make_unique<FuseMatMulAddPass>(); }
+
+}  // namespace ramiel::passes

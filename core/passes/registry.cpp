@@ -1,0 +1,146 @@
+#include "core/passes/registry.h"
+
+#include "core/passes/passes.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+namespace ramiel::passes {
+
+const std::vector<PassInfo>& registeredPasses()
+{
+    // The order is the order a pipeline runs in.
+    static const std::vector<PassInfo> table = {
+        // First: removing pass-through nodes lets every later pattern see producer -> consumer directly.
+        {"eliminate-identity",
+         "Remove Identity, inference-mode Dropout and no-op Reshape/Transpose/Cast nodes",
+         true, {}, false, makeEliminateIdentityPass},
+        // Before the fusions: Clip bounds and normalization parameters often come from Constant nodes.
+        {"fold-constants",
+         "Evaluate nodes whose inputs are all constant (Constant, shape arithmetic, casts) into initializers",
+         true, {}, false, makeFoldConstantsPass},
+        // After folding: a folded shape chain leaves its Shape nodes unread.
+        {"dce", "Remove nodes and initializers that reach no graph output", true, {}, false, makeDeadCodePass},
+        {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {}, false,
+         makeFuseConvBatchNormPass},
+        // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
+        // BatchNormalization is folded.
+        {"fuse-conv-activation",
+         "Run Conv + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
+         false, makeFuseConvActivationPass},
+        {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {}, false,
+         makeFuseMatMulAddPass},
+        // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
+        // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
+        {"quantize",
+         "Int8 Conv/Gemm/MatMul (per-channel symmetric weights, calibrated activations); reports error and speed",
+         false, {"fuse-conv-bn", "fuse-conv-activation"}, false, makeQuantizePass},
+        // Not a graph rewrite: the scheduler duplicates cheap nodes into the clusters that read them.
+        {"clone", "Clone cheap nodes into every cluster that reads them (scheduling, docs/scheduling.md)", true, {},
+         true, nullptr},
+    };
+    return table;
+}
+
+const PassInfo& findPass(const std::string& name)
+{
+    for (const PassInfo& p : registeredPasses())
+        if (p.name == name)
+            return p;
+    std::string known;
+    for (const PassInfo& p : registeredPasses())
+        known += (known.empty() ? "" : ", ") + p.name;
+    throw Error(ErrorKind::Usage, {}, "unknown pass '" + name + "'; known passes: " + known);
+}
+
+std::vector<std::string> parsePassList(const std::string& spec)
+{
+    std::set<std::string> chosen;
+    auto addWithRequirements = [&](const std::string& name, auto& self) -> void {
+        const PassInfo& p = findPass(name);
+        if (!chosen.insert(p.name).second)
+            return;
+        for (const std::string& r : p.requires)
+            self(r, self);
+    };
+    size_t start = 0;
+    while (start <= spec.size()) {
+        size_t end = spec.find(',', start);
+        if (end == std::string::npos)
+            end = spec.size();
+        std::string item = spec.substr(start, end - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (item == "default") {
+            for (const PassInfo& p : registeredPasses())
+                if (p.onByDefault)
+                    addWithRequirements(p.name, addWithRequirements);
+        } else if (item == "all") {
+            for (const PassInfo& p : registeredPasses())
+                addWithRequirements(p.name, addWithRequirements);
+        } else if (item == "none") {
+        } else if (item.empty()) {
+            if (spec.find_first_not_of(" \t") != std::string::npos)
+                throw Error(ErrorKind::Usage, {}, "--passes '" + spec + "' has an empty item");
+        } else {
+            addWithRequirements(item, addWithRequirements);
+        }
+        start = end + 1;
+    }
+    std::vector<std::string> ordered;
+    for (const PassInfo& p : registeredPasses())
+        if (chosen.count(p.name))
+            ordered.push_back(p.name);
+    return ordered;
+}
+
+PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, const PassContext& context,
+                           const std::function<void(const std::string&, const Model&)>& dump)
+{
+    for (const std::string& n : names)
+        findPass(n);  // an unknown name fails before anything runs
+    PipelineResult result;
+    for (const PassInfo& info : registeredPasses()) {
+        if (std::find(names.begin(), names.end(), info.name) == names.end())
+            continue;
+        if (info.scheduling) {
+            if (info.name == "clone")
+                result.clone = true;
+            continue;
+        }
+        const int before = int(model.graph.nodeCount());
+        const auto start = std::chrono::steady_clock::now();
+        PassStats stats = info.create()->run(model, context);
+        stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats.nodesBefore = before;
+        stats.nodesAfter = int(model.graph.nodeCount());
+        result.stats.emplace_back(info.name, stats);
+        if (dump)
+            dump(info.name, model);
+    }
+    return result;
+}
+
+std::string describePasses()
+{
+    size_t width = 0;
+    for (const PassInfo& p : registeredPasses())
+        width = std::max(width, p.name.size());
+    std::string out;
+    for (const PassInfo& p : registeredPasses()) {
+        std::string line = p.name + std::string(width + 2 - p.name.size(), ' ') + (p.onByDefault ? "on " : "off") +
+                           "  " + p.summary;
+        if (!p.requires.empty()) {
+            line += " (needs";
+            for (const std::string& r : p.requires)
+                line += " " + r;
+            line += ")";
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
+}  // namespace ramiel::passes

@@ -1,0 +1,717 @@
+// Graph optimization passes: the registry, each pass on a small hand-built
+// model with exact node counts (and a model where it must not fire), and the
+// default pipeline on the exported torchvision models.
+#include "core/ir/topology.h"
+#include "core/onnx/onnx_export.h"
+#include "core/onnx/onnx_import.h"
+#include "core/passes/registry.h"
+#include "core/runtime/runtime.h"
+#include "core/util/npy.h"
+#include "core/util/error.h"
+#include "onnx_builder.h"
+#include "test_support.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <onnx/checker.h>
+
+#include <cmath>
+
+#include <functional>
+#include <map>
+#include <random>
+
+using namespace ramiel;
+using ramiel::test::OnnxBuilder;
+
+namespace {
+
+// A float initializer with seeded random values in [lo, hi).
+void randomInitializer(OnnxBuilder& b, const std::string& name, const std::vector<int64_t>& dims, float lo, float hi,
+                       uint32_t seed)
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+        t->add_dims(d);
+        n *= d;
+    }
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    for (int64_t i = 0; i < n; ++i)
+        t->add_float_data(dist(gen));
+}
+
+void scalarInt64(OnnxBuilder& b, const std::string& name, int64_t value)
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_int64_data(value);
+}
+
+void scalarFloat(OnnxBuilder& b, const std::string& name, float value)
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+}
+
+void setFloat(onnx::NodeProto& n, const std::string& name, float value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+}
+
+// A Constant node holding a float vector.
+void constantNode(OnnxBuilder& b, const std::string& out, const std::vector<float>& values)
+{
+    auto& n = b.node("Constant", {}, {out});
+    auto* a = n.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    auto* t = a->mutable_t();
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(int64_t(values.size()));
+    for (float v : values)
+        t->add_float_data(v);
+}
+
+// Conv weights [m, c, 3, 3] and bias [m], random.
+void convParams(OnnxBuilder& b, const std::string& prefix, int64_t m, int64_t c, uint32_t seed)
+{
+    randomInitializer(b, prefix + "_w", {m, c, 3, 3}, -0.5f, 0.5f, seed);
+    randomInitializer(b, prefix + "_b", {m}, -0.5f, 0.5f, seed + 1);
+}
+
+onnx::NodeProto& conv(OnnxBuilder& b, const std::string& prefix, const std::string& in, const std::string& out)
+{
+    auto& n = b.node("Conv", {in, prefix + "_w", prefix + "_b"}, {out}, prefix);
+    OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+    return n;
+}
+
+Model load(const OnnxBuilder& b, const std::string& name) { return loadOnnxFromBytes(b.bytes(), name, {}); }
+
+// Largest |a - b| relative to the largest |b| (random-weight models reach large magnitudes).
+double relativeDifference(const Tensor& a, const Tensor& b)
+{
+    const auto x = a.toDoubles(), y = b.toDoubles();
+    if (!x || !y || x->size() != y->size() || a.dims != b.dims)
+        return INFINITY;
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < x->size(); ++i) {
+        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
+        scale = std::max(scale, std::abs((*y)[i]));
+    }
+    return diff / std::max(scale, 1e-30);
+}
+
+std::vector<Tensor> runOnce(const Model& m, const std::vector<Tensor>& inputs)
+{
+    auto compiled = runtime().compile(m);
+    compiled->setInputs(inputs);
+    compiled->serialExecutor(1)->run();
+    return compiled->outputs();
+}
+
+// The largest relative difference over all outputs.
+double worstDifference(const std::vector<Tensor>& a, const std::vector<Tensor>& b)
+{
+    if (a.size() != b.size())
+        return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, relativeDifference(a[i], b[i]));
+    return worst;
+}
+
+// ONNX's C++ checker on exported bytes; the message on failure, empty when valid.
+std::string checkerProblem(const std::string& bytes)
+{
+    onnx::ModelProto proto;
+    if (!proto.ParseFromString(bytes))
+        return "the exported bytes do not parse";
+    try {
+        onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+int count(const Model& m, const std::string& op)
+{
+    int k = 0;
+    for (const Node& n : m.graph.nodes())
+        k += n.opType == op;
+    return k;
+}
+
+// Where onnxruntime-node is: $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh
+// installs it there), else /tmp/ort; empty when none has it or node is missing.
+QString ortModulesPath()
+{
+    QString modules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
+    for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
+        if (modules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
+            modules = candidate;
+    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(modules + "/onnxruntime-node"))
+        return {};
+    return modules;
+}
+
+// Runs `model` in ONNX Runtime on one .npy input; its first output's data goes into `out`
+// (whose type and shape the caller sets).
+bool runInOrt(const QString& modules, const QString& model, const QString& inputNpy, const QString& raw, Tensor& out,
+              QString& problem)
+{
+    QProcess ort;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("NODE_PATH", modules);
+    ort.setProcessEnvironment(env);
+    ort.start("node", {test::sourcePath("tests/support/ort_run.js"), model, inputNpy, raw});
+    if (!ort.waitForFinished(120000) || ort.exitCode() != 0) {
+        problem = "ONNX Runtime failed: " + QString::fromUtf8(ort.readAllStandardError());
+        return false;
+    }
+    QFile f(raw);
+    if (!f.open(QIODevice::ReadOnly)) {
+        problem = "no output from ONNX Runtime";
+        return false;
+    }
+    out.data = f.readAll().toStdString();
+    return true;
+}
+
+// One hand-built model per row: the passes to run and the node counts expected.
+struct PassCase {
+    std::function<OnnxBuilder()> build;
+    std::string passes;
+    int before = 0;
+    int after = 0;
+    std::map<std::string, int> opsAfter;  // op -> count expected after
+};
+
+const std::map<std::string, PassCase>& passCases()
+{
+    static const std::map<std::string, PassCase> cases = {
+        // x -> Identity -> Relu -> Identity -> y: both go, the last by renaming Relu's output to y.
+        {"identity-chain",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4}).output("y", {1, 4});
+              b.node("Identity", {"x"}, {"a"});
+              b.node("Relu", {"a"}, {"b"});
+              b.node("Identity", {"b"}, {"y"});
+              return b;
+          },
+          "eliminate-identity", 3, 1, {{"Relu", 1}, {"Identity", 0}}}},
+        // Dropout (inference), Cast to its own type, Transpose by (0,1), Reshape to [0, 4].
+        {"identity-noops",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 4}).output("y", {2, 4});
+              b.initializerInt64("shape", {0, 4});
+              b.node("Dropout", {"x"}, {"a"});
+              OnnxBuilder::setInt(b.node("Cast", {"a"}, {"c"}), "to", onnx::TensorProto::FLOAT);
+              OnnxBuilder::setInts(b.node("Transpose", {"c"}, {"t"}), "perm", {0, 1});
+              b.node("Reshape", {"t", "shape"}, {"r"});
+              b.node("Relu", {"r"}, {"y"});
+              return b;
+          },
+          "eliminate-identity", 5, 1, {{"Relu", 1}}}},
+        // Must not fire: the Identity joins a graph input to a graph output, the
+        // Cast changes the type, the Transpose swaps, the Reshape fixes the batch.
+        {"identity-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 4}).output("y", {2, 4}).output("z", {4, 2}).output("w", {2, 4}, onnx::TensorProto::DOUBLE)
+                  .output("v", {2, 4});
+              b.initializerInt64("shape", {2, 4});
+              b.node("Identity", {"x"}, {"y"});
+              OnnxBuilder::setInts(b.node("Transpose", {"x"}, {"z"}), "perm", {1, 0});
+              OnnxBuilder::setInt(b.node("Cast", {"x"}, {"w"}), "to", onnx::TensorProto::DOUBLE);
+              b.node("Reshape", {"x", "shape"}, {"v"});
+              return b;
+          },
+          "eliminate-identity", 4, 4, {}}},
+        // Shape -> Gather -> Gather -> Mul -> Unsqueeze -> Concat -> Reshape: the sizes after the
+        // batch fold, the chain becomes one constant, the Shape is left unread for DCE.
+        {"fold-shape-chain",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 4}).output("y", {2, 12});
+              scalarInt64(b, "one", 1);
+              scalarInt64(b, "two", 2);
+              b.initializerInt64("axes", {0});
+              b.initializerInt64("minus_one", {-1});
+              b.node("Shape", {"x"}, {"s"});
+              b.node("Gather", {"s", "one"}, {"d1"});
+              b.node("Gather", {"s", "two"}, {"d2"});
+              b.node("Mul", {"d1", "d2"}, {"p"});
+              b.node("Unsqueeze", {"p", "axes"}, {"u"});
+              OnnxBuilder::setInt(b.node("Concat", {"minus_one", "u"}, {"target"}), "axis", 0);
+              b.node("Reshape", {"x", "target"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 7, 1, {{"Reshape", 1}}}},
+        // Must not fire: the chain reads the batch size, which Ramiel may change at run time.
+        {"fold-shape-batch-kept",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 4}).output("y", {2, 12});
+              scalarInt64(b, "zero", 0);
+              b.initializerInt64("axes", {0});
+              b.initializerInt64("minus_one", {-1});
+              b.node("Shape", {"x"}, {"s"});
+              b.node("Gather", {"s", "zero"}, {"d0"});
+              b.node("Unsqueeze", {"d0", "axes"}, {"u"});
+              OnnxBuilder::setInt(b.node("Concat", {"u", "minus_one"}, {"target"}), "axis", 0);
+              b.node("Reshape", {"x", "target"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 5, 5, {{"Shape", 1}}}},
+        // Constant -> Cast(double) -> Cast(float) -> Add: the constant side folds.
+        {"fold-constant-cast",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4}).output("y", {1, 4});
+              constantNode(b, "c", {1, 2, 3, 4});
+              OnnxBuilder::setInt(b.node("Cast", {"c"}, {"cd"}), "to", onnx::TensorProto::DOUBLE);
+              OnnxBuilder::setInt(b.node("Cast", {"cd"}, {"cf"}), "to", onnx::TensorProto::FLOAT);
+              b.node("Add", {"x", "cf"}, {"y"});
+              return b;
+          },
+          "fold-constants", 4, 1, {{"Add", 1}}}},
+        // Must not fire: the constant and its Cast are graph outputs themselves.
+        {"fold-must-not-fire-output",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {4}).output("y", {4}).output("c", {4}).output("cd", {4}, onnx::TensorProto::DOUBLE);
+              constantNode(b, "c", {1, 2, 3, 4});
+              OnnxBuilder::setInt(b.node("Cast", {"c"}, {"cd"}), "to", onnx::TensorProto::DOUBLE);
+              b.node("Add", {"x", "c"}, {"y"});
+              return b;
+          },
+          "fold-constants", 3, 3, {{"Constant", 1}, {"Cast", 1}}}},
+        // Conv -> BatchNormalization: one Conv with new weights.
+        {"fuse-conv-bn",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8});
+              convParams(b, "conv", 4, 3, 1);
+              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+              randomInitializer(b, "bias", {4}, -1, 1, 4);
+              randomInitializer(b, "mean", {4}, -1, 1, 5);
+              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+              conv(b, "conv", "x", "c");
+              b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
+              return b;
+          },
+          "fuse-conv-bn", 2, 1, {{"Conv", 1}, {"BatchNormalization", 0}}}},
+        // Must not fire: the Conv's output is read twice (BatchNormalization and Relu).
+        {"fuse-conv-bn-input-used-twice",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8}).output("z", {1, 4, 8, 8});
+              convParams(b, "conv", 4, 3, 1);
+              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+              randomInitializer(b, "bias", {4}, -1, 1, 4);
+              randomInitializer(b, "mean", {4}, -1, 1, 5);
+              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+              conv(b, "conv", "x", "c");
+              b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
+              b.node("Relu", {"c"}, {"z"});
+              return b;
+          },
+          "fuse-conv-bn", 3, 3, {{"BatchNormalization", 1}}}},
+        // Conv + Relu, Clip (bounds as inputs), LeakyRelu, Sigmoid: four fused nodes.
+        {"fuse-conv-activation",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8});
+              for (const char* y : {"y1", "y2", "y3", "y4"})
+                  b.output(y, {1, 4, 8, 8});
+              for (int i = 1; i <= 4; ++i)
+                  convParams(b, "conv" + std::to_string(i), 4, 3, uint32_t(10 * i));
+              scalarFloat(b, "lo", 0.0f);
+              scalarFloat(b, "hi", 0.25f);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Clip", {"c2", "lo", "hi"}, {"y2"});
+              conv(b, "conv3", "x", "c3");
+              setFloat(b.node("LeakyRelu", {"c3"}, {"y3"}), "alpha", 0.2f);
+              conv(b, "conv4", "x", "c4");
+              b.node("Sigmoid", {"c4"}, {"y4"});
+              return b;
+          },
+          "fuse-conv-activation", 8, 4, {{"FusedConv", 4}, {"Relu", 0}, {"Clip", 0}}}},
+        // Must not fire: the Conv's output is also a graph output; the Clip's bound is not constant.
+        {"fuse-conv-activation-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("hi", {}).output("c1", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8})
+                  .output("y2", {1, 4, 8, 8});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 3, 2);
+              scalarFloat(b, "lo", 0.0f);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Clip", {"c2", "lo", "hi"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 4, 4, {{"FusedConv", 0}}}},
+        // MatMul + Add of a constant row: Gemm.
+        {"fuse-matmul-add",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).output("y", {2, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              b.node("MatMul", {"x", "w"}, {"m"});
+              b.node("Add", {"bias", "m"}, {"y"});
+              return b;
+          },
+          "fuse-matmul-add", 2, 1, {{"Gemm", 1}}}},
+        // Must not fire: a 3-D MatMul (Gemm is 2-D only) and an Add of a computed value.
+        {"fuse-matmul-add-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 8}).input("x2", {2, 8}).input("v", {2, 4}).output("y", {2, 3, 4})
+                  .output("y2", {2, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              b.node("MatMul", {"x", "w"}, {"m"});
+              b.node("Add", {"m", "bias"}, {"y"});
+              b.node("MatMul", {"x2", "w"}, {"m2"});
+              b.node("Add", {"m2", "v"}, {"y2"});
+              return b;
+          },
+          "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
+        // A branch that reaches no output, and an initializer nobody reads.
+        {"dce",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4}).output("y", {1, 4});
+              b.initializer("unused", {4});
+              b.initializer("bias", {4});
+              b.node("Relu", {"x"}, {"y"});
+              b.node("Add", {"x", "bias"}, {"dead1"});
+              b.node("Sigmoid", {"dead1"}, {"dead2"});
+              return b;
+          },
+          "dce", 3, 1, {{"Relu", 1}}}},
+        // Must not fire: every node reaches an output.
+        {"dce-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4}).output("y", {1, 4}).output("z", {1, 4});
+              b.node("Relu", {"x"}, {"y"});
+              b.node("Sigmoid", {"y"}, {"z"});
+              return b;
+          },
+          "dce", 2, 2, {}}},
+    };
+    return cases;
+}
+
+}  // namespace
+
+class TestPasses : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void registryTable()
+    {
+        const auto& table = passes::registeredPasses();
+        QVERIFY(table.size() >= 3);
+        for (const auto& p : table) {
+            QVERIFY2(!p.summary.empty(), p.name.c_str());
+            QCOMPARE(bool(p.create), !p.scheduling);
+            for (const std::string& r : p.requires)
+                QVERIFY2(&passes::findPass(r) != nullptr, r.c_str());
+        }
+        QCOMPARE(passes::findPass("dce").name, std::string("dce"));
+        QVERIFY(passes::findPass("clone").scheduling);
+    }
+
+    // docs/passes.md shows the table as --list-passes prints it.
+    void docsShowTheTable()
+    {
+        QFile f(test::sourcePath("docs/passes.md"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY2(f.readAll().contains(QByteArray::fromStdString(passes::describePasses())),
+                 "docs/passes.md does not show 'ramiel optimize --list-passes' as it is now");
+    }
+
+    void parsePassList()
+    {
+        QVERIFY(passes::parsePassList("none").empty());
+        QCOMPARE(passes::parsePassList("dce,eliminate-identity"),
+                 (std::vector<std::string>{"eliminate-identity", "dce"}));  // table order
+        std::vector<std::string> defaults;
+        for (const auto& p : passes::registeredPasses())
+            if (p.onByDefault)
+                defaults.push_back(p.name);
+        QCOMPARE(passes::parsePassList("default"), defaults);
+        QCOMPARE(passes::parsePassList("all").size(), passes::registeredPasses().size());
+        try {
+            passes::parsePassList("dce,bogus");
+            QFAIL("an unknown pass was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(e.message().find("bogus") != std::string::npos && e.message().find("dce") != std::string::npos,
+                     e.what());
+        }
+    }
+
+    void pipelineReportsAndDumps()
+    {
+        Model m = load(passCases().at("identity-chain").build(), "chain.onnx");
+        std::vector<std::string> dumped;
+        const auto result = passes::runPipeline(m, passes::parsePassList("default"), {},
+                                                [&](const std::string& name, const Model&) { dumped.push_back(name); });
+        QVERIFY(result.clone);
+        QCOMPARE(result.stats.size(), dumped.size());
+        QCOMPARE(result.stats.front().first, std::string("eliminate-identity"));
+        QCOMPARE(result.stats.front().second.nodesBefore, 3);
+        QCOMPARE(result.stats.front().second.nodesAfter, 1);
+        QCOMPARE(result.stats.front().second.removed, 2);
+    }
+
+    void handBuilt_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const auto& [name, c] : passCases())
+            QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+
+    // Exact node counts before and after one pass on a small model.
+    void handBuilt()
+    {
+        QFETCH(QString, name);
+        const PassCase& c = passCases().at(name.toStdString());
+        Model m = load(c.build(), name.toStdString() + ".onnx");
+        QCOMPARE(int(m.graph.nodeCount()), c.before);
+        const auto result = passes::runPipeline(m, passes::parsePassList(c.passes), {});
+        QCOMPARE(int(m.graph.nodeCount()), c.after);
+        for (const auto& [op, k] : c.opsAfter)
+            QCOMPARE(count(m, op), k);
+        // The graph's interface is unchanged.
+        const Model original = load(c.build(), "original.onnx");
+        QCOMPARE(m.graph.outputs().size(), original.graph.outputs().size());
+        for (size_t i = 0; i < m.graph.outputs().size(); ++i)
+            QCOMPARE(m.graph.value(m.graph.outputs()[i]).name, original.graph.value(original.graph.outputs()[i]).name);
+        buildTopology(m.graph);  // still acyclic, every value defined
+        // A second run changes nothing.
+        Model twice = m;
+        passes::runPipeline(twice, passes::parsePassList(c.passes), {});
+        QCOMPARE(int(twice.graph.nodeCount()), c.after);
+
+        // Same outputs as the original on the runtime, and after export and reload.
+        auto compiledOriginal = runtime().compile(original);
+        const std::vector<Tensor> inputs = compiledOriginal->randomInputs(1, 7);
+        const std::vector<Tensor> expected = runOnce(original, inputs);
+        const double d = worstDifference(runOnce(m, inputs), expected);
+        QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
+        const std::string bytes = exportOnnx(m);
+        const std::string problem = checkerProblem(bytes);
+        QVERIFY2(problem.empty(), problem.c_str());
+        const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
+        const double r = worstDifference(runOnce(reloaded, inputs), expected);
+        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+    }
+
+    void quantization_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("googlenet") << "googlenet";
+        QTest::newRow("resnet18") << "resnet18";
+    }
+
+    // Int8: the top-1 class agrees with float on at least 9 of 10 seeded random
+    // inputs (calibrated on 4 others); the exported file passes the checker and
+    // gives the same outputs once reloaded.
+    void quantization()
+    {
+        QFETCH(QString, name);
+        const Model original = loadOnnx(test::modelPath(name).toStdString());
+        Model q = original;
+        passes::PassContext context;
+        context.seed = 1000;
+        const auto result = passes::runPipeline(q, passes::parsePassList("default,quantize"), context);
+        const auto& stats = result.stats.back();
+        QCOMPARE(stats.first, std::string("quantize"));
+        qInfo("%s: %s", qPrintable(name), stats.second.detail.c_str());
+        QVERIFY(stats.second.fused > 0);
+
+        auto compiledFloat = runtime().compile(original);
+        auto compiledInt8 = runtime().compile(q);
+        int agree = 0;
+        double worst = 0;
+        for (uint64_t seed = 0; seed < 10; ++seed) {
+            const auto inputs = compiledFloat->randomInputs(1, seed);
+            compiledFloat->setInputs(inputs);
+            compiledFloat->serialExecutor(1)->run();
+            compiledInt8->setInputs(inputs);
+            compiledInt8->serialExecutor(1)->run();
+            const auto f = compiledFloat->outputs()[0].toDoubles(), i8 = compiledInt8->outputs()[0].toDoubles();
+            QVERIFY(f && i8 && f->size() == i8->size());
+            const auto argmax = [](const std::vector<double>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); };
+            agree += argmax(*f) == argmax(*i8);
+            worst = std::max(worst, relativeDifference(compiledInt8->outputs()[0], compiledFloat->outputs()[0]));
+        }
+        qInfo("%s: int8 top-1 agrees with float on %d of 10 inputs; max |difference| / max |float output| %.3g",
+              qPrintable(name), agree, worst);
+        QVERIFY2(agree >= 9, qPrintable(QString::number(agree)));
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath(name + ".int8.onnx");
+        saveOnnx(q, file.toStdString());
+        QProcess checker;
+        checker.start("/usr/bin/python3",
+                      {"-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", file});
+        QVERIFY(checker.waitForFinished(120000));
+        QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
+        const auto inputs = compiledFloat->randomInputs(1, 3);
+        const std::vector<Tensor> int8Outputs = runOnce(q, inputs);
+        const double r = worstDifference(runOnce(loadOnnx(file.toStdString()), inputs), int8Outputs);
+        QVERIFY2(r < 1e-6, qPrintable(QString::number(r)));
+
+        // ONNX Runtime runs the same int8 file: its QLinear kernels may round differently, so
+        // compare against the float output's scale.
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
+            QSKIP("onnxruntime-node is not installed: the ONNX Runtime check is skipped");
+        const QString npy = dir.filePath("input.npy");
+        writeNpy(npy.toStdString(), inputs[0]);
+        Tensor fromOrt = int8Outputs[0];
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, npy, dir.filePath("ort.raw"), fromOrt, problem), qPrintable(problem));
+        const double o = relativeDifference(fromOrt, runOnce(original, inputs)[0]);
+        const double own = relativeDifference(int8Outputs[0], runOnce(original, inputs)[0]);
+        qInfo("%s: int8 in ONNX Runtime vs float, max |difference| / max |float output| %.3g (Ramiel's int8: %.3g)",
+              qPrintable(name), o, own);
+        QVERIFY2(o < 0.1, qPrintable(QString::number(o)));
+    }
+
+    // ramiel optimize: the listing is the table, errors name the problem, --dump-after and --json work.
+    void cli()
+    {
+        const auto list = test::runCli({"optimize", "--list-passes"});
+        QCOMPARE(list.exitCode, 0);
+        for (const auto& p : passes::registeredPasses())
+            QVERIFY2(list.out.contains(QString::fromStdString(p.name)), qPrintable(list.out));
+
+        const QString model = test::modelPath("squeezenet1_0");
+        const auto unknown = test::runCli({"optimize", model, "--passes", "dce,nope"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("nope") && unknown.err.contains("fold-constants"), qPrintable(unknown.err));
+
+        // A folder that cannot be written (a path through a regular file: also refused to root).
+        const auto unwritable = test::runCli({"optimize", model, "-o", model + "/out.onnx"});
+        QCOMPARE(unwritable.exitCode, 3);
+        QVERIFY2(unwritable.err.contains("out.onnx"), qPrintable(unwritable.err));
+
+        QTemporaryDir dir;
+        const QString out = dir.filePath("sq.onnx");
+        const auto dumped = test::runCli({"optimize", model, "-o", out, "--dump-after", "fuse-conv-activation"});
+        QCOMPARE(dumped.exitCode, 0);
+        QVERIFY2(dumped.out.contains("--- after fuse-conv-activation") && dumped.out.contains("ai.ramiel.FusedConv"),
+                 qPrintable(dumped.out.left(2000)));
+        QVERIFY(!dumped.out.contains("--- after dce"));
+        QCOMPARE(int(loadOnnx(out.toStdString()).graph.nodeCount()), 65);  // written unfused: Conv + Relu
+
+        const auto json = test::runCli({"optimize", model, "--json"});
+        QCOMPARE(json.exitCode, 0);
+        const QJsonDocument doc = QJsonDocument::fromJson(json.out.toUtf8());
+        QVERIFY2(doc.isObject(), qPrintable(json.out));
+        QCOMPARE(doc.object()["nodesBefore"].toInt(), 82);
+        QCOMPARE(doc.object()["nodesAfter"].toInt(), 39);
+    }
+
+    void torchvision_data() { test::addTorchvisionRows(); }
+
+    // The default pipeline on a real model: outputs preserved, idempotent,
+    // exported file valid for onnx.checker, same outputs once reloaded (and
+    // in ONNX Runtime where installed).
+    void torchvision()
+    {
+        QFETCH(QString, name);
+        const QString base = test::modelsDir() + "/" + name;
+        const Model original = loadOnnx((base + ".onnx").toStdString());
+        const std::vector<Tensor> inputs = {readNpy((base + ".input.npy").toStdString())};
+        const std::vector<Tensor> expected = runOnce(original, inputs);
+
+        Model m = original;
+        QElapsedTimer timer;
+        timer.start();
+        const auto result = passes::runPipeline(m, passes::parsePassList("default"), {});
+        const double ms = double(timer.nsecsElapsed()) / 1e6;
+        std::map<std::string, int> before, after;
+        for (const Node& n : original.graph.nodes())
+            ++before[n.opType];
+        for (const Node& n : m.graph.nodes())
+            ++after[n.opType];
+        qInfo("%s: %zu -> %zu nodes in %.1f ms (Identity %d -> %d, BatchNormalization %d -> %d, FusedConv %d)",
+              qPrintable(name), original.graph.nodeCount(), m.graph.nodeCount(), ms, before["Identity"],
+              after["Identity"], before["BatchNormalization"], after["BatchNormalization"], after["FusedConv"]);
+        QCOMPARE(after["Identity"], 0);
+        QVERIFY(m.graph.nodeCount() < original.graph.nodeCount());
+        QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+
+        const std::vector<Tensor> optimized = runOnce(m, inputs);
+        const double d = worstDifference(optimized, expected);
+        qInfo("%s: optimized vs original output, max relative difference %.2e", qPrintable(name), d);
+        QVERIFY2(d < 1e-4, qPrintable(QString::number(d)));
+
+        // Idempotent: a second run finds nothing to do.
+        Model again = m;
+        const auto second = passes::runPipeline(again, passes::parsePassList("default"), {});
+        for (const auto& [pass, s] : second.stats)
+            QVERIFY2(s.removed == 0 && s.added == 0 && s.fused == 0 && s.nodesAfter == s.nodesBefore,
+                     qPrintable(QString::fromStdString(pass + ": " + s.detail)));
+
+        // Export, onnx.checker (the Python package, as users run it), reload.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(name + ".opt.onnx");
+        saveOnnx(m, file.toStdString());
+        QProcess checker;
+        checker.start("/usr/bin/python3",
+                      {"-c", "import onnx, sys; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", file});
+        QVERIFY(checker.waitForFinished(120000));
+        QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
+        const Model reloaded = loadOnnx(file.toStdString());
+        const std::vector<Tensor> again2 = runOnce(reloaded, inputs);
+        const double r = worstDifference(again2, optimized);
+        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+
+        // ONNX Runtime on the exported file.
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
+            QSKIP("onnxruntime-node is not installed (build/ort, /tmp/ort or $RAMIEL_ORT_NODE_PATH): "
+                  "the ONNX Runtime check is skipped");
+        Tensor fromOrt = expected[0];
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, base + ".input.npy", dir.filePath("ort.raw"), fromOrt, problem),
+                 qPrintable(problem));
+        const double o = relativeDifference(fromOrt, expected[0]);
+        qInfo("%s: ONNX Runtime on the optimized file vs Ramiel, max relative difference %.2e", qPrintable(name), o);
+        QVERIFY2(o < 1e-4, qPrintable(QString::number(o)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPasses)
+#include "tst_passes.moc"
