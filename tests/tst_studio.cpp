@@ -36,6 +36,7 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include <algorithm>
 #include <set>
 #include <unistd.h>
 
@@ -90,8 +91,12 @@ private Q_SLOTS:
     {
         auto w = window();
         QVERIFY(open(*w, test::modelPath("googlenet")));
-        const Model model = loadOnnx(test::modelPath("googlenet").toStdString());
-        const Graph& g = model.graph;
+        // The default passes ran on the 179 nodes of the file.
+        auto prepared = w->session()->prepared();
+        QCOMPARE(prepared->source->graph.nodeCount(), size_t(179));
+        QCOMPARE(prepared->passes, defaultModelPasses());
+        const Graph& g = prepared->model.graph;
+        QVERIFY(g.nodeCount() < 179);
         // Expected items: operators, non-constant graph inputs, graph outputs.
         size_t inputs = 0;
         std::set<std::pair<ValueId, NodeId>> inputEdges;
@@ -104,7 +109,6 @@ private Q_SLOTS:
         const Topology topo = buildTopology(g);
         QCOMPARE(w->scene()->displayItems().size(), g.nodeCount() + inputs + g.outputs().size());
         QCOMPARE(w->scene()->edgeItems().size(), topo.edgeCount + inputEdges.size() + g.outputs().size());
-        QCOMPARE(g.nodeCount(), size_t(179));
         for (const Node& n : g.nodes())
             QVERIFY(w->scene()->itemOfNode(n.id) != nullptr);
         QVERIFY(w->windowTitle().contains("googlenet.onnx"));
@@ -166,6 +170,54 @@ private Q_SLOTS:
         QCOMPARE(colors.size(), std::min(a->plan.schedule.clusters.size(), size_t(20)));
         // d is limited to valid values.
         QCOMPARE(t->degreeBox()->maximum(), batch);
+    }
+
+    void passTogglesChangeTheGraph_data()
+    {
+        QTest::addColumn<QString>("pass");
+        QTest::newRow("eliminate-identity") << "eliminate-identity";
+        QTest::newRow("fuse-conv-activation") << "fuse-conv-activation";
+    }
+    void passTogglesChangeTheGraph()
+    {
+        QFETCH(QString, pass);
+        auto w = window();
+        w->session()->setPasses({});
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QCOMPARE(w->session()->prepared()->model.graph.nodeCount(), size_t(179));
+        QVERIFY(!w->tuning()->passBox(pass.toStdString())->isChecked());
+        QSignalSpy changed(w->session(), &StudioSession::modelChanged);
+        w->tuning()->passBox(pass.toStdString())->setChecked(true);
+        QVERIFY(changed.wait(60000));
+        auto p = w->session()->prepared();
+        QCOMPARE(p->passStats.size(), size_t(1));
+        const passes::PassStats& stats = p->passStats[0].second;
+        QCOMPARE(stats.nodesBefore, 179);
+        QVERIFY(stats.nodesAfter < stats.nodesBefore);
+        QCOMPARE(p->model.graph.nodeCount(), size_t(stats.nodesAfter));
+        // The scene shows the graph the pass left: one box per remaining node (plus input and output).
+        QCOMPARE(w->scene()->displayItems().size(), size_t(stats.nodesAfter) + 2);
+        for (const Node& n : p->model.graph.nodes())
+            QVERIFY(w->scene()->itemOfNode(n.id));
+        QVERIFY(w->tuning()->passStatsLabel()->text().contains(pass));
+        // Unchecking restores the file's graph.
+        w->tuning()->passBox(pass.toStdString())->setChecked(false);
+        QVERIFY(changed.wait(60000));
+        QCOMPARE(w->session()->prepared()->model.graph.nodeCount(), size_t(179));
+        QCOMPARE(w->scene()->displayItems().size(), size_t(179 + 2));
+    }
+
+    void passRequirementsAreChecked()
+    {
+        auto w = window();
+        w->session()->setPasses({"quantize"});
+        const auto& p = w->session()->passes();
+        QVERIFY(std::find(p.begin(), p.end(), "fuse-conv-bn") != p.end());
+        QVERIFY(w->tuning()->passBox("fuse-conv-bn")->isChecked());
+        QVERIFY(w->tuning()->passBox("quantize")->isChecked());
+        // The clone box is the registry's scheduling pass and drives the schedule.
+        w->tuning()->cloneBox()->setChecked(false);
+        QVERIFY(!w->session()->settings().clone);
     }
 
     void findSelectsTheNode()

@@ -1,5 +1,6 @@
 #include "display_graph.h"
 
+#include "core/ir/fused_ops.h"
 #include "core/util/text.h"
 
 #include <algorithm>
@@ -56,7 +57,10 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
     for (const Node& node : graph.nodes()) {
         DisplayItem item;
         item.node = node.id;
-        item.title = clipped(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
+        if (node.domain == kRamielDomain && node.opType == kFusedConv)
+            item.title = clipped("Conv+" + node.attrString("activation", "?"));  // what it stands for
+        else
+            item.title = clipped(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
         if (showNames)
             item.subtitle = clipped(node.name);
         sizeItem(item);

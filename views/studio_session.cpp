@@ -13,13 +13,38 @@
 
 namespace ramiel::studio {
 
-std::shared_ptr<const PreparedModel> prepareModel(const QString& path, const QString& machineFile)
+std::vector<std::string> defaultModelPasses()
+{
+    std::vector<std::string> names;
+    for (const passes::PassInfo& info : passes::registeredPasses())
+        if (info.onByDefault && !info.scheduling)
+            names.push_back(info.name);
+    return names;
+}
+
+std::shared_ptr<const Model> readModel(const QString& path)
+{
+    return std::make_shared<const Model>(loadOnnx(path.toStdString()));
+}
+
+std::shared_ptr<const PreparedModel> prepareModel(const QString& path, std::shared_ptr<const Model> source,
+                                                  const std::vector<std::string>& passNames,
+                                                  const QString& machineFile, double readSeconds)
 {
     QElapsedTimer timer;
     timer.start();
     auto p = std::make_shared<PreparedModel>();
     p->path = path;
-    p->model = loadOnnx(path.toStdString());
+    p->readSeconds = readSeconds;
+    p->source = source;
+    p->model = *source;
+    std::vector<std::string> modelPasses;
+    for (const std::string& name : passNames)
+        if (!passes::findPass(name).scheduling)
+            modelPasses.push_back(name);
+    p->passes = modelPasses;
+    if (!modelPasses.empty())
+        p->passStats = passes::runPipeline(p->model, modelPasses, passes::PassContext{}).stats;
     p->topo = buildTopology(p->model.graph);
     p->machine = obtainMachineConstants(machineFile.toStdString());
     p->staticCosts = estimateCosts(p->model.graph);
@@ -140,16 +165,39 @@ void StudioSession::setBusy(bool busy, const QString& stage)
     Q_EMIT busyChanged(busy, stage);
 }
 
-void StudioSession::open(const QString& path)
+void StudioSession::open(const QString& path) { prepareAsync(path, nullptr); }
+
+void StudioSession::setPasses(const std::vector<std::string>& names)
+{
+    std::string list = "none";
+    for (const std::string& n : names)
+        list += "," + n;
+    std::vector<std::string> effective;
+    for (const std::string& name : passes::parsePassList(list))
+        if (!passes::findPass(name).scheduling)
+            effective.push_back(name);
+    if (effective == passes_)
+        return;
+    passes_ = effective;
+    Q_EMIT settingsChanged();
+    if (prepared_)
+        prepareAsync(prepared_->path, prepared_->source);
+}
+
+// Reads the file (when `source` is null), runs the passes, lays out and
+// schedules, reporting each stage in the status bar.
+void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Model> source)
 {
     const int generation = ++openGeneration_;
     ++analysisGeneration_;
     ++layoutGeneration_;
     const QString name = QFileInfo(path).fileName();
-    setBusy(true, tr("Opening %1: reading and checking the model").arg(name));
+    setBusy(true, source ? tr("%1: running the graph passes").arg(name)
+                         : tr("Opening %1: reading and checking the model").arg(name));
     const QString machineFile = machineFile_;
     const ScheduleSettings settings = settings_;
     const bool leftToRight = leftToRight_, showNames = showNames_;
+    const std::vector<std::string> passNames = passes_;
     auto stage = [this, generation](const QString& text) {
         QMetaObject::invokeMethod(
             this, [this, generation, text] {
@@ -161,10 +209,16 @@ void StudioSession::open(const QString& path)
     QFuture<Opened> future = QtConcurrent::run([=]() {
         Opened o;
         try {
-            o.prepared = prepareModel(path, machineFile);
-            stage(tr("Opening %1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
+            QElapsedTimer read;
+            read.start();
+            std::shared_ptr<const Model> model = source ? source : readModel(path);
+            const double readSeconds = source ? 0 : double(read.nsecsElapsed()) * 1e-9;
+            if (!passNames.empty())
+                stage(tr("%1: running the graph passes").arg(name));
+            o.prepared = prepareModel(path, model, passNames, machineFile, readSeconds);
+            stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
             o.layout = layoutModel(*o.prepared, leftToRight, showNames);
-            stage(tr("Opening %1: scheduling").arg(name));
+            stage(tr("%1: scheduling").arg(name));
             o.analysis = analyze(o.prepared, settings);
         } catch (const std::exception& e) {
             o.error = messageOf(e);
@@ -182,7 +236,7 @@ void StudioSession::open(const QString& path)
         prepared_ = o.prepared;
         layout_ = o.layout;
         analysis_ = o.analysis;
-        measured_.clear();
+        measured_.clear();  // node ids changed
         Q_EMIT modelChanged();
         Q_EMIT analysisChanged();
     });

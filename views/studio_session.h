@@ -11,6 +11,7 @@
 #include "core/ir/model.h"
 #include "core/ir/topology.h"
 #include "core/layout/dot_layout.h"
+#include "core/passes/registry.h"
 #include "core/schedule/scheduler.h"
 #include "display_graph.h"
 
@@ -42,15 +43,21 @@ struct ScheduleSettings {
     bool operator!=(const ScheduleSettings& o) const { return !(*this == o); }
 };
 
-// A model ready for analysis: the graph, its topology and static costs.
+// A model ready for analysis: the graph after the passes, its topology and
+// static costs. The model as read is kept so passes can be toggled without
+// reading the file again.
 struct PreparedModel {
     QString path;
+    std::shared_ptr<const Model> source;  // as read from the file
+    std::vector<std::string> passes;      // the model passes run, in table order
+    std::vector<std::pair<std::string, passes::PassStats>> passStats;
     Model model;
     Topology topo;
     MachineConstants machine;
     std::vector<NodeCost> staticCosts;
     std::vector<double> staticSeconds;  // by node id, one sample
-    double loadSeconds = 0;             // import, shape inference, checks
+    double readSeconds = 0;             // import, shape inference, checks
+    double loadSeconds = 0;             // passes, topology, costs
 };
 
 // The graph as drawn: display items and their Graphviz layout.
@@ -85,8 +92,14 @@ struct Analysis {
 std::shared_ptr<const Analysis> analyze(std::shared_ptr<const PreparedModel> prepared,
                                         const ScheduleSettings& settings,
                                         const std::vector<double>& measuredSeconds = {});
-// Loads and prepares a model (the slow part of opening a file).
-std::shared_ptr<const PreparedModel> prepareModel(const QString& path, const QString& machineFile = {});
+// Reads a model (the slow part of opening a file).
+std::shared_ptr<const Model> readModel(const QString& path);
+// Runs the passes on a copy of `source` and prepares it for analysis.
+std::shared_ptr<const PreparedModel> prepareModel(const QString& path, std::shared_ptr<const Model> source,
+                                                  const std::vector<std::string>& passes,
+                                                  const QString& machineFile = {}, double readSeconds = 0);
+// The model passes on by default in the registry (the GUI's starting set).
+std::vector<std::string> defaultModelPasses();
 std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames);
 
 class StudioSession : public QObject {
@@ -103,6 +116,10 @@ public:
     void cancel();
     void setSettings(const ScheduleSettings& settings);
     void setLayoutOptions(bool leftToRight, bool showNames);
+    // The model passes to run (registry names; requirements are added). Re-runs
+    // them on the model as read, then layout and scheduling, off the UI thread.
+    void setPasses(const std::vector<std::string>& names);
+    const std::vector<std::string>& passes() const { return passes_; }
     // Per-sample seconds by node id from a run's profile; enables measured costs.
     void setMeasuredSeconds(std::vector<double> seconds);
     // Schedules the current model with other settings (for Compare).
@@ -128,6 +145,7 @@ Q_SIGNALS:
 private:
     struct Opened;
     void setBusy(bool busy, const QString& stage = {});
+    void prepareAsync(const QString& path, std::shared_ptr<const Model> source);
     void runAnalysis();
 
     QString machineFile_;
@@ -135,6 +153,7 @@ private:
     bool leftToRight_ = false;
     bool showNames_ = false;
     std::vector<double> measured_;
+    std::vector<std::string> passes_ = defaultModelPasses();
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;
     std::shared_ptr<const Analysis> analysis_;

@@ -1,11 +1,16 @@
-// The knobs of the schedule: algorithm, workers P, batch B, hypercluster
-// degree d, cost source, cloning. Edits go to the session, which re-plans
-// off the UI thread.
+// The knobs: algorithm, workers P, batch B, hypercluster degree d, cost
+// source, and a checkbox per registered pass (from the pass registry, so the
+// list matches the CLI's --passes). Edits go to the session, which re-runs
+// what they affect off the UI thread.
 #pragma once
 
 #include "studio_session.h"
 
 #include <QWidget>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 class QComboBox;
 class QSpinBox;
@@ -24,7 +29,9 @@ public:
     QSpinBox* batchBox() const { return batch_; }
     QSpinBox* degreeBox() const { return degree_; }
     QComboBox* costsBox() const { return costs_; }
-    QCheckBox* cloneBox() const { return clone_; }
+    QCheckBox* cloneBox() const { return passBox("clone"); }
+    QCheckBox* passBox(const std::string& name) const;
+    QLabel* passStatsLabel() const { return passStats_; }
     QSpinBox* copyBox() const { return copy_; }
 
 Q_SIGNALS:
@@ -34,6 +41,8 @@ Q_SIGNALS:
 private:
     void showSettings();
     void apply();
+    void applyPasses();
+    void showPassStats();
 
     StudioSession* session_;
     QComboBox* algorithm_;
@@ -41,7 +50,8 @@ private:
     QSpinBox* batch_;
     QSpinBox* degree_;
     QComboBox* costs_;
-    QCheckBox* clone_;
+    std::vector<std::pair<std::string, QCheckBox*>> passes_;
+    QLabel* passStats_;
     QSpinBox* copy_;
     QLabel* status_;
     bool updating_ = false;

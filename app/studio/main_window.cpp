@@ -134,7 +134,8 @@ void MainWindow::createDocks()
     QDockWidget* gantt = dock(gantt_, tr("Gantt (simulated)"), QStringLiteral("gantt"), Qt::BottomDockWidgetArea);
     QDockWidget* loads = dock(loads_, tr("Cluster loads"), QStringLiteral("loads"), Qt::BottomDockWidgetArea);
     QDockWidget* run = dock(run_, tr("Run"), QStringLiteral("run"), Qt::BottomDockWidgetArea);
-    splitDockWidget(tuning, teaching, Qt::Vertical);
+    tabifyDockWidget(tuning, teaching);
+    tuning->raise();
     splitDockWidget(metrics, props, Qt::Vertical);
     splitDockWidget(gantt, loads, Qt::Horizontal);
     tabifyDockWidget(loads, run);
@@ -317,11 +318,13 @@ void MainWindow::onModelChanged()
     view_->showReadable();
     const QFileInfo info(currentPath_);
     setWindowTitle(tr("%1 - Ramiel Studio").arg(info.fileName()));
-    modelLabel_->setText(tr("%1  |  %2 nodes, %3 edges  |  opset %4  |  loaded in %5 s, laid out in %6 s")
+    modelLabel_->setText(tr("%1  |  %2 nodes, %3 edges  |  opset %4  |  read in %5 s, passes and costs %6 s, "
+                            "laid out in %7 s")
                              .arg(info.fileName())
                              .arg(prepared->model.graph.nodeCount())
                              .arg(prepared->topo.edgeCount)
                              .arg(prepared->model.opsetVersion())
+                             .arg(prepared->readSeconds, 0, 'f', 2)
                              .arg(prepared->loadSeconds, 0, 'f', 2)
                              .arg(session_->layout()->seconds, 0, 'f', 2));
     Q_EMIT modelReady(true);
