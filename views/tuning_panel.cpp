@@ -58,6 +58,7 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
         connect(box, &QCheckBox::toggled, this, info.scheduling ? &TuningPanel::apply : &TuningPanel::applyPasses);
     }
     passStats_->setWordWrap(true);
+    passStats_->setMaximumWidth(260);
     passStats_->setForegroundRole(QPalette::PlaceholderText);
     passLayout->addWidget(passStats_);
     auto* layout = new QVBoxLayout(this);

@@ -30,12 +30,14 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QComboBox>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -127,7 +129,11 @@ void MainWindow::createDocks()
         addDockWidget(area, d);
         return d;
     };
-    QDockWidget* tuning = dock(tuning_, tr("Tuning"), QStringLiteral("tuning"), Qt::LeftDockWidgetArea);
+    auto* tuningScroll = new QScrollArea(this);
+    tuningScroll->setWidget(tuning_);
+    tuningScroll->setWidgetResizable(true);
+    tuningScroll->setFrameShape(QFrame::NoFrame);
+    QDockWidget* tuning = dock(tuningScroll, tr("Tuning"), QStringLiteral("tuning"), Qt::LeftDockWidgetArea);
     QDockWidget* teaching = dock(teaching_, tr("Teaching"), QStringLiteral("teaching"), Qt::LeftDockWidgetArea);
     QDockWidget* metrics = dock(metrics_, tr("Metrics"), QStringLiteral("metrics"), Qt::RightDockWidgetArea);
     QDockWidget* props = dock(properties_, tr("Properties"), QStringLiteral("properties"), Qt::RightDockWidgetArea);
@@ -140,8 +146,14 @@ void MainWindow::createDocks()
     splitDockWidget(gantt, loads, Qt::Horizontal);
     tabifyDockWidget(loads, run);
     loads->raise();
-    resizeDocks({tuning, metrics}, {250, 340}, Qt::Horizontal);
-    resizeDocks({gantt}, {230}, Qt::Vertical);
+    // Default proportions, applied once the window has its size (a saved layout wins).
+    QTimer::singleShot(0, this, [this, tuning, metrics, gantt, loads] {
+        if (QSettings().contains(QStringLiteral("window/state")))
+            return;
+        resizeDocks({tuning, metrics}, {270, 360}, Qt::Horizontal);
+        resizeDocks({gantt, loads}, {width() * 3 / 5, width() * 2 / 5}, Qt::Horizontal);
+        resizeDocks({gantt}, {240}, Qt::Vertical);
+    });
 }
 
 void MainWindow::createActions()
