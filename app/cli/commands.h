@@ -21,5 +21,6 @@ Command addRunCommand(CLI::App& app);
 Command addBenchCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
+Command addExportCommand(CLI::App& app);
 
 }  // namespace ramiel::cli

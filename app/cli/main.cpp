@@ -24,6 +24,7 @@ int main(int argc, char** argv)
         ramiel::cli::addBenchCommand(app),
         ramiel::cli::addProfileCommand(app),
         ramiel::cli::addCalibrateCommand(app),
+        ramiel::cli::addExportCommand(app),
     };
 
     try {
