@@ -134,6 +134,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "//\n"
       << "// Usage: ./model [--input X.npy ...] [--save-outputs DIR] [--runs N] [--weights FILE]\n"
       << R"CPP(#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
