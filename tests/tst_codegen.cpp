@@ -3,7 +3,11 @@
 // built with CMake against libtorch in one project), and their outputs equal
 // the runtime's serial outputs. A model with hostile names generates code
 // that runs and executes nothing else; pyflakes is clean on generated Python.
+#include "core/analysis/cost_model.h"
+#include "core/codegen/codegen.h"
+#include "core/codegen/names.h"
 #include "core/onnx/onnx_import.h"
+#include "core/schedule/scheduler.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
@@ -15,7 +19,6 @@
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -120,7 +123,9 @@ std::string hostileModel(const QString& marker)
 class TestCodegen : public QObject {
     Q_OBJECT
 
-    QTemporaryDir work_{QDir::tempPath() + "/ramiel-codegen-XXXXXX"};
+    // In the build tree and kept between runs: the generated C++ is byte-identical
+    // next time, so ccache and ninja make a rerun's build take seconds.
+    const QString work_ = QDir(test::modelsDir() + "/../codegen-test").absolutePath();
     std::map<QString, Variant> variants_;
     std::map<QString, QString> inputFile_;         // variant -> .npy
     std::map<QString, std::vector<Tensor>> reference_;  // variant -> runtime serial outputs
@@ -128,8 +133,8 @@ class TestCodegen : public QObject {
     bool cppBuilt_ = false;
     QString cppBuildLog_;
 
-    QString dir(const QString& variant, const QString& lang) const { return work_.path() + "/" + lang + "/" + variant; }
-    QString marker() const { return work_.path() + "/PWNED"; }
+    QString dir(const QString& variant, const QString& lang) const { return work_ + "/" + lang + "/" + variant; }
+    QString marker() const { return work_ + "/PWNED"; }
 
     // Exports, writes the input and runs the runtime once per variant.
     void prepare(const QString& name)
@@ -138,7 +143,7 @@ class TestCodegen : public QObject {
             return;
         const Variant& v = variants_.at(name);
         const Model model = loadOnnx(v.model.toStdString());
-        const QString npy = work_.path() + "/" + name + ".input.npy";
+        const QString npy = work_ + "/" + name + ".input.npy";
         const QString given = test::modelsDir() + "/" + QFileInfo(v.model).completeBaseName() + ".input.npy";
         const Tensor input = v.batch == 1 && QFile::exists(given) ? readNpy(given.toStdString())
                                                                  : randomInput(model, v.batch, 7);
@@ -189,11 +194,11 @@ class TestCodegen : public QObject {
             exportTo(name, "cpp");
             lists += "set(MODEL_TARGET " + name + ")\nadd_subdirectory(" + name + ")\n";
         }
-        QFile f(work_.path() + "/cpp/CMakeLists.txt");
+        QFile f(work_ + "/cpp/CMakeLists.txt");
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(lists.toUtf8());
         f.close();
-        QStringList configure = {"-S", work_.path() + "/cpp", "-B", work_.path() + "/cpp/build", "-G", "Ninja",
+        QStringList configure = {"-S", work_ + "/cpp", "-B", work_ + "/cpp/build", "-G", "Ninja",
                                  "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O0"};  // the code only calls libtorch: -O0 halves the build
         if (!QStandardPaths::findExecutable("ccache").isEmpty())
             configure << "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache";
@@ -201,7 +206,7 @@ class TestCodegen : public QObject {
         timer.start();
         const auto c = runProcess("cmake", configure);
         QVERIFY2(c.exitCode == 0, qPrintable(c.out));
-        const auto b = runProcess("cmake", {"--build", work_.path() + "/cpp/build", "-j2"}, {}, 1200000);
+        const auto b = runProcess("cmake", {"--build", work_ + "/cpp/build", "-j2"}, {}, 1200000);
         QVERIFY2(b.exitCode == 0, qPrintable(b.out.right(6000)));
         qInfo("built %d generated C++ programs in %.1f s", int(variants_.size()), timer.elapsed() / 1000.0);
     }
@@ -209,18 +214,17 @@ class TestCodegen : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY(work_.isValid());
-        if (qEnvironmentVariableIsSet("RAMIEL_KEEP_TEST_FILES")) {
-            work_.setAutoRemove(false);
-            qInfo("keeping %s", qPrintable(work_.path()));
-        }
+        QVERIFY(QDir().mkpath(work_));
+        QFile::remove(marker());
+        for (const QString& stale : {"/invalid", "/unsupported-out", "/a-file"})
+            QDir(work_ + stale).exists() ? void(QDir(work_ + stale).removeRecursively()) : void(QFile::remove(work_ + stale));
         QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
         const QString models = test::modelsDir();
         for (const QString& m : {QString("googlenet"), QString("inception_v3"), QString("squeezenet1_0"), QString("densenet121")})
             variants_[m] = {m, test::modelPath(m), 1, 1};
         variants_["googlenet_b4_d2"] = {"googlenet_b4_d2", test::modelPath("googlenet"), 4, 2};
         variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
-        const QString hostile = work_.path() + "/hostile.onnx";
+        const QString hostile = work_ + "/hostile.onnx";
         QFile f(hostile);
         QVERIFY(f.open(QIODevice::WriteOnly));
         const std::string bytes = hostileModel(marker());
@@ -236,8 +240,9 @@ private Q_SLOTS:
         prepare(variant);
         exportTo(variant, "python");
         const QString out = dir(variant, "python");
+        QDir(out + "/outputs").removeRecursively();
         const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(variant), "--save-outputs",
-                                            out + "/outputs", "--runs", "1"}, work_.path());
+                                            out + "/outputs", "--runs", "1"}, work_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
         compareOutputs(variant, out + "/outputs");
@@ -252,9 +257,10 @@ private Q_SLOTS:
         QFETCH(QString, variant);
         prepare(variant);
         buildCpp();
-        const QString exe = work_.path() + "/cpp/build/" + variant + "/" + variant;
+        const QString exe = work_ + "/cpp/build/" + variant + "/" + variant;
         QVERIFY2(QFile::exists(exe), qPrintable(exe));
         const QString out = dir(variant, "cpp");
+        QDir(out + "/outputs").removeRecursively();
         const auto r = runProcess(exe, {"--input", inputFile_.at(variant), "--save-outputs", out + "/outputs", "--runs", "1"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
@@ -262,10 +268,49 @@ private Q_SLOTS:
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
     }
 
+    void identifiers()
+    {
+        codegen::IdentifierPool pool;
+        QCOMPARE(QString::fromStdString(pool.make("/conv1/conv/Conv_output_0")), QString("conv1_conv_Conv_output_0"));
+        QCOMPARE(QString::fromStdString(pool.make("class")), QString("class_2"));
+        QCOMPARE(QString::fromStdString(pool.make("__class__")), QString("class_3"));
+        QCOMPARE(QString::fromStdString(pool.make("a-b")), QString("a_b"));
+        QCOMPARE(QString::fromStdString(pool.make("a.b")), QString("a_b_2"));
+        QCOMPARE(QString::fromStdString(pool.make("123")), QString("v_123"));
+        QCOMPARE(QString::fromStdString(pool.make("\xd0\xb2\n")), QString("v"));
+        QCOMPARE(QString::fromStdString(pool.make("")), QString("v_2"));
+        QCOMPARE(QString::fromStdString(codegen::quotedForComment("a\\\n*/\xc3\xa9")), QString("'a\\\\\\x0a*/\\xc3\\xa9'"));
+        QCOMPARE(QString::fromStdString(codegen::cppLiteral("\"?\\")), QString("\"\\\"\\?\\\\\\\\\""));
+        QCOMPARE(QString::fromStdString(codegen::pythonLiteral("'\"\n")), QString("\"'\\\"\\\\x0a\""));
+    }
+
+    void refusesInvalidSchedule()
+    {
+        const Model model = loadOnnx(test::sourcePath("resources/models/inception_sample.onnx").toStdString());
+        const Topology topo = buildTopology(model.graph);
+        const CostTable costs =
+            CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph), MachineConstants{}, EdgeCostParameters{});
+        Schedule s = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear").schedule;
+        std::reverse(s.clusters[0].begin(), s.clusters[0].end());  // breaks the global-order rule
+        CodegenRequest request;
+        request.model = &model;
+        request.topo = &topo;
+        request.schedule = &s;
+        request.outputDir = (work_ + "/invalid").toStdString();
+        try {
+            generateCode(request);
+            QFAIL("an invalid schedule was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(QString::fromStdString(e.message()).contains("invalid schedule"), e.what());
+        }
+        QVERIFY(!QDir(work_ + "/invalid").exists());
+    }
+
     void refusesUnsupportedAndUnwritable()
     {
         // An operator the generators lack: a clear error naming it and the node, nothing written.
-        const QString model = work_.path() + "/unsupported.onnx";
+        const QString model = work_ + "/unsupported.onnx";
         {
             OnnxBuilder u;
             u.input("x", {4});
@@ -277,14 +322,14 @@ private Q_SLOTS:
             const std::string bytes = u.bytes();
             f.write(bytes.data(), qint64(bytes.size()));
         }
-        const QString outDir = work_.path() + "/unsupported-out";
+        const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
         QCOMPARE(r.exitCode, 7);
         QVERIFY2(r.err.contains("TopK") && r.err.contains("topk node"), qPrintable(r.err));
         QVERIFY(!QDir(outDir).exists());
 
         // An output folder that cannot be made: Error(Io) naming it.
-        QFile blocker(work_.path() + "/a-file");
+        QFile blocker(work_ + "/a-file");
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
         r = test::runCli({"export", test::sourcePath("resources/models/inception_sample.onnx"), "--lang", "cpp", "-o",
