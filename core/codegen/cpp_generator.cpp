@@ -188,9 +188,9 @@ using Ints = std::vector<int64_t>;
     o << R"CPP(Weights loadWeights(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open the weights file");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof())
-        throw std::runtime_error(path + ": cannot read the weights file");
     if (data.size() != kWeightsBytes || data.compare(0, 16, "RAMIEL-WEIGHTS1\n") != 0)
         throw std::runtime_error(path + ": not the weights file of this model (expected " +
                                  std::to_string(kWeightsBytes) + " bytes)");
@@ -459,8 +459,10 @@ const NpyType kNpyTypes[] = {{"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", 
 at::Tensor readNpy(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(path + ": cannot open");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
+    if (data.size() < 12 || data.compare(0, 6, "\x93NUMPY") != 0)
         throw std::runtime_error(path + ": not a .npy file");
     const bool v1 = data[6] == 1;
     const size_t headerLen = v1 ? size_t(uint8_t(data[8])) | size_t(uint8_t(data[9])) << 8
