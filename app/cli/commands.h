@@ -22,5 +22,6 @@ Command addBenchCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 Command addOptimizeCommand(CLI::App& app);
+Command addExportCommand(CLI::App& app);
 
 }  // namespace ramiel::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv)
         ramiel::cli::addProfileCommand(app),
         ramiel::cli::addCalibrateCommand(app),
         ramiel::cli::addOptimizeCommand(app),
+        ramiel::cli::addExportCommand(app),
     };
 
     try {

@@ -1,0 +1,90 @@
+// ramiel export MODEL.onnx --lang python|cpp -o DIR: plan a schedule and
+// write readable parallel code for it (docs/codegen.md).
+#include "analysis.h"
+#include "commands.h"
+#include "format.h"
+
+#include "core/codegen/codegen.h"
+#include "core/schedule/scheduler.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+namespace ramiel::cli {
+
+namespace {
+
+struct ExportOptions {
+    PlanOptions plan;
+    std::string language;
+    std::string outputDir;
+    std::string commandLine;
+};
+
+}  // namespace
+
+Command addExportCommand(CLI::App& app)
+{
+    auto opts = std::make_shared<ExportOptions>();
+    PlanOptions& o = opts->plan;
+    CLI::App* sub = app.add_subcommand(
+        "export", "Write readable parallel code for the model: Python+PyTorch (run.py) or C++/libtorch (main.cpp)");
+    addPlanOptions(sub, o);
+    sub->add_option("-a,--algo", o.algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
+    sub->add_option("--lang", opts->language, "python or cpp")->required()->check(CLI::IsMember({"python", "cpp"}));
+    sub->add_option("-o,--output", opts->outputDir, "The folder to write (created if missing)")->required();
+    return {sub, [opts] {
+                const PlanOptions& o = opts->plan;
+                const CodeLanguage language = codeLanguageFromName(opts->language);
+                findScheduler(o.algorithm);
+                const auto a = loadAnalysis(o.model, o.costs);
+                const SchedulingProblem p = problemFor(*a, o);
+                const Plan plan = planSchedule(p, o.algorithm);
+                CodegenRequest request;
+                request.model = &a->model;
+                request.topo = &a->topo;
+                request.schedule = &plan.schedule;
+                request.threadsPerWorker = threadsPerWorker(plan, *a->costs, p.workers);
+                request.language = language;
+                request.outputDir = opts->outputDir;
+                request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
+                                  " -p " + std::to_string(p.workers) + " -b " + std::to_string(o.batch) + " -d " +
+                                  std::to_string(o.degree) + " --algo " + o.algorithm;
+                const CodegenResult r = generateCode(request);
+                if (o.json) {
+                    nlohmann::json files = nlohmann::json::array();
+                    for (const std::string& f : r.files)
+                        files.push_back(f);
+                    std::cout << nlohmann::json{{"schema", "ramiel.export/1"},
+                                                {"model", a->model.path},
+                                                {"language", opts->language},
+                                                {"clusters", plan.schedule.clusters.size()},
+                                                {"slots", r.slots},
+                                                {"weights", r.weights},
+                                                {"weight_bytes", r.weightBytes},
+                                                {"files", files}}
+                                     .dump(2)
+                              << "\n";
+                    return 0;
+                }
+                std::cout << printable(a->model.path) << ": " << opts->language << " code for " << o.algorithm << " on "
+                          << p.workers << " workers, batch " << o.batch << ", " << o.degree
+                          << (o.degree == 1 ? " copy" : " copies") << ": " << plan.schedule.clusters.size()
+                          << " clusters, " << r.slots << " cross-cluster values, " << r.weights << " weights ("
+                          << formatQuantity(double(r.weightBytes), "B") << ")\n";
+                for (const std::string& f : r.files)
+                    std::cout << "  wrote " << printable(f) << "\n";
+                if (language == CodeLanguage::Python)
+                    std::cout << "run: /usr/bin/python3 " << printable(opts->outputDir) << "/run.py\n";
+                else
+                    std::cout << "build: cmake -S " << printable(opts->outputDir) << " -B " << printable(opts->outputDir)
+                              << "/build && cmake --build " << printable(opts->outputDir) << "/build && "
+                              << printable(opts->outputDir) << "/build/model\n";
+                return 0;
+            }};
+}
+
+}  // namespace ramiel::cli

@@ -1,0 +1,268 @@
+#include "core/codegen/program.h"
+
+#include "core/schedule/validator.h"
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "core/util/npy.h"
+#include "core/util/text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+namespace ramiel {
+
+CodeLanguage codeLanguageFromName(const std::string& name)
+{
+    if (name == "python")
+        return CodeLanguage::Python;
+    if (name == "cpp")
+        return CodeLanguage::Cpp;
+    throw Error(ErrorKind::Usage, {}, "unknown language '" + printable(name) + "' (known: python, cpp)");
+}
+
+namespace codegen {
+
+const char kWeightsMagic[] = "RAMIEL-WEIGHTS1\n";
+
+std::string Program::var(ValueId v, int copy) const
+{
+    const std::string prefix = copy < 0 || schedule.degree == 1 ? "t_" : "t" + std::to_string(copy) + "_";
+    return prefix + valueId[size_t(v)];
+}
+
+int Program::inputIndex(ValueId v) const
+{
+    for (size_t k = 0; k < low.inputs.size(); ++k)
+        if (low.inputs[k] == v)
+            return int(k);
+    return -1;
+}
+
+std::string formatReal(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    // Attributes are float32: the shortest text that reads back as the same float ("1e-05").
+    const bool single = double(float(v)) == v;
+    char buf[64];
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+        const double back = std::strtod(buf, nullptr);
+        if (single ? float(back) == float(v) : back == v)
+            break;
+    }
+    std::string s = buf;
+    if (s.find_first_of(".eE") == std::string::npos)
+        s += ".0";
+    return s;
+}
+
+std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes)
+{
+    std::vector<WeightEntry> entries;
+    size_t offset = 64;
+    for (ValueId v : p.low.weights) {
+        const size_t bytes = p.low.constants.at(v)->data.size();
+        entries.push_back({v, offset, bytes});
+        offset += (bytes + 63) / 64 * 64;
+    }
+    if (totalBytes)
+        *totalBytes = offset;
+    return entries;
+}
+
+Program buildProgram(const CodegenRequest& request)
+{
+    const Model& model = *request.model;
+    const Graph& g = model.graph;
+    const Schedule& s = *request.schedule;
+    Program p(model, *request.topo, s);
+    p.low = lowerModel(model);
+
+    IdentifierPool values, members;
+    p.valueId.resize(g.valueCount());
+    for (const Value& v : g.values())
+        p.valueId[size_t(v.id)] = values.make(v.name);
+    for (ValueId v : p.low.weights)
+        p.weightMember[v] = members.make(g.value(v).name);
+    for (ValueId v : g.outputs())
+        p.outputFiles.push_back(sanitizedFileName(g.value(v).name) + ".npy");
+
+    int offset = 0;
+    for (int n : s.subBatch) {
+        p.copyOffset.push_back(offset);
+        offset += n;
+    }
+
+    // Which clusters hold each instance (owner or clone).
+    std::vector<std::vector<int>> holders(s.instanceCount());
+    for (size_t c = 0; c < s.clusters.size(); ++c)
+        for (InstanceId i : s.clusters[c])
+            holders[size_t(i)].push_back(int(c));
+    auto holds = [&](int cluster, InstanceId i) {
+        const auto& h = holders[size_t(i)];
+        return std::find(h.begin(), h.end(), cluster) != h.end();
+    };
+
+    // Published instances get a slot: a consumer in a cluster that does not hold them, or a graph output.
+    std::map<std::pair<ValueId, int>, int> slotOf;
+    std::vector<InstanceId> byRank(s.instanceCount());
+    for (size_t i = 0; i < s.instanceCount(); ++i)
+        byRank[size_t(s.rank[i])] = InstanceId(i);
+    for (InstanceId i : byRank) {
+        const Node& n = g.node(s.node(i));
+        if (p.low.nodeExpr[size_t(n.id)].kind == Expr::Kind::None)
+            continue;  // Constant: its value is a weight
+        const ValueId out = n.outputs[0];
+        bool publish = g.value(out).isGraphOutput;
+        for (NodeId consumer : g.value(out).consumers)
+            for (int c : holders[size_t(s.instance(consumer, s.copy(i)))])
+                publish = publish || !holds(c, i);
+        if (publish)
+            slotOf[{out, s.copy(i)}] = p.slotCount++;
+    }
+
+    p.clusters.resize(s.clusters.size());
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
+        std::set<std::pair<ValueId, int>> available;
+        std::vector<Step>& steps = p.clusters[c];
+        for (InstanceId i : s.clusters[c]) {
+            const Node& n = g.node(s.node(i));
+            const int copy = s.copy(i);
+            if (p.low.nodeExpr[size_t(n.id)].kind == Expr::Kind::None)
+                continue;
+            for (ValueId v : n.inputs) {
+                if (v == kNone || p.low.isConstant(v) || available.count({v, copy}))
+                    continue;
+                Step step;
+                step.value = v;
+                step.copy = copy;
+                if (const int k = p.inputIndex(v); k >= 0) {
+                    step.kind = Step::Kind::BindInput;
+                    step.input = k;
+                } else {
+                    const NodeId producer = g.value(v).producer;
+                    if (producer == kNone)
+                        throw Error(ErrorKind::Unsupported, model.path,
+                                    "code generation: value '" + printable(g.value(v).name) + "' has no producer");
+                    const InstanceId from = s.instance(producer, copy);
+                    const auto slot = slotOf.find({v, copy});
+                    if (slot == slotOf.end())
+                        throw Error(ErrorKind::Internal, model.path,
+                                    "code generation: value '" + printable(g.value(v).name) + "' is needed by cluster " +
+                                        std::to_string(c) + " but not published");
+                    step.kind = Step::Kind::Wait;
+                    step.slot = slot->second;
+                    step.otherCluster = s.owner[size_t(from)];
+                }
+                steps.push_back(step);
+                available.insert({v, copy});
+            }
+            Step compute;
+            compute.kind = Step::Kind::Compute;
+            compute.node = n.id;
+            compute.value = n.outputs[0];
+            compute.copy = copy;
+            compute.clone = s.isClone(c, i);
+            steps.push_back(compute);
+            available.insert({n.outputs[0], copy});
+            if (!compute.clone)
+                if (const auto slot = slotOf.find({n.outputs[0], copy}); slot != slotOf.end()) {
+                    Step pub;
+                    pub.kind = Step::Kind::Publish;
+                    pub.value = n.outputs[0];
+                    pub.copy = copy;
+                    pub.slot = slot->second;
+                    steps.push_back(pub);
+                }
+        }
+        p.threads.push_back(c < request.threadsPerWorker.size() ? std::max(1, request.threadsPerWorker[c]) : 1);
+    }
+
+    for (ValueId v : g.outputs()) {
+        OutputSource o;
+        o.value = v;
+        if (p.low.isConstant(v)) {
+            o.kind = OutputSource::Kind::Weight;
+        } else if (const int k = p.inputIndex(v); k >= 0) {
+            o.kind = OutputSource::Kind::Input;
+            o.input = k;
+        } else {
+            for (int copy = 0; copy < s.degree; ++copy)
+                o.slots.push_back(slotOf.at({v, copy}));
+        }
+        p.outputs.push_back(o);
+    }
+    return p;
+}
+
+namespace {
+
+std::string weightsBlob(const Program& p, size_t* total)
+{
+    const auto layout = weightLayout(p, total);
+    std::string blob(*total, '\0');
+    std::copy(kWeightsMagic, kWeightsMagic + 16, blob.begin());
+    for (const WeightEntry& e : layout) {
+        const std::string& data = p.low.constants.at(e.value)->data;
+        std::copy(data.begin(), data.end(), blob.begin() + long(e.offset));
+    }
+    return blob;
+}
+
+void writeInto(const std::filesystem::path& dir, const std::string& name, std::string_view content,
+               std::vector<std::string>& written)
+{
+    const std::string path = (dir / name).string();
+    writeFileAtomically(path, content);
+    written.push_back(path);
+}
+
+}  // namespace
+
+}  // namespace codegen
+
+CodegenResult generateCode(const CodegenRequest& request)
+{
+    using namespace codegen;
+    if (!request.model || !request.topo || !request.schedule)
+        throw Error(ErrorKind::Internal, {}, "code generation: incomplete request");
+    const Validation validation = validate(*request.schedule, *request.topo);
+    if (!validation.valid)
+        throw Error(ErrorKind::Usage, request.model->path,
+                    "code generation refuses an invalid schedule: " +
+                        (validation.problems.empty() ? std::string("(no detail)") : validation.problems.front()));
+    const Program program = buildProgram(request);  // throws Unsupported before anything is written
+
+    size_t total = 0;
+    const std::string blob = weightsBlob(program, &total);
+    std::vector<std::pair<std::string, std::string>> files;
+    if (request.language == CodeLanguage::Python) {
+        files.emplace_back("run.py", renderPython(program, request.command, total));
+    } else {
+        files.emplace_back("main.cpp", renderCpp(program, request.command, total));
+        files.emplace_back("CMakeLists.txt", renderCMake(program));
+    }
+
+    const std::filesystem::path dir(request.outputDir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+        throw Error(ErrorKind::Io, request.outputDir,
+                    "cannot create the output folder: " + (ec ? ec.message() : std::string("not a folder")));
+    CodegenResult result;
+    writeInto(dir, "weights.bin", blob, result.files);
+    for (const auto& [name, text] : files)
+        writeInto(dir, name, text, result.files);
+    result.weightBytes = total;
+    result.weights = program.low.weights.size();
+    result.slots = size_t(program.slotCount);
+    return result;
+}
+
+}  // namespace ramiel

@@ -1,0 +1,56 @@
+// A tiny language-neutral expression tree: what one ONNX node computes, as
+// nested calls of ATen functions that exist under the same name and argument
+// order in Python (torch.*) and C++ (at::*). The generators render it.
+#pragma once
+
+#include "core/ir/graph.h"
+
+#include <string>
+#include <vector>
+
+namespace ramiel::codegen {
+
+struct Expr {
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method };
+    Kind kind = Kind::None;
+    ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
+    int64_t i = 0;           // Int, Bool
+    double f = 0;            // Float
+    std::vector<int64_t> ints;
+    std::string fn;          // Call: an entry of the function table; Method: the method name
+    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object
+
+    static Expr val(ValueId v) { Expr e; e.kind = Kind::Value; e.value = v; return e; }
+    static Expr integer(int64_t v) { Expr e; e.kind = Kind::Int; e.i = v; return e; }
+    static Expr real(double v) { Expr e; e.kind = Kind::Float; e.f = v; return e; }
+    static Expr boolean(bool v) { Expr e; e.kind = Kind::Bool; e.i = v; return e; }
+    static Expr list(std::vector<int64_t> v) { Expr e; e.kind = Kind::Ints; e.ints = std::move(v); return e; }
+    static Expr none() { return Expr{}; }
+    static Expr tensors(std::vector<Expr> items) { Expr e; e.kind = Kind::List; e.args = std::move(items); return e; }
+    static Expr call(std::string fn, std::vector<Expr> args)
+    {
+        Expr e;
+        e.kind = Kind::Call;
+        e.fn = std::move(fn);
+        e.args = std::move(args);
+        return e;
+    }
+    static Expr method(Expr object, std::string name)
+    {
+        Expr e;
+        e.kind = Kind::Method;
+        e.fn = std::move(name);
+        e.args = {std::move(object)};
+        return e;
+    }
+};
+
+// The Python and C++ spelling of a Call's function.
+struct FunctionName {
+    const char* python;
+    const char* cpp;
+};
+// Throws Error(Internal) for a name the table lacks.
+const FunctionName& functionName(const std::string& fn);
+
+}  // namespace ramiel::codegen

@@ -1,0 +1,511 @@
+#include "core/codegen/lowering.h"
+
+#include "core/util/error.h"
+#include "core/util/text.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+namespace ramiel::codegen {
+
+const FunctionName& functionName(const std::string& fn)
+{
+    static const std::map<std::string, FunctionName> table = {
+        {"convolution", {"torch.convolution", "at::convolution"}},
+        {"constant_pad_nd", {"torch.constant_pad_nd", "at::constant_pad_nd"}},
+        {"max_pool1d", {"torch.max_pool1d", "at::max_pool1d"}},
+        {"max_pool2d", {"torch.max_pool2d", "at::max_pool2d"}},
+        {"max_pool3d", {"torch.max_pool3d", "at::max_pool3d"}},
+        {"avg_pool1d", {"torch.avg_pool1d", "at::avg_pool1d"}},
+        {"avg_pool2d", {"torch.nn.functional.avg_pool2d", "at::avg_pool2d"}},
+        {"avg_pool3d", {"torch.nn.functional.avg_pool3d", "at::avg_pool3d"}},
+        {"mean", {"torch.mean", "at::mean"}},
+        {"amax", {"torch.amax", "at::amax"}},
+        {"relu", {"torch.relu", "at::relu"}},
+        {"sigmoid", {"torch.sigmoid", "at::sigmoid"}},
+        {"tanh", {"torch.tanh", "at::tanh"}},
+        {"exp", {"torch.exp", "at::exp"}},
+        {"log", {"torch.log", "at::log"}},
+        {"sqrt", {"torch.sqrt", "at::sqrt"}},
+        {"neg", {"torch.neg", "at::neg"}},
+        {"abs", {"torch.abs", "at::abs"}},
+        {"erf", {"torch.erf", "at::erf"}},
+        {"reciprocal", {"torch.reciprocal", "at::reciprocal"}},
+        {"add", {"torch.add", "at::add"}},
+        {"sub", {"torch.sub", "at::sub"}},
+        {"mul", {"torch.mul", "at::mul"}},
+        {"div", {"torch.div", "at::div"}},
+        {"matmul", {"torch.matmul", "at::matmul"}},
+        {"cat", {"torch.cat", "at::cat"}},
+        {"flatten", {"torch.flatten", "at::flatten"}},
+        {"reshape", {"torch.reshape", "at::reshape"}},
+        {"t", {"torch.t", "at::t"}},
+        {"batch_norm", {"torch.batch_norm", "at::batch_norm"}},
+        {"softmax", {"torch.softmax", "at::softmax"}},
+        {"permute", {"torch.permute", "at::permute"}},
+        {"ones_like", {"torch.ones_like", "at::ones_like"}},
+    };
+    const auto it = table.find(fn);
+    if (it == table.end())
+        throw Error(ErrorKind::Internal, {}, "code generation: no spelling for function '" + fn + "'");
+    return it->second;
+}
+
+namespace {
+
+using E = Expr;
+
+struct Context {
+    const Model& model;
+    const Graph& graph;
+    LoweredModel& out;
+    const Node& node;
+
+    [[noreturn]] void unsupported(const std::string& why) const
+    {
+        throw Error(ErrorKind::Unsupported, model.path,
+                    "code generation: operator " + printable(node.opType) + " (node '" + printable(node.name) +
+                        "'): " + why);
+    }
+    ValueId in(size_t i) const
+    {
+        const ValueId v = node.input(i);
+        if (v == kNone)
+            unsupported("input " + std::to_string(i) + " is missing");
+        return v;
+    }
+    bool has(size_t i) const { return node.input(i) != kNone; }
+    int64_t rank(size_t i) const
+    {
+        const auto& shape = graph.value(in(i)).type.shape;
+        if (!shape)
+            unsupported("the rank of input " + std::to_string(i) + " is unknown (fix input sizes with --shape)");
+        return int64_t(shape->rank());
+    }
+    std::vector<int64_t> dims(ValueId v) const
+    {
+        const auto& shape = graph.value(v).type.shape;
+        std::vector<int64_t> d;
+        if (!shape)
+            unsupported("the shape of '" + printable(graph.value(v).name) + "' is unknown (fix input sizes with --shape)");
+        for (const Dim& x : shape->dims)
+            d.push_back(x.value);
+        return d;
+    }
+    DataType dtype(size_t i) const { return graph.value(in(i)).type.dtype; }
+    std::vector<int64_t> constInts(size_t i) const
+    {
+        const auto it = out.constants.find(in(i));
+        if (it == out.constants.end())
+            unsupported("input " + std::to_string(i) + " must be a constant for code generation");
+        const auto ints = it->second->toInt64s();
+        if (!ints)
+            unsupported("input " + std::to_string(i) + " is not an integer tensor");
+        return *ints;
+    }
+    std::optional<double> constScalar(size_t i) const
+    {
+        const auto it = out.constants.find(in(i));
+        if (it == out.constants.end())
+            return std::nullopt;
+        const auto d = it->second->toDoubles();
+        if (!d || d->size() != 1)
+            return std::nullopt;
+        return (*d)[0];
+    }
+    void onlyFirstOutput() const
+    {
+        for (size_t k = 1; k < node.outputs.size(); ++k)
+            if (node.outputs[k] != kNone && !graph.value(node.outputs[k]).consumers.empty())
+                unsupported("output " + std::to_string(k) + " is used, which generated code does not compute");
+        for (size_t k = 1; k < node.outputs.size(); ++k)
+            if (node.outputs[k] != kNone && graph.value(node.outputs[k]).isGraphOutput)
+                unsupported("output " + std::to_string(k) + " is a graph output, which generated code does not compute");
+    }
+    int64_t axis(int64_t a, int64_t r) const
+    {
+        if (a < -r || a >= std::max<int64_t>(r, 1))
+            unsupported("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(r));
+        return a < 0 ? a + r : a;
+    }
+};
+
+struct Window {
+    std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd;
+    bool ceil = false;
+    bool symmetric() const { return padBegin == padEnd; }
+    std::vector<int64_t> atenPads() const  // last dimension first
+    {
+        std::vector<int64_t> p;
+        for (size_t i = padBegin.size(); i-- > 0;) {
+            p.push_back(padBegin[i]);
+            p.push_back(padEnd[i]);
+        }
+        return p;
+    }
+};
+
+// As windowOf() in kernels_neural.cpp, with the spatial sizes from inferred shapes.
+Window windowOf(const Context& c, const std::vector<int64_t>& kernel)
+{
+    const Node& n = c.node;
+    Window w;
+    const size_t d = kernel.size();
+    w.kernel = kernel;
+    w.strides = n.attrInts("strides");
+    w.dilations = n.attrInts("dilations");
+    if (w.strides.empty())
+        w.strides.assign(d, 1);
+    if (w.dilations.empty())
+        w.dilations.assign(d, 1);
+    if (w.strides.size() != d || w.dilations.size() != d)
+        c.unsupported("strides or dilations do not match the kernel's rank");
+    w.ceil = n.attrInt("ceil_mode", 0) != 0;
+    const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+    const auto pads = n.attrInts("pads");
+    w.padBegin.assign(d, 0);
+    w.padEnd.assign(d, 0);
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        const auto x = c.dims(c.in(0));
+        if (x.size() != d + 2)
+            c.unsupported("the input's rank does not match the kernel's");
+        for (size_t i = 0; i < d; ++i) {
+            const int64_t size = x[i + 2];
+            if (size < 0)
+                c.unsupported("auto_pad needs known spatial sizes (fix input sizes with --shape)");
+            const int64_t outSize = (size + w.strides[i] - 1) / w.strides[i];
+            const int64_t total =
+                std::max<int64_t>(0, (outSize - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - size);
+            w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.padEnd[i] = total - w.padBegin[i];
+        }
+    } else if (autoPad != "VALID" && pads.size() == 2 * d) {
+        for (size_t i = 0; i < d; ++i) {
+            w.padBegin[i] = pads[i];
+            w.padEnd[i] = pads[i + d];
+        }
+    }
+    return w;
+}
+
+E pad(E x, const std::vector<int64_t>& atenPads, double value)
+{
+    return E::call("constant_pad_nd", {std::move(x), E::list(atenPads), E::real(value)});
+}
+
+E conv(const Context& c)
+{
+    const int64_t r = c.rank(0);
+    std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+    if (kernel.empty()) {
+        const auto w = c.dims(c.in(1));
+        if (w.size() < 3)
+            c.unsupported("the weight's rank is unknown");
+        kernel.assign(w.begin() + 2, w.end());
+    }
+    if (int64_t(kernel.size()) != r - 2 || kernel.empty() || kernel.size() > 3)
+        c.unsupported("only 1-D, 2-D and 3-D convolutions are supported");
+    const Window win = windowOf(c, kernel);
+    E x = E::val(c.in(0));
+    std::vector<int64_t> pads = win.padBegin;
+    if (!win.symmetric()) {
+        x = pad(std::move(x), win.atenPads(), 0.0);
+        pads.assign(pads.size(), 0);
+    }
+    if (r == 4 && c.out.isConstant(c.in(1)))
+        c.out.channelsLast.insert(c.in(1));
+    return E::call("convolution", {std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                   E::list(win.strides), E::list(pads), E::list(win.dilations), E::boolean(false),
+                                   E::list(std::vector<int64_t>(pads.size(), 0)), E::integer(c.node.attrInt("group", 1))});
+}
+
+// As pool() in kernels_neural.cpp.
+E pool(const Context& c, bool max, bool includePad)
+{
+    c.onlyFirstOutput();
+    const auto kernel = c.node.attrInts("kernel_shape");
+    const int64_t r = c.rank(0);
+    if (kernel.empty() || kernel.size() > 3 || int64_t(kernel.size()) != r - 2)
+        c.unsupported("only 1-D, 2-D and 3-D pooling is supported");
+    const DataType t = c.dtype(0);
+    if (t != DataType::Float && t != DataType::Double)
+        c.unsupported("pooling is generated for float and double tensors only");
+    if (max && c.node.attrInt("storage_order", 0) != 0)
+        c.unsupported("storage_order = 1 is not supported");
+    const Window w = windowOf(c, kernel);
+    const size_t d = kernel.size();
+    bool padded = !w.symmetric();
+    for (size_t i = 0; i < d && !padded; ++i)
+        padded = w.padBegin[i] * 2 > w.kernel[i];
+    E x = E::val(c.in(0));
+    std::vector<int64_t> p = padded ? std::vector<int64_t>(d, 0) : w.padBegin;
+    const std::string suffix = std::to_string(d) + "d";
+    auto run = [&](E input, bool include) {
+        if (max)
+            return E::call("max_pool" + suffix, {std::move(input), E::list(w.kernel), E::list(w.strides), E::list(p),
+                                                 E::list(w.dilations), E::boolean(w.ceil)});
+        return E::call("avg_pool" + suffix, {std::move(input), E::list(w.kernel), E::list(w.strides), E::list(p),
+                                             E::boolean(w.ceil), E::boolean(include)});
+    };
+    if (!padded)
+        return run(x, includePad);
+    E input = pad(x, w.atenPads(), max ? -std::numeric_limits<double>::infinity() : 0.0);
+    if (max || includePad)
+        return run(std::move(input), includePad);
+    // Padded cells must not count: divide by each window's real cell count.
+    return E::call("div", {run(std::move(input), true), run(pad(E::call("ones_like", {x}), w.atenPads(), 0.0), true)});
+}
+
+std::vector<int64_t> spatialDims(int64_t rank)
+{
+    std::vector<int64_t> d;
+    for (int64_t i = 2; i < rank; ++i)
+        d.push_back(i);
+    return d;
+}
+
+using Lowering = std::function<E(const Context&)>;
+
+E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
+
+bool isFloating(DataType t) { return t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16; }
+
+const std::map<std::string, Lowering>& lowerings()
+{
+    static const std::map<std::string, Lowering> table = [] {
+        std::map<std::string, Lowering> r;
+        r["Conv"] = conv;
+        r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
+        r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
+        r["GlobalAveragePool"] = [](const Context& c) {
+            return E::call("mean", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))), E::boolean(true)});
+        };
+        r["GlobalMaxPool"] = [](const Context& c) {
+            return E::call("amax", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))), E::boolean(true)});
+        };
+        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
+                 {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"},
+                 {"Sqrt", "sqrt"}, {"Neg", "neg"}, {"Abs", "abs"}, {"Erf", "erf"}, {"Reciprocal", "reciprocal"}}) {
+            const char* f = fn;
+            r[op] = [f](const Context& c) { return unary(c, f); };
+        }
+        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
+                 {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"MatMul", "matmul"}}) {
+            const std::string f = fn;
+            r[op] = [f](const Context& c) {
+                if (f == "div" && !(isFloating(c.dtype(0)) && isFloating(c.dtype(1))))
+                    c.unsupported("Div is generated for floating-point tensors only");
+                return E::call(f, {E::val(c.in(0)), E::val(c.in(1))});
+            };
+        }
+        r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
+        r["Dropout"] = [](const Context& c) {
+            c.onlyFirstOutput();
+            return E::val(c.in(0));
+        };
+        r["Concat"] = [](const Context& c) {
+            std::vector<E> parts;
+            for (ValueId v : c.node.inputs)
+                if (v != kNone)
+                    parts.push_back(E::val(v));
+            if (parts.empty())
+                c.unsupported("no inputs");
+            return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axis(c.node.attrInt("axis", 0), c.rank(0)))});
+        };
+        r["Flatten"] = [](const Context& c) {
+            const int64_t rank = c.rank(0);
+            const int64_t a = c.axis(c.node.attrInt("axis", 1), rank + 1);
+            const E x = E::val(c.in(0));
+            if (a == 0)
+                return E::call("reshape", {x, E::list({1, -1})});
+            if (a == rank)
+                return E::call("reshape", {x, E::list({-1, 1})});
+            if (a == 1)
+                return E::call("flatten", {x, E::integer(1)});
+            return E::call("flatten", {E::call("flatten", {x, E::integer(0), E::integer(a - 1)}), E::integer(1)});
+        };
+        r["Gemm"] = [](const Context& c) {
+            const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
+            E a = E::val(c.in(0)), b = E::val(c.in(1));
+            if (c.node.attrInt("transA", 0) != 0)
+                a = E::call("t", {a});
+            if (c.node.attrInt("transB", 0) != 0)
+                b = E::call("t", {b});
+            E y = E::call("matmul", {a, b});
+            if (alpha != 1.0)
+                y = E::call("mul", {y, E::real(alpha)});
+            if (c.has(2))
+                y = E::call("add", {y, beta == 1.0 ? E::val(c.in(2)) : E::call("mul", {E::val(c.in(2)), E::real(beta)})});
+            return y;
+        };
+        r["BatchNormalization"] = [](const Context& c) {
+            c.onlyFirstOutput();
+            if (c.node.attrInt("training_mode", 0) != 0)
+                c.unsupported("training mode is not supported");
+            return E::call("batch_norm", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)),
+                                          E::val(c.in(4)), E::boolean(false), E::real(0.0),
+                                          E::real(c.node.attrFloat("epsilon", 1e-5f)), E::boolean(false)});
+        };
+        r["Softmax"] = [](const Context& c) {
+            const int64_t rank = c.rank(0);
+            const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
+            if (c.node.opset < 13 && a != rank - 1)
+                c.unsupported("before opset 13 only the last axis is supported");
+            return E::call("softmax", {E::val(c.in(0)), E::integer(a)});
+        };
+        r["Transpose"] = [](const Context& c) {
+            std::vector<int64_t> perm = c.node.attrInts("perm");
+            if (perm.empty())
+                for (int64_t i = c.rank(0); i-- > 0;)
+                    perm.push_back(i);
+            return E::method(E::call("permute", {E::val(c.in(0)), E::list(perm)}), "contiguous");
+        };
+        r["Reshape"] = [](const Context& c) {
+            if (c.node.opset < 5)
+                c.unsupported("opset below 5 is not supported");
+            const auto shape = c.constInts(1);
+            if (c.node.attrInt("allowzero", 0) == 0 && std::count(shape.begin(), shape.end(), 0) > 0)
+                c.unsupported("a 0 (copy) entry in the shape is not supported");
+            return E::call("reshape", {E::val(c.in(0)), E::list(shape)});
+        };
+        r["Pad"] = [](const Context& c) {
+            const std::string mode = c.node.attrString("mode", "constant");
+            if (mode != "constant")
+                c.unsupported("pad mode '" + printable(mode) + "' is not supported");
+            const int64_t rank = c.rank(0);
+            const auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
+            if (int64_t(pads.size()) != 2 * rank)
+                c.unsupported("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+            double value = c.node.attrFloat("value", 0.0f);
+            if (c.node.opset >= 11) {
+                value = 0.0;
+                if (c.has(2)) {
+                    const auto v = c.constScalar(2);
+                    if (!v)
+                        c.unsupported("the constant value must be a constant scalar");
+                    value = *v;
+                }
+            }
+            std::vector<int64_t> p;
+            for (int64_t i = rank; i-- > 0;) {
+                p.push_back(pads[size_t(i)]);
+                p.push_back(pads[size_t(i + rank)]);
+            }
+            return pad(E::val(c.in(0)), p, value);
+        };
+        r["Constant"] = [](const Context&) { return E::none(); };
+        return r;
+    }();
+    return table;
+}
+
+template <typename T>
+std::shared_ptr<const Tensor> tensorOf(DataType dtype, const std::vector<T>& values, std::vector<int64_t> dims)
+{
+    auto t = std::make_shared<Tensor>();
+    t->dtype = dtype;
+    t->dims = std::move(dims);
+    t->data.resize(values.size() * sizeof(T));
+    if (!values.empty())
+        std::memcpy(t->data.data(), values.data(), t->data.size());
+    return t;
+}
+
+// The value of a Constant node, as the runtime's Constant kernel reads it.
+std::shared_ptr<const Tensor> constantValue(const Model& model, const Node& n)
+{
+    std::shared_ptr<const Tensor> value;
+    for (const Attribute& a : n.attributes) {
+        if (a.name == "value" && a.t)
+            value = a.t;
+        else if (a.name == "value_float")
+            value = tensorOf<float>(DataType::Float, {a.f}, {});
+        else if (a.name == "value_int")
+            value = tensorOf<int64_t>(DataType::Int64, {a.i}, {});
+        else if (a.name == "value_floats")
+            value = tensorOf<float>(DataType::Float, a.floats, {int64_t(a.floats.size())});
+        else if (a.name == "value_ints")
+            value = tensorOf<int64_t>(DataType::Int64, a.ints, {int64_t(a.ints.size())});
+    }
+    if (!value || !value->hasData())
+        throw Error(ErrorKind::Unsupported, model.path,
+                    "code generation: operator Constant (node '" + printable(n.name) +
+                        "'): no supported value attribute, or its data was not loaded");
+    return value;
+}
+
+void collectWeights(const Expr& e, LoweredModel& out, std::set<ValueId>& seen)
+{
+    if (e.kind == Expr::Kind::Value && out.isConstant(e.value) && seen.insert(e.value).second)
+        out.weights.push_back(e.value);
+    for (const Expr& a : e.args)
+        collectWeights(a, out, seen);
+}
+
+}  // namespace
+
+std::vector<std::string> codegenOperators()
+{
+    std::vector<std::string> ops;
+    for (const auto& [op, f] : lowerings())
+        ops.push_back(op);
+    return ops;
+}
+
+LoweredModel lowerModel(const Model& model)
+{
+    const Graph& g = model.graph;
+    LoweredModel out;
+    for (const Value& v : g.values())
+        if (v.initializer) {
+            if (!v.initializer->hasData())
+                throw Error(ErrorKind::Unsupported, model.path,
+                            "code generation: the data of constant '" + printable(v.name) + "' was not loaded");
+            out.constants[v.id] = v.initializer;
+        }
+    for (ValueId v : g.inputs())
+        if (!out.isConstant(v))
+            out.inputs.push_back(v);
+    // Check every node first, so that one error names the first unsupported node by position.
+    for (const Node& n : g.nodes()) {
+        if (!n.domain.empty() && n.domain != "ai.onnx")
+            throw Error(ErrorKind::Unsupported, model.path,
+                        "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
+                            printable(n.name) + "') is not supported");
+        if (!lowerings().count(n.opType) || n.hasSubgraphs()) {
+            std::string known;
+            for (const std::string& op : codegenOperators())
+                known += (known.empty() ? "" : ", ") + op;
+            throw Error(ErrorKind::Unsupported, model.path,
+                        "code generation: operator " + printable(n.opType) + " (node '" + printable(n.name) +
+                            "') is not supported; supported: " + known);
+        }
+        if (n.opType == "Constant" && !n.outputs.empty() && n.outputs[0] != kNone)
+            out.constants[n.outputs[0]] = constantValue(model, n);
+    }
+    out.nodeExpr.resize(g.nodeCount());
+    std::set<ValueId> seen;
+    for (const Node& n : g.nodes()) {
+        Context c{model, g, out, n};
+        if (n.outputs.empty() || n.outputs[0] == kNone)
+            c.unsupported("the node has no first output");
+        out.nodeExpr[size_t(n.id)] = lowerings().at(n.opType)(c);
+        collectWeights(out.nodeExpr[size_t(n.id)], out, seen);
+    }
+    for (ValueId v : g.outputs())  // a graph output may be a constant itself
+        if (out.isConstant(v) && seen.insert(v).second)
+            out.weights.push_back(v);
+    for (ValueId v : out.weights) {
+        const Tensor& t = *out.constants.at(v);
+        if (elementSize(t.dtype) == 0 || t.dtype == DataType::Complex64 || t.dtype == DataType::Complex128 ||
+            t.dtype == DataType::UInt16 || t.dtype == DataType::UInt32 || t.dtype == DataType::UInt64)
+            throw Error(ErrorKind::Unsupported, model.path,
+                        "code generation: constant '" + printable(g.value(v).name) + "' has type " +
+                            dataTypeName(t.dtype) + ", which generated code does not load");
+    }
+    return out;
+}
+
+}  // namespace ramiel::codegen

@@ -1,0 +1,34 @@
+// ONNX nodes -> expression trees (expr.h), the same for both generators.
+// Each translation follows the runtime's kernel for that operator
+// (core/runtime/torch/kernels_*.cpp) so generated code computes what the
+// runtime computes. Shape-dependent choices (pads, ranks) are resolved here
+// from the model's inferred shapes.
+#pragma once
+
+#include "core/codegen/expr.h"
+#include "core/ir/model.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace ramiel::codegen {
+
+struct LoweredModel {
+    std::vector<Expr> nodeExpr;  // by node id: its first output; Kind::None for Constant nodes (no code)
+    std::map<ValueId, std::shared_ptr<const Tensor>> constants;  // initializers and Constant outputs
+    std::vector<ValueId> weights;  // the constants the code reads, in order of first use
+    std::set<ValueId> channelsLast;  // weights of 2-D convolutions, laid out channels-last at load
+    std::vector<ValueId> inputs;   // graph inputs that are not constants
+    bool isConstant(ValueId v) const { return constants.count(v) != 0; }
+};
+
+// Throws Error(Unsupported) naming the operator and the node for anything the
+// generators cannot translate (before anything is written).
+LoweredModel lowerModel(const Model& model);
+
+// The operators lowerModel translates, sorted.
+std::vector<std::string> codegenOperators();
+
+}  // namespace ramiel::codegen

@@ -1,0 +1,75 @@
+// What both generators render: the lowered nodes, identifiers for every
+// model-derived name, and for each cluster the steps its worker runs (bind an
+// input slice, wait for a slot, compute a node, publish to a slot).
+#pragma once
+
+#include "core/codegen/codegen.h"
+#include "core/codegen/lowering.h"
+#include "core/codegen/names.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ramiel::codegen {
+
+struct Step {
+    enum class Kind { BindInput, Wait, Compute, Publish };
+    Kind kind = Kind::Compute;
+    ValueId value = kNone;  // BindInput, Wait, Publish: the value; Compute: the node's first output
+    NodeId node = kNone;    // Compute
+    int copy = 0;
+    int slot = -1;          // Wait, Publish
+    int input = -1;         // BindInput: index into the graph inputs
+    int otherCluster = -1;  // Wait: the producer's cluster
+    bool clone = false;     // Compute: a clone (computed here, published by its owner)
+};
+
+struct OutputSource {  // one graph output
+    enum class Kind { Slots, Weight, Input } kind = Kind::Slots;
+    std::vector<int> slots;  // by copy
+    ValueId value = kNone;
+    int input = -1;
+};
+
+struct Program {
+    const Model& model;
+    const Topology& topo;
+    const Schedule& schedule;
+    LoweredModel low;
+    std::vector<std::string> valueId;  // by value: base identifier (variables are t_<id>, t<copy>_<id>)
+    std::map<ValueId, std::string> weightMember;  // by constant value
+    std::vector<std::vector<Step>> clusters;
+    std::vector<int> threads;  // by cluster
+    std::vector<OutputSource> outputs;
+    std::vector<int> copyOffset;  // first sample of each copy
+    int slotCount = 0;
+    std::vector<std::string> outputFiles;  // by graph output: the .npy name `ramiel run --save-outputs` uses
+
+    Program(const Model& m, const Topology& t, const Schedule& s) : model(m), topo(t), schedule(s) {}
+
+    // The variable holding a computed value of one copy (copy -1: the serial code).
+    std::string var(ValueId v, int copy) const;
+    int inputIndex(ValueId v) const;  // -1 when not a graph input
+};
+
+Program buildProgram(const CodegenRequest& request);
+
+// Rendering of literals shared by both languages.
+std::string formatReal(double v);  // shortest text that reads back as the same float/double
+
+// The generated files' text.
+std::string renderPython(const Program& p, const std::string& command, size_t weightBytes);
+std::string renderCpp(const Program& p, const std::string& command, size_t weightBytes);
+std::string renderCMake(const Program& p);
+
+// Weights file layout: a 64-byte header, then each weight 64-byte aligned.
+struct WeightEntry {
+    ValueId value;
+    size_t offset;
+    size_t bytes;
+};
+std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes);
+extern const char kWeightsMagic[];  // 16 bytes at the start of weights.bin
+
+}  // namespace ramiel::codegen

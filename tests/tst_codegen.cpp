@@ -1,0 +1,343 @@
+// Code generation end to end: `ramiel export` writes Python and C++ for real
+// models, the generated programs run (Python under /usr/bin/python3, C++
+// built with CMake against libtorch in one project), and their outputs equal
+// the runtime's serial outputs. A model with hostile names generates code
+// that runs and executes nothing else; pyflakes is clean on generated Python.
+#include "core/analysis/cost_model.h"
+#include "core/codegen/codegen.h"
+#include "core/codegen/names.h"
+#include "core/onnx/onnx_import.h"
+#include "core/schedule/scheduler.h"
+#include "core/runtime/runtime.h"
+#include "core/util/error.h"
+#include "core/util/npy.h"
+#include "onnx_builder.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+
+using namespace ramiel;
+using ramiel::test::OnnxBuilder;
+
+namespace {
+
+const QString kMachine = test::sourcePath("tests/data/machine.json");
+const QString kPython = "/usr/bin/python3";
+
+struct Variant {
+    QString name;   // folder and C++ target name
+    QString model;  // .onnx path
+    int batch = 1;
+    int degree = 1;
+};
+
+struct ProcessResult {
+    int exitCode = -1;
+    QString out;
+};
+
+ProcessResult runProcess(const QString& program, const QStringList& args, const QString& dir = {}, int timeoutMs = 600000)
+{
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    if (!dir.isEmpty())
+        p.setWorkingDirectory(dir);
+    p.start(program, args);
+    p.waitForFinished(timeoutMs);
+    ProcessResult r;
+    r.out = QString::fromUtf8(p.readAll());
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
+
+// Largest |a - b| relative to the largest |b|.
+double relativeDifference(const Tensor& a, const Tensor& b)
+{
+    const auto x = a.toDoubles(), y = b.toDoubles();
+    if (!x || !y || x->size() != y->size() || a.dims != b.dims)
+        return INFINITY;
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < x->size(); ++i) {
+        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
+        scale = std::max(scale, std::abs((*y)[i]));
+    }
+    return diff / std::max(scale, 1e-30);
+}
+
+Tensor randomInput(const Model& model, int batch, unsigned seed)
+{
+    const Value& v = model.graph.value(model.graph.inputs().front());
+    Tensor t;
+    t.dtype = DataType::Float;
+    for (const Dim& d : v.type.shape->dims)
+        t.dims.push_back(d.value);
+    t.dims[0] *= batch;
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    t.data.resize(size_t(t.numel()) * sizeof(float));
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        const float f = normal(rng);
+        std::memcpy(t.data.data() + i * 4, &f, 4);
+    }
+    return t;
+}
+
+// A model whose every name tries to break out of generated code. The shell
+// commands would create `marker` if anything executed them.
+std::string hostileModel(const QString& marker)
+{
+    const std::string touch = marker.toStdString();
+    const std::string pyInjection = "x'\"\n__import__('os').system('touch " + touch + "')#";
+    const std::string cppInjection = "y\"); system(\"touch " + touch + "\"); //\\";
+    OnnxBuilder b;
+    b.input(pyInjection, {1, 16, 56, 56});
+    b.initializer("class", {32, 16, 3, 3}, 0.01f);
+    b.initializer("__class__", {32}, 0.1f);
+    b.initializer("w\\", {32, 16, 3, 3}, -0.02f);
+    b.initializer("w\"", {32}, 0.3f);
+    auto& conv = b.node("Conv", {pyInjection, "class", "__class__"}, {"*/ \\"}, "def");
+    OnnxBuilder::setInts(conv, "pads", {1, 1, 1, 1});
+    OnnxBuilder::setInts(b.node("Conv", {pyInjection, "w\\", "w\""}, {"a-b"}, "a_b"), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"*/ \\"}, {"a_b"}, "a-b");                       // clashes with a-b after sanitizing
+    b.node("Sigmoid", {"a-b"}, {"a.b"}, "\xd0\xb2\xd1\x8b\xd1\x85");  // Cyrillic
+    b.node("Add", {"a_b", "a.b"}, {"return"}, "import");
+    OnnxBuilder::setInt(b.node("Concat", {"return", "a.b"}, {cppInjection}, "*/\n#include <cstdlib>\n/*"), "axis", 1);
+    b.node("GlobalAveragePool", {cppInjection}, {"\xe2\x80\xa8\xd0\xb2\xd1\x8b\xd1\x85\xd0\xbe\xd0\xb4"}, "?\?/");
+    b.output(cppInjection, {1, 64, 56, 56});
+    b.output("\xe2\x80\xa8\xd0\xb2\xd1\x8b\xd1\x85\xd0\xbe\xd0\xb4", {1, 64, 1, 1});
+    return b.bytes();
+}
+
+}  // namespace
+
+class TestCodegen : public QObject {
+    Q_OBJECT
+
+    // In the build tree and kept between runs: the generated C++ is byte-identical
+    // next time, so ccache and ninja make a rerun's build take seconds.
+    const QString work_ = QDir(test::modelsDir() + "/../codegen-test").absolutePath();
+    std::map<QString, Variant> variants_;
+    std::map<QString, QString> inputFile_;         // variant -> .npy
+    std::map<QString, std::vector<Tensor>> reference_;  // variant -> runtime serial outputs
+    std::map<QString, std::vector<std::string>> outputFiles_;
+    bool cppBuilt_ = false;
+    QString cppBuildLog_;
+
+    QString dir(const QString& variant, const QString& lang) const { return work_ + "/" + lang + "/" + variant; }
+    QString marker() const { return work_ + "/PWNED"; }
+
+    // Exports, writes the input and runs the runtime once per variant.
+    void prepare(const QString& name)
+    {
+        if (reference_.count(name))
+            return;
+        const Variant& v = variants_.at(name);
+        const Model model = loadOnnx(v.model.toStdString());
+        const QString npy = work_ + "/" + name + ".input.npy";
+        const QString given = test::modelsDir() + "/" + QFileInfo(v.model).completeBaseName() + ".input.npy";
+        const Tensor input = v.batch == 1 && QFile::exists(given) ? readNpy(given.toStdString())
+                                                                 : randomInput(model, v.batch, 7);
+        writeNpy(npy.toStdString(), input);
+        inputFile_[name] = npy;
+        auto compiled = runtime().compile(model);
+        compiled->setInputs({input});
+        compiled->serialExecutor(1)->run();
+        reference_[name] = compiled->outputs();
+        for (ValueId o : model.graph.outputs())
+            outputFiles_[name].push_back(sanitizedFileName(model.graph.value(o).name) + ".npy");
+    }
+
+    void exportTo(const QString& name, const QString& lang)
+    {
+        const Variant& v = variants_.at(name);
+        const auto r = test::runCli({"export", v.model, "--lang", lang, "-o", dir(name, lang), "-p", "2", "-b",
+                                     QString::number(v.batch), "-d", QString::number(v.degree), "--machine", kMachine},
+                                    300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    }
+
+    void compareOutputs(const QString& name, const QString& savedDir)
+    {
+        const auto& ref = reference_.at(name);
+        for (size_t k = 0; k < ref.size(); ++k) {
+            const std::string path = (savedDir + "/").toStdString() + outputFiles_.at(name)[k];
+            const Tensor got = readNpy(path);
+            const double diff = relativeDifference(got, ref[k]);
+            QVERIFY2(diff <= 1e-4, qPrintable(QString("%1 output %2: relative difference %3").arg(name).arg(k).arg(diff)));
+        }
+    }
+
+    void addRows()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const auto& [name, v] : variants_)
+            QTest::newRow(qPrintable(name)) << name;
+    }
+
+    void buildCpp()
+    {
+        if (cppBuilt_)
+            return;
+        cppBuilt_ = true;
+        QString lists = "cmake_minimum_required(VERSION 3.16)\nproject(generated_models CXX)\n";
+        for (const auto& [name, v] : variants_) {
+            exportTo(name, "cpp");
+            lists += "set(MODEL_TARGET " + name + ")\nadd_subdirectory(" + name + ")\n";
+        }
+        QFile f(work_ + "/cpp/CMakeLists.txt");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(lists.toUtf8());
+        f.close();
+        QStringList configure = {"-S", work_ + "/cpp", "-B", work_ + "/cpp/build", "-G", "Ninja",
+                                 "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O0"};  // the code only calls libtorch: -O0 halves the build
+        if (!QStandardPaths::findExecutable("ccache").isEmpty())
+            configure << "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache";
+        QElapsedTimer timer;
+        timer.start();
+        const auto c = runProcess("cmake", configure);
+        QVERIFY2(c.exitCode == 0, qPrintable(c.out));
+        const auto b = runProcess("cmake", {"--build", work_ + "/cpp/build", "-j2"}, {}, 1200000);
+        QVERIFY2(b.exitCode == 0, qPrintable(b.out.right(6000)));
+        qInfo("built %d generated C++ programs in %.1f s", int(variants_.size()), timer.elapsed() / 1000.0);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(QDir().mkpath(work_));
+        QFile::remove(marker());
+        for (const QString& stale : {"/invalid", "/unsupported-out", "/a-file"})
+            QDir(work_ + stale).exists() ? void(QDir(work_ + stale).removeRecursively()) : void(QFile::remove(work_ + stale));
+        QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
+        const QString models = test::modelsDir();
+        for (const QString& m : {QString("googlenet"), QString("inception_v3"), QString("squeezenet1_0"), QString("densenet121")})
+            variants_[m] = {m, test::modelPath(m), 1, 1};
+        variants_["googlenet_b4_d2"] = {"googlenet_b4_d2", test::modelPath("googlenet"), 4, 2};
+        variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
+        const QString hostile = work_ + "/hostile.onnx";
+        QFile f(hostile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const std::string bytes = hostileModel(marker());
+        f.write(bytes.data(), qint64(bytes.size()));
+        f.close();
+        variants_["hostile"] = {"hostile", hostile, 1, 1};
+    }
+
+    void python_data() { addRows(); }
+    void python()
+    {
+        QFETCH(QString, variant);
+        prepare(variant);
+        exportTo(variant, "python");
+        const QString out = dir(variant, "python");
+        QDir(out + "/outputs").removeRecursively();
+        const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(variant), "--save-outputs",
+                                            out + "/outputs", "--runs", "1"}, work_);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
+        QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
+        compareOutputs(variant, out + "/outputs");
+        const auto flakes = runProcess(kPython, {"-m", "pyflakes", out + "/run.py"});
+        QVERIFY2(flakes.exitCode == 0 && flakes.out.trimmed().isEmpty(), qPrintable(flakes.out.left(4000)));
+        QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    void cpp_data() { addRows(); }
+    void cpp()
+    {
+        QFETCH(QString, variant);
+        prepare(variant);
+        buildCpp();
+        const QString exe = work_ + "/cpp/build/" + variant + "/" + variant;
+        QVERIFY2(QFile::exists(exe), qPrintable(exe));
+        const QString out = dir(variant, "cpp");
+        QDir(out + "/outputs").removeRecursively();
+        const auto r = runProcess(exe, {"--input", inputFile_.at(variant), "--save-outputs", out + "/outputs", "--runs", "1"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
+        QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
+        compareOutputs(variant, out + "/outputs");
+        QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    void identifiers()
+    {
+        codegen::IdentifierPool pool;
+        QCOMPARE(QString::fromStdString(pool.make("/conv1/conv/Conv_output_0")), QString("conv1_conv_Conv_output_0"));
+        QCOMPARE(QString::fromStdString(pool.make("class")), QString("class_2"));
+        QCOMPARE(QString::fromStdString(pool.make("__class__")), QString("class_3"));
+        QCOMPARE(QString::fromStdString(pool.make("a-b")), QString("a_b"));
+        QCOMPARE(QString::fromStdString(pool.make("a.b")), QString("a_b_2"));
+        QCOMPARE(QString::fromStdString(pool.make("123")), QString("v_123"));
+        QCOMPARE(QString::fromStdString(pool.make("\xd0\xb2\n")), QString("v"));
+        QCOMPARE(QString::fromStdString(pool.make("")), QString("v_2"));
+        QCOMPARE(QString::fromStdString(codegen::quotedForComment("a\\\n*/\xc3\xa9")), QString("'a\\\\\\x0a*/\\xc3\\xa9'"));
+        QCOMPARE(QString::fromStdString(codegen::cppLiteral("\"?\\")), QString("\"\\\"\\?\\\\\\\\\""));
+        QCOMPARE(QString::fromStdString(codegen::pythonLiteral("'\"\n")), QString("\"'\\\"\\\\x0a\""));
+    }
+
+    void refusesInvalidSchedule()
+    {
+        const Model model = loadOnnx(test::sourcePath("resources/models/inception_sample.onnx").toStdString());
+        const Topology topo = buildTopology(model.graph);
+        const CostTable costs =
+            CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph), MachineConstants{}, EdgeCostParameters{});
+        Schedule s = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear").schedule;
+        std::reverse(s.clusters[0].begin(), s.clusters[0].end());  // breaks the global-order rule
+        CodegenRequest request;
+        request.model = &model;
+        request.topo = &topo;
+        request.schedule = &s;
+        request.outputDir = (work_ + "/invalid").toStdString();
+        try {
+            generateCode(request);
+            QFAIL("an invalid schedule was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(QString::fromStdString(e.message()).contains("invalid schedule"), e.what());
+        }
+        QVERIFY(!QDir(work_ + "/invalid").exists());
+    }
+
+    void refusesUnsupportedAndUnwritable()
+    {
+        // An operator the generators lack: a clear error naming it and the node, nothing written.
+        const QString model = work_ + "/unsupported.onnx";
+        {
+            OnnxBuilder u;
+            u.input("x", {4});
+            u.initializerInt64("k", {2});
+            u.node("TopK", {"x", "k"}, {"v", "i"}, "topk node");
+            u.output("v", {2});
+            QFile f(model);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const std::string bytes = u.bytes();
+            f.write(bytes.data(), qint64(bytes.size()));
+        }
+        const QString outDir = work_ + "/unsupported-out";
+        auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
+        QCOMPARE(r.exitCode, 7);
+        QVERIFY2(r.err.contains("TopK") && r.err.contains("topk node"), qPrintable(r.err));
+        QVERIFY(!QDir(outDir).exists());
+
+        // An output folder that cannot be made: Error(Io) naming it.
+        QFile blocker(work_ + "/a-file");
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        r = test::runCli({"export", test::sourcePath("resources/models/inception_sample.onnx"), "--lang", "cpp", "-o",
+                          blocker.fileName() + "/sub", "--machine", kMachine});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains(blocker.fileName()), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodegen)
+#include "tst_codegen.moc"
