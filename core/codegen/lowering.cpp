@@ -1,5 +1,6 @@
 #include "core/codegen/lowering.h"
 
+#include "core/ir/fused_ops.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
 
@@ -46,6 +47,9 @@ const FunctionName& functionName(const std::string& fn)
         {"softmax", {"torch.softmax", "at::softmax"}},
         {"permute", {"torch.permute", "at::permute"}},
         {"ones_like", {"torch.ones_like", "at::ones_like"}},
+        {"leaky_relu", {"torch.nn.functional.leaky_relu", "at::leaky_relu"}},
+        {"hardswish", {"torch.nn.functional.hardswish", "at::hardswish"}},
+        {"clamp", {"torch.clamp", "at::clamp"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -277,6 +281,24 @@ const std::map<std::string, Lowering>& lowerings()
     static const std::map<std::string, Lowering> table = [] {
         std::map<std::string, Lowering> r;
         r["Conv"] = conv;
+        // Ramiel's fused convolution (fuse-conv-activation): the convolution, then its activation.
+        r[kFusedConv] = [](const Context& c) {
+            const E y = conv(c);
+            const std::string act = c.node.attrString("activation", "");
+            const Attribute* p = c.node.attr("activation_params");
+            const std::vector<float> params = p ? p->floats : std::vector<float>{};
+            if (act == "Relu")
+                return E::call("relu", {y});
+            if (act == "Sigmoid")
+                return E::call("sigmoid", {y});
+            if (act == "HardSwish")
+                return E::call("hardswish", {y});
+            if (act == "LeakyRelu")
+                return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0])});
+            if (act == "Clip" && params.size() == 2)
+                return E::call("clamp", {y, E::real(params[0]), E::real(params[1])});
+            c.unsupported("activation '" + printable(act) + "'");
+        };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
         r["GlobalAveragePool"] = [](const Context& c) {
@@ -470,11 +492,12 @@ LoweredModel lowerModel(const Model& model)
             out.inputs.push_back(v);
     // Check every node first, so that one error names the first unsupported node by position.
     for (const Node& n : g.nodes()) {
-        if (!n.domain.empty() && n.domain != "ai.onnx")
+        const bool fused = n.domain == kRamielDomain && n.opType == kFusedConv;
+        if (!n.domain.empty() && n.domain != "ai.onnx" && !fused)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs()) {
+        if (!lowerings().count(n.opType) || n.hasSubgraphs() || (n.opType == kFusedConv && !fused)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;
