@@ -282,6 +282,19 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fold-constants,dce", 5, 5, {{"Shape", 1}}}},
+        // ConstantOfShape of 32 MiB -> ReduceSum -> Add: the sum folds, the large tensor is not
+        // embedded (it stays a node, which DCE then removes as nobody reads it).
+        {"fold-keeps-large-results-out",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1}).output("y", {1, 1, 1});
+              b.initializerInt64("shape", {2048, 2048, 2});
+              b.node("ConstantOfShape", {"shape"}, {"big"});
+              b.node("ReduceSum", {"big"}, {"s"});
+              b.node("Add", {"x", "s"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 3, 1, {{"Add", 1}}}},
         // Constant -> Cast(double) -> Cast(float) -> Add: the constant side folds.
         {"fold-constant-cast",
          {[] {
@@ -509,6 +522,8 @@ private Q_SLOTS:
         QCOMPARE(int(m.graph.nodeCount()), c.after);
         for (const auto& [op, k] : c.opsAfter)
             QCOMPARE(count(m, op), k);
+        for (const Value& v : m.graph.values())
+            QVERIFY2(!v.isConstant() || v.initializer->data.size() <= (16u << 20), v.name.c_str());
         // The graph's interface is unchanged.
         const Model original = load(c.build(), "original.onnx");
         QCOMPARE(m.graph.outputs().size(), original.graph.outputs().size());

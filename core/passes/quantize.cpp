@@ -312,7 +312,8 @@ public:
                 if (bias) {
                     std::vector<int32_t> b(bias->size());
                     for (size_t i = 0; i < b.size(); ++i)
-                        b[i] = int32_t(std::nearbyint(double((*bias)[i]) / (double(xScale) * double(wScale[i]))));
+                        b[i] = int32_t(std::clamp(std::nearbyint(double((*bias)[i]) / (double(xScale) * double(wScale[i]))),
+                                                  -2147483647.0, 2147483647.0));
                     q.inputs.push_back(
                         edit.addConstant(base + "_bias_int32", tensorOf(DataType::Int32, b, {int64_t(b.size())})));
                 }
@@ -367,7 +368,11 @@ public:
         stats.added = addedNodes;
         stats.detail = "quantized " + std::to_string(convs) + " convolutions and " + std::to_string(matmuls) +
                        " matrix products to int8 (calibrated on " + std::to_string(samples.size()) + " inputs)";
-        measure(model, original, samples, floatOutputs, stats);
+        try {
+            measure(model, original, samples, floatOutputs, stats);
+        } catch (const Error& e) {
+            stats.detail += "; not measured: " + e.message();
+        }
         return stats;
     }
 
