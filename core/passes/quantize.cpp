@@ -4,9 +4,10 @@
 //   - weights: int8, symmetric, one scale per output channel;
 //   - activations: uint8, asymmetric, ranges calibrated by running the float
 //     model on sample inputs (PassContext, or seeded random ones);
-//   - a value quantized once is reused by every quantized reader, and the
+//   - a value quantized once is reused by every quantized reader, MaxPool of
+//     an int8 value stays int8 (it commutes with quantization), and the
 //     DequantizeLinear after a quantized node goes when only quantized nodes
-//     read it, so chains of convolutions stay in int8.
+//     read it, so chains of convolutions and pools stay in int8.
 // A fused Relu (or Clip from 0) is exact in this form: its output range starts
 // at 0, so the zero point is 0 and uint8 saturation does the clamping.
 // The pass measures what it did: the output error against the float model on
@@ -257,8 +258,45 @@ public:
             return quantized[x] = {xq, s, z};
         };
 
-        for (const Candidate& c : candidates) {
-            const Node node = g.node(c.node);  // a copy: the graph grows below
+        std::map<NodeId, Kind> kindOf;
+        for (const Candidate& c : candidates)
+            kindOf[c.node] = c.kind;
+        int pools = 0;
+        for (NodeId id : topo.order) {
+            const Node node = g.node(id);  // a copy: the graph grows below
+            if (!kindOf.count(id)) {
+                // MaxPool commutes with quantization (same scale and zero point): a pooled int8
+                // value stays int8 for the convolutions after it.
+                const bool pool = node.opType == "MaxPool" && node.domain.empty() && node.outputs.size() == 1 &&
+                                  model.opsetVersion("") >= 12 &&  // MaxPool takes uint8 from opset 12
+                                  node.input(0) != kNone && quantized.count(node.input(0)) &&
+                                  node.attrInt("storage_order", 0) == 0 && node.attrInts("kernel_shape").size() == 2;
+                if (!pool)
+                    continue;
+                const Quantized in = quantized[node.input(0)];
+                const ValueId m = node.outputs[0];
+                const ValueId mq = edit.addValue(g.value(m).name + "_quantized", uint8Type(m));
+                edit.removeNode(id);
+                Node p = node;
+                p.id = kNone;
+                p.name = node.name + "_int8";
+                p.inputs = {in.value};
+                p.outputs = {mq};
+                p.implicitInputs.clear();
+                edit.addNode(std::move(p));
+                Node dq;
+                dq.name = node.name + "_dequantize";
+                dq.opType = "DequantizeLinear";
+                dq.opset = model.opsetVersion("");
+                dq.inputs = {mq, in.scale, in.zeroPoint};
+                dq.outputs = {m};
+                edit.addNode(std::move(dq));
+                ++addedNodes;
+                ++pools;
+                quantized[m] = {mq, in.scale, in.zeroPoint};
+                continue;
+            }
+            const Candidate c{id, kindOf[id]};
             const ValueId x = node.input(0), y = node.outputs[0];
             if (!ranges.count(x) || !ranges.count(y))
                 continue;
@@ -367,7 +405,8 @@ public:
         stats.fused = convs + matmuls;
         stats.added = addedNodes;
         stats.detail = "quantized " + std::to_string(convs) + " convolutions and " + std::to_string(matmuls) +
-                       " matrix products to int8 (calibrated on " + std::to_string(samples.size()) + " inputs)";
+                       " matrix products to int8 (" + std::to_string(pools) + " max-pools kept in int8; calibrated on " +
+                       std::to_string(samples.size()) + " inputs)";
         try {
             measure(model, original, samples, floatOutputs, stats);
         } catch (const Error& e) {
