@@ -554,6 +554,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("name");
         QTest::newRow("googlenet") << "googlenet";
         QTest::newRow("resnet18") << "resnet18";
+        // googlenet's features vanish with random weights (docs/passes.md); squeezenet has
+        // int8 concatenations and an output that depends on the input.
+        QTest::newRow("squeezenet1_0") << "squeezenet1_0";
     }
 
     // Int8: the top-1 class agrees with float on at least 9 of 10 seeded random

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ramiel::passes {
@@ -261,9 +262,65 @@ public:
         std::map<NodeId, Kind> kindOf;
         for (const Candidate& c : candidates)
             kindOf[c.node] = c.kind;
-        int pools = 0;
+        // A Concat whose inputs are all quantized convolutions' outputs runs in int8 when
+        // those outputs share one scale and zero point: the range of the Concat's output.
+        std::map<ValueId, Range> sharedRange;
+        std::set<NodeId> int8Concats;
+        if (model.opsetVersion("") >= 11) {
+            for (NodeId id : topo.order) {
+                const Node& n = g.node(id);
+                if (n.opType != "Concat" || !n.domain.empty() || n.outputs.size() != 1 || n.inputs.empty())
+                    continue;
+                bool ok = true;
+                Range all{0, 0};
+                for (ValueId v : n.inputs) {
+                    const NodeId p = v == kNone ? kNone : g.value(v).producer;
+                    ok = ok && p != kNone && kindOf.count(p) && kindOf[p] == Kind::Conv && ranges.count(v) &&
+                         !sharedRange.count(v) &&
+                         std::count(n.inputs.begin(), n.inputs.end(), v) == 1;
+                    if (ok)
+                        all = {std::min(all.lo, ranges[v].lo), std::max(all.hi, ranges[v].hi)};
+                }
+                if (!ok)
+                    continue;
+                for (ValueId v : n.inputs)
+                    sharedRange[v] = all;
+                int8Concats.insert(id);
+            }
+        }
+        int pools = 0, concats = 0;
         for (NodeId id : topo.order) {
             const Node node = g.node(id);  // a copy: the graph grows below
+            if (int8Concats.count(id)) {
+                bool ready = true;
+                for (ValueId v : node.inputs)
+                    ready = ready && quantized.count(v);
+                if (!ready)
+                    continue;  // an input stayed float: so does the Concat
+                const Quantized first = quantized[node.inputs[0]];
+                const ValueId out = node.outputs[0];
+                const ValueId oq = edit.addValue(g.value(out).name + "_quantized", uint8Type(out));
+                edit.removeNode(id);
+                Node cat = node;
+                cat.id = kNone;
+                cat.name = node.name + "_int8";
+                cat.inputs.clear();
+                for (ValueId v : node.inputs)
+                    cat.inputs.push_back(quantized[v].value);
+                cat.outputs = {oq};
+                edit.addNode(std::move(cat));
+                Node dq;
+                dq.name = node.name + "_dequantize";
+                dq.opType = "DequantizeLinear";
+                dq.opset = model.opsetVersion("");
+                dq.inputs = {oq, first.scale, first.zeroPoint};
+                dq.outputs = {out};
+                edit.addNode(std::move(dq));
+                ++addedNodes;
+                ++concats;
+                quantized[out] = {oq, first.scale, first.zeroPoint};
+                continue;
+            }
             if (!kindOf.count(id)) {
                 // MaxPool commutes with quantization (same scale and zero point): a pooled int8
                 // value stays int8 for the convolutions after it.
@@ -330,7 +387,7 @@ public:
             std::optional<std::vector<float>> bias;
             if (node.input(2) != kNone)
                 bias = floatsOf(*g.value(node.input(2)).initializer);
-            Range yRange = ranges[y];
+            Range yRange = sharedRange.count(y) ? sharedRange[y] : ranges[y];
             if (c.kind == Kind::Gemm && bias && !bias->empty()) {
                 const auto [bLo, bHi] = std::minmax_element(bias->begin(), bias->end());
                 yRange = {yRange.lo - *bHi, yRange.hi - *bLo};
@@ -405,7 +462,8 @@ public:
         stats.fused = convs + matmuls;
         stats.added = addedNodes;
         stats.detail = "quantized " + std::to_string(convs) + " convolutions and " + std::to_string(matmuls) +
-                       " matrix products to int8 (" + std::to_string(pools) + " max-pools kept in int8; calibrated on " +
+                       " matrix products to int8 (" + std::to_string(pools) + " max-pools and " + std::to_string(concats) +
+                       " concatenations kept in int8; calibrated on " +
                        std::to_string(samples.size()) + " inputs)";
         try {
             measure(model, original, samples, floatOutputs, stats);
