@@ -201,6 +201,7 @@ struct PassCase {
     int before = 0;
     int after = 0;
     std::map<std::string, int> opsAfter;  // op -> count expected after
+    double tolerance = 1e-5;              // largest relative output difference allowed
 };
 
 const std::map<std::string, PassCase>& passCases()
@@ -414,6 +415,37 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
+        // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
+        // DequantizeLinear (the requirements fuse the Relu first).
+        {"quantize",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 4, 4});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 4, 2);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"r1"});
+              auto& pool = b.node("MaxPool", {"r1"}, {"p1"});
+              OnnxBuilder::setInts(pool, "kernel_shape", {2, 2});
+              OnnxBuilder::setInts(pool, "strides", {2, 2});
+              conv(b, "conv2", "p1", "y");
+              return b;
+          },
+          "quantize", 4, 5, {{"QuantizeLinear", 1}, {"QLinearConv", 2}, {"MaxPool", 1}, {"DequantizeLinear", 1}},
+          0.05}},
+        // Must not fire: a Conv fused with Sigmoid (not exact in int8) and a MatMul of two inputs.
+        {"quantize-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("a", {2, 8}).input("m", {8, 4}).output("y1", {1, 4, 8, 8})
+                  .output("y2", {2, 4});
+              convParams(b, "conv1", 4, 3, 1);
+              conv(b, "conv1", "x", "c1");
+              b.node("Sigmoid", {"c1"}, {"y1"});
+              b.node("MatMul", {"a", "m"}, {"y2"});
+              return b;
+          },
+          "quantize", 3, 2, {{"FusedConv", 1}, {"QuantizeLinear", 0}, {"MatMul", 1}}}},
         // A branch that reaches no output, and an initializer nobody reads.
         {"dce",
          {[] {
@@ -540,13 +572,13 @@ private Q_SLOTS:
         const std::vector<Tensor> inputs = compiledOriginal->randomInputs(1, 7);
         const std::vector<Tensor> expected = runOnce(original, inputs);
         const double d = worstDifference(runOnce(m, inputs), expected);
-        QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
+        QVERIFY2(d < c.tolerance, qPrintable(QString::number(d)));
         const std::string bytes = exportOnnx(m);
         const std::string problem = checkerProblem(bytes);
         QVERIFY2(problem.empty(), problem.c_str());
         const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
         const double r = worstDifference(runOnce(reloaded, inputs), expected);
-        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+        QVERIFY2(r < c.tolerance, qPrintable(QString::number(r)));
     }
 
     void quantization_data()
