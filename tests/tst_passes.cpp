@@ -1,11 +1,13 @@
 // Graph optimization passes: the registry, each pass on a small hand-built
 // model with exact node counts (and a model where it must not fire), and the
 // default pipeline on the exported torchvision models.
+#include "core/analysis/cost_model.h"
 #include "core/ir/topology.h"
 #include "core/onnx/onnx_export.h"
 #include "core/onnx/onnx_import.h"
 #include "core/passes/registry.h"
 #include "core/runtime/runtime.h"
+#include "core/schedule/scheduler.h"
 #include "core/util/npy.h"
 #include "core/util/error.h"
 #include "onnx_builder.h"
@@ -690,6 +692,41 @@ private Q_SLOTS:
         QVERIFY2(doc.isObject(), qPrintable(json.out));
         QCOMPARE(doc.object()["nodesBefore"].toInt(), 82);
         QCOMPARE(doc.object()["nodesAfter"].toInt(), 39);
+    }
+
+    void parallelEqualsSerial_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("passes");
+        QTest::newRow("squeezenet1_0 default") << "squeezenet1_0" << "default";
+        QTest::newRow("googlenet int8") << "googlenet" << "default,quantize";
+    }
+
+    // Optimized models (fused and quantized kernels) run in parallel, with graph copies
+    // sharing each node's prepacked weights, exactly as they run serially.
+    void parallelEqualsSerial()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, passes);
+        Model m = loadOnnx(test::modelPath(name).toStdString());
+        passes::runPipeline(m, passes::parsePassList(passes.toStdString()), {});
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        auto compiled = runtime().compile(m);
+        for (const auto& [batch, degree] : std::vector<std::pair<int, int>>{{1, 1}, {4, 2}, {4, 4}}) {
+            compiled->setInputs(compiled->randomInputs(batch, 5));
+            compiled->serialExecutor(1)->run();
+            const std::vector<Tensor> serial = compiled->outputs();
+            const Schedule schedule =
+                planSchedule(SchedulingProblem::of(m.graph, topo, costs, 4, batch, degree), "linear").schedule;
+            auto parallel = compiled->parallelExecutor(schedule);
+            for (int run = 0; run < 5; ++run) {
+                parallel->run();
+                const double d = worstDifference(compiled->outputs(), serial);
+                QVERIFY2(d < 1e-5, qPrintable(QString("batch %1, d %2: %3").arg(batch).arg(degree).arg(d)));
+            }
+        }
     }
 
     void torchvision_data() { test::addTorchvisionRows(); }
