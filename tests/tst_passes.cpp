@@ -1,11 +1,13 @@
 // Graph optimization passes: the registry, each pass on a small hand-built
 // model with exact node counts (and a model where it must not fire), and the
 // default pipeline on the exported torchvision models.
+#include "core/analysis/cost_model.h"
 #include "core/ir/topology.h"
 #include "core/onnx/onnx_export.h"
 #include "core/onnx/onnx_import.h"
 #include "core/passes/registry.h"
 #include "core/runtime/runtime.h"
+#include "core/schedule/scheduler.h"
 #include "core/util/npy.h"
 #include "core/util/error.h"
 #include "onnx_builder.h"
@@ -201,6 +203,7 @@ struct PassCase {
     int before = 0;
     int after = 0;
     std::map<std::string, int> opsAfter;  // op -> count expected after
+    double tolerance = 1e-5;              // largest relative output difference allowed
 };
 
 const std::map<std::string, PassCase>& passCases()
@@ -282,6 +285,19 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fold-constants,dce", 5, 5, {{"Shape", 1}}}},
+        // ConstantOfShape of 32 MiB -> ReduceSum -> Add: the sum folds, the large tensor is not
+        // embedded (it stays a node, which DCE then removes as nobody reads it).
+        {"fold-keeps-large-results-out",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1}).output("y", {1, 1, 1});
+              b.initializerInt64("shape", {2048, 2048, 2});
+              b.node("ConstantOfShape", {"shape"}, {"big"});
+              b.node("ReduceSum", {"big"}, {"s"});
+              b.node("Add", {"x", "s"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 3, 1, {{"Add", 1}}}},
         // Constant -> Cast(double) -> Cast(float) -> Add: the constant side folds.
         {"fold-constant-cast",
          {[] {
@@ -401,6 +417,37 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
+        // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
+        // DequantizeLinear (the requirements fuse the Relu first).
+        {"quantize",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 4, 4});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 4, 2);
+              conv(b, "conv1", "x", "c1");
+              b.node("Relu", {"c1"}, {"r1"});
+              auto& pool = b.node("MaxPool", {"r1"}, {"p1"});
+              OnnxBuilder::setInts(pool, "kernel_shape", {2, 2});
+              OnnxBuilder::setInts(pool, "strides", {2, 2});
+              conv(b, "conv2", "p1", "y");
+              return b;
+          },
+          "quantize", 4, 5, {{"QuantizeLinear", 1}, {"QLinearConv", 2}, {"MaxPool", 1}, {"DequantizeLinear", 1}},
+          0.05}},
+        // Must not fire: a Conv fused with Sigmoid (not exact in int8) and a MatMul of two inputs.
+        {"quantize-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("a", {2, 8}).input("m", {8, 4}).output("y1", {1, 4, 8, 8})
+                  .output("y2", {2, 4});
+              convParams(b, "conv1", 4, 3, 1);
+              conv(b, "conv1", "x", "c1");
+              b.node("Sigmoid", {"c1"}, {"y1"});
+              b.node("MatMul", {"a", "m"}, {"y2"});
+              return b;
+          },
+          "quantize", 3, 2, {{"FusedConv", 1}, {"QuantizeLinear", 0}, {"MatMul", 1}}}},
         // A branch that reaches no output, and an initializer nobody reads.
         {"dce",
          {[] {
@@ -509,6 +556,8 @@ private Q_SLOTS:
         QCOMPARE(int(m.graph.nodeCount()), c.after);
         for (const auto& [op, k] : c.opsAfter)
             QCOMPARE(count(m, op), k);
+        for (const Value& v : m.graph.values())
+            QVERIFY2(!v.isConstant() || v.initializer->data.size() <= (16u << 20), v.name.c_str());
         // The graph's interface is unchanged.
         const Model original = load(c.build(), "original.onnx");
         QCOMPARE(m.graph.outputs().size(), original.graph.outputs().size());
@@ -525,13 +574,13 @@ private Q_SLOTS:
         const std::vector<Tensor> inputs = compiledOriginal->randomInputs(1, 7);
         const std::vector<Tensor> expected = runOnce(original, inputs);
         const double d = worstDifference(runOnce(m, inputs), expected);
-        QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
+        QVERIFY2(d < c.tolerance, qPrintable(QString::number(d)));
         const std::string bytes = exportOnnx(m);
         const std::string problem = checkerProblem(bytes);
         QVERIFY2(problem.empty(), problem.c_str());
         const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
         const double r = worstDifference(runOnce(reloaded, inputs), expected);
-        QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
+        QVERIFY2(r < c.tolerance, qPrintable(QString::number(r)));
     }
 
     void quantization_data()
@@ -539,6 +588,9 @@ private Q_SLOTS:
         QTest::addColumn<QString>("name");
         QTest::newRow("googlenet") << "googlenet";
         QTest::newRow("resnet18") << "resnet18";
+        // googlenet's features vanish with random weights (docs/passes.md); squeezenet has
+        // int8 concatenations and an output that depends on the input.
+        QTest::newRow("squeezenet1_0") << "squeezenet1_0";
     }
 
     // Int8: the top-1 class agrees with float on at least 9 of 10 seeded random
@@ -640,6 +692,41 @@ private Q_SLOTS:
         QVERIFY2(doc.isObject(), qPrintable(json.out));
         QCOMPARE(doc.object()["nodesBefore"].toInt(), 82);
         QCOMPARE(doc.object()["nodesAfter"].toInt(), 39);
+    }
+
+    void parallelEqualsSerial_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("passes");
+        QTest::newRow("squeezenet1_0 default") << "squeezenet1_0" << "default";
+        QTest::newRow("googlenet int8") << "googlenet" << "default,quantize";
+    }
+
+    // Optimized models (fused and quantized kernels) run in parallel, with graph copies
+    // sharing each node's prepacked weights, exactly as they run serially.
+    void parallelEqualsSerial()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, passes);
+        Model m = loadOnnx(test::modelPath(name).toStdString());
+        passes::runPipeline(m, passes::parsePassList(passes.toStdString()), {});
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        auto compiled = runtime().compile(m);
+        for (const auto& [batch, degree] : std::vector<std::pair<int, int>>{{1, 1}, {4, 2}, {4, 4}}) {
+            compiled->setInputs(compiled->randomInputs(batch, 5));
+            compiled->serialExecutor(1)->run();
+            const std::vector<Tensor> serial = compiled->outputs();
+            const Schedule schedule =
+                planSchedule(SchedulingProblem::of(m.graph, topo, costs, 4, batch, degree), "linear").schedule;
+            auto parallel = compiled->parallelExecutor(schedule);
+            for (int run = 0; run < 5; ++run) {
+                parallel->run();
+                const double d = worstDifference(compiled->outputs(), serial);
+                QVERIFY2(d < 1e-5, qPrintable(QString("batch %1, d %2: %3").arg(batch).arg(degree).arg(d)));
+            }
+        }
     }
 
     void torchvision_data() { test::addTorchvisionRows(); }

@@ -18,6 +18,8 @@ namespace ramiel::passes {
 
 namespace {
 
+constexpr int64_t kMaxFoldedBytes = int64_t(16) << 20;
+
 std::shared_ptr<Tensor> int64Tensor(const std::vector<int64_t>& values, std::vector<int64_t> dims)
 {
     auto t = std::make_shared<Tensor>();
@@ -130,9 +132,28 @@ public:
         }
 
         std::string skipped;
+        int tooLarge = 0;
         if (!runtimeNodes.empty()) {
             try {
                 evaluate(model, runtimeNodes, viaRuntime, known);
+                // A result much larger than what it is computed from stays a computation:
+                // folding it would bloat the model (ConstantOfShape, Expand, Tile, Range).
+                for (NodeId id : runtimeNodes) {
+                    const Node& n = g.node(id);
+                    int64_t in = 0, out = 0;
+                    for (ValueId v : n.inputs)
+                        if (v != kNone && known[size_t(v)])
+                            in += int64_t(known[size_t(v)]->data.size());
+                    for (ValueId v : n.outputs)
+                        if (v != kNone && known[size_t(v)])
+                            out += int64_t(known[size_t(v)]->data.size());
+                    if (out > kMaxFoldedBytes && out > in) {
+                        for (ValueId v : n.outputs)
+                            if (v != kNone)
+                                known[size_t(v)] = nullptr;
+                        ++tooLarge;
+                    }
+                }
             } catch (const Error& e) {
                 // Folding is an optimization: a node the runtime cannot evaluate stays a node.
                 for (NodeId id : runtimeNodes)
@@ -165,6 +186,9 @@ public:
         edit.commit();  // initializers only folded nodes read go with them
         stats.detail = "folded " + std::to_string(stats.removed) + " nodes (" + std::to_string(native) +
                        " without the runtime)" + skipped;
+        if (tooLarge)
+            stats.detail += "; " + std::to_string(tooLarge) + " nodes left unfolded: their results exceed " +
+                            std::to_string(kMaxFoldedBytes >> 20) + " MiB";
         return stats;
     }
 

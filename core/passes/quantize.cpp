@@ -4,9 +4,10 @@
 //   - weights: int8, symmetric, one scale per output channel;
 //   - activations: uint8, asymmetric, ranges calibrated by running the float
 //     model on sample inputs (PassContext, or seeded random ones);
-//   - a value quantized once is reused by every quantized reader, and the
+//   - a value quantized once is reused by every quantized reader, MaxPool of
+//     an int8 value stays int8 (it commutes with quantization), and the
 //     DequantizeLinear after a quantized node goes when only quantized nodes
-//     read it, so chains of convolutions stay in int8.
+//     read it, so chains of convolutions and pools stay in int8.
 // A fused Relu (or Clip from 0) is exact in this form: its output range starts
 // at 0, so the zero point is 0 and uint8 saturation does the clamping.
 // The pass measures what it did: the output error against the float model on
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ramiel::passes {
@@ -257,8 +259,101 @@ public:
             return quantized[x] = {xq, s, z};
         };
 
-        for (const Candidate& c : candidates) {
-            const Node node = g.node(c.node);  // a copy: the graph grows below
+        std::map<NodeId, Kind> kindOf;
+        for (const Candidate& c : candidates)
+            kindOf[c.node] = c.kind;
+        // A Concat whose inputs are all quantized convolutions' outputs runs in int8 when
+        // those outputs share one scale and zero point: the range of the Concat's output.
+        std::map<ValueId, Range> sharedRange;
+        std::set<NodeId> int8Concats;
+        if (model.opsetVersion("") >= 11) {
+            for (NodeId id : topo.order) {
+                const Node& n = g.node(id);
+                if (n.opType != "Concat" || !n.domain.empty() || n.outputs.size() != 1 || n.inputs.empty())
+                    continue;
+                bool ok = true;
+                Range all{0, 0};
+                for (ValueId v : n.inputs) {
+                    const NodeId p = v == kNone ? kNone : g.value(v).producer;
+                    ok = ok && p != kNone && kindOf.count(p) && kindOf[p] == Kind::Conv && ranges.count(v) &&
+                         !sharedRange.count(v) &&
+                         std::count(n.inputs.begin(), n.inputs.end(), v) == 1;
+                    if (ok)
+                        all = {std::min(all.lo, ranges[v].lo), std::max(all.hi, ranges[v].hi)};
+                }
+                if (!ok)
+                    continue;
+                for (ValueId v : n.inputs)
+                    sharedRange[v] = all;
+                int8Concats.insert(id);
+            }
+        }
+        int pools = 0, concats = 0;
+        for (NodeId id : topo.order) {
+            const Node node = g.node(id);  // a copy: the graph grows below
+            if (int8Concats.count(id)) {
+                bool ready = true;
+                for (ValueId v : node.inputs)
+                    ready = ready && quantized.count(v);
+                if (!ready)
+                    continue;  // an input stayed float: so does the Concat
+                const Quantized first = quantized[node.inputs[0]];
+                const ValueId out = node.outputs[0];
+                const ValueId oq = edit.addValue(g.value(out).name + "_quantized", uint8Type(out));
+                edit.removeNode(id);
+                Node cat = node;
+                cat.id = kNone;
+                cat.name = node.name + "_int8";
+                cat.inputs.clear();
+                for (ValueId v : node.inputs)
+                    cat.inputs.push_back(quantized[v].value);
+                cat.outputs = {oq};
+                edit.addNode(std::move(cat));
+                Node dq;
+                dq.name = node.name + "_dequantize";
+                dq.opType = "DequantizeLinear";
+                dq.opset = model.opsetVersion("");
+                dq.inputs = {oq, first.scale, first.zeroPoint};
+                dq.outputs = {out};
+                edit.addNode(std::move(dq));
+                ++addedNodes;
+                ++concats;
+                quantized[out] = {oq, first.scale, first.zeroPoint};
+                continue;
+            }
+            if (!kindOf.count(id)) {
+                // MaxPool commutes with quantization (same scale and zero point): a pooled int8
+                // value stays int8 for the convolutions after it.
+                const bool pool = node.opType == "MaxPool" && node.domain.empty() && node.outputs.size() == 1 &&
+                                  model.opsetVersion("") >= 12 &&  // MaxPool takes uint8 from opset 12
+                                  node.input(0) != kNone && quantized.count(node.input(0)) &&
+                                  node.attrInt("storage_order", 0) == 0 && node.attrInts("kernel_shape").size() == 2;
+                if (!pool)
+                    continue;
+                const Quantized in = quantized[node.input(0)];
+                const ValueId m = node.outputs[0];
+                const ValueId mq = edit.addValue(g.value(m).name + "_quantized", uint8Type(m));
+                edit.removeNode(id);
+                Node p = node;
+                p.id = kNone;
+                p.name = node.name + "_int8";
+                p.inputs = {in.value};
+                p.outputs = {mq};
+                p.implicitInputs.clear();
+                edit.addNode(std::move(p));
+                Node dq;
+                dq.name = node.name + "_dequantize";
+                dq.opType = "DequantizeLinear";
+                dq.opset = model.opsetVersion("");
+                dq.inputs = {mq, in.scale, in.zeroPoint};
+                dq.outputs = {m};
+                edit.addNode(std::move(dq));
+                ++addedNodes;
+                ++pools;
+                quantized[m] = {mq, in.scale, in.zeroPoint};
+                continue;
+            }
+            const Candidate c{id, kindOf[id]};
             const ValueId x = node.input(0), y = node.outputs[0];
             if (!ranges.count(x) || !ranges.count(y))
                 continue;
@@ -292,7 +387,7 @@ public:
             std::optional<std::vector<float>> bias;
             if (node.input(2) != kNone)
                 bias = floatsOf(*g.value(node.input(2)).initializer);
-            Range yRange = ranges[y];
+            Range yRange = sharedRange.count(y) ? sharedRange[y] : ranges[y];
             if (c.kind == Kind::Gemm && bias && !bias->empty()) {
                 const auto [bLo, bHi] = std::minmax_element(bias->begin(), bias->end());
                 yRange = {yRange.lo - *bHi, yRange.hi - *bLo};
@@ -312,7 +407,8 @@ public:
                 if (bias) {
                     std::vector<int32_t> b(bias->size());
                     for (size_t i = 0; i < b.size(); ++i)
-                        b[i] = int32_t(std::nearbyint(double((*bias)[i]) / (double(xScale) * double(wScale[i]))));
+                        b[i] = int32_t(std::clamp(std::nearbyint(double((*bias)[i]) / (double(xScale) * double(wScale[i]))),
+                                                  -2147483647.0, 2147483647.0));
                     q.inputs.push_back(
                         edit.addConstant(base + "_bias_int32", tensorOf(DataType::Int32, b, {int64_t(b.size())})));
                 }
@@ -366,8 +462,14 @@ public:
         stats.fused = convs + matmuls;
         stats.added = addedNodes;
         stats.detail = "quantized " + std::to_string(convs) + " convolutions and " + std::to_string(matmuls) +
-                       " matrix products to int8 (calibrated on " + std::to_string(samples.size()) + " inputs)";
-        measure(model, original, samples, floatOutputs, stats);
+                       " matrix products to int8 (" + std::to_string(pools) + " max-pools and " + std::to_string(concats) +
+                       " concatenations kept in int8; calibrated on " +
+                       std::to_string(samples.size()) + " inputs)";
+        try {
+            measure(model, original, samples, floatOutputs, stats);
+        } catch (const Error& e) {
+            stats.detail += "; not measured: " + e.message();
+        }
         return stats;
     }
 

@@ -112,7 +112,12 @@ PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, 
         }
         const int before = int(model.graph.nodeCount());
         const auto start = std::chrono::steady_clock::now();
-        PassStats stats = info.create()->run(model, context);
+        PassStats stats;
+        try {
+            stats = info.create()->run(model, context);
+        } catch (const Error& e) {
+            throw Error(e.kind(), e.file().empty() ? model.path : e.file(), "pass " + info.name + ": " + e.message());
+        }
         stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats.nodesBefore = before;
         stats.nodesAfter = int(model.graph.nodeCount());

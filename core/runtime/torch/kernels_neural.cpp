@@ -73,6 +73,13 @@ std::vector<int64_t> kernelFromWeight(const at::Tensor& w) { return std::vector<
 // ONNX's (and PyTorch's) ceil_mode rule: the last window must start inside the input or left padding.
 at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countIncludePad)
 {
+    // uint8 max-pooling (the quantize pass keeps pooled values in int8): libtorch's quantized
+    // max_pool2d, which skips padded cells like ONNX's -infinity padding.
+    if (max && x.scalar_type() == at::kByte && x.dim() == 4 && w.kernel.size() == 2 && w.symmetric() &&
+        w.padBegin[0] * 2 <= w.kernel[0] && w.padBegin[1] * 2 <= w.kernel[1]) {
+        const at::Tensor q = at::_make_per_tensor_quantized_tensor(x, 1.0, 0);
+        return at::max_pool2d(q, w.kernel, w.strides, w.padBegin, w.dilations, w.ceil).int_repr();
+    }
     if (!at::isFloatingType(x.scalar_type()))
         return pool(x.to(at::kDouble), w, max, countIncludePad).to(x.scalar_type());
     const size_t d = w.kernel.size();
