@@ -1,6 +1,7 @@
 // Ramiel Studio, driven through its widgets offscreen: opening, coloring by
 // cluster, find, export, run, compare and teaching mode.
 #include "app/studio/main_window.h"
+#include "views/code_export_dialog.h"
 #include "views/compare_view.h"
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
@@ -21,11 +22,15 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QPlainTextEdit>
+#include <QProcess>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -68,6 +73,12 @@ private:
         w->resize(1400, 900);
         w->show();
         return w;
+    }
+    // Saves what a widget shows into the build tree (build/screenshots), to look at.
+    static void keepScreenshot(QWidget* widget, const QString& name)
+    {
+        QDir().mkpath(RAMIEL_SCREENSHOT_DIR);
+        QVERIFY(widget->grab().save(QDir(RAMIEL_SCREENSHOT_DIR).filePath(name)));
     }
     // Every operator's box has the color of its cluster in the session's schedule.
     static void verifyClusterColors(MainWindow& w, int copy = 0)
@@ -289,6 +300,55 @@ private Q_SLOTS:
         }
     }
 
+    void exportCodeRunsAndMatches()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::sourcePath("resources/models/inception_sample.onnx")));
+        CodeExportDialog dialog(w->session()->analysis());
+        QSignalSpy preview(&dialog, &CodeExportDialog::previewReady);
+        QVERIFY(preview.wait(60000));
+        QCOMPARE(dialog.preview()->count(), 1);
+        QCOMPARE(dialog.preview()->tabText(0), QString("run.py"));
+        QVERIFY(qobject_cast<QPlainTextEdit*>(dialog.preview()->widget(0))->toPlainText().contains("def cluster_0"));
+        dialog.show();
+        keepScreenshot(&dialog, "studio-export-python.png");
+        dialog.languageBox()->setCurrentIndex(1);
+        QVERIFY(preview.wait(60000));
+        QCOMPARE(dialog.preview()->count(), 2);  // main.cpp, CMakeLists.txt
+        dialog.languageBox()->setCurrentIndex(0);
+        QVERIFY(preview.wait(60000));
+
+        QTemporaryDir dir;
+        dialog.folderEdit()->setText(dir.filePath("sample-py"));
+        QSignalSpy exported(&dialog, &CodeExportDialog::exported);
+        dialog.exportToFolder();
+        QVERIFY(exported.wait(60000));
+        QVERIFY(exported.first().first().toBool());
+        QProcess python;
+        python.setWorkingDirectory(dir.filePath("sample-py"));
+        python.start("/usr/bin/python3", {"run.py"});
+        QVERIFY(python.waitForFinished(180000));
+        const QString out = python.readAllStandardOutput();
+        QVERIFY2(python.exitCode() == 0, qPrintable(out + python.readAllStandardError()));
+        QVERIFY2(out.contains(" ok"), qPrintable(out));
+        QVERIFY(out.contains("parallel"));
+
+        // An unwritable folder: a clear error naming it, nothing lost.
+        QFile blocker(dir.filePath("file"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.write("keep");
+        blocker.close();
+        dialog.folderEdit()->setText(dir.filePath("file/code"));
+        exported.clear();
+        dialog.exportToFolder();
+        QVERIFY(exported.wait(60000));
+        QVERIFY(!exported.first().first().toBool());
+        QVERIFY(exported.first().at(1).toString().contains("file"));
+        QVERIFY(dialog.status()->text().startsWith("Export failed"));
+        QVERIFY(blocker.open(QIODevice::ReadOnly));
+        QCOMPARE(blocker.readAll(), QByteArray("keep"));
+    }
+
     void badFileKeepsThePreviousModel()
     {
         auto w = window();
@@ -336,6 +396,8 @@ private Q_SLOTS:
         QCOMPARE(run->serialPoints(), 5);
         QCOMPARE(run->parallelPoints(), 5);
         QVERIFY(run->hasProfile());
+        w->findChild<QDockWidget*>("run")->raise();
+        keepScreenshot(w.get(), "studio-run.png");
         // One click: the profile becomes the costs the schedule uses.
         QSignalSpy analysis(w->session(), &StudioSession::analysisChanged);
         run->useProfile();
@@ -357,6 +419,7 @@ private Q_SLOTS:
         QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
         QCOMPARE(c->analysis(1)->plan.schedule.algorithm, std::string("heft"));
         QVERIFY(c->table()->topLevelItemCount() > 5);
+        keepScreenshot(w.get(), "studio-compare.png");
         // Selection and zoom follow from one side to the other.
         const NodeId n = NodeId(50);
         c->scene(0)->selectNode(n);
@@ -390,6 +453,7 @@ private Q_SLOTS:
             for (NodeId n : expected[size_t(step)])
                 QVERIFY(w->scene()->itemOfNode(n)->critical());
         }
+        keepScreenshot(w.get(), "studio-teaching.png");
         t->previous();
         QCOMPARE(t->step(), 1);
         t->showStep(t->stepCount() - 1);  // the merge

@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
@@ -43,9 +44,8 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     QChart* chart = chart_->chart();
     chart->addSeries(serial_);
     chart->addSeries(parallel_);
-    xAxis_->setTitleText(tr("iteration"));
     xAxis_->setLabelFormat(QStringLiteral("%d"));
-    yAxis_->setTitleText(tr("latency (ms)"));
+    yAxis_->setTitleText(tr("ms"));
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     for (QLineSeries* s : {serial_, parallel_}) {
@@ -55,18 +55,24 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart_->setRenderHint(QPainter::Antialiasing);
-    chart_->setMinimumHeight(150);
+    chart_->setMinimumSize(260, 140);
 
-    auto* grid = new QGridLayout(this);
-    grid->addWidget(iterations_, 0, 0);
-    grid->addWidget(runButton_, 0, 1);
-    grid->addWidget(stopButton_, 0, 2);
-    grid->addWidget(profileButton_, 0, 3);
-    grid->addWidget(chart_, 1, 0, 1, 5);
-    grid->addWidget(summary_, 2, 0, 1, 5);
-    grid->addWidget(workers_, 3, 0, 1, 5);
-    grid->setColumnStretch(4, 1);
-    grid->setRowStretch(1, 1);
+    // Controls and figures on the left, the live chart filling the rest.
+    auto* controls = new QGridLayout;
+    controls->addWidget(iterations_, 0, 0);
+    controls->addWidget(runButton_, 0, 1);
+    controls->addWidget(stopButton_, 1, 1);
+    controls->addWidget(profileButton_, 1, 0);
+    controls->addWidget(summary_, 2, 0, 1, 2);
+    controls->addWidget(workers_, 3, 0, 1, 2);
+    controls->setRowStretch(4, 1);
+    auto* controlsWidget = new QWidget(this);
+    controlsWidget->setLayout(controls);
+    controlsWidget->setMaximumWidth(300);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(controlsWidget);
+    layout->addWidget(chart_, 1);
 
     connect(runButton_, &QPushButton::clicked, this, &RunPanel::start);
     connect(stopButton_, &QPushButton::clicked, this, &RunPanel::stop);
@@ -185,8 +191,8 @@ void RunPanel::updateSummary()
         return;
     const double s = median(serialTimes_), p = median(parallelTimes_);
     const double simulated = runAnalysis_ ? runAnalysis_->plan.simulation.makespan : 0;
-    summary_->setText(tr("%1 iterations: serial (1 thread) median %2, parallel median %3, speedup %4x; "
-                         "simulated makespan %5")
+    summary_->setText(tr("<b>%1 iterations</b><br>serial (1 thread): median %2<br>parallel: median %3<br>"
+                         "speedup <b>%4x</b><br>simulated makespan: %5")
                           .arg(serialTimes_.size())
                           .arg(formatSeconds(s), formatSeconds(p))
                           .arg(p > 0 ? s / p : 0, 0, 'f', 2)

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "views/code_export_dialog.h"
 #include "views/compare_view.h"
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
@@ -165,9 +166,10 @@ void MainWindow::createActions()
     updateRecentMenu();
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
-    QAction* exportSvg = exportMenu->addAction(tr("Graph as &SVG..."), this, [this] { exportImageDialog("svg"); });
-    exportSvg->setIconText(tr("Export"));
-    exportSvg->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    QAction* exportCode = exportMenu->addAction(tr("&Code (Python or C++)..."), this, &MainWindow::exportCodeDialog);
+    exportCode->setIconText(tr("Export Code"));
+    exportCode->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportMenu->addAction(tr("Graph as &SVG..."), this, [this] { exportImageDialog("svg"); });
     exportMenu->addAction(tr("Graph as &PNG..."), this, [this] { exportImageDialog("png"); });
     exportMenu->addAction(tr("Metrics and schedule as &JSON..."), this, &MainWindow::exportJsonDialog);
     file->addSeparator();
@@ -235,7 +237,13 @@ void MainWindow::createActions()
         panels->addAction(d->toggleViewAction());
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-    QAction* runAction = runMenu->addAction(tr("&Run Serial and Parallel"), run_, &RunPanel::start);
+    QAction* runAction = runMenu->addAction(tr("&Run Serial and Parallel"), this, [this] {
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("run"))) {
+            dock->show();
+            dock->raise();
+        }
+        run_->start();
+    });
     runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     runMenu->addAction(tr("&Stop"), run_, &RunPanel::stop);
     runMenu->addAction(tr("Use Profile as &Measured Costs"), run_, &RunPanel::useProfile);
@@ -260,7 +268,7 @@ void MainWindow::createActions()
     bar->addAction(critical);
     bar->addSeparator();
     bar->addAction(runAction);
-    bar->addAction(exportSvg);
+    bar->addAction(exportCode);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Ramiel Studio"), this, &MainWindow::showAbout);
@@ -459,6 +467,15 @@ void MainWindow::exportJson(const QString& path)
     } catch (const std::exception& e) {
         showError(path, QString::fromStdString(e.what()));
     }
+}
+
+void MainWindow::exportCodeDialog()
+{
+    if (!session_->analysis())
+        return;
+    auto* dialog = new CodeExportDialog(session_->analysis(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
 }
 
 void MainWindow::showAbout()
