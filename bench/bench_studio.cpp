@@ -3,7 +3,7 @@
 //   open -> drawn graph, per model (targets: googlenet < 2 s, inception_v3 < 3 s, densenet121 < 5 s)
 //   re-schedule after changing d on inception_v3, B = 4 (target < 300 ms)
 //   the longest UI-thread stall while opening densenet121 (target < 100 ms)
-// Usage: bench_studio MODELS_DIR [--machine FILE] [--repeat N]
+// Usage: bench_studio MODELS_DIR [--machine FILE] [--repeat N] [--no-passes]
 #include "app/studio/main_window.h"
 #include "views/graph_view.h"
 #include "views/studio_session.h"
@@ -95,6 +95,8 @@ int main(int argc, char** argv)
     parser.addPositionalArgument("models", "Folder with googlenet.onnx, inception_v3.onnx, densenet121.onnx");
     const QCommandLineOption machine("machine", "Machine constants JSON", "file");
     const QCommandLineOption repeat("repeat", "Repetitions (median reported)", "n", "3");
+    const QCommandLineOption noPasses("no-passes", "Show the graphs as in the files (no graph passes)");
+    parser.addOption(noPasses);
     parser.addOption(machine);
     parser.addOption(repeat);
     parser.addHelpOption();
@@ -108,10 +110,14 @@ int main(int argc, char** argv)
     MainWindow w;
     if (parser.isSet(machine))
         w.session()->setMachineFile(parser.value(machine));
+    if (parser.isSet(noPasses))
+        w.session()->setPasses({});
     w.resize(1440, 900);
     w.show();
 
-    std::printf("Ramiel Studio responsiveness (median of %d; %s platform)\n", n, qPrintable(QApplication::platformName()));
+    std::printf("Ramiel Studio responsiveness (median of %d; %s platform; %s)\n", n,
+                qPrintable(QApplication::platformName()),
+                parser.isSet(noPasses) ? "no graph passes" : "default graph passes");
     std::printf("%-14s %8s %10s %12s %14s\n", "model", "nodes", "open->drawn", "target", "max UI stall");
     const std::pair<const char*, double> targets[] = {{"googlenet", 2}, {"inception_v3", 3}, {"densenet121", 5}};
     for (const auto& [name, target] : targets) {
