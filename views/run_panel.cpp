@@ -163,6 +163,15 @@ void RunPanel::stop()
         *stop_ = true;
 }
 
+void RunPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    chart_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+}
+
 void RunPanel::onIteration(const RunIteration& it)
 {
     serialTimes_.push_back(it.serialSeconds);

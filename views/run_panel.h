@@ -54,6 +54,9 @@ Q_SIGNALS:
     void runFigures(const QList<QPair<QString, QString>>& figures);
     void finished(bool ok, const QString& message);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void onIteration(const RunIteration& it);
     void onDone(const QString& error, std::vector<double> profile);

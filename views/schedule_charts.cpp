@@ -154,10 +154,22 @@ LoadsChart::LoadsChart(QWidget* parent) : QWidget(parent), view_(new QChartView(
     layout->addWidget(view_);
 }
 
+void LoadsChart::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        setAnalysis(analysis_);
+}
+
 void LoadsChart::setAnalysis(std::shared_ptr<const Analysis> analysis)
 {
+    analysis_ = analysis;
     QChart* chart = view_->chart();
     chart->removeAllSeries();
+    // Follow the application's light or dark palette (before the bars get their cluster colors).
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->legend()->hide();
     for (QAbstractAxis* axis : chart->axes())
         chart->removeAxis(axis);
     bars_ = 0;

@@ -42,8 +42,12 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     int barCount() const { return bars_; }
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     QChartView* view_;
+    std::shared_ptr<const Analysis> analysis_;
     int bars_ = 0;
 };
 
