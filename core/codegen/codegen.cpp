@@ -201,6 +201,52 @@ Program buildProgram(const CodegenRequest& request)
     return p;
 }
 
+std::vector<std::vector<VarKey>> lastUses(const std::vector<std::vector<VarKey>>& usesByStatement,
+                                          const std::set<VarKey>& keep)
+{
+    std::map<VarKey, size_t> last;
+    for (size_t i = 0; i < usesByStatement.size(); ++i)
+        for (const VarKey& k : usesByStatement[i])
+            last[k] = i;
+    std::vector<std::vector<VarKey>> drops(usesByStatement.size());
+    for (const auto& [key, i] : last)
+        if (!keep.count(key))
+            drops[i].push_back(key);
+    return drops;
+}
+
+std::vector<std::vector<VarKey>> serialUses(const Program& p, std::vector<NodeId>* nodes)
+{
+    std::vector<std::vector<VarKey>> uses;
+    for (NodeId id : p.topo.order) {
+        if (p.low.nodeExpr[size_t(id)].kind == Expr::Kind::None)
+            continue;
+        nodes->push_back(id);
+        std::vector<VarKey> u;
+        for (ValueId v : p.model.graph.node(id).inputs)
+            if (v != kNone && !p.low.isConstant(v))
+                u.push_back({v, -1});
+        uses.push_back(u);
+    }
+    return uses;
+}
+
+std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster)
+{
+    std::vector<std::vector<VarKey>> uses;
+    for (const Step& st : p.clusters[cluster]) {
+        std::vector<VarKey> u;
+        if (st.kind == Step::Kind::Publish)
+            u.push_back({st.value, st.copy});
+        if (st.kind == Step::Kind::Compute)
+            for (ValueId v : p.model.graph.node(st.node).inputs)
+                if (v != kNone && !p.low.isConstant(v))
+                    u.push_back({v, st.copy});
+        uses.push_back(u);
+    }
+    return uses;
+}
+
 namespace {
 
 std::string weightsBlob(const Program& p, size_t* total)

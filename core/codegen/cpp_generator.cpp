@@ -89,6 +89,16 @@ std::string nodeComment(const Program& p, NodeId id, int copy, bool clone)
     return s + "\n";
 }
 
+std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
+{
+    if (vars.empty())
+        return {};
+    std::string s = "   ";
+    for (const VarKey& k : vars)
+        s += " " + p.var(k.first, k.second) + ".reset();";
+    return s + "\n";
+}
+
 }  // namespace
 
 std::string renderCMake(const Program&)
@@ -229,13 +239,17 @@ using Ints = std::vector<int64_t>;
     o << "// Every node in one topological order (the reference).\n"
       << "std::vector<at::Tensor> serial(const Weights& w, const std::vector<at::Tensor>& inputs)\n{\n";
     for (size_t k = 0; k < p.low.inputs.size(); ++k)
-        o << "    const at::Tensor " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "];\n";
-    for (NodeId id : p.topo.order) {
-        const Expr& e = p.low.nodeExpr[size_t(id)];
-        if (e.kind == Expr::Kind::None)
-            continue;
-        o << nodeComment(p, id, -1, false) << "    const at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = "
-          << serialR.expr(e) << ";\n";
+        o << "    at::Tensor " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "];\n";
+    // Each value is dropped after its last use (reset()), so memory is reused while hot.
+    std::vector<NodeId> nodes;
+    std::set<VarKey> keep;
+    for (ValueId v : g.outputs())
+        keep.insert({v, -1});
+    const auto serialDrops = lastUses(serialUses(p, &nodes), keep);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const NodeId id = nodes[i];
+        o << nodeComment(p, id, -1, false) << "    at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = "
+          << serialR.expr(p.low.nodeExpr[size_t(id)]) << ";\n" << dropLine(p, serialDrops[i]);
     }
     o << "    return {";
     for (size_t k = 0; k < g.outputs().size(); ++k) {
@@ -302,21 +316,23 @@ private:
           << " values, publishes " << publishes << ".\n"
           << "void cluster_" << c << "([[maybe_unused]] const Weights& w, [[maybe_unused]] const std::vector<at::Tensor>& inputs, "
           << "[[maybe_unused]] Slots& slots)\n{\n";
-        for (const Step& st : p.clusters[c]) {
+        const auto drops = lastUses(clusterUses(p, c), {});
+        for (size_t i = 0; i < p.clusters[c].size(); ++i) {
+            const Step& st = p.clusters[c][i];
             Renderer r{p, st.copy};
             switch (st.kind) {
             case Step::Kind::BindInput:
-                o << "    const at::Tensor " << p.var(st.value, st.copy) << " = inputs[" << st.input << "]";
+                o << "    at::Tensor " << p.var(st.value, st.copy) << " = inputs[" << st.input << "]";
                 if (s.degree > 1)
                     o << ".narrow(0, " << p.copyOffset[size_t(st.copy)] << ", " << s.subBatch[size_t(st.copy)] << ")";
                 o << ";\n";
                 break;
             case Step::Kind::Wait:
-                o << "    const at::Tensor " << p.var(st.value, st.copy) << " = slots.get(" << st.slot
+                o << "    at::Tensor " << p.var(st.value, st.copy) << " = slots.get(" << st.slot
                   << ");  // from cluster " << st.otherCluster << "\n";
                 break;
             case Step::Kind::Compute:
-                o << nodeComment(p, st.node, st.copy, st.clone) << "    const at::Tensor " << p.var(st.value, st.copy)
+                o << nodeComment(p, st.node, st.copy, st.clone) << "    at::Tensor " << p.var(st.value, st.copy)
                   << " = " << r.expr(p.low.nodeExpr[size_t(st.node)]) << ";\n";
                 break;
             case Step::Kind::Publish:
@@ -324,6 +340,7 @@ private:
                   << quotedForComment(g.value(st.value).name) << "\n";
                 break;
             }
+            o << dropLine(p, drops[i]);
         }
         o << "}\n\n";
     }
@@ -544,18 +561,28 @@ std::vector<at::Tensor> makeInputs(const std::vector<std::string>& files)
     return inputs;
 }
 
-template <typename F>
-double medianSeconds(F&& fn, int runs)
+double median(std::vector<double> v)
 {
-    fn();  // warm-up
-    std::vector<double> times;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Serial and parallel runs alternate, so that a change in the machine's load hits both.
+template <typename S, typename P>
+std::pair<double, double> medianSeconds(S&& serialRun, P&& parallelRun, int runs)
+{
+    serialRun();  // warm-up
+    parallelRun();
+    std::vector<double> s, p;
     for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        auto start = std::chrono::steady_clock::now();
+        serialRun();
+        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        start = std::chrono::steady_clock::now();
+        parallelRun();
+        p.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return {median(s), median(p)};
 }
 
 int run(int argc, char** argv)
@@ -605,13 +632,12 @@ int run(int argc, char** argv)
         std::printf("output %s: shape %s, max |serial - parallel| %.3g %s\n", kOutputs[k].first,
                     c10::str(b.sizes()).c_str(), diff, ok ? "ok" : "MISMATCH");
     }
-    const double serialSeconds = medianSeconds(
+    const auto [serialSeconds, parallelSeconds] = medianSeconds(
         [&] {
             c10::InferenceMode guard;
             serial(w, inputs);
         },
-        runs);
-    const double parallelSeconds = medianSeconds([&] { workers.run(inputs); }, runs);
+        [&] { workers.run(inputs); }, runs);
     std::string threads;
     for (int n : kThreads)
         threads += (threads.empty() ? "" : ", ") + std::to_string(n);

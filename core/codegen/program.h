@@ -8,6 +8,7 @@
 #include "core/codegen/names.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,16 @@ struct Program {
 };
 
 Program buildProgram(const CodegenRequest& request);
+
+// Variables to drop after each statement of a function body, so that memory is
+// reused while hot (as the runtime does): a value goes after its last use.
+using VarKey = std::pair<ValueId, int>;  // value, copy
+std::vector<std::vector<VarKey>> lastUses(const std::vector<std::vector<VarKey>>& usesByStatement,
+                                          const std::set<VarKey>& keep);
+// The uses of each statement of the serial function (nodes in topological order
+// with code) and of cluster c's steps.
+std::vector<std::vector<VarKey>> serialUses(const Program& p, std::vector<NodeId>* nodes);
+std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster);
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

@@ -88,6 +88,16 @@ std::string nodeComment(const Program& p, NodeId id, int copy, bool clone)
     return s + "\n";
 }
 
+std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
+{
+    if (vars.empty())
+        return {};
+    std::string s = "    del ";
+    for (size_t k = 0; k < vars.size(); ++k)
+        s += (k ? ", " : "") + p.var(vars[k].first, vars[k].second);
+    return s + "\n";
+}
+
 }  // namespace
 
 std::string renderPython(const Program& p, const std::string& command, size_t weightBytes)
@@ -173,13 +183,17 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     for (size_t k = 0; k < p.low.inputs.size(); ++k)
         if (usedSerially(p.low.inputs[k]))
             o << "    " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "]\n";
-    for (NodeId id : p.topo.order) {
-        const Expr& e = p.low.nodeExpr[size_t(id)];
-        if (e.kind == Expr::Kind::None)
-            continue;
+    // Each value is dropped after its last use ('del'), so memory is reused while hot.
+    std::vector<NodeId> nodes;
+    std::set<VarKey> keep;
+    for (ValueId v : g.outputs())
+        keep.insert({v, -1});
+    const auto serialDrops = lastUses(serialUses(p, &nodes), keep);
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const NodeId id = nodes[i];
         const ValueId out = g.node(id).outputs[0];
         o << nodeComment(p, id, -1, false) << "    " << (usedSerially(out) ? p.var(out, -1) : "_") << " = "
-          << serialR.expr(e) << "\n";
+          << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n" << dropLine(p, serialDrops[i]);
     }
     o << "    return [";
     for (size_t k = 0; k < g.outputs().size(); ++k) {
@@ -209,7 +223,9 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
                 for (ValueId v : g.node(st.node).inputs)
                     used.insert({v, st.copy});
         }
-        for (const Step& st : p.clusters[c]) {
+        const auto drops = lastUses(clusterUses(p, c), {});
+        for (size_t i = 0; i < p.clusters[c].size(); ++i) {
+            const Step& st = p.clusters[c][i];
             Renderer r{p, st.copy};
             const std::string name = quotedForComment(g.value(st.value).name);
             switch (st.kind) {
@@ -233,6 +249,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
                 o << "    slots[" << st.slot << "].put(" << p.var(st.value, st.copy) << ")  # " << name << "\n";
                 break;
             }
+            o << dropLine(p, drops[i]);
         }
         o << "\n\n";
     }
@@ -326,15 +343,17 @@ def parallel(w, inputs, pool):
     return inputs
 
 
-def median_seconds(fn, runs):
-    fn()  # warm-up
-    times = []
+def median_seconds(serial_run, parallel_run, runs):
+    """Serial and parallel runs alternate, so that a change in the machine's load hits both."""
+    serial_run()  # warm-up
+    parallel_run()
+    times = ([], [])
     for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2]
+        for fn, out in ((serial_run, times[0]), (parallel_run, times[1])):
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return [sorted(t)[len(t) // 2] for t in times]
 
 
 def main():
@@ -366,8 +385,7 @@ def main():
             with torch.inference_mode():
                 serial(w, inputs)
 
-        serial_s = median_seconds(run_serial, args.runs)
-        parallel_s = median_seconds(lambda: parallel(w, inputs, pool), args.runs)
+        serial_s, parallel_s = median_seconds(run_serial, lambda: parallel(w, inputs, pool), args.runs)
     print('serial   %.2f ms  (%d intra-op threads)' % (serial_s * 1e3, args.serial_threads))
     print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(CLUSTERS), THREADS))
     print('speedup  %.2fx' % (serial_s / parallel_s))
