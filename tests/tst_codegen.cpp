@@ -39,6 +39,7 @@ struct Variant {
     QString model;  // .onnx path
     int batch = 1;
     int degree = 1;
+    QString passes = {};  // graph passes before generation (the reference stays the unoptimized model)
 };
 
 struct ProcessResult {
@@ -160,9 +161,11 @@ class TestCodegen : public QObject {
     void exportTo(const QString& name, const QString& lang)
     {
         const Variant& v = variants_.at(name);
-        const auto r = test::runCli({"export", v.model, "--lang", lang, "-o", dir(name, lang), "-p", "2", "-b",
-                                     QString::number(v.batch), "-d", QString::number(v.degree), "--machine", kMachine},
-                                    300000);
+        QStringList args = {"export", v.model, "--lang", lang, "-o", dir(name, lang), "-p", "2", "-b",
+                            QString::number(v.batch), "-d", QString::number(v.degree), "--machine", kMachine};
+        if (!v.passes.isEmpty())
+            args << "--passes" << v.passes;
+        const auto r = test::runCli(args, 300000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
 
@@ -216,7 +219,7 @@ private Q_SLOTS:
     {
         QVERIFY(QDir().mkpath(work_));
         QFile::remove(marker());
-        for (const QString& stale : {"/invalid", "/unsupported-out", "/a-file"})
+        for (const char* stale : {"/invalid", "/unsupported-out", "/a-file"})
             QDir(work_ + stale).exists() ? void(QDir(work_ + stale).removeRecursively()) : void(QFile::remove(work_ + stale));
         QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
         const QString models = test::modelsDir();
@@ -224,6 +227,8 @@ private Q_SLOTS:
             variants_[m] = {m, test::modelPath(m), 1, 1};
         variants_["googlenet_b4_d2"] = {"googlenet_b4_d2", test::modelPath("googlenet"), 4, 2};
         variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
+        // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
+        variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};
         const QString hostile = work_ + "/hostile.onnx";
         QFile f(hostile);
         QVERIFY(f.open(QIODevice::WriteOnly));
