@@ -78,6 +78,7 @@ private:
     static void keepScreenshot(QWidget* widget, const QString& name)
     {
         QDir().mkpath(RAMIEL_SCREENSHOT_DIR);
+        QTest::qWait(300);  // deferred work: the minimap's render, the charts' layout
         QVERIFY(widget->grab().save(QDir(RAMIEL_SCREENSHOT_DIR).filePath(name)));
     }
     // Every operator's box has the color of its cluster in the session's schedule.
@@ -250,6 +251,8 @@ private Q_SLOTS:
         find->previous();
         QCOMPARE(w->scene()->selectedNode(), first);
         QCOMPARE(w->properties()->node(), first);
+        QVERIFY(w->properties()->tree()->topLevelItemCount() >= 5);  // operator, attributes, inputs, outputs, cost, schedule
+        keepScreenshot(w.get(), "studio-find-properties.png");
         // By (part of a) name.
         const Node& target = g.node(NodeId(g.nodeCount() / 2));
         find->edit()->setText(QString::fromStdString(target.name));

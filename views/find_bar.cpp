@@ -12,6 +12,7 @@ FindBar::FindBar(QWidget* parent) : QWidget(parent), edit_(new QLineEdit(this)),
 {
     edit_->setPlaceholderText(tr("Find a node by name or operator type"));
     edit_->setClearButtonEnabled(true);
+    count_->setMinimumWidth(count_->fontMetrics().horizontalAdvance(QStringLiteral("999 of 999")));
     auto* prev = new QToolButton(this);
     prev->setArrowType(Qt::UpArrow);
     prev->setToolTip(tr("Previous match (Shift+F3)"));
