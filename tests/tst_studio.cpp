@@ -17,6 +17,7 @@
 
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
+#include "core/schedule/scheduler.h"
 #include "test_support.h"
 
 #include <QApplication>
@@ -444,7 +445,11 @@ private Q_SLOTS:
         auto a = w->session()->analysis();
         const auto expected = linearClusters(*a->costs, 1);
         QCOMPARE(t->paths(), expected);
-        QCOMPARE(t->stepCount(), int(expected.size()) + 1);
+        MergeReport report;
+        clusterOneCopy(*a->costs, 1, a->settings.workers, &report);
+        QCOMPARE(t->merges(), report.steps);
+        QCOMPARE(int(report.steps.size()), int(expected.size()) - int(a->plan.schedule.clusters.size()));
+        QCOMPARE(t->stepCount(), int(expected.size() + report.steps.size()) + 1);
         QCOMPARE(t->step(), 0);
         for (int step = 0; step < 3; ++step) {
             if (step > 0)
@@ -459,7 +464,22 @@ private Q_SLOTS:
         keepScreenshot(w.get(), "studio-teaching.png");
         t->previous();
         QCOMPARE(t->step(), 1);
-        t->showStep(t->stepCount() - 1);  // the merge
+        // The merges, one at a time: linear cluster k is drawn in the color of
+        // the cluster its group merged into; each step leaves one group fewer.
+        std::vector<int> head(expected.size());
+        for (size_t k = 0; k < head.size(); ++k)
+            head[k] = int(k);
+        for (size_t j = 0; j < report.steps.size(); ++j) {
+            for (int& h : head)
+                if (h == report.steps[j].first)
+                    h = report.steps[j].second;
+            t->showStep(int(expected.size() + j));
+            QCOMPARE(std::set<int>(head.begin(), head.end()).size(), expected.size() - j - 1);
+            for (size_t k = 0; k < expected.size(); ++k)
+                for (NodeId n : expected[k])
+                    QCOMPARE(w->scene()->itemOfNode(n)->fill(), clusterColor(head[k]));
+        }
+        t->showStep(t->stepCount() - 1);  // the schedule as planned
         verifyClusterColors(*w);
         QVERIFY(t->description()->text().contains("merged"));
         t->exit();

@@ -4,6 +4,7 @@
 #include "metric_rows.h"
 
 #include "core/schedule/linear_clustering.h"
+#include "core/schedule/scheduler.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 namespace ramiel::studio {
 
@@ -66,10 +68,16 @@ void TeachingPanel::recompute()
     analysis_ = session_->analysis();
     paths_.clear();
     pathCost_.clear();
+    merges_.clear();
     if (!analysis_)
         return;
     const int samples = analysis_->plan.schedule.subBatch.empty() ? 1 : analysis_->plan.schedule.subBatch[0];
     paths_ = linearClusters(*analysis_->costs, samples);
+    // The merges linear scheduling makes of these clusters, in order (the same call it makes).
+    MergeReport report;
+    clusterOneCopy(*analysis_->costs, samples, analysis_->settings.workers, &report);
+    merges_ = report.steps;
+    freeMerges_ = report.freeMerges;
     for (const auto& path : paths_) {
         double cost = 0;
         for (NodeId n : path)
@@ -130,7 +138,52 @@ void TeachingPanel::showStep(int step)
     std::vector<int> clusters(nodes, -1);
     std::vector<NodeId> current;
     const int peeled = int(paths_.size());
-    if (step < peeled) {
+    const int merged = int(merges_.size());
+    if (step >= peeled && step < peeled + merged) {
+        // Groups after merges 0..j; each drawn in the color of the cluster it merged into.
+        const int j = step - peeled;
+        std::vector<int> head(paths_.size());
+        for (size_t k = 0; k < head.size(); ++k)
+            head[k] = int(k);
+        for (int m = 0; m <= j; ++m)
+            for (int& h : head)
+                if (h == merges_[size_t(m)].first)
+                    h = merges_[size_t(m)].second;
+        std::vector<NodeId> moved;
+        double movedCost = 0;
+        for (size_t k = 0; k < paths_.size(); ++k) {
+            for (NodeId n : paths_[k])
+                clusters[size_t(n)] = head[k];
+            if (head[k] == merges_[size_t(j)].second && int(k) != merges_[size_t(j)].second) {
+                // Only the clusters this step moved (they were in the `from` group before it).
+                int before = int(k);
+                for (int m = 0; m < j; ++m)
+                    if (before == merges_[size_t(m)].first)
+                        before = merges_[size_t(m)].second;
+                if (before == merges_[size_t(j)].first) {
+                    moved.insert(moved.end(), paths_[k].begin(), paths_[k].end());
+                    movedCost += pathCost_[k];
+                }
+            }
+        }
+        current = moved;
+        std::set<int> groups(head.begin(), head.end());
+        const bool free = j < freeMerges_;
+        text_->setText(tr("<b>Step %1 of %2</b>: merge %3 of %4. Cluster %5 (%6 node(s), %7) joins cluster %8%9. "
+                          "%10 clusters remain.")
+                           .arg(step + 1)
+                           .arg(stepCount())
+                           .arg(j + 1)
+                           .arg(merged)
+                           .arg(merges_[size_t(j)].first)
+                           .arg(moved.size())
+                           .arg(formatSeconds(movedCost))
+                           .arg(merges_[size_t(j)].second)
+                           .arg(free ? tr(": a free merge, their busy times never overlap")
+                                     : tr(": the lightest cluster joins the partner with the smallest simulated "
+                                          "makespan"))
+                           .arg(groups.size()));
+    } else if (step < peeled) {
         for (int k = 0; k <= step; ++k)
             for (NodeId n : paths_[size_t(k)])
                 clusters[size_t(n)] = k;
@@ -151,9 +204,10 @@ void TeachingPanel::showStep(int step)
     } else {
         clusters = analysis_->clusterOfNode[0];
         const MergeReport& m = analysis_->plan.merges;
-        text_->setText(tr("<b>Step %1 of %2</b>: %3 linear clusters merged into %4 for P = %5 (%6 free merges of "
-                          "clusters that never overlap in time, %7 guided by the simulated makespan). This is the "
-                          "%8 schedule.")
+        text_->setText(tr("<b>Step %1 of %2</b>: the schedule as planned: %3 linear clusters merged into %4 for "
+                          "P = %5 (%6 free merges of clusters that never overlap in time, %7 guided by the simulated "
+                          "makespan), numbered by load, with cloning and hyperclustering applied. Algorithm in use: "
+                          "%8.")
                            .arg(step + 1)
                            .arg(stepCount())
                            .arg(peeled)

@@ -1,6 +1,7 @@
 // Teaching mode: steps through linear clustering one peeled path at a time
-// (the heaviest path among the nodes not yet clustered), then shows the
-// clusters merged down to P workers. Drives the graph scene's overlay.
+// (the heaviest path among the nodes not yet clustered), then one merge at a
+// time down to P workers, then the schedule as planned. Drives the graph
+// scene's overlay.
 #pragma once
 
 #include "studio_session.h"
@@ -23,10 +24,12 @@ class TeachingPanel : public QWidget {
 public:
     TeachingPanel(StudioSession* session, GraphScene* scene, QWidget* parent = nullptr);
 
-    // Steps: one per linear cluster in the order it was peeled, then one for the merge.
-    int stepCount() const { return int(paths_.size()) + (paths_.empty() ? 0 : 1); }
+    // Steps: one per linear cluster in the order it was peeled, one per merge,
+    // and the planned schedule.
+    int stepCount() const { return paths_.empty() ? 0 : int(paths_.size() + merges_.size()) + 1; }
     int step() const { return step_; }
     const std::vector<std::vector<NodeId>>& paths() const { return paths_; }
+    const std::vector<std::pair<int32_t, int32_t>>& merges() const { return merges_; }
     QLabel* description() const { return text_; }
 
 public Q_SLOTS:
@@ -52,6 +55,8 @@ private:
     QTimer* timer_;
     std::vector<std::vector<NodeId>> paths_;
     std::vector<double> pathCost_;
+    std::vector<std::pair<int32_t, int32_t>> merges_;  // (from, into) linear clusters
+    int freeMerges_ = 0;
     std::shared_ptr<const Analysis> analysis_;
     int step_ = -1;  // -1: not teaching
 };

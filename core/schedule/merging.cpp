@@ -51,6 +51,7 @@ MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit)
     std::vector<char> active(k, 1);
     size_t activeCount = k;
     auto moveAll = [&](size_t from, size_t into) {
+        report.steps.emplace_back(int32_t(from), int32_t(into));
         for (InstanceId i : members[from])
             owner[size_t(i)] = int32_t(into);
         members[into].insert(members[into].end(), members[from].begin(), members[from].end());

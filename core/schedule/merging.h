@@ -4,12 +4,18 @@
 
 #include "core/schedule/schedule.h"
 
+#include <utility>
+#include <vector>
+
 namespace ramiel {
 
 struct MergeReport {
     int freeMerges = 0;    // clusters whose busy intervals did not overlap
     int guidedMerges = 0;  // lightest cluster into the best partner
     int rejected = 0;      // free-merge candidates the simulator turned down
+    // Every merge in the order it was made: cluster `from` joined the group
+    // holding cluster `into` (indices into the clusters given to mergeClusters).
+    std::vector<std::pair<int32_t, int32_t>> steps;
 };
 
 // First the free merges: clusters whose busy intervals in the simulated

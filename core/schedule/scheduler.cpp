@@ -31,6 +31,7 @@ std::vector<std::vector<NodeId>> clusterOneCopy(const CostTable& costs, int samp
         merges->freeMerges += m.freeMerges;
         merges->guidedMerges += m.guidedMerges;
         merges->rejected += m.rejected;
+        merges->steps.insert(merges->steps.end(), m.steps.begin(), m.steps.end());
     }
     const std::vector<double> loads = clusterLoads(s, costs);
     std::vector<size_t> byLoad(s.clusters.size());

@@ -55,7 +55,8 @@ Plan planSchedule(const SchedulingProblem& problem, const std::string& algorithm
 std::vector<int> threadsPerWorker(const Plan& plan, const CostTable& costs, int cores);
 
 // Linear clustering of one copy at `samples` per node, merged to at most
-// `workers` clusters; node lists heaviest first.
+// `workers` clusters; node lists heaviest first. `merges` gets the counts and
+// the merge steps, in terms of linearClusters' order.
 std::vector<std::vector<NodeId>> clusterOneCopy(const CostTable& costs, int samples, int workers,
                                                 MergeReport* merges = nullptr);
 
