@@ -478,6 +478,8 @@ private Q_SLOTS:
             for (size_t k = 0; k < expected.size(); ++k)
                 for (NodeId n : expected[k])
                     QCOMPARE(w->scene()->itemOfNode(n)->fill(), clusterColor(head[k]));
+            if (j == report.steps.size() / 2)
+                keepScreenshot(w.get(), "studio-teaching-merge.png");
         }
         t->showStep(t->stepCount() - 1);  // the schedule as planned
         verifyClusterColors(*w);

@@ -164,10 +164,11 @@ void GraphScene::selectNode(NodeId node)
         item->setSelected(true);
 }
 
-void GraphScene::setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current)
+void GraphScene::setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current, QString caption)
 {
     teachClusters_ = std::move(clusters);
     teachCurrent_ = std::move(current);
+    teachCaption_ = caption.isEmpty() ? tr("path peeled in this step") : caption;
     recolor();
 }
 
@@ -279,7 +280,7 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     const Analysis* a = analysis_.get();
     if (teachingOverlay()) {
         out.append({QColor(0xf2, 0xf2, 0xf2), tr("not clustered yet")});
-        out.append({QColor(0xc0, 0x1c, 0x28), tr("path peeled in this step")});
+        out.append({QColor(0xc0, 0x1c, 0x28), teachCaption_});
         return out;
     }
     switch (mode_) {

@@ -41,7 +41,7 @@ public:
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
     // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
     // drawn pale) with the nodes of `current` outlined, until cleared.
-    void setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current);
+    void setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current, QString caption = {});
     void clearTeachingOverlay();
     bool teachingOverlay() const { return !teachClusters_.empty(); }
     // Swatches and captions for the legend of the current color mode.
@@ -66,6 +66,7 @@ private:
     int copy_ = 0;
     std::vector<int> teachClusters_;
     std::vector<NodeId> teachCurrent_;
+    QString teachCaption_;
 };
 
 }  // namespace ramiel::studio

@@ -217,7 +217,9 @@ void TeachingPanel::showStep(int step)
                            .arg(m.guidedMerges)
                            .arg(QString::fromStdString(analysis_->settings.algorithm)));
     }
-    scene_->setTeachingOverlay(std::move(clusters), std::move(current));
+    const bool merging = step >= peeled && step < peeled + merged;
+    scene_->setTeachingOverlay(std::move(clusters), std::move(current),
+                               merging ? tr("clusters merged in this step") : QString());
     const QSignalBlocker block(slider_);
     slider_->setValue(step);
     prevButton_->setEnabled(step > 0);
