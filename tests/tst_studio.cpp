@@ -386,6 +386,19 @@ private Q_SLOTS:
                  w->session()->layout()->display.items.size());
     }
 
+    void settingsChangedWhileOpeningAreApplied()
+    {
+        auto w = window();
+        w->openFile(test::modelPath("inception_v3"));
+        ScheduleSettings s = w->session()->settings();
+        s.algorithm = "heft";
+        s.workers = 3;
+        w->session()->setSettings(s);  // while the model is still loading
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis() && w->session()->analysis()->settings == s, 60000);
+        QCOMPARE(w->session()->analysis()->prepared, w->session()->prepared());
+        verifyClusterColors(*w);
+    }
+
     void runUpdatesTheChart()
     {
         auto w = window();

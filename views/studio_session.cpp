@@ -239,6 +239,8 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
         measured_.clear();  // node ids changed
         Q_EMIT modelChanged();
         Q_EMIT analysisChanged();
+        if (analysis_->settings != settings_)  // the settings changed while this was being prepared
+            runAnalysis();
     });
 }
 
@@ -282,7 +284,7 @@ void StudioSession::runAnalysis()
         }
     });
     watch(this, future, [this, generation](const std::pair<std::shared_ptr<const Analysis>, QString>& r) {
-        if (generation != analysisGeneration_)
+        if (generation != analysisGeneration_ || (r.first && r.first->prepared != prepared_))
             return;
         if (!r.first) {
             Q_EMIT failed(prepared_ ? prepared_->path : QString(), r.second);
