@@ -56,14 +56,6 @@ void NodeItem::setCloneCount(int clones)
     }
 }
 
-void NodeItem::setDimmed(bool dimmed)
-{
-    if (dimmed != dimmed_) {
-        dimmed_ = dimmed;
-        update();
-    }
-}
-
 QRectF NodeItem::boundingRect() const { return rect_.adjusted(-5, -9, 9, 5); }
 
 QPainterPath NodeItem::shape() const
@@ -76,9 +68,7 @@ QPainterPath NodeItem::shape() const
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    QColor fill = fill_;
-    if (dimmed_)
-        fill = fill.lighter(135);
+    const QColor fill = fill_;
     const bool selected = isSelected();
     QPen pen(critical_ ? QColor(0x20, 0x20, 0x20) : QColor(0x60, 0x60, 0x60), critical_ ? 2.6 : 0.8);
     if (selected)

@@ -20,7 +20,6 @@ public:
     void setCritical(bool critical);
     bool critical() const { return critical_; }
     void setCloneCount(int clones);
-    void setDimmed(bool dimmed);
 
     QRectF boundingRect() const override;
     QPainterPath shape() const override;
@@ -34,7 +33,6 @@ private:
     QString subtitle_;
     QColor fill_ = QColor(0xee, 0xee, 0xee);
     bool critical_ = false;
-    bool dimmed_ = false;
     int clones_ = 0;
 };
 

@@ -195,7 +195,6 @@ void GraphScene::recolorTeaching()
             continue;
         const int c = teachClusters_[size_t(di.node)];
         items_[i]->setFill(c >= 0 ? clusterColor(c) : QColor(0xf2, 0xf2, 0xf2));
-        items_[i]->setDimmed(false);
         items_[i]->setCritical(current[size_t(di.node)] != 0);
         items_[i]->setCloneCount(0);
     }

@@ -4,7 +4,6 @@
 
 #include <QKeyEvent>
 #include <QPainter>
-#include <QScrollBar>
 #include <QTimer>
 #include <QWheelEvent>
 

@@ -23,7 +23,6 @@ namespace ramiel::studio {
 
 GanttChart::GanttChart(QWidget* parent) : QWidget(parent)
 {
-    setMouseTracking(false);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 

@@ -16,7 +16,6 @@ class QTabWidget;
 namespace ramiel::studio {
 
 class CompareView;
-class ExportDialog;
 class FindBar;
 class GanttChart;
 class GraphScene;
