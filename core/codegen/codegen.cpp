@@ -62,6 +62,43 @@ std::string formatReal(double v)
     return s;
 }
 
+std::string Renderer::expr(const Expr& e) const
+{
+    auto join = [&](const char* open, const char* close) {
+        std::string s = open;
+        for (size_t i = 0; i < e.args.size(); ++i)
+            s += (i ? ", " : "") + expr(e.args[i]);
+        return s + close;
+    };
+    switch (e.kind) {
+    case Expr::Kind::Value:
+        return p.low.isConstant(e.value) ? "w." + p.weightMember.at(e.value) : p.var(e.value, copy);
+    case Expr::Kind::Int: return std::to_string(e.i);
+    case Expr::Kind::Float: return syntax.real(e.f);
+    case Expr::Kind::Bool: return e.i ? syntax.trueWord : syntax.falseWord;
+    case Expr::Kind::Ints: return syntax.ints(e.ints);
+    case Expr::Kind::None: return syntax.none;
+    case Expr::Kind::List: return join(syntax.listOpen, syntax.listClose);
+    case Expr::Kind::Call: {
+        const FunctionName& f = functionName(e.fn);
+        return join((std::string(syntax.python ? f.python : f.cpp) + "(").c_str(), ")");
+    }
+    case Expr::Kind::Method: return expr(e.args[0]) + "." + e.fn + "()";
+    }
+    return syntax.none;
+}
+
+std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int copy, bool clone)
+{
+    const Node& n = p.model.graph.node(id);
+    std::string s = std::string("    ") + syntax.comment + " " + asciiDisplay(n.opType) + " " + quotedForComment(n.name);
+    if (p.schedule.degree > 1 && copy >= 0)
+        s += ", copy " + std::to_string(copy);
+    if (clone)
+        s += " (clone: also computed by its owner)";
+    return s + "\n";
+}
+
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes)
 {
     std::vector<WeightEntry> entries;

@@ -46,48 +46,7 @@ std::string real(double v)
     return s;
 }
 
-struct Renderer {
-    const Program& p;
-    int copy;
-
-    std::string expr(const Expr& e) const
-    {
-        switch (e.kind) {
-        case Expr::Kind::Value:
-            return p.low.isConstant(e.value) ? "w." + p.weightMember.at(e.value) : p.var(e.value, copy);
-        case Expr::Kind::Int: return std::to_string(e.i);
-        case Expr::Kind::Float: return real(e.f);
-        case Expr::Kind::Bool: return e.i ? "true" : "false";
-        case Expr::Kind::Ints: return ints(e.ints);
-        case Expr::Kind::None: return "{}";
-        case Expr::Kind::List: {
-            std::string s = "{";
-            for (size_t i = 0; i < e.args.size(); ++i)
-                s += (i ? ", " : "") + expr(e.args[i]);
-            return s + "}";
-        }
-        case Expr::Kind::Call: {
-            std::string s = std::string(functionName(e.fn).cpp) + "(";
-            for (size_t i = 0; i < e.args.size(); ++i)
-                s += (i ? ", " : "") + expr(e.args[i]);
-            return s + ")";
-        }
-        case Expr::Kind::Method: return expr(e.args[0]) + "." + e.fn + "()";
-        }
-        return "{}";
-    }
-};
-
-std::string nodeComment(const Program& p, NodeId id, int copy, bool clone)
-{
-    const Node& n = p.model.graph.node(id);
-    std::string s = "    // " + asciiDisplay(n.opType) + " " + quotedForComment(n.name);
-    if (p.schedule.degree > 1 && copy >= 0)
-        s += ", copy " + std::to_string(copy);
-    if (clone)
-        s += " (clone: also computed by its owner)";
-    return s + "\n";
-}
+const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
@@ -235,7 +194,7 @@ using Ints = std::vector<int64_t>;
     o << "};\n\n";
 
     // Serial.
-    Renderer serialR{p, -1};
+    Renderer serialR{p, kSyntax, -1};
     o << "// Every node in one topological order (the reference).\n"
       << "std::vector<at::Tensor> serial(const Weights& w, const std::vector<at::Tensor>& inputs)\n{\n";
     for (size_t k = 0; k < p.low.inputs.size(); ++k)
@@ -248,7 +207,7 @@ using Ints = std::vector<int64_t>;
     const auto serialDrops = lastUses(serialUses(p, &nodes), keep);
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeId id = nodes[i];
-        o << nodeComment(p, id, -1, false) << "    at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = "
+        o << nodeComment(p, kSyntax, id, -1, false) << "    at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = "
           << serialR.expr(p.low.nodeExpr[size_t(id)]) << ";\n" << dropLine(p, serialDrops[i]);
     }
     o << "    return {";
@@ -319,7 +278,7 @@ private:
         const auto drops = lastUses(clusterUses(p, c), {});
         for (size_t i = 0; i < p.clusters[c].size(); ++i) {
             const Step& st = p.clusters[c][i];
-            Renderer r{p, st.copy};
+            Renderer r{p, kSyntax, st.copy};
             switch (st.kind) {
             case Step::Kind::BindInput:
                 o << "    at::Tensor " << p.var(st.value, st.copy) << " = inputs[" << st.input << "]";
@@ -332,7 +291,7 @@ private:
                   << ");  // from cluster " << st.otherCluster << "\n";
                 break;
             case Step::Kind::Compute:
-                o << nodeComment(p, st.node, st.copy, st.clone) << "    at::Tensor " << p.var(st.value, st.copy)
+                o << nodeComment(p, kSyntax, st.node, st.copy, st.clone) << "    at::Tensor " << p.var(st.value, st.copy)
                   << " = " << r.expr(p.low.nodeExpr[size_t(st.node)]) << ";\n";
                 break;
             case Step::Kind::Publish:

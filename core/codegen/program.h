@@ -69,6 +69,31 @@ std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster);
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double
 
+// What differs between the languages when an expression or a comment is written.
+struct Syntax {
+    bool python;  // function names from FunctionName::python, else ::cpp
+    const char* trueWord;
+    const char* falseWord;
+    const char* none;
+    const char* listOpen;
+    const char* listClose;
+    const char* comment;  // line comment marker
+    std::string (*ints)(const std::vector<int64_t>&);
+    std::string (*real)(double);
+};
+
+// Writes lowered expressions for one graph copy (-1: the serial code).
+struct Renderer {
+    const Program& p;
+    const Syntax& syntax;
+    int copy;
+
+    std::string expr(const Expr& e) const;
+};
+
+// "    // Conv 'name', copy 1 (clone: ...)" with the language's comment marker.
+std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int copy, bool clone);
+
 // The generated files' text.
 std::string renderPython(const Program& p, const std::string& command, size_t weightBytes);
 std::string renderCpp(const Program& p, const std::string& command, size_t weightBytes);

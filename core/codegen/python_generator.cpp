@@ -45,48 +45,7 @@ std::string real(double v)
     return s;
 }
 
-struct Renderer {
-    const Program& p;
-    int copy;  // -1: serial
-
-    std::string expr(const Expr& e) const
-    {
-        switch (e.kind) {
-        case Expr::Kind::Value:
-            return p.low.isConstant(e.value) ? "w." + p.weightMember.at(e.value) : p.var(e.value, copy);
-        case Expr::Kind::Int: return std::to_string(e.i);
-        case Expr::Kind::Float: return real(e.f);
-        case Expr::Kind::Bool: return e.i ? "True" : "False";
-        case Expr::Kind::Ints: return ints(e.ints);
-        case Expr::Kind::None: return "None";
-        case Expr::Kind::List: {
-            std::string s = "[";
-            for (size_t i = 0; i < e.args.size(); ++i)
-                s += (i ? ", " : "") + expr(e.args[i]);
-            return s + "]";
-        }
-        case Expr::Kind::Call: {
-            std::string s = std::string(functionName(e.fn).python) + "(";
-            for (size_t i = 0; i < e.args.size(); ++i)
-                s += (i ? ", " : "") + expr(e.args[i]);
-            return s + ")";
-        }
-        case Expr::Kind::Method: return expr(e.args[0]) + "." + e.fn + "()";
-        }
-        return "None";
-    }
-};
-
-std::string nodeComment(const Program& p, NodeId id, int copy, bool clone)
-{
-    const Node& n = p.model.graph.node(id);
-    std::string s = "    # " + asciiDisplay(n.opType) + " " + quotedForComment(n.name);
-    if (p.schedule.degree > 1 && copy >= 0)
-        s += ", copy " + std::to_string(copy);
-    if (clone)
-        s += " (clone: also computed by its owner)";
-    return s + "\n";
-}
+const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
@@ -176,7 +135,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     o << "]\n\n\n";
 
     // Serial.
-    Renderer serialR{p, -1};
+    Renderer serialR{p, kSyntax, -1};
     o << "def serial(w, inputs):\n    \"\"\"Every node in one topological order (the reference).\"\"\"\n";
     // A value nothing reads is assigned to '_' (pyflakes reports unused variables).
     auto usedSerially = [&](ValueId v) { return !g.value(v).consumers.empty() || g.value(v).isGraphOutput; };
@@ -192,7 +151,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeId id = nodes[i];
         const ValueId out = g.node(id).outputs[0];
-        o << nodeComment(p, id, -1, false) << "    " << (usedSerially(out) ? p.var(out, -1) : "_") << " = "
+        o << nodeComment(p, kSyntax, id, -1, false) << "    " << (usedSerially(out) ? p.var(out, -1) : "_") << " = "
           << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n" << dropLine(p, serialDrops[i]);
     }
     o << "    return [";
@@ -226,7 +185,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
         const auto drops = lastUses(clusterUses(p, c), {});
         for (size_t i = 0; i < p.clusters[c].size(); ++i) {
             const Step& st = p.clusters[c][i];
-            Renderer r{p, st.copy};
+            Renderer r{p, kSyntax, st.copy};
             const std::string name = quotedForComment(g.value(st.value).name);
             switch (st.kind) {
             case Step::Kind::BindInput:
@@ -241,7 +200,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
                   << st.otherCluster << "\n";
                 break;
             case Step::Kind::Compute:
-                o << nodeComment(p, st.node, st.copy, st.clone) << "    "
+                o << nodeComment(p, kSyntax, st.node, st.copy, st.clone) << "    "
                   << (used.count({st.value, st.copy}) ? p.var(st.value, st.copy) : "_") << " = "
                   << r.expr(p.low.nodeExpr[size_t(st.node)]) << "\n";
                 break;
