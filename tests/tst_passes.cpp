@@ -105,19 +105,7 @@ onnx::NodeProto& conv(OnnxBuilder& b, const std::string& prefix, const std::stri
 
 Model load(const OnnxBuilder& b, const std::string& name) { return loadOnnxFromBytes(b.bytes(), name, {}); }
 
-// Largest |a - b| relative to the largest |b| (random-weight models reach large magnitudes).
-double relativeDifference(const Tensor& a, const Tensor& b)
-{
-    const auto x = a.toDoubles(), y = b.toDoubles();
-    if (!x || !y || x->size() != y->size() || a.dims != b.dims)
-        return INFINITY;
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < x->size(); ++i) {
-        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
-        scale = std::max(scale, std::abs((*y)[i]));
-    }
-    return diff / std::max(scale, 1e-30);
-}
+using test::relativeDifference;
 
 std::vector<Tensor> runOnce(const Model& m, const std::vector<Tensor>& inputs)
 {

@@ -20,19 +20,7 @@ using ramiel::test::OnnxBuilder;
 
 namespace {
 
-// Largest |a - b| relative to the largest |b| (random-weight models reach large magnitudes).
-double relativeDifference(const Tensor& a, const Tensor& b)
-{
-    const auto x = a.toDoubles(), y = b.toDoubles();
-    if (!x || !y || x->size() != y->size())
-        return INFINITY;
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < x->size(); ++i) {
-        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
-        scale = std::max(scale, std::abs((*y)[i]));
-    }
-    return diff / std::max(scale, 1e-30);
-}
+using test::relativeDifference;
 
 struct Loaded {
     Model model;

@@ -1,5 +1,8 @@
 #include "test_support.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QProcess>
 #include <QtTest>
 
@@ -82,6 +85,19 @@ QStringList nodeNames(const Graph& g, const std::vector<NodeId>& ids)
     for (NodeId id : ids)
         out << QString::fromStdString(g.node(id).name);
     return out;
+}
+
+double relativeDifference(const Tensor& a, const Tensor& b)
+{
+    const auto x = a.toDoubles(), y = b.toDoubles();
+    if (!x || !y || x->size() != y->size() || a.dims != b.dims)
+        return INFINITY;
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < x->size(); ++i) {
+        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
+        scale = std::max(scale, std::abs((*y)[i]));
+    }
+    return diff / std::max(scale, 1e-30);
 }
 
 }  // namespace ramiel::test

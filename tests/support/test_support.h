@@ -41,6 +41,10 @@ struct SpecGraph {
 };
 SpecGraph graphFromSpec(const std::string& spec);
 
+// Largest |a - b| relative to the largest |b| (random-weight models reach
+// large magnitudes); infinite when the shapes or element counts differ.
+double relativeDifference(const Tensor& a, const Tensor& b);
+
 // Node names of a list of ids.
 QStringList nodeNames(const Graph& g, const std::vector<NodeId>& ids);
 
