@@ -1,6 +1,7 @@
 #include "core/codegen/lowering.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/window.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
 
@@ -136,61 +137,25 @@ struct Context {
     }
 };
 
-struct Window {
-    std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd;
-    bool ceil = false;
-    bool symmetric() const { return padBegin == padEnd; }
-    std::vector<int64_t> atenPads() const  // last dimension first
-    {
-        std::vector<int64_t> p;
-        for (size_t i = padBegin.size(); i-- > 0;) {
-            p.push_back(padBegin[i]);
-            p.push_back(padEnd[i]);
-        }
-        return p;
-    }
-};
-
-// As windowOf() in kernels_neural.cpp, with the spatial sizes from inferred shapes.
+// The node's window (core/ir/window.h, as the runtime reads it), refusing what
+// code generation cannot resolve: mismatched ranks and unknown sizes under auto_pad.
 Window windowOf(const Context& c, const std::vector<int64_t>& kernel)
 {
-    const Node& n = c.node;
-    Window w;
     const size_t d = kernel.size();
-    w.kernel = kernel;
-    w.strides = n.attrInts("strides");
-    w.dilations = n.attrInts("dilations");
-    if (w.strides.empty())
-        w.strides.assign(d, 1);
-    if (w.dilations.empty())
-        w.dilations.assign(d, 1);
-    if (w.strides.size() != d || w.dilations.size() != d)
-        c.unsupported("strides or dilations do not match the kernel's rank");
-    w.ceil = n.attrInt("ceil_mode", 0) != 0;
-    const std::string autoPad = n.attrString("auto_pad", "NOTSET");
-    const auto pads = n.attrInts("pads");
-    w.padBegin.assign(d, 0);
-    w.padEnd.assign(d, 0);
+    std::vector<int64_t> spatial;
+    const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
         const auto x = c.dims(c.in(0));
         if (x.size() != d + 2)
             c.unsupported("the input's rank does not match the kernel's");
-        for (size_t i = 0; i < d; ++i) {
-            const int64_t size = x[i + 2];
+        spatial.assign(x.begin() + 2, x.end());
+        for (int64_t size : spatial)
             if (size < 0)
                 c.unsupported("auto_pad needs known spatial sizes (fix input sizes with --shape)");
-            const int64_t outSize = (size + w.strides[i] - 1) / w.strides[i];
-            const int64_t total =
-                std::max<int64_t>(0, (outSize - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - size);
-            w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            w.padEnd[i] = total - w.padBegin[i];
-        }
-    } else if (autoPad != "VALID" && pads.size() == 2 * d) {
-        for (size_t i = 0; i < d; ++i) {
-            w.padBegin[i] = pads[i];
-            w.padEnd[i] = pads[i + d];
-        }
     }
+    Window w = ramiel::windowOf(c.node, kernel, spatial);
+    if (w.strides.size() != d || w.dilations.size() != d)
+        c.unsupported("strides or dilations do not match the kernel's rank");
     return w;
 }
 

@@ -2,6 +2,7 @@
 #include "core/runtime/torch/kernel.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/window.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -14,59 +15,7 @@ namespace ramiel {
 
 namespace {
 
-struct Window {
-    std::vector<int64_t> kernel, strides, dilations, padBegin, padEnd;
-    bool ceil = false;
-    bool symmetric() const { return padBegin == padEnd; }
-};
-
-// Kernel size, strides, dilations and pads of a convolution or pooling node,
-// with auto_pad resolved for the given spatial input sizes.
-Window windowOf(const Node& n, const std::vector<int64_t>& kernel, const std::vector<int64_t>& spatial)
-{
-    Window w;
-    const size_t d = kernel.size();
-    w.kernel = kernel;
-    w.strides = n.attrInts("strides");
-    w.dilations = n.attrInts("dilations");
-    if (w.strides.empty())
-        w.strides.assign(d, 1);
-    if (w.dilations.empty())
-        w.dilations.assign(d, 1);
-    w.ceil = n.attrInt("ceil_mode", 0) != 0;
-    const std::string autoPad = n.attrString("auto_pad", "NOTSET");
-    const auto pads = n.attrInts("pads");
-    w.padBegin.assign(d, 0);
-    w.padEnd.assign(d, 0);
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-        for (size_t i = 0; i < d; ++i) {
-            const int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
-            const int64_t total =
-                std::max<int64_t>(0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] + 1 - spatial[i]);
-            w.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-            w.padEnd[i] = total - w.padBegin[i];
-        }
-    } else if (autoPad != "VALID" && pads.size() == 2 * d) {
-        for (size_t i = 0; i < d; ++i) {
-            w.padBegin[i] = pads[i];
-            w.padEnd[i] = pads[i + d];
-        }
-    }
-    return w;
-}
-
 std::vector<int64_t> spatialSizes(const at::Tensor& x) { return std::vector<int64_t>(x.sizes().begin() + 2, x.sizes().end()); }
-
-// constant_pad_nd's pad list: last dimension first.
-std::vector<int64_t> atenPads(const Window& w)
-{
-    std::vector<int64_t> p;
-    for (size_t i = w.padBegin.size(); i-- > 0;) {
-        p.push_back(w.padBegin[i]);
-        p.push_back(w.padEnd[i]);
-    }
-    return p;
-}
 
 std::vector<int64_t> kernelFromWeight(const at::Tensor& w) { return std::vector<int64_t>(w.sizes().begin() + 2, w.sizes().end()); }
 
@@ -89,7 +38,7 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     for (size_t i = 0; i < d && !padded; ++i)
         padded = w.padBegin[i] * 2 > w.kernel[i];  // ATen allows at most half the kernel
     if (padded)
-        input = at::constant_pad_nd(x, atenPads(w), max ? -std::numeric_limits<double>::infinity() : 0.0);
+        input = at::constant_pad_nd(x, w.atenPads(), max ? -std::numeric_limits<double>::infinity() : 0.0);
     else
         pad = w.padBegin;
     auto run = [&](const at::Tensor& t, bool include) -> at::Tensor {
@@ -105,7 +54,7 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     if (max || !padded || countIncludePad)
         return run(input, countIncludePad);
     // Explicit padding but padded cells must not count: divide by the window's real cell count.
-    const at::Tensor ones = at::constant_pad_nd(at::ones_like(x), atenPads(w), 0.0);
+    const at::Tensor ones = at::constant_pad_nd(at::ones_like(x), w.atenPads(), 0.0);
     return run(input, true) / run(ones, true);
 }
 
@@ -130,7 +79,7 @@ Kernel convKernel(const KernelContext& c)
         at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
         std::vector<int64_t> pad = win.padBegin;
         if (!win.symmetric()) {
-            x = at::constant_pad_nd(x, atenPads(win), 0.0);
+            x = at::constant_pad_nd(x, win.atenPads(), 0.0);
             pad.assign(pad.size(), 0);
         }
         out[0] = at::convolution(x, w, b, win.strides, pad, win.dilations, false,
@@ -313,7 +262,7 @@ Kernel qlinearConvKernel(const KernelContext& c)
         at::Tensor xp = x;
         std::vector<int64_t> pad = win.padBegin;
         if (!win.symmetric()) {
-            xp = at::constant_pad_nd(x, atenPads(win), 0.0);
+            xp = at::constant_pad_nd(x, win.atenPads(), 0.0);
             pad.assign(pad.size(), 0);
         }
         at::Tensor acc = at::convolution(xp, w, at::Tensor(), win.strides, pad, win.dilations, false,
