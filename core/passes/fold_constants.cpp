@@ -22,25 +22,7 @@ constexpr int64_t kMaxFoldedBytes = int64_t(16) << 20;
 
 std::shared_ptr<Tensor> int64Tensor(const std::vector<int64_t>& values, std::vector<int64_t> dims)
 {
-    auto t = std::make_shared<Tensor>();
-    t->dtype = DataType::Int64;
-    t->dims = std::move(dims);
-    t->data.resize(values.size() * sizeof(int64_t));
-    if (!values.empty())
-        std::memcpy(t->data.data(), values.data(), t->data.size());
-    return t;
-}
-
-template <typename T>
-std::shared_ptr<Tensor> vectorTensor(DataType type, const std::vector<T>& values, std::vector<int64_t> dims)
-{
-    auto t = std::make_shared<Tensor>();
-    t->dtype = type;
-    t->dims = std::move(dims);
-    t->data.resize(values.size() * sizeof(T));
-    if (!values.empty())
-        std::memcpy(t->data.data(), values.data(), t->data.size());
-    return t;
+    return tensorFrom(DataType::Int64, values, std::move(dims));
 }
 
 // The value of a Constant node, when its attribute is a numeric one.
@@ -51,9 +33,9 @@ std::shared_ptr<const Tensor> constantValue(const Node& n)
             a.t->dtype != DataType::String)
             return a.t;
         if (a.name == "value_float" && a.kind == Attribute::Kind::Float)
-            return vectorTensor(DataType::Float, std::vector<float>{a.f}, {});
+            return tensorFrom(DataType::Float, std::vector<float>{a.f}, {});
         if (a.name == "value_floats" && a.kind == Attribute::Kind::Floats)
-            return vectorTensor(DataType::Float, a.floats, {int64_t(a.floats.size())});
+            return tensorFrom(DataType::Float, a.floats, {int64_t(a.floats.size())});
         if (a.name == "value_int" && a.kind == Attribute::Kind::Int)
             return int64Tensor({a.i}, {});
         if (a.name == "value_ints" && a.kind == Attribute::Kind::Ints)

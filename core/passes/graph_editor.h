@@ -6,11 +6,25 @@
 
 #include "core/ir/graph.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace ramiel::passes {
+
+// A constant tensor of `type` holding `values` (T must have type's element size).
+template <typename T>
+std::shared_ptr<Tensor> tensorFrom(DataType type, const std::vector<T>& values, std::vector<int64_t> dims)
+{
+    auto t = std::make_shared<Tensor>();
+    t->dtype = type;
+    t->dims = std::move(dims);
+    t->data.resize(values.size() * sizeof(T));
+    if (!values.empty())
+        std::memcpy(t->data.data(), values.data(), t->data.size());
+    return t;
+}
 
 class GraphEditor {
 public:

@@ -49,18 +49,6 @@ QuantParams activationParams(Range r)
     return q;
 }
 
-template <typename T>
-std::shared_ptr<const Tensor> tensorOf(DataType type, const std::vector<T>& values, std::vector<int64_t> dims)
-{
-    auto t = std::make_shared<Tensor>();
-    t->dtype = type;
-    t->dims = std::move(dims);
-    t->data.resize(values.size() * sizeof(T));
-    if (!values.empty())
-        std::memcpy(t->data.data(), values.data(), t->data.size());
-    return t;
-}
-
 std::vector<float> floatsOf(const Tensor& t)
 {
     std::vector<float> v(size_t(t.numel()));
@@ -236,9 +224,9 @@ public:
         std::map<ValueId, Quantized> quantized;  // float value -> its uint8 form
         int addedNodes = 0, convs = 0, matmuls = 0;
         auto scalarConstants = [&](const std::string& base, QuantParams q) {
-            return std::make_pair(edit.addConstant(base + "_scale", tensorOf(DataType::Float, std::vector<float>{q.scale}, {})),
+            return std::make_pair(edit.addConstant(base + "_scale", tensorFrom(DataType::Float, std::vector<float>{q.scale}, {})),
                                   edit.addConstant(base + "_zero_point",
-                                                   tensorOf(DataType::UInt8, std::vector<uint8_t>{q.zeroPoint}, {})));
+                                                   tensorFrom(DataType::UInt8, std::vector<uint8_t>{q.zeroPoint}, {})));
         };
         auto uint8Type = [&](ValueId like) { return TensorType{DataType::UInt8, g.value(like).type.shape}; };
         auto quantizedInput = [&](ValueId x) -> Quantized {
@@ -377,10 +365,10 @@ public:
                 wDims = {k, n};
             }
             const std::string base = node.name;
-            const ValueId wv = edit.addConstant(base + "_weight_int8", tensorOf(DataType::Int8, wq, wDims));
-            const ValueId wsv = edit.addConstant(base + "_weight_scale", tensorOf(DataType::Float, wScale, {channels}));
+            const ValueId wv = edit.addConstant(base + "_weight_int8", tensorFrom(DataType::Int8, wq, wDims));
+            const ValueId wsv = edit.addConstant(base + "_weight_scale", tensorFrom(DataType::Float, wScale, {channels}));
             const ValueId wzv = edit.addConstant(base + "_weight_zero_point",
-                                                 tensorOf(DataType::Int8, std::vector<int8_t>(size_t(channels), 0), {channels}));
+                                                 tensorFrom(DataType::Int8, std::vector<int8_t>(size_t(channels), 0), {channels}));
             const float xScale = g.value(qx.scale).initializer->at<float>(0);
 
             // Gemm's bias is added after the product in float; the product's range is y's less the bias.
@@ -410,7 +398,7 @@ public:
                         b[i] = int32_t(std::clamp(std::nearbyint(double((*bias)[i]) / (double(xScale) * double(wScale[i]))),
                                                   -2147483647.0, 2147483647.0));
                     q.inputs.push_back(
-                        edit.addConstant(base + "_bias_int32", tensorOf(DataType::Int32, b, {int64_t(b.size())})));
+                        edit.addConstant(base + "_bias_int32", tensorFrom(DataType::Int32, b, {int64_t(b.size())})));
                 }
                 for (const Attribute& a : node.attributes)
                     if (a.name != "activation" && a.name != "activation_params")
