@@ -1,7 +1,7 @@
 #include "core/runtime/torch/calibration.h"
+#include "core/runtime/torch/intra_op_threads.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,8 +38,7 @@ std::string today()
 
 CalibrationDetail calibrateWithATen()
 {
-    const int previousThreads = at::get_num_threads();
-    at::set_num_threads(1);
+    IntraOpThreadsScope oneThread(1);
     CalibrationDetail d;
 
     d.gemmSize = 384;
@@ -61,7 +60,6 @@ CalibrationDetail calibrateWithATen()
             at::add_out(tinyOut, tiny, tiny);
     }) / 200.0;
 
-    at::set_num_threads(previousThreads);
     const double n = d.gemmSize;
     d.constants.flopsPerSecond = 2.0 * n * n * n / d.gemmSeconds;
     d.constants.bytesPerSecond = d.copyBytes / d.copySeconds;

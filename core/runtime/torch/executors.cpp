@@ -1,10 +1,10 @@
 #include "core/runtime/torch/executors.h"
 
 #include "core/runtime/torch/compiled_model.h"
+#include "core/runtime/torch/intra_op_threads.h"
 #include "core/schedule/validator.h"
 #include "core/util/error.h"
 
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,16 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// Sets this thread's intra-op threads for a scope (OpenMP keeps it per thread).
-class ThreadsGuard {
-public:
-    explicit ThreadsGuard(int n) : previous_(at::get_num_threads()) { at::set_num_threads(std::max(1, n)); }
-    ~ThreadsGuard() { at::set_num_threads(previous_); }
-
-private:
-    int previous_;
-};
 
 // One thread, nodes in topological order; a value is dropped after its last consumer.
 class SerialExecutor final : public Executor {
@@ -52,7 +42,7 @@ public:
     double run(RunProfile* profile) override
     {
         const Graph& g = m_.graph();
-        ThreadsGuard guard(threads_);
+        IntraOpThreadsScope threads(threads_);
         const auto start = Clock::now();
         std::vector<at::Tensor> values(g.valueCount());
         for (const Value& v : g.values())
@@ -356,7 +346,7 @@ private:
 
     void workerLoop(size_t c)
     {
-        at::set_num_threads(c < threads_.size() ? std::max(1, threads_[c]) : 1);
+        useIntraOpThreads(c < threads_.size() ? threads_[c] : 1);
         uint64_t seen = 0;
         while (true) {
             uint64_t gen;

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 namespace ramiel {
 
@@ -58,12 +60,65 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     return run(input, true) / run(ones, true);
 }
 
-Kernel convKernel(const KernelContext& c)
+// oneDNN convolution on weights reordered once into its own blocked layout
+// (libtorch's mkldnn_prepacked ops, what torch.jit.freeze uses), optionally with
+// Relu fused into the primitive. A packing is made per input shape (oneDNN
+// picks the layout for it) and kept; copies of a node on several workers share
+// it. Without these ops (a libtorch built without oneDNN) it is not used.
+class PackedConvolution {
+public:
+    static bool available()
+    {
+        static const bool ok = at::hasMKLDNN() &&
+                               c10::Dispatcher::singleton().findSchema({"mkldnn_prepacked::conv2d_prepack", ""}) &&
+                               c10::Dispatcher::singleton().findSchema({"mkldnn_prepacked::conv2d_run", ""});
+        return ok;
+    }
+
+    PackedConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, bool relu)
+        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), relu_(relu),
+          run_(c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_run", ""))
+    {
+    }
+
+    // x: float, 4-D, channels-last; pads symmetric (begin = end).
+    at::Tensor operator()(const at::Tensor& x, const Window& win)
+    {
+        torch::jit::Stack stack{x, packingFor(x.sizes().vec(), win)};
+        run_.callBoxed(&stack);
+        return stack.at(0).toTensor();
+    }
+
+private:
+    c10::IValue packingFor(const std::vector<int64_t>& sizes, const Window& win)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [key, packed] : packings_)
+            if (key == sizes)
+                return packed;
+        torch::jit::Stack stack{weight_, bias_.defined() ? c10::IValue(bias_) : c10::IValue(), win.strides,
+                                win.padBegin, win.dilations, groups_, sizes, std::string(relu_ ? "relu" : "none")};
+        c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "").callBoxed(&stack);
+        packings_.emplace_back(sizes, stack.at(0));
+        return stack.at(0);
+    }
+
+    at::Tensor weight_, bias_;
+    int64_t groups_;
+    bool relu_;
+    c10::OperatorHandle run_;
+    std::mutex mutex_;
+    std::vector<std::pair<std::vector<int64_t>, c10::IValue>> packings_;
+};
+
+// A convolution, and Relu after it when `relu` (fused into oneDNN's primitive
+// where the packed path applies).
+Kernel convolutionKernel(const KernelContext& c, bool relu)
 {
     const Node n = c.node;
     const int64_t groups = n.attrInt("group", 1);
     auto kernelAttr = n.attrInts("kernel_shape");
-    // 2-D convolutions run channels-last: oneDNN's fast path, also on one thread,
+    // 2-D convolutions run channels-last: oneDNN's layout, also on one thread,
     // where libtorch 1.13 sends contiguous 1x1 convolutions to a slow im2col
     // (docs/runtime.md has the measurements). Activations stay channels-last
     // between convolutions; every other kernel follows the logical layout.
@@ -72,33 +127,50 @@ Kernel convKernel(const KernelContext& c)
                                                         : c.constants[1].contiguous())
                                         : at::Tensor();
     at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
+    std::shared_ptr<PackedConvolution> packed;
+    if (channelsLast && weight.defined() && weight.scalar_type() == at::kFloat && weight.dim() == 4 &&
+        (!c.hasInput(2) || (bias.defined() && bias.scalar_type() == at::kFloat)) && PackedConvolution::available())
+    {
+        packed = std::make_shared<PackedConvolution>(c.constants[1].contiguous(), bias, groups, relu);
+        weight = c.constants[1];  // only its shape is read now: no second copy
+    }
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
-        const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
+        Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
         at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
-        std::vector<int64_t> pad = win.padBegin;
         if (!win.symmetric()) {
             x = at::constant_pad_nd(x, win.atenPads(), 0.0);
-            pad.assign(pad.size(), 0);
+            if (channelsLast && x.dim() == 4)
+                x = x.contiguous(at::MemoryFormat::ChannelsLast);
+            win.padBegin.assign(win.padBegin.size(), 0);
+            win.padEnd.assign(win.padEnd.size(), 0);
         }
-        out[0] = at::convolution(x, w, b, win.strides, pad, win.dilations, false,
-                                 std::vector<int64_t>(pad.size(), 0), groups);
+        if (packed && x.scalar_type() == at::kFloat && x.dim() == 4) {
+            out[0] = (*packed)(x, win);
+            return;
+        }
+        out[0] = at::convolution(x, w, b, win.strides, win.padBegin, win.dilations, false,
+                                 std::vector<int64_t>(win.padBegin.size(), 0), groups);
+        if (relu)
+            at::relu_(out[0]);
     };
 }
+
+Kernel convKernel(const KernelContext& c) { return convolutionKernel(c, false); }
 
 // Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
 // activation in place on the fresh output (no second tensor, no second node).
 Kernel fusedConvKernel(const KernelContext& c)
 {
-    const Kernel conv = convKernel(c);
     const std::string activation = c.node.attrString("activation", "");
+    if (activation == "Relu")
+        return convolutionKernel(c, true);
+    const Kernel conv = convolutionKernel(c, false);
     const Attribute* paramsAttr = c.node.attr("activation_params");
     const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
     std::function<void(at::Tensor&)> apply;
-    if (activation == "Relu")
-        apply = [](at::Tensor& y) { at::relu_(y); };
-    else if (activation == "Sigmoid")
+    if (activation == "Sigmoid")
         apply = [](at::Tensor& y) { at::sigmoid_(y); };
     else if (activation == "HardSwish")
         apply = [](at::Tensor& y) { at::hardswish_(y); };
