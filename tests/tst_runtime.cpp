@@ -91,6 +91,39 @@ private Q_SLOTS:
         qInfo("%s: %d parallel configurations equal the serial output", qPrintable(name), runs);
     }
 
+    // A hybrid schedule (serial parts on 2 intra-op threads, node by node) gives
+    // the serial output, on batch 1 and run after run.
+    void hybridEqualsSerial_data() { test::addTorchvisionRows(); }
+    void hybridEqualsSerial()
+    {
+        QFETCH(QString, name);
+        Loaded l(name);
+        l.compiled->setInputs(l.compiled->randomInputs(1, 5));
+        l.compiled->serialExecutor(1)->run();
+        const std::vector<Tensor> serial = l.compiled->outputs();
+        // Costs on 2 threads: 0.75 of the static costs, so the cuts are worth threading
+        // and stretches with parallel branches mostly are not: workers switch counts.
+        std::vector<double> threaded(l.model.graph.nodeCount());
+        for (size_t n = 0; n < threaded.size(); ++n)
+            threaded[n] = l.costs->node(NodeId(n), 1) * 0.75;
+        l.costs->setThreadedSeconds(2, threaded, 1);
+        SchedulingProblem p = SchedulingProblem::of(l.model.graph, l.topo, *l.costs, 2);
+        p.hybridThreads = 2;
+        const Plan plan = planSchedule(p, "linear");
+        QVERIFY(plan.validation.valid);
+        QVERIFY2(plan.hybrid.applied(), qPrintable(QString::fromStdString(plan.hybrid.skipped)));
+        const auto executor = l.compiled->parallelExecutor(plan.schedule);
+        for (int run = 0; run < 3; ++run) {
+            executor->run();
+            const auto hybrid = l.compiled->outputs();
+            QCOMPARE(hybrid.size(), serial.size());
+            for (size_t i = 0; i < serial.size(); ++i)
+                QVERIFY2(relativeDifference(hybrid[i], serial[i]) < 1e-5, qPrintable(QString("run %1").arg(run)));
+        }
+        qInfo("%s: hybrid with %d cut nodes, %d of %d stretches on one worker, %d nodes on 2 threads", qPrintable(name),
+              plan.hybrid.cuts, plan.hybrid.stretchesMoved, plan.hybrid.stretches, plan.hybrid.threadedInstances);
+    }
+
     // 500 parallel runs of googlenet, P = 4, back to back: identical outputs, no hang.
     void stress()
     {

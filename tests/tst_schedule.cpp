@@ -10,6 +10,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace ramiel;
@@ -184,6 +185,80 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, h.problem(2, 4, 5).check());
         QVERIFY_THROWS_EXCEPTION(Error, h.problem(0).check());
         QVERIFY_THROWS_EXCEPTION(Error, planSchedule(h.problem(2), "nope"));
+    }
+
+    // A diamond between two chains: A, D and E are cuts (every other node is
+    // before or after them), B and C are not.
+    void cutNodesOfADiamond()
+    {
+        HandMade h("A:1 B:1 C:1 D:1 E:1 ; A>B A>C B>D C>D D>E", 0.0);
+        const std::vector<char> all(h.topo.nodeCount(), 1);
+        const std::vector<char> cut = cutNodes(h.topo, all);
+        QCOMPARE(int(cut.size()), 5);
+        for (const char* n : {"A", "D", "E"})
+            QVERIFY2(cut[size_t(h.spec.id.at(n))], n);
+        for (const char* n : {"B", "C"})
+            QVERIFY2(!cut[size_t(h.spec.id.at(n))], n);
+        // Nodes computed from constants alone do not count: only A reads the graph input.
+        Graph& g = h.spec.graph;
+        const ValueId x = g.addValue("x");
+        g.addInput(x);
+        g.node(h.spec.id.at("A")).inputs.push_back(x);
+        const std::vector<char> dependent = inputDependentNodes(g, h.topo);
+        QCOMPARE(int(std::count(dependent.begin(), dependent.end(), 1)), 5);
+    }
+
+    // Worked by hand, no hand-off cost, every node twice as fast on 2 threads.
+    // Inter-op alone: A 4, B || C 2, D 4, E 4 = 14. The hybrid runs the cuts
+    // A, D, E on 2 threads (2 + 2 + 2) and keeps B || C (2 either way, so
+    // unchanged): 8. Without costs on 2 threads it changes nothing and says why.
+    void hybridGivesCutsTheCores()
+    {
+        HandMade h("A:4 B:2 C:2 D:4 E:4 ; A>B A>C B>D C>D D>E", 0.0);
+        Graph& g = h.spec.graph;
+        const ValueId x = g.addValue("x");
+        g.addInput(x);
+        g.node(h.spec.id.at("A")).inputs.push_back(x);
+        SchedulingProblem p = h.problem(2, 1, 1, false);
+        p.hybridThreads = 2;
+        const Plan without = planSchedule(p, "linear");
+        QCOMPARE(without.simulation.makespan, 14.0);
+        QVERIFY(!without.hybrid.applied());
+        QVERIFY(!without.hybrid.skipped.empty());
+
+        h.costs->setThreadedSeconds(2, {2, 1, 1, 2, 2}, 1);
+        const Plan plan = planSchedule(p, "linear");
+        checkValid(plan, "hybrid");
+        QVERIFY(plan.hybrid.applied());
+        QCOMPARE(plan.simulation.makespan, 8.0);
+        QCOMPARE(plan.hybrid.makespanBefore, 14.0);
+        QCOMPARE(plan.hybrid.cuts, 3);
+        for (const char* n : {"A", "D", "E"})
+            QCOMPARE(plan.schedule.threadsOf(h.spec.id.at(n)), 2);
+        QVERIFY(h.clusterOf(plan, "B") != h.clusterOf(plan, "C"));
+
+        // B and C twice as fast on 2 threads too, and C costly: the stretch moves onto one
+        // worker (1 + 1.5 = 2.5 < 3 side by side).
+        HandMade u("A:4 B:2 C:3 D:4 E:4 ; A>B A>C B>D C>D D>E", 0.0);
+        Graph& ug = u.spec.graph;
+        const ValueId ux = ug.addValue("x");
+        ug.addInput(ux);
+        ug.node(u.spec.id.at("A")).inputs.push_back(ux);
+        u.costs->setThreadedSeconds(2, {2, 1, 1.5, 2, 2}, 1);
+        SchedulingProblem q = u.problem(2, 1, 1, false);
+        q.hybridThreads = 2;
+        const Plan moved = planSchedule(q, "linear");
+        checkValid(moved, "hybrid, stretch moved");
+        QCOMPARE(moved.simulation.makespan, 8.5);
+        QCOMPARE(moved.hybrid.stretchesMoved, 1);
+        QCOMPARE(u.clusterOf(moved, "B"), u.clusterOf(moved, "C"));
+
+        // Copies of a hyperclustered graph are never serial: no hybrid.
+        SchedulingProblem copies = u.problem(2, 2, 2, false);
+        copies.hybridThreads = 2;
+        const Plan hyper = planSchedule(copies, "linear");
+        QVERIFY(!hyper.hybrid.applied());
+        QVERIFY(hyper.schedule.threads.empty());
     }
 
     void validatorCatchesBrokenSchedules()

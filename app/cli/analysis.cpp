@@ -78,6 +78,9 @@ void addPlanOptions(CLI::App* sub, PlanOptions& o)
         ->check(CLI::PositiveNumber);
     sub->add_flag("--no-clone", o.noClone, "Do not clone cheap nodes into consumer clusters");
     sub->add_flag("--no-switching", o.noSwitching, "Hyperclustering without switching (cluster i of each copy on worker i)");
+    sub->add_flag("--hybrid", o.hybrid,
+                  "Hybrid schedule: the graph's serial parts run on P intra-op threads (needs measured costs "
+                  "on P threads: ramiel profile --threaded P)");
     sub->add_flag("--json", o.json, "Print JSON (schema in docs/json.md)");
 }
 
@@ -87,6 +90,7 @@ SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
                                                 o.batch, o.degree);
     p.clone = !o.noClone;
     p.switching = !o.noSwitching;
+    p.hybridThreads = o.hybrid ? p.workers : 1;
     p.check();
     return p;
 }

@@ -36,6 +36,7 @@ struct PlanOptions {
     int degree = 1;
     bool noClone = false;
     bool noSwitching = false;
+    bool hybrid = false;
     bool json = false;
     bool gantt = false;
 };
@@ -60,7 +61,7 @@ struct Analysis {
 Model loadModel(const ModelOptions& m);
 std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c);
 
-// Registers the model and cost options, -p, -b, -d, --no-clone, --no-switching, --json.
+// Registers the model and cost options, -p, -b, -d, --no-clone, --no-switching, --hybrid, --json.
 void addPlanOptions(CLI::App* sub, PlanOptions& o);
 // P from --cores, or this machine's cores.
 int coresOf(const PlanOptions& o);

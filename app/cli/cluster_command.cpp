@@ -58,6 +58,16 @@ void printPlan(const Analysis& a, const Plan& plan)
     std::cout << "  cross edges   " << plan.crossEdges.size() << " (" << formatQuantity(bytes, "B") << ")";
     std::cout << "; clones " << plan.clones.clones << " (removed " << plan.clones.crossEdgesRemoved()
               << " cross edges)\n";
+    if (plan.hybrid.threads > 1) {
+        const HybridReport& h = plan.hybrid;
+        std::cout << "  hybrid        ";
+        if (h.applied())
+            std::cout << h.threadedInstances << " nodes on " << h.threads << " threads (" << h.cuts << " cut nodes, "
+                      << h.stretchesMoved << " of " << h.stretches << " stretches onto one worker), makespan "
+                      << formatSeconds(h.makespanBefore) << " -> " << formatSeconds(h.makespanAfter) << "\n";
+        else
+            std::cout << "not used (" << (h.skipped.empty() ? "no gain in simulation" : h.skipped) << ")\n";
+    }
     std::cout << "  valid         " << (plan.validation.valid ? "yes: every cluster follows one global order"
                                                              : "NO: " + plan.validation.problems.front())
               << "\n";

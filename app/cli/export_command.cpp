@@ -40,6 +40,9 @@ Command addExportCommand(CLI::App& app)
                 const PlanOptions& o = opts->plan;
                 const CodeLanguage language = codeLanguageFromName(opts->language);
                 findScheduler(o.algorithm);
+                if (o.hybrid)
+                    throw Error(ErrorKind::Usage, {}, "--hybrid: the generated code runs each worker on a fixed "
+                                                      "thread count; hybrid schedules run in 'ramiel bench' and Studio");
                 const auto a = loadAnalysis(o.model, o.costs);
                 const SchedulingProblem p = problemFor(*a, o);
                 const Plan plan = planSchedule(p, o.algorithm);

@@ -47,6 +47,8 @@ nlohmann::json planToJson(const Graph& g, const SchedulingProblem& p, const Plan
         for (InstanceId i : s.clusters[c]) {
             nlohmann::json item = instanceJson(i);
             item["clone"] = s.isClone(c, i);
+            if (s.threadsOf(i) > 1)
+                item["intra_op_threads"] = s.threadsOf(i);
             items.push_back(item);
         }
         clusters.push_back({{"index", c},
@@ -67,6 +69,18 @@ nlohmann::json planToJson(const Graph& g, const SchedulingProblem& p, const Plan
                          {"bytes", e.bytes},
                          {"cost", e.cost}});
     j["cross_edges"] = cross;
+    if (p.hybridThreads > 1) {
+        const HybridReport& h = plan.hybrid;
+        j["hybrid"] = {{"threads", h.threads},
+                       {"cuts", h.cuts},
+                       {"stretches", h.stretches},
+                       {"stretches_moved", h.stretchesMoved},
+                       {"threaded_instances", h.threadedInstances},
+                       {"simulated_before", h.makespanBefore},
+                       {"simulated_after", h.makespanAfter}};
+        if (!h.skipped.empty())
+            j["hybrid"]["skipped"] = h.skipped;
+    }
     j["clones"] = {{"made", plan.clones.clones},
                    {"cross_edges_before", plan.clones.crossEdgesBefore},
                    {"cross_edges_after", plan.clones.crossEdgesAfter},

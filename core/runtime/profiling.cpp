@@ -19,18 +19,23 @@ double median(std::vector<double> v)
 
 MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup)
 {
+    const auto executor = model.serialExecutor(threads);
+    return profileExecutor(*executor, nodeCount, batch, runs, threads, warmup);
+}
+
+MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, int runs, int threads, int warmup)
+{
     MeasuredCosts m;
     m.batch = batch;
     m.threads = threads;
     m.runs = runs;
-    const auto executor = model.serialExecutor(threads);
     for (int i = 0; i < warmup; ++i)
-        executor->run();
+        executor.run();
     std::vector<std::vector<double>> perNode(nodeCount);
     std::vector<double> totals;
     RunProfile profile;
     for (int i = 0; i < runs; ++i) {
-        executor->run(&profile);
+        executor.run(&profile);
         totals.push_back(profile.totalSeconds);
         for (size_t n = 0; n < nodeCount; ++n)
             perNode[n].push_back(profile.nodeSeconds[n]);
@@ -41,13 +46,22 @@ MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, in
     return m;
 }
 
-void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs)
+void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
+                        const MeasuredCosts* threaded)
 {
-    nlohmann::json nodes = nlohmann::json::object();
-    for (size_t n = 0; n < graph.nodeCount(); ++n)
-        nodes[graph.node(NodeId(n)).name] = costs.nodeSeconds[n];
-    const nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
-                              {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", nodes}};
+    auto byName = [&](const MeasuredCosts& m) {
+        nlohmann::json nodes = nlohmann::json::object();
+        for (size_t n = 0; n < graph.nodeCount(); ++n)
+            nodes[graph.node(NodeId(n)).name] = m.nodeSeconds[n];
+        return nodes;
+    };
+    nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
+                        {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", byName(costs)}};
+    if (threaded)
+        j["threaded"] = {{"threads", threaded->threads},
+                         {"runs", threaded->runs},
+                         {"median_total", threaded->medianTotal},
+                         {"nodes", byName(*threaded)}};
     writeFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 

@@ -20,8 +20,17 @@ struct MeasuredCosts {
 // Runs `warmup` + `runs` serial runs of the model's current inputs.
 MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup = 2);
 
-// {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}}
-void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs);
+// The same with any executor: with a parallel one, each node's time is
+// measured where the schedule puts it, next to whatever runs beside it
+// (workers contend for caches and memory), summed over graph copies.
+MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, int runs, int threads,
+                              int warmup = 2);
+
+// {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}},
+// and with `threaded` (the same batch on more intra-op threads) "threaded": {"threads",
+// "runs", "median_total", "nodes"}, which hybrid schedules plan with.
+void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
+                        const MeasuredCosts* threaded = nullptr);
 
 double median(std::vector<double> values);
 

@@ -91,13 +91,19 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
     if (!in)
         throw Error(ErrorKind::Io, path, "cannot open the measured-cost table");
     nlohmann::json j;
-    std::unordered_map<std::string, double> seconds;
+    std::unordered_map<std::string, double> seconds, threadedSeconds;
     double batch = 1;
+    int threaded = 0;
     try {
         in >> j;
         batch = j.value("batch", 1.0);
         for (const auto& [name, value] : j.at("nodes").items())
             seconds[name] = value.is_object() ? value.at("seconds").get<double>() : value.get<double>();
+        if (j.contains("threaded")) {
+            threaded = j.at("threaded").at("threads").get<int>();
+            for (const auto& [name, value] : j.at("threaded").at("nodes").items())
+                threadedSeconds[name] = value.get<double>();
+        }
     } catch (const nlohmann::json::exception& e) {
         throw Error(ErrorKind::Usage, path, std::string("not a measured-cost table: ") + e.what());
     }
@@ -114,6 +120,15 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
     }
     CostTable t = fromMeasuredSeconds(byNode, int(batch), fallback, path);
     t.topo_ = &topo;
+    if (threaded > 1) {
+        std::vector<double> byNodeThreaded(g.nodeCount(), std::nan(""));
+        for (size_t i = 0; i < g.nodeCount(); ++i) {
+            const auto it = threadedSeconds.find(g.node(static_cast<NodeId>(i)).name);
+            if (it != threadedSeconds.end() && it->second >= 0)
+                byNodeThreaded[i] = it->second;
+        }
+        t.setThreadedSeconds(threaded, byNodeThreaded, int(batch));
+    }
     return t;
 }
 
@@ -129,6 +144,15 @@ CostTable CostTable::fromMeasuredSeconds(const std::vector<double>& seconds, int
         t.perSample_[i] = seconds[i] / batch;
     }
     return t;
+}
+
+void CostTable::setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch)
+{
+    threadedCount_ = threads > 1 ? threads : 0;
+    threadedPerSample_.assign(perSample_.size(), -1.0);
+    for (size_t i = 0; i < seconds.size() && i < threadedPerSample_.size(); ++i)
+        if (!std::isnan(seconds[i]) && seconds[i] >= 0)
+            threadedPerSample_[i] = seconds[i] / batch;
 }
 
 double CostTable::edge(NodeId from, NodeId to, int samples) const

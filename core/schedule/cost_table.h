@@ -27,8 +27,9 @@ public:
     static CostTable fromStatic(const Graph& graph, const Topology& topo, const std::vector<NodeCost>& costs,
                                 const MachineConstants& machine, const EdgeCostParameters& edges);
     // From a measured table (JSON written by `ramiel profile`, schema in
-    // docs/scheduling.md): {"batch": b, "nodes": {"name": seconds, ...}}. Nodes
-    // the table lacks keep their static cost and are listed in `missing`.
+    // docs/scheduling.md): {"batch": b, "nodes": {"name": seconds, ...}}, and
+    // optionally "threaded": {"threads": k, "nodes": {...}} at k intra-op
+    // threads. Nodes the table lacks keep their static cost and are listed in `missing`.
     // Throws Error(Io) / Error(Usage).
     static CostTable fromMeasured(const std::string& path, const Graph& graph, const Topology& topo,
                                   const CostTable& fallback, std::vector<std::string>* missing = nullptr);
@@ -50,6 +51,21 @@ public:
         const double roofline = std::max(b * flopSeconds_[i], constSeconds_[i] + b * actSeconds_[i]);
         return fixed_[i] + roofline + b * perSample_[i];
     }
+    // The node on `threads` intra-op threads: its measured cost at that count
+    // (setThreadedSeconds), else the one-thread cost: no speedup is assumed.
+    double node(NodeId n, int samples, int threads) const
+    {
+        const size_t i = static_cast<size_t>(n);
+        if (threads > 1 && threads == threadedCount_ && threadedPerSample_[i] >= 0)
+            return samples * threadedPerSample_[i];
+        return node(n, samples);
+    }
+    // Measured seconds per node id on `threads` intra-op threads at `batch`
+    // samples (NaN: not measured), scaled per sample like the one-thread table.
+    void setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
+    // The intra-op thread count with measured costs, 0 when there is none.
+    int threadedCount() const { return threadedCount_; }
+
     // Edge cost for the k-th predecessor of `to` (topo.preds[to][k]).
     double predEdge(NodeId to, size_t k, int samples) const
     {
@@ -70,6 +86,8 @@ private:
     // measured form: seconds(b) = b·perSample (fixed, const and act zero).
     std::vector<double> fixed_, flopSeconds_, constSeconds_, actSeconds_, perSample_;
     std::vector<std::vector<double>> predBytes_;  // bytes per sample, aligned with topo.preds
+    int threadedCount_ = 0;
+    std::vector<double> threadedPerSample_;  // at threadedCount_ threads; -1: unknown
 };
 
 }  // namespace ramiel

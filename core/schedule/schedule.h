@@ -12,6 +12,7 @@
 
 #include "core/schedule/cost_table.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct SchedulingProblem {
     int degree = 1;      // d: sub-batches (graph copies), 1 <= d <= B
     bool clone = true;   // run the cloning step
     bool switching = true;  // hypercluster switching (linear, d > 1)
+    int hybridThreads = 1;  // > 1: serial parts get this many intra-op threads (hybrid.h)
 
     static SchedulingProblem of(const Graph& graph, const Topology& topo, const CostTable& costs, int workers,
                                 int batch = 1, int degree = 1)
@@ -59,11 +61,15 @@ struct Schedule {
     std::vector<std::vector<InstanceId>> clusters;  // cluster i runs on worker i, in rank order
     std::vector<int32_t> owner;  // by instance
     std::vector<int32_t> rank;   // by instance: position in the global order
+    // By instance: intra-op threads (hybrid schedules), 0 for "as the worker
+    // has them" (a cheap node from constants; costed as one thread); empty: 1 each.
+    std::vector<int32_t> threads;
 
     NodeId node(InstanceId i) const { return i % nodesPerCopy; }
     int copy(InstanceId i) const { return i / nodesPerCopy; }
     int samples(InstanceId i) const { return subBatch[static_cast<size_t>(copy(i))]; }
     InstanceId instance(NodeId n, int copyIndex) const { return copyIndex * nodesPerCopy + n; }
+    int threadsOf(InstanceId i) const { return threads.empty() ? 1 : std::max(1, threads[static_cast<size_t>(i)]); }
     size_t instanceCount() const { return owner.size(); }
     size_t cloneCount() const;  // items beyond one per instance
     bool isClone(size_t cluster, InstanceId i) const { return owner[static_cast<size_t>(i)] != int32_t(cluster); }

@@ -125,6 +125,8 @@ Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool
         plan.clones = cloneCheapNodes(plan.schedule, *p.costs);
     else
         plan.clones.crossEdgesBefore = plan.clones.crossEdgesAfter = int(crossEdges(plan.schedule, *p.costs).size());
+    if (p.hybridThreads > 1 && p.graph)
+        plan.hybrid = makeHybrid(plan.schedule, *p.graph, *p.costs, p.hybridThreads);
     plan.planningSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     plan.simulation = simulate(plan.schedule, *p.costs, withGantt);
@@ -136,7 +138,7 @@ Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool
         w[n] = p.costs->node(NodeId(n), largest);
     plan.span = computeDistances(*p.topo, w).span;
     for (size_t i = 0; i < plan.schedule.instanceCount(); ++i)
-        plan.work += p.costs->node(plan.schedule.node(InstanceId(i)), plan.schedule.samples(InstanceId(i)));
+        plan.work += p.costs->node(plan.schedule.node(InstanceId(i)), plan.schedule.samples(InstanceId(i)));  // one thread
     return plan;
 }
 

@@ -1,10 +1,12 @@
 // The schedulers behind one interface, and the planning pipeline:
 //   schedule = algorithm(problem)      clusters, at most P after merging
 //   schedule = cloneCheapNodes(...)    if problem.clone
+//   schedule = makeHybrid(...)         if problem.hybridThreads > 1
 //   simulate + validate + cross edges  for the report
 #pragma once
 
 #include "core/schedule/cloning.h"
+#include "core/schedule/hybrid.h"
 #include "core/schedule/hyperclustering.h"
 #include "core/schedule/merging.h"
 #include "core/schedule/simulator.h"
@@ -38,6 +40,7 @@ struct Plan {
     MergeReport merges;
     HyperclusterReport hyper;
     CloneReport clones;
+    HybridReport hybrid;
     Simulation simulation;
     Validation validation;
     std::vector<CrossEdge> crossEdges;

@@ -110,14 +110,18 @@ class ParallelExecutor final : public Executor {
         InstanceId instance;
         NodeId node;
         int copy;
+        int threads;  // intra-op threads (hybrid schedules); 0: as they are
         bool publish;
         std::vector<Source> inputs;
+        std::vector<size_t> release;  // local values (copy * values + id) last used here
     };
     struct Slot {
         std::mutex m;
         std::condition_variable cv;
         uint64_t generation = 0;  // == the run's generation when ready
         std::vector<at::Tensor> outputs;
+        int readers = 0;  // reads by other workers per run (+1 for a graph output: kept)
+        int left = 0;     // reads still to come this run; at 0 the outputs are dropped
     };
     struct Worker {
         std::vector<Item> items;
@@ -150,7 +154,7 @@ public:
             for (InstanceId i : s.clusters[c]) {
                 const NodeId nid = s.node(i);
                 const Node& n = g.node(nid);
-                Item item{i, nid, s.copy(i), !s.isClone(c, i), {}};
+                Item item{i, nid, s.copy(i), s.threads.empty() ? 0 : s.threads[size_t(i)], !s.isClone(c, i), {}, {}};
                 for (ValueId v : n.inputs) {
                     Source src;
                     src.value = v;
@@ -172,6 +176,7 @@ public:
                         } else {
                             src.from = From::Remote;
                             published[size_t(pi)] = 1;
+                            ++slots_[size_t(pi)].readers;
                         }
                     }
                     item.inputs.push_back(src);
@@ -183,8 +188,29 @@ public:
         for (ValueId v : g.outputs()) {
             const NodeId p = g.value(v).producer;
             if (p != kNone)
-                for (int j = 0; j < s.degree; ++j)
+                for (int j = 0; j < s.degree; ++j) {
                     published[size_t(s.instance(p, j))] = 1;
+                    ++slots_[size_t(s.instance(p, j))].readers;
+                }
+        }
+        // Each local value is dropped after its last local use (or right after it is
+        // made when nothing here reads it), as the serial executor does: memory stays
+        // at the live set and the allocator hands back warm blocks.
+        const size_t nv = g.valueCount();
+        for (auto& w : workers_) {
+            std::vector<int> lastUse(nv * size_t(s.degree), -1);
+            for (size_t k = 0; k < w.items.size(); ++k) {
+                const Item& item = w.items[k];
+                for (const Source& src : item.inputs)
+                    if (src.from == From::Local)
+                        lastUse[size_t(item.copy) * nv + size_t(src.value)] = int(k);
+                for (ValueId v : g.node(item.node).outputs)
+                    if (v != kNone && lastUse[size_t(item.copy) * nv + size_t(v)] < 0)
+                        lastUse[size_t(item.copy) * nv + size_t(v)] = int(k);
+            }
+            for (size_t key = 0; key < lastUse.size(); ++key)
+                if (lastUse[key] >= 0)
+                    w.items[size_t(lastUse[key])].release.push_back(key);
         }
         for (auto& w : workers_)
             for (auto& item : w.items)
@@ -284,7 +310,7 @@ private:
         }
     }
 
-    const at::Tensor& await(Worker& w, InstanceId producer, int output, uint64_t gen)
+    at::Tensor await(Worker& w, InstanceId producer, int output, uint64_t gen)
     {
         Slot& slot = slots_[size_t(producer)];
         std::unique_lock<std::mutex> lock(slot.m);
@@ -295,7 +321,10 @@ private:
         }
         if (slot.generation != gen)
             throw Error(ErrorKind::Runtime, {}, "stopped");
-        return slot.outputs[size_t(output)];
+        at::Tensor value = slot.outputs[size_t(output)];
+        if (--slot.left == 0)
+            slot.outputs.clear();  // every reader has it
+        return value;
     }
 
     void runItems(size_t c, uint64_t gen)
@@ -306,9 +335,13 @@ private:
         w.local.assign(nv * size_t(schedule_.degree), at::Tensor());
         w.busy = w.wait = 0;
         std::vector<at::Tensor> in, out;
+        int current = c < threads_.size() ? std::max(1, threads_[c]) : 1;
+        useIntraOpThreads(current);
         for (const Item& item : w.items) {
             if (failed_)
                 return;
+            if (item.threads > 0 && item.threads != current)
+                useIntraOpThreads(current = item.threads);
             in.clear();
             for (const Source& src : item.inputs) {
                 switch (src.from) {
@@ -337,10 +370,15 @@ private:
                 {
                     std::lock_guard<std::mutex> lock(slot.m);
                     slot.outputs = out;
+                    slot.left = slot.readers;
                     slot.generation = gen;
                 }
                 slot.cv.notify_all();
             }
+            for (size_t key : item.release)
+                w.local[key] = at::Tensor();
+            in.clear();
+            out.clear();
         }
     }
 
