@@ -208,10 +208,10 @@ private Q_SLOTS:
         QCOMPARE(int(std::count(dependent.begin(), dependent.end(), 1)), 5);
     }
 
-    // Worked by hand, no hand-off cost, every node twice as fast on 2 threads.
-    // Inter-op alone: A 4, B || C 2, D 4, E 4 = 14. The hybrid runs the cuts
-    // A, D, E on 2 threads (2 + 2 + 2) and keeps B || C (2 either way, so
-    // unchanged): 8. Without costs on 2 threads it changes nothing and says why.
+    // Worked by hand, no hand-off cost; the cuts twice as fast on 2 threads, B
+    // and C not at all. Inter-op alone: A 4, B || C 2, D 4, E 4 = 14. The hybrid
+    // runs A, D, E on 2 threads (2 + 2 + 2) and keeps B || C (2, against 4 on one
+    // worker): 8. Without costs on 2 threads it changes nothing and says why.
     void hybridGivesCutsTheCores()
     {
         HandMade h("A:4 B:2 C:2 D:4 E:4 ; A>B A>C B>D C>D D>E", 0.0);
@@ -226,7 +226,7 @@ private Q_SLOTS:
         QVERIFY(!without.hybrid.applied());
         QVERIFY(!without.hybrid.skipped.empty());
 
-        h.costs->setThreadedSeconds(2, {2, 1, 1, 2, 2}, 1);
+        h.costs->setThreadedSeconds(2, {2, 2, 2, 2, 2}, 1);
         const Plan plan = planSchedule(p, "linear");
         checkValid(plan, "hybrid");
         QVERIFY(plan.hybrid.applied());
@@ -236,6 +236,16 @@ private Q_SLOTS:
         for (const char* n : {"A", "D", "E"})
             QCOMPARE(plan.schedule.threadsOf(h.spec.id.at(n)), 2);
         QVERIFY(h.clusterOf(plan, "B") != h.clusterOf(plan, "C"));
+        QVERIFY(!plan.hybrid.oneWorker);
+
+        // B and C also twice as fast: one worker does B then C in 2, as fast as side by
+        // side, and inter-op must win by 5 %: everything on one worker.
+        h.costs->setThreadedSeconds(2, {2, 1, 1, 2, 2}, 1);
+        const Plan tie = planSchedule(p, "linear");
+        checkValid(tie, "hybrid, tie");
+        QVERIFY(tie.hybrid.oneWorker);
+        QCOMPARE(tie.simulation.makespan, 8.0);
+        QCOMPARE(tie.schedule.clusters.size(), size_t(1));
 
         // B and C twice as fast on 2 threads too, and C costly: the stretch moves onto one
         // worker (1 + 1.5 = 2.5 < 3 side by side).

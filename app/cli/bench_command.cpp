@@ -114,7 +114,7 @@ Command addBenchCommand(CLI::App& app)
                     // Costs in context: each node timed where the parallel schedule runs it,
                     // beside the other workers (they contend for caches and memory). The
                     // simulation of that schedule and the hybrid's planning use them.
-                    const MeasuredCosts inContext = profileExecutor(*parallel, nodeCount, o.batch, 10, 1);
+                    const MeasuredCosts inContext = profileExecutor(*parallel, nodeCount, o.batch, 15, 1);
                     *a->costs = CostTable::fromMeasuredSeconds(inContext.nodeSeconds, o.batch, *a->costs,
                                                                "measured in context");
                     plan.simulation = simulate(plan.schedule, *a->costs);
@@ -184,6 +184,7 @@ Command addBenchCommand(CLI::App& app)
                                                  {"stretches", h.stretches},
                                                  {"stretches_moved", h.stretchesMoved},
                                                  {"threaded_instances", h.threadedInstances},
+                                                 {"one_worker", h.oneWorker},
                                                  {"simulated_before_ms", h.makespanBefore * 1e3},
                                                  {"simulated_after_ms", h.makespanAfter * 1e3}};
                     if (!h.skipped.empty())
@@ -233,7 +234,7 @@ Command addBenchCommand(CLI::App& app)
                 if (h.applied())
                     std::cout << "  hybrid: " << h.cuts << " cut nodes, " << h.stretchesMoved << " of " << h.stretches
                               << " stretches onto one worker, " << h.threadedInstances << " nodes on " << h.threads
-                              << " threads\n";
+                              << " threads" << (h.oneWorker ? " (all on one worker: serial on every core)" : "") << "\n";
                 else
                     std::cout << "  hybrid: not used ("
                               << (h.skipped.empty() ? "no cut or stretch gains in simulation" : h.skipped) << ")\n";

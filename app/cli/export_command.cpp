@@ -42,7 +42,7 @@ Command addExportCommand(CLI::App& app)
                 findScheduler(o.algorithm);
                 if (o.hybrid)
                     throw Error(ErrorKind::Usage, {}, "--hybrid: the generated code runs each worker on a fixed "
-                                                      "thread count; hybrid schedules run in 'ramiel bench' and Studio");
+                                                      "thread count; hybrid schedules run in 'ramiel bench' (plan one with 'ramiel cluster --hybrid')");
                 const auto a = loadAnalysis(o.model, o.costs);
                 const SchedulingProblem p = problemFor(*a, o);
                 const Plan plan = planSchedule(p, o.algorithm);

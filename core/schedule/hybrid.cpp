@@ -10,6 +10,7 @@ namespace ramiel {
 namespace {
 
 constexpr size_t kMaxCutSearchNodes = 20000;
+constexpr double kInterOpMargin = 0.95;  // inter-op stretches must simulate 5 % faster than one worker
 
 // For each node, how many nodes `among` reach it (along `edges`, visited in `order`).
 std::vector<size_t> reachCounts(const std::vector<NodeId>& order, const std::vector<std::vector<NodeId>>& edges,
@@ -92,12 +93,12 @@ HybridReport makeHybrid(Schedule& s, const Graph& graph, const CostTable& costs,
         r.skipped = "one core";
         return r;
     }
-    if (costs.threadedCount() != threads) {
-        r.skipped = "no measured costs on " + std::to_string(threads) + " intra-op threads";
-        return r;
-    }
     if (s.degree != 1) {
         r.skipped = "graph copies (d > 1) run side by side, nothing is serial";
+        return r;
+    }
+    if (costs.threadedCount() != threads) {
+        r.skipped = "no measured costs on " + std::to_string(threads) + " intra-op threads";
         return r;
     }
     const Topology& topo = costs.topology();
@@ -147,6 +148,21 @@ HybridReport makeHybrid(Schedule& s, const Graph& graph, const CostTable& costs,
         if (attempt(unit, target) && !chain)
             ++r.stretchesMoved;
         i = j;
+    }
+    // The whole graph on one worker with every core is the serial run on P
+    // threads. Inter-op stretches are kept only when they beat it clearly: the
+    // simulation of workers side by side is the least certain part (measured
+    // within 5-20 % on a shared 2-core machine), a single worker's is not.
+    if (!order.empty() && r.stretchesMoved < r.stretches) {
+        Schedule one = s;
+        moveOnto(one, std::vector<InstanceId>(order.begin(), order.end()), s.owner[size_t(order.front())], threads);
+        const double makespan = simulateMakespan(one, costs);
+        if (best > kInterOpMargin * makespan) {
+            r.stretchesMoved = r.stretches;
+            r.oneWorker = true;
+            best = makespan;
+            s = std::move(one);
+        }
     }
     for (int32_t t : s.threads)
         r.threadedInstances += t > 1;

@@ -9,7 +9,9 @@
 // moved whole onto one worker whose nodes use every core (intra-op). Each run
 // of consecutive cuts and each stretch, in order, is tried on one worker with
 // `threads` intra-op threads (the cost table's measured cost at that count),
-// and the change is kept when the simulated makespan drops. Only for d = 1: the copies of a hyperclustered
+// and the change is kept when the simulated makespan drops. Last, the whole
+// graph on one worker with `threads` threads (serial on every core) replaces
+// the result unless the result simulates at least 5 % faster. Only for d = 1: the copies of a hyperclustered
 // graph are never ordered against one another, so it has no cuts.
 #pragma once
 
@@ -26,6 +28,7 @@ struct HybridReport {
     int stretches = 0;        // runs of other nodes between cuts
     int stretchesMoved = 0;   // moved whole onto one worker
     int threadedInstances = 0;
+    bool oneWorker = false;   // everything ended on one worker (serial on every core)
     double makespanBefore = 0;
     double makespanAfter = 0;
     std::string skipped;      // why nothing was tried, when so
