@@ -40,6 +40,14 @@ struct HandMade {
         return p;
     }
 
+    // Makes `node` read a graph input (so it and what follows depend on one).
+    void feedGraphInput(const std::string& node)
+    {
+        const ValueId x = spec.graph.addValue("x");
+        spec.graph.addInput(x);
+        spec.graph.node(spec.id.at(node)).inputs.push_back(x);
+    }
+
     // The cluster (index) that owns a node of copy 0.
     int clusterOf(const Plan& plan, const std::string& node) const
     {
@@ -200,11 +208,8 @@ private Q_SLOTS:
         for (const char* n : {"B", "C"})
             QVERIFY2(!cut[size_t(h.spec.id.at(n))], n);
         // Nodes computed from constants alone do not count: only A reads the graph input.
-        Graph& g = h.spec.graph;
-        const ValueId x = g.addValue("x");
-        g.addInput(x);
-        g.node(h.spec.id.at("A")).inputs.push_back(x);
-        const std::vector<char> dependent = inputDependentNodes(g, h.topo);
+        h.feedGraphInput("A");
+        const std::vector<char> dependent = inputDependentNodes(h.spec.graph, h.topo);
         QCOMPARE(int(std::count(dependent.begin(), dependent.end(), 1)), 5);
     }
 
@@ -215,10 +220,7 @@ private Q_SLOTS:
     void hybridGivesCutsTheCores()
     {
         HandMade h("A:4 B:2 C:2 D:4 E:4 ; A>B A>C B>D C>D D>E", 0.0);
-        Graph& g = h.spec.graph;
-        const ValueId x = g.addValue("x");
-        g.addInput(x);
-        g.node(h.spec.id.at("A")).inputs.push_back(x);
+        h.feedGraphInput("A");
         SchedulingProblem p = h.problem(2, 1, 1, false);
         p.hybridThreads = 2;
         const Plan without = planSchedule(p, "linear");
@@ -250,10 +252,7 @@ private Q_SLOTS:
         // B and C twice as fast on 2 threads too, and C costly: the stretch moves onto one
         // worker (1 + 1.5 = 2.5 < 3 side by side).
         HandMade u("A:4 B:2 C:3 D:4 E:4 ; A>B A>C B>D C>D D>E", 0.0);
-        Graph& ug = u.spec.graph;
-        const ValueId ux = ug.addValue("x");
-        ug.addInput(ux);
-        ug.node(u.spec.id.at("A")).inputs.push_back(ux);
+        u.feedGraphInput("A");
         u.costs->setThreadedSeconds(2, {2, 1, 1.5, 2, 2}, 1);
         SchedulingProblem q = u.problem(2, 1, 1, false);
         q.hybridThreads = 2;
