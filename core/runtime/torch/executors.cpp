@@ -336,7 +336,7 @@ private:
         w.busy = w.wait = 0;
         std::vector<at::Tensor> in, out;
         int current = c < threads_.size() ? std::max(1, threads_[c]) : 1;
-        useIntraOpThreads(current);
+        useIntraOpThreads(current);  // each run starts at the worker's own count
         for (const Item& item : w.items) {
             if (failed_)
                 return;
@@ -384,7 +384,6 @@ private:
 
     void workerLoop(size_t c)
     {
-        useIntraOpThreads(c < threads_.size() ? threads_[c] : 1);
         uint64_t seen = 0;
         while (true) {
             uint64_t gen;
