@@ -268,6 +268,14 @@ std::vector<std::vector<VarKey>> serialUses(const Program& p, std::vector<NodeId
     return uses;
 }
 
+std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeId>* nodes)
+{
+    std::set<VarKey> keep;
+    for (ValueId v : p.model.graph.outputs())
+        keep.insert({v, -1});
+    return lastUses(serialUses(p, nodes), keep);
+}
+
 std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster)
 {
     std::vector<std::vector<VarKey>> uses;

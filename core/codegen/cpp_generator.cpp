@@ -2,7 +2,6 @@
 // the CMakeLists.txt that builds it against libtorch.
 #include "core/codegen/program.h"
 
-#include <set>
 #include <sstream>
 
 namespace ramiel::codegen {
@@ -201,14 +200,11 @@ using Ints = std::vector<int64_t>;
         o << "    at::Tensor " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "];\n";
     // Each value is dropped after its last use (reset()), so memory is reused while hot.
     std::vector<NodeId> nodes;
-    std::set<VarKey> keep;
-    for (ValueId v : g.outputs())
-        keep.insert({v, -1});
-    const auto serialDrops = lastUses(serialUses(p, &nodes), keep);
+    const auto dropsAfter = serialDrops(p, &nodes);
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeId id = nodes[i];
         o << nodeComment(p, kSyntax, id, -1, false) << "    at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = "
-          << serialR.expr(p.low.nodeExpr[size_t(id)]) << ";\n" << dropLine(p, serialDrops[i]);
+          << serialR.expr(p.low.nodeExpr[size_t(id)]) << ";\n" << dropLine(p, dropsAfter[i]);
     }
     o << "    return {";
     for (size_t k = 0; k < g.outputs().size(); ++k) {

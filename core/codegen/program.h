@@ -65,6 +65,8 @@ std::vector<std::vector<VarKey>> lastUses(const std::vector<std::vector<VarKey>>
 // with code) and of cluster c's steps.
 std::vector<std::vector<VarKey>> serialUses(const Program& p, std::vector<NodeId>* nodes);
 std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster);
+// The serial function's drops: lastUses of serialUses, graph outputs kept.
+std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeId>* nodes);
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

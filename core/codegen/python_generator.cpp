@@ -144,15 +144,12 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
             o << "    " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "]\n";
     // Each value is dropped after its last use ('del'), so memory is reused while hot.
     std::vector<NodeId> nodes;
-    std::set<VarKey> keep;
-    for (ValueId v : g.outputs())
-        keep.insert({v, -1});
-    const auto serialDrops = lastUses(serialUses(p, &nodes), keep);
+    const auto dropsAfter = serialDrops(p, &nodes);
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeId id = nodes[i];
         const ValueId out = g.node(id).outputs[0];
         o << nodeComment(p, kSyntax, id, -1, false) << "    " << (usedSerially(out) ? p.var(out, -1) : "_") << " = "
-          << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n" << dropLine(p, serialDrops[i]);
+          << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n" << dropLine(p, dropsAfter[i]);
     }
     o << "    return [";
     for (size_t k = 0; k < g.outputs().size(); ++k) {
