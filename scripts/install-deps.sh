@@ -14,12 +14,21 @@ packages=(
   libgraphviz-dev
   libtorch-dev libopenblas0-openmp
   nlohmann-json3-dev libcli11-dev
-  # tests: ONNX conformance data, real models exported with torchvision
+  # tests: ONNX conformance data, real models exported with torchvision,
+  # generated Python linted with pyflakes
   libonnx-testdata
-  python3-torch python3-torchvision python3-onnx python3-numpy
+  python3-torch python3-torchvision python3-onnx python3-numpy python3-pyflakes
   # GUI tests under a virtual display, screenshots
   xvfb xauth imagemagick
+  # npm fetches ONNX Runtime (onnxruntime-node) over https for the tests and benchmarks
+  ca-certificates
 )
+
+# Node.js and npm: Debian's packages unless the commands are already there
+# (a Node.js from elsewhere bundles npm and conflicts with Debian's npm package).
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+  packages+=(nodejs npm)
+fi
 
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

@@ -6,11 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh -DRAMIEL_BUILD_TESTS=ON
-# ONNX Runtime, for tst_passes' check of exported models (skipped where it is missing).
-if command -v npm > /dev/null && [ ! -d build/ort/node_modules/onnxruntime-node ]; then
-  (mkdir -p build/ort && cd build/ort &&
-   ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund onnxruntime-node > install.log 2>&1) ||
-    echo "test: could not install onnxruntime-node (build/ort/install.log); its checks will be skipped"
-fi
+# ONNX Runtime, the reference tst_passes checks exported models against.
+bash scripts/install-ort.sh build/ort
 cd build
 ctest --output-on-failure --timeout 1200 -j "$(nproc)"

@@ -27,7 +27,7 @@ private Q_SLOTS:
         QFETCH(QString, group);
         const QString root = test::conformanceDataDir() + "/" + group;
         if (!QDir(root).exists())
-            QSKIP("libonnx-testdata is not installed");
+            QFAIL("libonnx-testdata is missing: apt-get install libonnx-testdata");
         int loaded = 0;
         QStringList failures;
         QDirIterator it(root, {"model.onnx"}, QDir::Files, QDirIterator::Subdirectories);

@@ -206,7 +206,7 @@ private Q_SLOTS:
         QFETCH(double, flops);
         const QString path = "/usr/share/libonnx-testdata/data/node/" + model + "/model.onnx";
         if (!QFile::exists(path))
-            QSKIP("libonnx-testdata is not installed");
+            QFAIL("libonnx-testdata is missing: apt-get install libonnx-testdata");
         const Model m = loadOnnx(path.toStdString());
         const NodeCost c = estimateNodeCost(m.graph, 0);
         QVERIFY2(c.known, c.unknownReason.c_str());
