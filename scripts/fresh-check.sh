@@ -80,10 +80,13 @@ mount_into "$root/dev/pts" --bind /dev/pts
 mount_into "$root/dev/shm" -t tmpfs tmpfs
 mount_into "$root/var/cache/apt/archives" --bind "$cache/apt-archives"
 
-# The README's two commands: the lines of its first ```sh block, comments dropped.
-mapfile -t commands < <(awk '/^```sh$/ {inside = 1; next} inside && /^```/ {exit} inside' README.md |
+# The README's two commands: the lines of its first ```sh block, comments dropped;
+# the first runs the main job, the second the tests. The tests run first, then
+# the main job (with no display: the CLI report).
+mapfile -t readme < <(awk '/^```sh$/ {inside = 1; next} inside && /^```/ {exit} inside' README.md |
   sed -e 's/[[:space:]]*#.*$//' -e '/^[[:space:]]*$/d')
-[ "${#commands[@]}" -eq 2 ] || die "README.md should start with a sh block of two commands, found ${#commands[@]}"
+[ "${#readme[@]}" -eq 2 ] || die "README.md should start with a sh block of two commands, found ${#readme[@]}"
+commands=("${readme[1]}" "${readme[0]}")
 
 # A clean environment: no display (the run command then prints the CLI report).
 # OPENBLAS_* describe this CPU (docs/toolchain.md), so they are passed on.
