@@ -133,7 +133,7 @@ int main(int argc, char** argv)
 
     // Re-schedule on inception_v3 at B = 4 when d changes: request -> recolored scene.
     openAndDraw(w, models.filePath("inception_v3.onnx"), nullptr);
-    ScheduleSettings s = w.session()->settings();
+    PlanSettings s = w.session()->settings();
     s.batch = 4;
     std::vector<double> replans;
     for (int r = 0; r < n; ++r)

@@ -4,6 +4,8 @@
 # needs is optional: scripts/install-deps.sh installs all of it.
 #   cmake -DORT_MODULES=<dir with onnxruntime-node> -P check_dependencies.cmake
 
+cmake_minimum_required(VERSION 3.25)
+
 set(missing "")
 
 # name=Debian package
@@ -19,20 +21,31 @@ foreach(entry IN LISTS programs)
   endif()
 endforeach()
 
-# Python modules for /usr/bin/python3 (model export, generated code, checks).
+# Python modules for /usr/bin/python3 (model export, generated code, checks),
+# tried in one interpreter: it prints the modules that fail to import.
 set(modules torch=python3-torch torchvision=python3-torchvision onnx=python3-onnx numpy=python3-numpy
             pyflakes=python3-pyflakes)
+set(names "")
+foreach(entry IN LISTS modules)
+  string(REPLACE "=" ";" pair "${entry}")
+  list(GET pair 0 module)
+  list(APPEND names ${module})
+endforeach()
+string(REPLACE ";" " " names "${names}")
+set(failed "${names}")
+if(EXISTS /usr/bin/python3)
+  execute_process(
+    COMMAND /usr/bin/python3 -c
+      "import importlib, sys\nfor m in sys.argv[1].split():\n    try: importlib.import_module(m)\n    except Exception: print(m)"
+      "${names}"
+    OUTPUT_VARIABLE failed ERROR_QUIET)
+endif()
+string(REGEX REPLACE "[ \n]+" ";" failed "${failed}")
 foreach(entry IN LISTS modules)
   string(REPLACE "=" ";" pair "${entry}")
   list(GET pair 0 module)
   list(GET pair 1 package)
-  if(EXISTS /usr/bin/python3)
-    execute_process(COMMAND /usr/bin/python3 -c "import ${module}"
-                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-  else()
-    set(rc 1)
-  endif()
-  if(NOT rc EQUAL 0)
+  if(module IN_LIST failed)
     list(APPEND missing "Python module ${module} for /usr/bin/python3 (apt-get install ${package})")
   endif()
 endforeach()

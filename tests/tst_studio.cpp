@@ -367,7 +367,7 @@ private Q_SLOTS:
         QCOMPARE(failed.size(), 1);
         QCOMPARE(failed.first().at(0).toString(), bad);
         QVERIFY(!failed.first().at(1).toString().isEmpty());
-        QVERIFY(w->session()->prepared()->path.endsWith("squeezenet1_0.onnx"));
+        QVERIFY(QString::fromStdString(w->session()->prepared()->path).endsWith("squeezenet1_0.onnx"));
         QVERIFY(w->windowTitle().contains("squeezenet1_0"));
     }
 
@@ -381,7 +381,7 @@ private Q_SLOTS:
         w->session()->cancel();
         QVERIFY(!w->session()->busy());
         QTest::qWait(3000);  // the abandoned load finishes in the background and is dropped
-        QVERIFY(w->session()->prepared()->path.endsWith("squeezenet1_0.onnx"));
+        QVERIFY(QString::fromStdString(w->session()->prepared()->path).endsWith("squeezenet1_0.onnx"));
         QCOMPARE(w->scene()->displayItems().size(),
                  w->session()->layout()->display.items.size());
     }
@@ -390,7 +390,7 @@ private Q_SLOTS:
     {
         auto w = window();
         w->openFile(test::modelPath("inception_v3"));
-        ScheduleSettings s = w->session()->settings();
+        PlanSettings s = w->session()->settings();
         s.algorithm = "heft";
         s.workers = 3;
         w->session()->setSettings(s);  // while the model is still loading
@@ -418,7 +418,7 @@ private Q_SLOTS:
         // One click: the profile becomes the costs the schedule uses.
         QSignalSpy analysis(w->session(), &StudioSession::analysisChanged);
         run->useProfile();
-        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->measured, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->costs.measured, 30000);
         QCOMPARE(w->tuning()->costsBox()->currentIndex(), 1);
         verifyClusterColors(*w);
     }
@@ -454,12 +454,13 @@ private Q_SLOTS:
         auto w = window();
         QVERIFY(open(*w, test::modelPath("googlenet")));
         TeachingPanel* t = w->teaching();
-        t->start();
+        t->start();  // the steps are computed off the UI thread
+        QTRY_VERIFY_WITH_TIMEOUT(t->stepCount() > 0, 30000);
         auto a = w->session()->analysis();
-        const auto expected = linearClusters(*a->costs, 1);
+        const auto expected = linearClusters(*a->costs.table, 1);
         QCOMPARE(t->paths(), expected);
         MergeReport report;
-        clusterOneCopy(*a->costs, 1, a->settings.workers, &report);
+        clusterOneCopy(*a->costs.table, 1, a->problem.workers, &report);
         QCOMPARE(t->merges(), report.steps);
         QCOMPARE(int(report.steps.size()), int(expected.size()) - int(a->plan.schedule.clusters.size()));
         QCOMPARE(t->stepCount(), int(expected.size() + report.steps.size()) + 1);

@@ -22,20 +22,20 @@
 
 namespace ramiel::studio {
 
-CodegenResult exportCode(const Analysis& analysis, CodeLanguage language, const QString& dir)
+CodegenResult exportCode(const PlannedModel& analysis, CodeLanguage language, const QString& dir)
 {
     const PreparedModel& p = *analysis.prepared;
     CodegenRequest request;
     request.model = &p.model;
     request.topo = &p.topo;
     request.schedule = &analysis.plan.schedule;
-    request.threadsPerWorker = threadsPerWorker(analysis.plan, *analysis.costs, analysis.settings.workers);
+    request.threadsPerWorker = analysis.threadsPerWorker;
     request.language = language;
     request.outputDir = dir.toStdString();
     std::string passes;
     for (const std::string& name : p.passes)
         passes += (passes.empty() ? "" : ",") + name;
-    request.command = "Ramiel Studio: " + QFileInfo(p.path).fileName().toStdString() + ", " +
+    request.command = "Ramiel Studio: " + QFileInfo(QString::fromStdString(p.path)).fileName().toStdString() + ", " +
                       analysis.settings.algorithm + ", P=" + std::to_string(analysis.settings.workers) +
                       ", B=" + std::to_string(analysis.settings.batch) + ", d=" +
                       std::to_string(analysis.settings.degree) + ", passes=" + (passes.empty() ? "none" : passes);
@@ -51,7 +51,7 @@ struct Preview {
 
 }  // namespace
 
-CodeExportDialog::CodeExportDialog(std::shared_ptr<const Analysis> analysis, QWidget* parent)
+CodeExportDialog::CodeExportDialog(std::shared_ptr<const PlannedModel> analysis, QWidget* parent)
     : QDialog(parent), analysis_(std::move(analysis)), language_(new QComboBox(this)), folder_(new QLineEdit(this)),
       preview_(new QTabWidget(this)), status_(new QLabel(this)), exportButton_(new QPushButton(tr("Export"), this))
 {
@@ -59,7 +59,7 @@ CodeExportDialog::CodeExportDialog(std::shared_ptr<const Analysis> analysis, QWi
     resize(980, 720);
     language_->addItem(tr("Python + PyTorch"), int(CodeLanguage::Python));
     language_->addItem(tr("C++ / libtorch"), int(CodeLanguage::Cpp));
-    const QString base = QFileInfo(analysis_->prepared->path).completeBaseName();
+    const QString base = QFileInfo(QString::fromStdString(analysis_->prepared->path)).completeBaseName();
     folder_->setText(QDir::home().filePath(base + QStringLiteral("-parallel")));
     auto* browse = new QPushButton(tr("Browse..."), this);
     auto* folderRow = new QHBoxLayout;

@@ -21,12 +21,12 @@ class QTabWidget;
 namespace ramiel::studio {
 
 // Writes the code for `analysis` into `dir` (any thread). Throws Error.
-CodegenResult exportCode(const Analysis& analysis, CodeLanguage language, const QString& dir);
+CodegenResult exportCode(const PlannedModel& analysis, CodeLanguage language, const QString& dir);
 
 class CodeExportDialog : public QDialog {
     Q_OBJECT
 public:
-    CodeExportDialog(std::shared_ptr<const Analysis> analysis, QWidget* parent = nullptr);
+    CodeExportDialog(std::shared_ptr<const PlannedModel> analysis, QWidget* parent = nullptr);
 
     QComboBox* languageBox() const { return language_; }
     QLineEdit* folderEdit() const { return folder_; }
@@ -44,7 +44,7 @@ private:
     void refreshPreview();
     CodeLanguage language() const;
 
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     QComboBox* language_;
     QLineEdit* folder_;
     QTabWidget* preview_;

@@ -120,9 +120,9 @@ void CompareView::showEvent(QShowEvent* event)
         rebuildScenes();
 }
 
-ScheduleSettings CompareView::settingsOf(int side) const
+PlanSettings CompareView::settingsOf(int side) const
 {
-    ScheduleSettings s = session_->settings();
+    PlanSettings s = session_->settings();
     s.algorithm = sides_[size_t(side)].algorithm->currentData().toString().toStdString();
     s.degree = std::min(sides_[size_t(side)].degree->value(), s.batch);
     return s;
@@ -145,7 +145,7 @@ void CompareView::reschedule(int side)
         return;
     Side& s = sides_[size_t(side)];
     const int generation = ++s.generation;
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const Analysis>>(this);
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const PlannedModel>>(this);
     connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, side, generation] {
         watcher->deleteLater();
         Side& s = sides_[size_t(side)];
@@ -160,7 +160,7 @@ void CompareView::reschedule(int side)
         if (sides_[0].analysis && sides_[1].analysis)
             Q_EMIT updated();
     });
-    watcher->setFuture(session_->analyzeAsync(settingsOf(side)));
+    watcher->setFuture(session_->planAsync(settingsOf(side)));
 }
 
 void CompareView::fillTable()

@@ -28,7 +28,7 @@ public:
     GraphView* view(int side) const { return sides_[size_t(side)].view; }
     QComboBox* algorithmBox(int side) const { return sides_[size_t(side)].algorithm; }
     QSpinBox* degreeBox(int side) const { return sides_[size_t(side)].degree; }
-    std::shared_ptr<const Analysis> analysis(int side) const { return sides_[size_t(side)].analysis; }
+    std::shared_ptr<const PlannedModel> analysis(int side) const { return sides_[size_t(side)].analysis; }
     QTreeWidget* table() const { return table_; }
 
 Q_SIGNALS:
@@ -43,13 +43,13 @@ private:
         GraphView* view = nullptr;
         QComboBox* algorithm = nullptr;
         QSpinBox* degree = nullptr;
-        std::shared_ptr<const Analysis> analysis;
+        std::shared_ptr<const PlannedModel> analysis;
         int generation = 0;
     };
     void rebuildScenes();
     void reschedule(int side);
     void fillTable();
-    ScheduleSettings settingsOf(int side) const;
+    PlanSettings settingsOf(int side) const;
 
     StudioSession* session_;
     std::array<Side, 2> sides_;

@@ -84,16 +84,13 @@ void writeScenePng(GraphScene& scene, const QString& path)
     writeBytes(path, bytes);
 }
 
-void writeAnalysisJson(const Analysis& analysis, const QString& path)
+void writeAnalysisJson(const PlannedModel& analysis, const QString& path)
 {
     const PreparedModel& p = *analysis.prepared;
-    SchedulingProblem problem = SchedulingProblem::of(p.model.graph, p.topo, *analysis.costs, analysis.settings.workers,
-                                                      analysis.settings.batch, analysis.settings.degree);
-    problem.clone = analysis.settings.clone;
     nlohmann::json doc;
     doc["info"] = infoToJson(p.model, analysis.metrics, p.machine);
-    doc["schedule"] = planToJson(p.model.graph, problem, analysis.plan, true);
-    doc["costs"] = analysis.measured ? "measured" : "static";
+    doc["schedule"] = planToJson(p.model.graph, analysis.problem, analysis.plan, true);
+    doc["costs"] = analysis.costs.measured ? "measured" : "static";
     const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     writeFileAtomically(path.toStdString(), text);
 }

@@ -6,14 +6,19 @@
 
 #include <QString>
 
+namespace ramiel::pipeline {
+struct PlannedModel;
+}
+
 namespace ramiel::studio {
 
+using pipeline::PlannedModel;
+
 class GraphScene;
-struct Analysis;
 
 void writeSceneSvg(GraphScene& scene, const QString& path, const QString& title);
 void writeScenePng(GraphScene& scene, const QString& path);
 // {"info": ramiel.info/1, "schedule": ramiel.schedule/1} (docs/json.md).
-void writeAnalysisJson(const Analysis& analysis, const QString& path);
+void writeAnalysisJson(const PlannedModel& analysis, const QString& path);
 
 }  // namespace ramiel::studio

@@ -106,7 +106,7 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
     recolor();
 }
 
-void GraphScene::setAnalysis(std::shared_ptr<const Analysis> analysis)
+void GraphScene::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = std::move(analysis);
     recolor();
@@ -217,7 +217,7 @@ void GraphScene::recolor()
     }
     const DisplayGraph& d = layout_->display;
     const Graph& graph = prepared_->model.graph;
-    const Analysis* a = analysis_.get();
+    const PlannedModel* a = analysis_.get();
     const size_t copy = a ? std::min(size_t(std::max(copy_, 0)), a->clusterOfNode.size() - 1) : 0;
     const bool valid = a && a->clusterOfNode[copy].size() == graph.nodeCount();
 
@@ -276,7 +276,7 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     QList<QPair<QColor, QString>> out;
     if (!prepared_)
         return out;
-    const Analysis* a = analysis_.get();
+    const PlannedModel* a = analysis_.get();
     if (teachingOverlay()) {
         out.append({QColor(0xf2, 0xf2, 0xf2), tr("not clustered yet")});
         out.append({QColor(0xc0, 0x1c, 0x28), teachCaption_});
@@ -308,7 +308,7 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
         if (a)
             for (double s : a->nodeSeconds)
                 maxSeconds = std::max(maxSeconds, std::isfinite(s) ? s : 0.0);
-        const QString source = a && a->measured ? tr("measured") : tr("estimated");
+        const QString source = a && a->costs.measured ? tr("measured") : tr("estimated");
         for (double t : {1.0, 0.25, 0.0625, 0.0})
             out.append({heatColor(std::sqrt(t)), QStringLiteral("%1 (%2)").arg(formatMs(t * maxSeconds), source)});
         break;

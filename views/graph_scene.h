@@ -1,5 +1,5 @@
 // The graph as a QGraphicsScene: built from a GraphLayout, recolored from an
-// Analysis. Owns no algorithm; it only draws what the session computed.
+// PlannedModel. Owns no algorithm; it only draws what the session computed.
 #pragma once
 
 #include "graph_items.h"
@@ -22,7 +22,7 @@ public:
     explicit GraphScene(QObject* parent = nullptr);
 
     void setGraph(std::shared_ptr<const PreparedModel> prepared, std::shared_ptr<const GraphLayout> layout);
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     void setColorMode(ColorMode mode);
     void setShowCriticalPath(bool show);
     void setShowShapes(bool show);
@@ -38,7 +38,7 @@ public:
     NodeId selectedNode() const;
     void selectNode(NodeId node);
     std::shared_ptr<const GraphLayout> layout() const { return layout_; }
-    std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+    std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
     // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
     // drawn pale) with the nodes of `current` outlined, until cleared.
     void setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current, QString caption = {});
@@ -57,7 +57,7 @@ private:
 
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     std::vector<NodeItem*> items_;
     std::vector<EdgeItem*> edges_;
     ColorMode mode_ = ColorMode::Cluster;

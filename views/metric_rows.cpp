@@ -18,7 +18,7 @@ QString formatSeconds(double seconds)
     return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
 }
 
-QVector<MetricRow> metricRows(const Analysis& a)
+QVector<MetricRow> metricRows(const PlannedModel& a)
 {
     QVector<MetricRow> rows;
     const GraphMetrics& m = a.metrics;
@@ -46,7 +46,7 @@ QVector<MetricRow> metricRows(const Analysis& a)
         opText << QObject::tr("+%1 types").arg(ops.size() - 6);
     add(graph, QObject::tr("Operators"), opText.join(QStringLiteral(", ")), QObject::tr("Op histogram, most frequent first"));
 
-    const QString par = a.measured ? QObject::tr("Parallelism (measured costs)") : QObject::tr("Parallelism (cost model)");
+    const QString par = a.costs.measured ? QObject::tr("Parallelism (measured costs)") : QObject::tr("Parallelism (cost model)");
     add(par, QObject::tr("Work T1"), formatSeconds(m.work), QObject::tr("Sum of all node costs, one sample"));
     add(par, QObject::tr("Span T-inf"), formatSeconds(m.span), QObject::tr("The critical path's length"));
     add(par, QObject::tr("Parallelism T1/T-inf"),

@@ -16,7 +16,7 @@ struct MetricRow {
     QString help;  // tooltip: what the number means
 };
 
-QVector<MetricRow> metricRows(const Analysis& analysis);
+QVector<MetricRow> metricRows(const PlannedModel& analysis);
 QString formatSeconds(double seconds);
 
 }  // namespace ramiel::studio

@@ -22,7 +22,7 @@ MetricsPanel::MetricsPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWi
     layout->addWidget(tree_);
 }
 
-void MetricsPanel::setAnalysis(std::shared_ptr<const Analysis> analysis)
+void MetricsPanel::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = std::move(analysis);
     rebuild();

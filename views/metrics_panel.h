@@ -8,15 +8,20 @@
 
 class QTreeWidget;
 
+namespace ramiel::pipeline {
+struct PlannedModel;
+}
+
 namespace ramiel::studio {
 
-struct Analysis;
+using pipeline::PlannedModel;
+
 
 class MetricsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit MetricsPanel(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     // Rows under "Run (measured)"; empty clears them.
     void setRunFigures(const QList<QPair<QString, QString>>& figures);
     QTreeWidget* tree() const { return tree_; }
@@ -25,7 +30,7 @@ private:
     void rebuild();
 
     QTreeWidget* tree_;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     QList<QPair<QString, QString>> run_;
 };
 

@@ -48,7 +48,7 @@ PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent), tree_(new Q
     rebuild();
 }
 
-void PropertiesPanel::setAnalysis(std::shared_ptr<const Analysis> analysis)
+void PropertiesPanel::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = std::move(analysis);
     if (analysis_ && node_ != kNone && size_t(node_) >= analysis_->prepared->model.graph.nodeCount())
@@ -113,7 +113,7 @@ void PropertiesPanel::rebuild()
     row(c, tr("Bytes moved"), cost.known ? QString::number(cost.bytes(), 'g', 4)
                                          : tr("unknown"));
     row(c, tr("Static estimate"), formatSeconds(analysis_->prepared->staticSeconds[id]));
-    row(c, analysis_->measured ? tr("Measured (in use)") : tr("In use"), formatSeconds(analysis_->nodeSeconds[id]));
+    row(c, analysis_->costs.measured ? tr("Measured (in use)") : tr("In use"), formatSeconds(analysis_->nodeSeconds[id]));
 
     QTreeWidgetItem* sched = section(tree_, tr("Schedule"));
     const Schedule& s = analysis_->plan.schedule;

@@ -10,15 +10,20 @@
 
 class QTreeWidget;
 
+namespace ramiel::pipeline {
+struct PlannedModel;
+}
+
 namespace ramiel::studio {
 
-struct Analysis;
+using pipeline::PlannedModel;
+
 
 class PropertiesPanel : public QWidget {
     Q_OBJECT
 public:
     explicit PropertiesPanel(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     void showNode(NodeId node);
     NodeId node() const { return node_; }
     QTreeWidget* tree() const { return tree_; }
@@ -27,7 +32,7 @@ private:
     void rebuild();
 
     QTreeWidget* tree_;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     NodeId node_ = kNone;
 };
 

@@ -116,8 +116,7 @@ void RunPanel::start()
     stop_ = std::make_shared<std::atomic<bool>>(false);
     auto stopFlag = stop_;
     const int iterations = iterations_->value();
-    const int cores = analysis->settings.workers;
-    thread_ = QThread::create([this, analysis, stopFlag, iterations, cores] {
+    thread_ = QThread::create([this, analysis, stopFlag, iterations] {
         QString error;
         std::vector<double> profile;
         try {
@@ -126,8 +125,8 @@ void RunPanel::start()
             std::unique_ptr<CompiledModel> model = runtime().compile(p.model);
             model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
             std::unique_ptr<Executor> serial = model->serialExecutor(1);
-            std::unique_ptr<Executor> parallel = model->parallelExecutor(
-                analysis->plan.schedule, threadsPerWorker(analysis->plan, *analysis->costs, cores));
+            std::unique_ptr<Executor> parallel =
+                model->parallelExecutor(analysis->plan.schedule, analysis->threadsPerWorker);
             serial->run();  // warm-up: first-touch allocations, oneDNN primitive creation
             parallel->run();
             std::vector<std::vector<double>> perNode(nodes);
@@ -243,8 +242,8 @@ void RunPanel::useProfile()
     if (profile_.empty() || !runAnalysis_ || session_->prepared() != runAnalysis_->prepared)
         return;
     session_->setMeasuredSeconds(profile_);
-    ScheduleSettings s = session_->settings();
-    s.measuredCosts = true;
+    PlanSettings s = session_->settings();
+    s.costs = "measured";
     session_->setSettings(s);
 }
 

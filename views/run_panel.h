@@ -79,7 +79,7 @@ private:
     std::vector<double> serialTimes_, parallelTimes_;
     std::vector<double> busy_, wait_;
     std::vector<double> profile_;  // per-sample seconds by node id, from the serial runs
-    std::shared_ptr<const Analysis> runAnalysis_;
+    std::shared_ptr<const PlannedModel> runAnalysis_;
 };
 
 }  // namespace ramiel::studio

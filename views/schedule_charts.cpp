@@ -26,7 +26,7 @@ GanttChart::GanttChart(QWidget* parent) : QWidget(parent)
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void GanttChart::setAnalysis(std::shared_ptr<const Analysis> analysis)
+void GanttChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = std::move(analysis);
     update();
@@ -160,7 +160,7 @@ void LoadsChart::changeEvent(QEvent* event)
         setAnalysis(analysis_);
 }
 
-void LoadsChart::setAnalysis(std::shared_ptr<const Analysis> analysis)
+void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = analysis;
     QChart* chart = view_->chart();

@@ -8,15 +8,20 @@
 
 class QChartView;
 
+namespace ramiel::pipeline {
+struct PlannedModel;
+}
+
 namespace ramiel::studio {
 
-struct Analysis;
+using pipeline::PlannedModel;
+
 
 class GanttChart : public QWidget {
     Q_OBJECT
 public:
     explicit GanttChart(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     QSize sizeHint() const override { return {480, 220}; }
     QSize minimumSizeHint() const override { return {200, 90}; }
 
@@ -32,14 +37,14 @@ private:
     QRectF plotArea() const;
     int entryAt(QPointF p) const;
 
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
 };
 
 class LoadsChart : public QWidget {
     Q_OBJECT
 public:
     explicit LoadsChart(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     int barCount() const { return bars_; }
 
 protected:
@@ -47,7 +52,7 @@ protected:
 
 private:
     QChartView* view_;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     int bars_ = 0;
 };
 

@@ -13,45 +13,7 @@
 
 namespace ramiel::studio {
 
-std::vector<std::string> defaultModelPasses()
-{
-    std::vector<std::string> names;
-    for (const passes::PassInfo& info : passes::registeredPasses())
-        if (info.onByDefault && !info.scheduling)
-            names.push_back(info.name);
-    return names;
-}
-
-std::shared_ptr<const Model> readModel(const QString& path)
-{
-    return std::make_shared<const Model>(loadOnnx(path.toStdString()));
-}
-
-std::shared_ptr<const PreparedModel> prepareModel(const QString& path, std::shared_ptr<const Model> source,
-                                                  const std::vector<std::string>& passNames,
-                                                  const QString& machineFile, double readSeconds)
-{
-    QElapsedTimer timer;
-    timer.start();
-    auto p = std::make_shared<PreparedModel>();
-    p->path = path;
-    p->readSeconds = readSeconds;
-    p->source = source;
-    p->model = *source;
-    std::vector<std::string> modelPasses;
-    for (const std::string& name : passNames)
-        if (!passes::findPass(name).scheduling)
-            modelPasses.push_back(name);
-    p->passes = modelPasses;
-    if (!modelPasses.empty())
-        p->passStats = passes::runPipeline(p->model, modelPasses, passes::PassContext{}).stats;
-    p->topo = buildTopology(p->model.graph);
-    p->machine = obtainMachineConstants(machineFile.toStdString());
-    p->staticCosts = estimateCosts(p->model.graph);
-    p->staticSeconds = costSeconds(p->staticCosts, p->machine);
-    p->loadSeconds = double(timer.nsecsElapsed()) * 1e-9;
-    return p;
-}
+std::vector<std::string> defaultModelPasses() { return passes::parsePassList("default"); }
 
 std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames)
 {
@@ -65,70 +27,35 @@ std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bo
     return l;
 }
 
-std::shared_ptr<const Analysis> analyze(std::shared_ptr<const PreparedModel> prepared,
-                                        const ScheduleSettings& settings,
-                                        const std::vector<double>& measuredSeconds)
+namespace {
+
+// A plan with Studio's costs: "measured" is the last run's profile, static while there is none.
+std::shared_ptr<const PlannedModel> planWith(std::shared_ptr<const PreparedModel> prepared,
+                                             const PlanSettings& settings, const std::vector<double>& profile)
 {
-    QElapsedTimer timer;
-    timer.start();
-    auto a = std::make_shared<Analysis>();
-    a->prepared = prepared;
-    a->settings = settings;
-    const Graph& graph = prepared->model.graph;
-    const Topology& topo = prepared->topo;
-
-    EdgeCostParameters edges;
-    edges.latencySeconds = prepared->machine.handoffSeconds;
-    edges.bytesPerSecond = prepared->machine.bytesPerSecond;
-    CostTable table = CostTable::fromStatic(graph, topo, prepared->staticCosts, prepared->machine, edges);
-    if (settings.measuredCosts && measuredSeconds.size() == graph.nodeCount()) {
-        table = CostTable::fromMeasuredSeconds(measuredSeconds, 1, table, "the last run");
-        a->measured = true;
-    }
-    a->costs = std::make_unique<CostTable>(std::move(table));
-    a->nodeSeconds.resize(graph.nodeCount());
-    for (size_t n = 0; n < graph.nodeCount(); ++n)
-        a->nodeSeconds[n] = a->costs->node(NodeId(n), 1);
-    a->metrics = computeMetrics(graph, topo, prepared->staticCosts, a->nodeSeconds);
-
-    SchedulingProblem problem =
-        SchedulingProblem::of(graph, topo, *a->costs, settings.workers, settings.batch, settings.degree);
-    problem.clone = settings.clone;
-    problem.check();
-    a->plan = planSchedule(problem, settings.algorithm, true);
-    const Schedule& s = a->plan.schedule;
-    a->loads = clusterLoads(s, *a->costs);
-
-    const size_t copies = size_t(std::max(1, s.degree));
-    a->clusterOfNode.assign(copies, std::vector<int>(graph.nodeCount(), -1));
-    a->cloneCount.assign(copies, std::vector<int>(graph.nodeCount(), 0));
-    a->crossClusterEdges.resize(copies);
-    for (size_t i = 0; i < s.instanceCount(); ++i)
-        a->clusterOfNode[size_t(s.copy(InstanceId(i)))][size_t(s.node(InstanceId(i)))] = s.owner[i];
-    for (size_t c = 0; c < s.clusters.size(); ++c)
-        for (InstanceId i : s.clusters[c])
-            if (s.isClone(c, i))
-                ++a->cloneCount[size_t(s.copy(i))][size_t(s.node(i))];
-    for (const CrossEdge& e : a->plan.crossEdges)
-        if (s.copy(e.from) == s.copy(e.to))
-            a->crossClusterEdges[size_t(s.copy(e.to))].insert({s.node(e.from), s.node(e.to)});
-
-    a->onCriticalPath.assign(graph.nodeCount(), false);
-    const std::vector<NodeId>& path = a->metrics.criticalPath;
-    for (size_t k = 0; k < path.size(); ++k) {
-        a->onCriticalPath[size_t(path[k])] = true;
-        if (k + 1 < path.size())
-            a->criticalEdges.insert({path[k], path[k + 1]});
-    }
-    a->seconds = double(timer.nsecsElapsed()) * 1e-9;
-    return a;
+    PlanSettings costs = settings;
+    if (costs.costs != "measured" || profile.size() != prepared->model.graph.nodeCount())
+        costs.costs = "static";
+    return pipeline::plan(prepared, settings, pipeline::costTable(*prepared, costs, profile));
 }
+
+pipeline::PrepareOptions prepareOptions(const std::vector<std::string>& passNames, const QString& machineFile)
+{
+    pipeline::PrepareOptions o;
+    o.passes = "none";
+    for (const std::string& n : passNames)
+        o.passes += "," + n;
+    o.machineFile = machineFile.toStdString();
+    return o;
+}
+
+}  // namespace
 
 // What an open request produces.
 struct StudioSession::Opened {
     std::shared_ptr<const PreparedModel> prepared;
     std::shared_ptr<const GraphLayout> layout;
-    std::shared_ptr<const Analysis> analysis;
+    std::shared_ptr<const PlannedModel> analysis;
     QString error;
 };
 
@@ -150,7 +77,7 @@ QFutureWatcher<T>* watch(QObject* owner, QFuture<T> future, F onDone)
 
 }  // namespace
 
-StudioSession::StudioSession(QObject* parent) : QObject(parent) {}
+StudioSession::StudioSession(QObject* parent) : QObject(parent) { settings_.workers = settings_.cores(); }
 
 StudioSession::~StudioSession()
 {
@@ -172,16 +99,13 @@ void StudioSession::setPasses(const std::vector<std::string>& names)
     std::string list = "none";
     for (const std::string& n : names)
         list += "," + n;
-    std::vector<std::string> effective;
-    for (const std::string& name : passes::parsePassList(list))
-        if (!passes::findPass(name).scheduling)
-            effective.push_back(name);
+    const std::vector<std::string> effective = passes::parsePassList(list);
     if (effective == passes_)
         return;
     passes_ = effective;
     Q_EMIT settingsChanged();
     if (prepared_)
-        prepareAsync(prepared_->path, prepared_->source);
+        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source);
 }
 
 // Reads the file (when `source` is null), runs the passes, lays out and
@@ -195,7 +119,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
     setBusy(true, source ? tr("%1: running the graph passes").arg(name)
                          : tr("Opening %1: reading and checking the model").arg(name));
     const QString machineFile = machineFile_;
-    const ScheduleSettings settings = settings_;
+    const PlanSettings settings = settings_;
     const bool leftToRight = leftToRight_, showNames = showNames_;
     const std::vector<std::string> passNames = passes_;
     auto stage = [this, generation](const QString& text) {
@@ -211,15 +135,15 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
         try {
             QElapsedTimer read;
             read.start();
-            std::shared_ptr<const Model> model = source ? source : readModel(path);
+            std::shared_ptr<const Model> model = source ? source : pipeline::readModel(path.toStdString());
             const double readSeconds = source ? 0 : double(read.nsecsElapsed()) * 1e-9;
             if (!passNames.empty())
                 stage(tr("%1: running the graph passes").arg(name));
-            o.prepared = prepareModel(path, model, passNames, machineFile, readSeconds);
+            o.prepared = pipeline::prepare(model, prepareOptions(passNames, machineFile), readSeconds);
             stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
             o.layout = layoutModel(*o.prepared, leftToRight, showNames);
             stage(tr("%1: scheduling").arg(name));
-            o.analysis = analyze(o.prepared, settings);
+            o.analysis = planWith(o.prepared, settings, {});
         } catch (const std::exception& e) {
             o.error = messageOf(e);
         }
@@ -252,7 +176,7 @@ void StudioSession::cancel()
     setBusy(false);
 }
 
-void StudioSession::setSettings(const ScheduleSettings& settings)
+void StudioSession::setSettings(const PlanSettings& settings)
 {
     if (settings == settings_)
         return;
@@ -264,7 +188,7 @@ void StudioSession::setSettings(const ScheduleSettings& settings)
 void StudioSession::setMeasuredSeconds(std::vector<double> seconds)
 {
     measured_ = std::move(seconds);
-    if (settings_.measuredCosts)
+    if (settings_.costs == "measured")
         runAnalysis();
 }
 
@@ -274,20 +198,20 @@ void StudioSession::runAnalysis()
         return;
     const int generation = ++analysisGeneration_;
     auto prepared = prepared_;
-    const ScheduleSettings settings = settings_;
+    const PlanSettings settings = settings_;
     const std::vector<double> measured = measured_;
-    QFuture<std::pair<std::shared_ptr<const Analysis>, QString>> future = QtConcurrent::run([=]() {
+    QFuture<std::pair<std::shared_ptr<const PlannedModel>, QString>> future = QtConcurrent::run([=]() {
         try {
-            return std::make_pair(analyze(prepared, settings, measured), QString());
+            return std::make_pair(planWith(prepared, settings, measured), QString());
         } catch (const std::exception& e) {
-            return std::make_pair(std::shared_ptr<const Analysis>(), messageOf(e));
+            return std::make_pair(std::shared_ptr<const PlannedModel>(), messageOf(e));
         }
     });
-    watch(this, future, [this, generation](const std::pair<std::shared_ptr<const Analysis>, QString>& r) {
+    watch(this, future, [this, generation](const std::pair<std::shared_ptr<const PlannedModel>, QString>& r) {
         if (generation != analysisGeneration_ || (r.first && r.first->prepared != prepared_))
             return;
         if (!r.first) {
-            Q_EMIT failed(prepared_ ? prepared_->path : QString(), r.second);
+            Q_EMIT failed(prepared_ ? QString::fromStdString(prepared_->path) : QString(), r.second);
             return;
         }
         analysis_ = r.first;
@@ -295,18 +219,28 @@ void StudioSession::runAnalysis()
     });
 }
 
-QFuture<std::shared_ptr<const Analysis>> StudioSession::analyzeAsync(const ScheduleSettings& settings) const
+QFuture<std::shared_ptr<const PlannedModel>> StudioSession::planAsync(const PlanSettings& settings) const
 {
     auto prepared = prepared_;
     const std::vector<double> measured = measured_;
-    return QtConcurrent::run([=]() -> std::shared_ptr<const Analysis> {
+    return QtConcurrent::run([=]() -> std::shared_ptr<const PlannedModel> {
         if (!prepared)
             return {};
         try {
-            return analyze(prepared, settings, measured);
+            return planWith(prepared, settings, measured);
         } catch (const std::exception&) {
             return {};
         }
+    });
+}
+
+QFuture<std::shared_ptr<const TeachingSteps>> StudioSession::teachingStepsAsync() const
+{
+    auto planned = analysis_;
+    return QtConcurrent::run([=]() -> std::shared_ptr<const TeachingSteps> {
+        if (!planned)
+            return {};
+        return std::make_shared<const TeachingSteps>(pipeline::teachingSteps(*planned));
     });
 }
 
@@ -333,7 +267,7 @@ void StudioSession::setLayoutOptions(bool leftToRight, bool showNames)
             return;
         setBusy(false);
         if (!r.first) {
-            Q_EMIT failed(prepared_ ? prepared_->path : QString(), r.second);
+            Q_EMIT failed(prepared_ ? QString::fromStdString(prepared_->path) : QString(), r.second);
             return;
         }
         layout_ = r.first;

@@ -5,14 +5,8 @@
 // Cancel works.
 #pragma once
 
-#include "core/analysis/cost_model.h"
-#include "core/analysis/machine.h"
-#include "core/analysis/metrics.h"
-#include "core/ir/model.h"
-#include "core/ir/topology.h"
 #include "core/layout/dot_layout.h"
-#include "core/passes/registry.h"
-#include "core/schedule/scheduler.h"
+#include "core/pipeline/pipeline.h"
 #include "display_graph.h"
 
 #include <QFutureWatcher>
@@ -20,45 +14,16 @@
 #include <QString>
 
 #include <memory>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ramiel::studio {
 
-struct ScheduleSettings {
-    std::string algorithm = "linear";
-    int workers = 2;
-    int batch = 1;
-    int degree = 1;
-    bool clone = true;
-    bool measuredCosts = false;  // use the last run's profile (falls back to static per node)
-
-    bool operator==(const ScheduleSettings& o) const
-    {
-        return algorithm == o.algorithm && workers == o.workers && batch == o.batch && degree == o.degree &&
-               clone == o.clone && measuredCosts == o.measuredCosts;
-    }
-    bool operator!=(const ScheduleSettings& o) const { return !(*this == o); }
-};
-
-// A model ready for analysis: the graph after the passes, its topology and
-// static costs. The model as read is kept so passes can be toggled without
-// reading the file again.
-struct PreparedModel {
-    QString path;
-    std::shared_ptr<const Model> source;  // as read from the file
-    std::vector<std::string> passes;      // the model passes run, in table order
-    std::vector<std::pair<std::string, passes::PassStats>> passStats;
-    Model model;
-    Topology topo;
-    MachineConstants machine;
-    std::vector<NodeCost> staticCosts;
-    std::vector<double> staticSeconds;  // by node id, one sample
-    double readSeconds = 0;             // import, shape inference, checks
-    double loadSeconds = 0;             // passes, topology, costs
-};
+// Studio works on the core pipeline's results (core/pipeline/pipeline.h).
+using pipeline::PlannedModel;
+using pipeline::PlanSettings;
+using pipeline::PreparedModel;
+using pipeline::TeachingSteps;
 
 // The graph as drawn: display items and their Graphviz layout.
 struct GraphLayout {
@@ -68,36 +33,6 @@ struct GraphLayout {
     double seconds = 0;
 };
 
-// A schedule of the prepared model and everything shown about it.
-struct Analysis {
-    std::shared_ptr<const PreparedModel> prepared;  // keeps the topology the costs point at alive
-    ScheduleSettings settings;
-    std::unique_ptr<CostTable> costs;
-    bool measured = false;           // costs came from a run's profile
-    std::vector<double> nodeSeconds;  // by node id at one sample: the costs in use
-    GraphMetrics metrics;
-    Plan plan;
-    std::vector<double> loads;                   // by cluster
-    // By graph copy (d of them), then node id: the owner cluster, the clones
-    // in other clusters, and the cross-cluster edges by node pair.
-    std::vector<std::vector<int>> clusterOfNode;
-    std::vector<std::vector<int>> cloneCount;
-    std::vector<std::set<std::pair<NodeId, NodeId>>> crossClusterEdges;
-    std::set<std::pair<NodeId, NodeId>> criticalEdges;
-    std::vector<bool> onCriticalPath;            // by node id
-    double seconds = 0;                          // time to compute this
-};
-
-// Throws Error(Usage) for settings the problem rejects (d > B, ...).
-std::shared_ptr<const Analysis> analyze(std::shared_ptr<const PreparedModel> prepared,
-                                        const ScheduleSettings& settings,
-                                        const std::vector<double>& measuredSeconds = {});
-// Reads a model (the slow part of opening a file).
-std::shared_ptr<const Model> readModel(const QString& path);
-// Runs the passes on a copy of `source` and prepares it for analysis.
-std::shared_ptr<const PreparedModel> prepareModel(const QString& path, std::shared_ptr<const Model> source,
-                                                  const std::vector<std::string>& passes,
-                                                  const QString& machineFile = {}, double readSeconds = 0);
 // The model passes on by default in the registry (the GUI's starting set).
 std::vector<std::string> defaultModelPasses();
 std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames);
@@ -114,7 +49,8 @@ public:
     void open(const QString& path);
     // Drops the request in flight; the previous model (if any) stays.
     void cancel();
-    void setSettings(const ScheduleSettings& settings);
+    // settings.costs: "static", or "measured" for the last run's profile (static where there is none).
+    void setSettings(const PlanSettings& settings);
     void setLayoutOptions(bool leftToRight, bool showNames);
     // The model passes to run (registry names; requirements are added). Re-runs
     // them on the model as read, then layout and scheduling, off the UI thread.
@@ -122,17 +58,19 @@ public:
     const std::vector<std::string>& passes() const { return passes_; }
     // Per-sample seconds by node id from a run's profile; enables measured costs.
     void setMeasuredSeconds(std::vector<double> seconds);
-    // Schedules the current model with other settings (for Compare).
-    QFuture<std::shared_ptr<const Analysis>> analyzeAsync(const ScheduleSettings& settings) const;
+    // Plans the current model with other settings (for Compare); null on failure.
+    QFuture<std::shared_ptr<const PlannedModel>> planAsync(const PlanSettings& settings) const;
+    // Linear clustering step by step for the current plan (for Teaching).
+    QFuture<std::shared_ptr<const TeachingSteps>> teachingStepsAsync() const;
 
     bool busy() const { return busy_; }
-    const ScheduleSettings& settings() const { return settings_; }
+    const PlanSettings& settings() const { return settings_; }
     bool leftToRight() const { return leftToRight_; }
     bool showNames() const { return showNames_; }
     bool hasMeasuredCosts() const { return !measured_.empty(); }
     std::shared_ptr<const PreparedModel> prepared() const { return prepared_; }
     std::shared_ptr<const GraphLayout> layout() const { return layout_; }
-    std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+    std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
 
 Q_SIGNALS:
     void busyChanged(bool busy, const QString& stage);
@@ -149,14 +87,14 @@ private:
     void runAnalysis();
 
     QString machineFile_;
-    ScheduleSettings settings_;
+    PlanSettings settings_;
     bool leftToRight_ = false;
     bool showNames_ = false;
     std::vector<double> measured_;
     std::vector<std::string> passes_ = defaultModelPasses();
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const PlannedModel> analysis_;
     bool busy_ = false;
     int openGeneration_ = 0;
     int analysisGeneration_ = 0;

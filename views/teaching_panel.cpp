@@ -3,9 +3,8 @@
 #include "graph_scene.h"
 #include "metric_rows.h"
 
-#include "core/schedule/linear_clustering.h"
-#include "core/schedule/scheduler.h"
 
+#include <QFutureWatcher>
 #include <QGridLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -23,7 +22,7 @@ TeachingPanel::TeachingPanel(StudioSession* session, GraphScene* scene, QWidget*
       startButton_(new QPushButton(tr("Start"), this)), prevButton_(new QPushButton(tr("< Previous"), this)),
       nextButton_(new QPushButton(tr("Next >"), this)), playButton_(new QPushButton(tr("Play"), this)),
       exitButton_(new QPushButton(tr("Exit"), this)), slider_(new QSlider(Qt::Horizontal, this)),
-      timer_(new QTimer(this))
+      timer_(new QTimer(this)), steps_(std::make_shared<const TeachingSteps>())
 {
     text_->setWordWrap(true);
     text_->setMinimumHeight(70);
@@ -63,42 +62,37 @@ TeachingPanel::TeachingPanel(StudioSession* session, GraphScene* scene, QWidget*
     exit();
 }
 
-void TeachingPanel::recompute()
-{
-    analysis_ = session_->analysis();
-    paths_.clear();
-    pathCost_.clear();
-    merges_.clear();
-    if (!analysis_)
-        return;
-    const int samples = analysis_->plan.schedule.subBatch.empty() ? 1 : analysis_->plan.schedule.subBatch[0];
-    paths_ = linearClusters(*analysis_->costs, samples);
-    // The merges linear scheduling makes of these clusters, in order (the same call it makes).
-    MergeReport report;
-    clusterOneCopy(*analysis_->costs, samples, analysis_->settings.workers, &report);
-    merges_ = report.steps;
-    freeMerges_ = report.freeMerges;
-    for (const auto& path : paths_) {
-        double cost = 0;
-        for (NodeId n : path)
-            cost += analysis_->costs->node(n, samples);
-        pathCost_.push_back(cost);
-    }
-}
-
 void TeachingPanel::start()
 {
-    recompute();
-    if (paths_.empty()) {
+    auto analysis = session_->analysis();
+    if (!analysis) {
         text_->setText(tr("Open a model first."));
         return;
     }
+    const int request = ++request_;
+    text_->setText(tr("Computing the steps..."));
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const TeachingSteps>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, analysis, request] {
+        watcher->deleteLater();
+        if (request == request_ && analysis == session_->analysis() && watcher->result())
+            showSteps(analysis, watcher->result());
+    });
+    watcher->setFuture(session_->teachingStepsAsync());
+}
+
+void TeachingPanel::showSteps(std::shared_ptr<const PlannedModel> analysis, std::shared_ptr<const TeachingSteps> steps)
+{
+    analysis_ = std::move(analysis);
+    steps_ = std::move(steps);
+    if (paths().empty())
+        return;
     slider_->setRange(0, stepCount() - 1);
     showStep(0);
 }
 
 void TeachingPanel::exit()
 {
+    ++request_;
     playButton_->setChecked(false);
     step_ = -1;
     scene_->clearTeachingOverlay();
@@ -130,73 +124,73 @@ void TeachingPanel::play(bool on)
 
 void TeachingPanel::showStep(int step)
 {
-    if (paths_.empty() || !analysis_)
+    if (paths().empty() || !analysis_)
         return;
     step = std::clamp(step, 0, stepCount() - 1);
     step_ = step;
     const size_t nodes = analysis_->prepared->model.graph.nodeCount();
     std::vector<int> clusters(nodes, -1);
     std::vector<NodeId> current;
-    const int peeled = int(paths_.size());
-    const int merged = int(merges_.size());
+    const int peeled = int(steps_->paths.size());
+    const int merged = int(steps_->merges.size());
     if (step >= peeled && step < peeled + merged) {
         // Groups after merges 0..j; each drawn in the color of the cluster it merged into.
         const int j = step - peeled;
-        std::vector<int> head(paths_.size());
+        std::vector<int> head(steps_->paths.size());
         for (size_t k = 0; k < head.size(); ++k)
             head[k] = int(k);
         for (int m = 0; m <= j; ++m)
             for (int& h : head)
-                if (h == merges_[size_t(m)].first)
-                    h = merges_[size_t(m)].second;
+                if (h == steps_->merges[size_t(m)].first)
+                    h = steps_->merges[size_t(m)].second;
         std::vector<NodeId> moved;
         double movedCost = 0;
-        for (size_t k = 0; k < paths_.size(); ++k) {
-            for (NodeId n : paths_[k])
+        for (size_t k = 0; k < steps_->paths.size(); ++k) {
+            for (NodeId n : steps_->paths[k])
                 clusters[size_t(n)] = head[k];
-            if (head[k] == merges_[size_t(j)].second && int(k) != merges_[size_t(j)].second) {
+            if (head[k] == steps_->merges[size_t(j)].second && int(k) != steps_->merges[size_t(j)].second) {
                 // Only the clusters this step moved (they were in the `from` group before it).
                 int before = int(k);
                 for (int m = 0; m < j; ++m)
-                    if (before == merges_[size_t(m)].first)
-                        before = merges_[size_t(m)].second;
-                if (before == merges_[size_t(j)].first) {
-                    moved.insert(moved.end(), paths_[k].begin(), paths_[k].end());
-                    movedCost += pathCost_[k];
+                    if (before == steps_->merges[size_t(m)].first)
+                        before = steps_->merges[size_t(m)].second;
+                if (before == steps_->merges[size_t(j)].first) {
+                    moved.insert(moved.end(), steps_->paths[k].begin(), steps_->paths[k].end());
+                    movedCost += steps_->pathSeconds[k];
                 }
             }
         }
         current = moved;
         std::set<int> groups(head.begin(), head.end());
-        const bool free = j < freeMerges_;
+        const bool free = j < steps_->freeMerges;
         text_->setText(tr("<b>Step %1 of %2</b>: merge %3 of %4. Cluster %5 (%6 node(s), %7) joins cluster %8%9. "
                           "%10 clusters remain.")
                            .arg(step + 1)
                            .arg(stepCount())
                            .arg(j + 1)
                            .arg(merged)
-                           .arg(merges_[size_t(j)].first)
+                           .arg(steps_->merges[size_t(j)].first)
                            .arg(moved.size())
                            .arg(formatSeconds(movedCost))
-                           .arg(merges_[size_t(j)].second)
+                           .arg(steps_->merges[size_t(j)].second)
                            .arg(free ? tr(": a free merge, their busy times never overlap")
                                      : tr(": the lightest cluster joins the partner with the smallest simulated "
                                           "makespan"))
                            .arg(groups.size()));
     } else if (step < peeled) {
         for (int k = 0; k <= step; ++k)
-            for (NodeId n : paths_[size_t(k)])
+            for (NodeId n : steps_->paths[size_t(k)])
                 clusters[size_t(n)] = k;
-        current = paths_[size_t(step)];
+        current = steps_->paths[size_t(step)];
         const Graph& g = analysis_->prepared->model.graph;
         text_->setText(tr("<b>Step %1 of %2</b>: the heaviest path among the %3 nodes not yet clustered has %4 "
                           "node(s) and costs %5 (%6 to %7). It becomes cluster %8.%9")
                            .arg(step + 1)
                            .arg(stepCount())
-                           .arg(std::accumulate(paths_.begin() + step, paths_.end(), size_t(0),
+                           .arg(std::accumulate(steps_->paths.begin() + step, steps_->paths.end(), size_t(0),
                                                 [](size_t s, const auto& p) { return s + p.size(); }))
                            .arg(current.size())
-                           .arg(formatSeconds(pathCost_[size_t(step)]))
+                           .arg(formatSeconds(steps_->pathSeconds[size_t(step)]))
                            .arg(QString::fromStdString(g.node(current.front()).name).toHtmlEscaped())
                            .arg(QString::fromStdString(g.node(current.back()).name).toHtmlEscaped())
                            .arg(step)
@@ -212,7 +206,7 @@ void TeachingPanel::showStep(int step)
                            .arg(stepCount())
                            .arg(peeled)
                            .arg(analysis_->plan.schedule.clusters.size())
-                           .arg(analysis_->settings.workers)
+                           .arg(analysis_->problem.workers)
                            .arg(m.freeMerges)
                            .arg(m.guidedMerges)
                            .arg(QString::fromStdString(analysis_->settings.algorithm)));

@@ -26,10 +26,11 @@ public:
 
     // Steps: one per linear cluster in the order it was peeled, one per merge,
     // and the planned schedule.
-    int stepCount() const { return paths_.empty() ? 0 : int(paths_.size() + merges_.size()) + 1; }
+    // The steps are computed off the UI thread after start(): 0 until they arrive.
+    int stepCount() const { return paths().empty() ? 0 : int(paths().size() + merges().size()) + 1; }
     int step() const { return step_; }
-    const std::vector<std::vector<NodeId>>& paths() const { return paths_; }
-    const std::vector<std::pair<int32_t, int32_t>>& merges() const { return merges_; }
+    const std::vector<std::vector<NodeId>>& paths() const { return steps_->paths; }
+    const std::vector<std::pair<int32_t, int32_t>>& merges() const { return steps_->merges; }
     QLabel* description() const { return text_; }
 
 public Q_SLOTS:
@@ -41,7 +42,7 @@ public Q_SLOTS:
     void showStep(int step);
 
 private:
-    void recompute();
+    void showSteps(std::shared_ptr<const PlannedModel> analysis, std::shared_ptr<const TeachingSteps> steps);
 
     StudioSession* session_;
     GraphScene* scene_;
@@ -53,11 +54,9 @@ private:
     QPushButton* exitButton_;
     QSlider* slider_;
     QTimer* timer_;
-    std::vector<std::vector<NodeId>> paths_;
-    std::vector<double> pathCost_;
-    std::vector<std::pair<int32_t, int32_t>> merges_;  // (from, into) linear clusters
-    int freeMerges_ = 0;
-    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const TeachingSteps> steps_;  // never null
+    std::shared_ptr<const PlannedModel> analysis_;  // the plan the steps are of
+    int request_ = 0;                             // the latest start(): older results are dropped
     int step_ = -1;  // -1: not teaching
 };
 

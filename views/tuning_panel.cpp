@@ -12,50 +12,54 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace ramiel::studio {
 
+namespace {
+
+// The spin boxes' ceilings: a GUI needs no 65,536 workers.
+constexpr int kMaxWorkers = 64;
+constexpr int kMaxBatch = 256;
+
+}  // namespace
+
 TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
-    : QWidget(parent), session_(session), algorithm_(new QComboBox(this)), workers_(new QSpinBox(this)),
-      batch_(new QSpinBox(this)), degree_(new QSpinBox(this)), costs_(new QComboBox(this)),
-      passStats_(new QLabel(this)), copy_(new QSpinBox(this)), status_(new QLabel(this))
+    : QWidget(parent), session_(session), costs_(new QComboBox(this)), passStats_(new QLabel(this)),
+      copy_(new QSpinBox(this)), status_(new QLabel(this))
 {
-    for (const SchedulerInfo& s : schedulers()) {
-        algorithm_->addItem(QString::fromStdString(s.name), QString::fromStdString(s.name));
-        algorithm_->setItemData(algorithm_->count() - 1, QString::fromStdString(s.summary), Qt::ToolTipRole);
+    auto* form = new QFormLayout;
+    for (const pipeline::PlanOption& option : pipeline::planOptions()) {
+        if (option.label.empty())
+            continue;
+        QWidget* w = makeOptionWidget(option);
+        w->setToolTip(QString::fromStdString(option.help));
+        options_.emplace_back(&option, w);
+        // Spin boxes and combo boxes take a label beside them; a check box carries its own.
+        if (qobject_cast<QCheckBox*>(w))
+            form->addRow(w);
+        else
+            form->addRow(QString::fromStdString(option.label), w);
+        if (option.name == "degree")
+            form->addRow(tr("S&hown copy"), copy_);
     }
-    workers_->setRange(1, 64);
-    workers_->setToolTip(tr("Worker threads P: the schedule has at most P clusters"));
-    batch_->setRange(1, 256);
-    batch_->setToolTip(tr("Batch B, in samples of the model's own input"));
-    degree_->setRange(1, 1);
-    degree_->setToolTip(tr("Hypercluster degree d: the batch runs as d sub-batches (graph copies), 1 <= d <= B"));
     costs_->addItem(tr("Static (cost model)"));
     costs_->addItem(tr("Measured (last run)"));
     costs_->setToolTip(tr("Node costs for scheduling: the calibrated cost model, or the profile of the last run"));
+    form->addRow(tr("&Costs"), costs_);
     copy_->setRange(0, 0);
     copy_->setToolTip(tr("With d > 1 the batch runs as d graph copies: the copy whose clusters the graph shows"));
     status_->setWordWrap(true);
     status_->setForegroundRole(QPalette::PlaceholderText);
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("&Algorithm"), algorithm_);
-    form->addRow(tr("&Workers P"), workers_);
-    form->addRow(tr("&Batch B"), batch_);
-    form->addRow(tr("&Degree d"), degree_);
-    form->addRow(tr("S&hown copy"), copy_);
-    form->addRow(tr("&Costs"), costs_);
     auto* passBox = new QGroupBox(tr("Passes"), this);
     auto* passLayout = new QVBoxLayout(passBox);
     for (const passes::PassInfo& info : passes::registeredPasses()) {
         auto* box = new QCheckBox(QString::fromStdString(info.name), passBox);
-        QString tip = QString::fromStdString(info.summary);
-        if (info.scheduling)
-            tip += tr(" (a scheduling pass: the graph stays as it is)");
-        box->setToolTip(tip);
+        box->setToolTip(QString::fromStdString(info.summary));
         passLayout->addWidget(box);
         passes_.emplace_back(info.name, box);
-        connect(box, &QCheckBox::toggled, this, info.scheduling ? &TuningPanel::apply : &TuningPanel::applyPasses);
+        connect(box, &QCheckBox::toggled, this, &TuningPanel::applyPasses);
     }
     passStats_->setWordWrap(true);
     passStats_->setMaximumWidth(260);
@@ -67,13 +71,6 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     layout->addWidget(passBox);
     layout->addStretch();
 
-    connect(algorithm_, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
-    connect(workers_, &QSpinBox::valueChanged, this, &TuningPanel::apply);
-    connect(batch_, &QSpinBox::valueChanged, this, [this](int b) {
-        degree_->setMaximum(b);
-        apply();
-    });
-    connect(degree_, &QSpinBox::valueChanged, this, &TuningPanel::apply);
     connect(costs_, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
     connect(copy_, &QSpinBox::valueChanged, this, &TuningPanel::shownCopyChanged);
     connect(session_, &StudioSession::settingsChanged, this, &TuningPanel::showSettings);
@@ -88,25 +85,81 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     showSettings();
 }
 
+// A combo box for options with choices, a spin box for numbers, a check box for switches.
+QWidget* TuningPanel::makeOptionWidget(const pipeline::PlanOption& option)
+{
+    QWidget* made = nullptr;
+    std::visit(
+        [&](auto field) {
+            using T = std::remove_reference_t<decltype(PlanSettings{}.*field)>;
+            if constexpr (std::is_same_v<T, bool>) {
+                auto* box = new QCheckBox(QString::fromStdString(option.label), this);
+                connect(box, &QCheckBox::toggled, this, &TuningPanel::apply);
+                made = box;
+            } else if constexpr (std::is_same_v<T, int>) {
+                auto* spin = new QSpinBox(this);
+                const int ceiling = option.name == "workers" ? kMaxWorkers : kMaxBatch;
+                spin->setRange(std::max(1, option.minimum), std::min(option.maximum, ceiling));
+                connect(spin, &QSpinBox::valueChanged, this, &TuningPanel::apply);
+                made = spin;
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                auto* combo = new QComboBox(this);
+                for (const std::string& c : option.choices)
+                    combo->addItem(QString::fromStdString(c), QString::fromStdString(c));
+                if (option.name == "algorithm")
+                    for (const SchedulerInfo& s : schedulers())
+                        combo->setItemData(combo->findData(QString::fromStdString(s.name)),
+                                           QString::fromStdString(s.summary), Qt::ToolTipRole);
+                connect(combo, &QComboBox::currentIndexChanged, this, &TuningPanel::apply);
+                made = combo;
+            }
+        },
+        option.field);
+    return made;
+}
+
+QWidget* TuningPanel::optionWidget(const std::string& name) const
+{
+    for (const auto& [option, w] : options_)
+        if (option->name == name)
+            return w;
+    return nullptr;
+}
+
+QComboBox* TuningPanel::algorithmBox() const { return qobject_cast<QComboBox*>(optionWidget("algorithm")); }
+QSpinBox* TuningPanel::workersBox() const { return qobject_cast<QSpinBox*>(optionWidget("workers")); }
+QSpinBox* TuningPanel::batchBox() const { return qobject_cast<QSpinBox*>(optionWidget("batch")); }
+QSpinBox* TuningPanel::degreeBox() const { return qobject_cast<QSpinBox*>(optionWidget("degree")); }
+QCheckBox* TuningPanel::cloneBox() const { return qobject_cast<QCheckBox*>(optionWidget("clone")); }
+
 void TuningPanel::showSettings()
 {
     updating_ = true;
-    const ScheduleSettings& s = session_->settings();
-    algorithm_->setCurrentIndex(std::max(0, algorithm_->findData(QString::fromStdString(s.algorithm))));
-    workers_->setValue(s.workers);
-    batch_->setValue(s.batch);
-    degree_->setMaximum(s.batch);
-    degree_->setValue(s.degree);
+    PlanSettings s = session_->settings();
+    for (const auto& [option, w] : options_)
+        std::visit(
+            [&, w = w](auto field) {
+                using T = std::remove_reference_t<decltype(s.*field)>;
+                if constexpr (std::is_same_v<T, bool>)
+                    qobject_cast<QCheckBox*>(w)->setChecked(s.*field);
+                else if constexpr (std::is_same_v<T, int>)
+                    qobject_cast<QSpinBox*>(w)->setValue(s.*field);
+                else if constexpr (std::is_same_v<T, std::string>) {
+                    auto* combo = qobject_cast<QComboBox*>(w);
+                    combo->setCurrentIndex(std::max(0, combo->findData(QString::fromStdString(s.*field))));
+                }
+            },
+            option->field);
+    degreeBox()->setMaximum(s.batch);  // d <= B
+    degreeBox()->setValue(s.degree);
     copy_->setMaximum(s.degree - 1);
     copy_->setEnabled(s.degree > 1);
-    costs_->setCurrentIndex(s.measuredCosts ? 1 : 0);
+    costs_->setCurrentIndex(s.costs == "measured" ? 1 : 0);
     if (auto* model = qobject_cast<QStandardItemModel*>(costs_->model()))
         model->item(1)->setEnabled(session_->hasMeasuredCosts());
     const auto& selected = session_->passes();
     for (const auto& [name, box] : passes_)
-        box->setChecked(passes::findPass(name).scheduling
-                            ? s.clone
-                            : std::find(selected.begin(), selected.end(), name) != selected.end());
+        box->setChecked(std::find(selected.begin(), selected.end(), name) != selected.end());
     updating_ = false;
 }
 
@@ -124,7 +177,7 @@ void TuningPanel::applyPasses()
         return;
     std::vector<std::string> names;
     for (const auto& [name, box] : passes_)
-        if (box->isChecked() && !passes::findPass(name).scheduling)
+        if (box->isChecked())
             names.push_back(name);
     session_->setPasses(names);
     showSettings();  // requirements the registry added are checked too
@@ -155,13 +208,21 @@ void TuningPanel::apply()
 {
     if (updating_)
         return;
-    ScheduleSettings s = session_->settings();
-    s.algorithm = algorithm_->currentData().toString().toStdString();
-    s.workers = workers_->value();
-    s.batch = batch_->value();
-    s.degree = std::min(degree_->value(), s.batch);
-    s.measuredCosts = costs_->currentIndex() == 1 && session_->hasMeasuredCosts();
-    s.clone = cloneBox()->isChecked();
+    PlanSettings s = session_->settings();
+    for (const auto& [option, w] : options_)
+        std::visit(
+            [&, w = w](auto field) {
+                using T = std::remove_reference_t<decltype(s.*field)>;
+                if constexpr (std::is_same_v<T, bool>)
+                    s.*field = qobject_cast<QCheckBox*>(w)->isChecked();
+                else if constexpr (std::is_same_v<T, int>)
+                    s.*field = qobject_cast<QSpinBox*>(w)->value();
+                else if constexpr (std::is_same_v<T, std::string>)
+                    s.*field = qobject_cast<QComboBox*>(w)->currentData().toString().toStdString();
+            },
+            option->field);
+    s.degree = std::min(s.degree, s.batch);
+    s.costs = costs_->currentIndex() == 1 && session_->hasMeasuredCosts() ? "measured" : "static";
     session_->setSettings(s);
 }
 

@@ -1,7 +1,8 @@
-// The knobs: algorithm, workers P, batch B, hypercluster degree d, cost
-// source, and a checkbox per registered pass (from the pass registry, so the
-// list matches the CLI's --passes). Edits go to the session, which re-runs
-// what they affect off the UI thread.
+// The knobs: one row per scheduling option of the core's table (algorithm,
+// workers P, batch B, degree d, cloning, switching, hybrid), the cost source,
+// the shown graph copy, and a checkbox per registered pass (from the pass
+// registry, so the list matches the CLI's --passes). Edits go to the session,
+// which re-runs what they affect off the UI thread.
 #pragma once
 
 #include "studio_session.h"
@@ -24,12 +25,14 @@ class TuningPanel : public QWidget {
 public:
     explicit TuningPanel(StudioSession* session, QWidget* parent = nullptr);
 
-    QComboBox* algorithmBox() const { return algorithm_; }
-    QSpinBox* workersBox() const { return workers_; }
-    QSpinBox* batchBox() const { return batch_; }
-    QSpinBox* degreeBox() const { return degree_; }
+    // The widget of a plan option (core/pipeline/options.h) by its name.
+    QWidget* optionWidget(const std::string& name) const;
+    QComboBox* algorithmBox() const;
+    QSpinBox* workersBox() const;
+    QSpinBox* batchBox() const;
+    QSpinBox* degreeBox() const;
+    QCheckBox* cloneBox() const;
     QComboBox* costsBox() const { return costs_; }
-    QCheckBox* cloneBox() const { return passBox("clone"); }
     QCheckBox* passBox(const std::string& name) const;
     QLabel* passStatsLabel() const { return passStats_; }
     QSpinBox* copyBox() const { return copy_; }
@@ -39,16 +42,14 @@ Q_SIGNALS:
     void shownCopyChanged(int copy);
 
 private:
+    QWidget* makeOptionWidget(const pipeline::PlanOption& option);
     void showSettings();
     void apply();
     void applyPasses();
     void showPassStats();
 
     StudioSession* session_;
-    QComboBox* algorithm_;
-    QSpinBox* workers_;
-    QSpinBox* batch_;
-    QSpinBox* degree_;
+    std::vector<std::pair<const pipeline::PlanOption*, QWidget*>> options_;
     QComboBox* costs_;
     std::vector<std::pair<std::string, QCheckBox*>> passes_;
     QLabel* passStats_;

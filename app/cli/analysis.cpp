@@ -1,98 +1,88 @@
 #include "analysis.h"
 
-#include "core/onnx/onnx_import.h"
-#include "core/passes/registry.h"
-#include "core/runtime/runtime.h"
+#include "core/util/text.h"
 
-#include <algorithm>
-#include <thread>
+#include <iostream>
+#include <type_traits>
 
 namespace ramiel::cli {
 
-void addModelOptions(CLI::App* sub, ModelOptions& o)
+namespace {
+
+// "unknown algorithm 'x' (known: a, b)" for a value outside an option's choices.
+CLI::Validator oneOf(const pipeline::PlanOption& option)
+{
+    return CLI::Validator(
+        [option](std::string& value) {
+            for (const std::string& c : option.choices)
+                if (c == value)
+                    return std::string();
+            std::string known;
+            for (const std::string& c : option.choices)
+                known += (known.empty() ? "" : ", ") + c;
+            return "unknown " + option.name + " '" + value + "' (known: " + known + ")";
+        },
+        "");
+}
+
+}  // namespace
+
+void addModelOptions(CLI::App* sub, ModelOptions& o, bool withPasses)
 {
     sub->add_option("model", o.model, "The .onnx file")->required();
-    sub->add_option("--shape", o.shapes,
+    sub->add_option("--shape", o.prepare.shapes,
                     "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
-    sub->add_option("--machine", o.machineFile,
+    sub->add_option("--machine", o.prepare.machineFile,
                     "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
                     "default: the calibration cached for this CPU");
-    sub->add_option("--passes", o.passes,
-                    "Graph optimization passes to run first: 'none', 'default', 'all' or a comma list "
-                    "(ramiel optimize --list-passes; cloning stays under --no-clone)")
-        ->capture_default_str();
+    if (withPasses)
+        sub->add_option("--passes", o.prepare.passes,
+                        "Graph optimization passes to run first: 'none', 'default', 'all' or a comma list "
+                        "(ramiel optimize --list-passes)")
+            ->capture_default_str();
 }
 
-void addCostOptions(CLI::App* sub, CostOptions& o)
-{
-    sub->add_option("--costs", o.costs,
-                    "Node costs: 'static' (cost model) or a measured-cost JSON file (docs/scheduling.md)")
-        ->capture_default_str();
-    sub->add_option("--latency", o.latencyMicroseconds,
-                    "Fixed cost of a value crossing clusters, in microseconds (plus bytes / bandwidth); "
-                    "default: the hand-off time calibrated for this machine")
-        ->check(CLI::NonNegativeNumber);
-}
-
-Model loadModel(const ModelOptions& m)
-{
-    ImportOptions importOptions;
-    for (const std::string& s : m.shapes)
-        addInputShape(importOptions, s);
-    const std::vector<std::string> passes = passes::parsePassList(m.passes);  // a bad name fails before loading
-    Model model = loadOnnx(m.model, importOptions);
-    passes::runPipeline(model, passes, {});
-    return model;
-}
-
-std::unique_ptr<Analysis> loadAnalysis(const ModelOptions& m, const CostOptions& c)
-{
-    auto a = std::make_unique<Analysis>();
-    a->model = loadModel(m);
-    a->machine = obtainMachineConstants(m.machineFile);
-    a->topo = buildTopology(a->model.graph);
-    a->staticCosts = estimateCosts(a->model.graph);
-    EdgeCostParameters edges;
-    edges.latencySeconds = c.latencyMicroseconds >= 0 ? c.latencyMicroseconds * 1e-6 : a->machine.handoffSeconds;
-    edges.bytesPerSecond = a->machine.bytesPerSecond;
-    CostTable table = CostTable::fromStatic(a->model.graph, a->topo, a->staticCosts, a->machine, edges);
-    if (c.costs != "static")
-        table = CostTable::fromMeasured(c.costs, a->model.graph, a->topo, table, &a->missingMeasured);
-    a->costs = std::make_unique<CostTable>(std::move(table));
-    return a;
-}
-
-int coresOf(const PlanOptions& o) { return o.cores > 0 ? o.cores : std::max(1, int(std::thread::hardware_concurrency())); }
-
-void addPlanOptions(CLI::App* sub, PlanOptions& o)
+void addPlanOptions(CLI::App* sub, PlanOptions& o, const std::set<std::string>& skip)
 {
     addModelOptions(sub, o.model);
-    addCostOptions(sub, o.costs);
-    sub->add_option("-p,--cores", o.cores, "Worker threads P (default: this machine's cores)")
-        ->check(CLI::PositiveNumber);
-    sub->add_option("-b,--batch", o.batch, "Batch B, in samples of the model's own input")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    sub->add_option("-d,--degree", o.degree, "Hypercluster degree d: sub-batches run as graph copies (1..B)")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    sub->add_flag("--no-clone", o.noClone, "Do not clone cheap nodes into consumer clusters");
-    sub->add_flag("--no-switching", o.noSwitching, "Hyperclustering without switching (cluster i of each copy on worker i)");
-    sub->add_flag("--hybrid", o.hybrid,
-                  "Hybrid schedule: the graph's serial parts run on P intra-op threads (needs measured costs "
-                  "on P threads: ramiel profile --threaded P)");
+    pipeline::PlanSettings& s = o.settings;
+    for (const pipeline::PlanOption& option : pipeline::planOptions()) {
+        if (skip.count(option.name))
+            continue;
+        std::visit(
+            [&](auto field) {
+                using T = std::remove_reference_t<decltype(s.*field)>;
+                if constexpr (std::is_same_v<T, bool>) {
+                    const bool value = !option.negated;
+                    sub->add_flag_callback(option.flags, [&s, field, value] { s.*field = value; }, option.help);
+                } else if constexpr (std::is_same_v<T, int>) {
+                    auto* added = sub->add_option(option.flags, s.*field, option.help)
+                                      ->check(CLI::Range(option.minimum, option.maximum));
+                    if (s.*field > 0)  // 0 means "this machine's": no number to show
+                        added->capture_default_str();
+                } else if constexpr (std::is_same_v<T, double>) {
+                    sub->add_option(option.flags, s.*field, option.help)->check(CLI::NonNegativeNumber);
+                } else {
+                    auto* added = sub->add_option(option.flags, s.*field, option.help)->capture_default_str();
+                    if (!option.choices.empty())
+                        added->check(oneOf(option));
+                }
+            },
+            option.field);
+    }
     sub->add_flag("--json", o.json, "Print JSON (schema in docs/json.md)");
 }
 
-SchedulingProblem problemFor(const Analysis& a, const PlanOptions& o)
+std::shared_ptr<const pipeline::PreparedModel> prepareModel(const ModelOptions& o)
 {
-    SchedulingProblem p = SchedulingProblem::of(a.model.graph, a.topo, *a.costs, coresOf(o),
-                                                o.batch, o.degree);
-    p.clone = !o.noClone;
-    p.switching = !o.noSwitching;
-    p.hybridThreads = o.hybrid ? p.workers : 1;
-    p.check();
-    return p;
+    return pipeline::prepare(o.model, o.prepare);
+}
+
+void warnMissingCosts(const pipeline::Costs& costs)
+{
+    if (!costs.missing.empty())
+        std::cerr << "ramiel: warning: the measured-cost table lacks " << costs.missing.size() << " nodes (e.g. '"
+                  << printable(costs.missing.front()) << "'); they keep static costs\n";
 }
 
 }  // namespace ramiel::cli

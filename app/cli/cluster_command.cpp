@@ -15,31 +15,25 @@ namespace ramiel::cli {
 
 namespace {
 
-void warnMissing(const Analysis& a)
-{
-    if (!a.missingMeasured.empty())
-        std::cerr << "ramiel: warning: the measured-cost table lacks " << a.missingMeasured.size()
-                  << " nodes (e.g. '" << printable(a.missingMeasured.front()) << "'); they keep static costs\n";
-}
-
 std::string instanceName(const Graph& g, const Schedule& s, InstanceId i)
 {
     return printable(g.node(s.node(i)).name) + (s.degree > 1 ? "#" + std::to_string(s.copy(i)) : "");
 }
 
-void printPlan(const Analysis& a, const Plan& plan)
+void printPlan(const pipeline::PlannedModel& planned)
 {
-    const Graph& g = a.model.graph;
+    const Graph& g = planned.prepared->model.graph;
+    const Plan& plan = planned.plan;
     const Schedule& s = plan.schedule;
     const Simulation& sim = plan.simulation;
-    const double bound = sim.serial / std::max(plan.span, plan.work / s.workers);
-    std::cout << printable(a.model.path) << ": " << s.algorithm << " on " << s.workers << " workers, batch " << s.batch
-              << (s.degree > 1 ? ", " + std::to_string(s.degree) + " sub-batches" : std::string()) << ", "
-              << a.costs->source() << " costs\n";
+    const double bound = planned.bound;
+    std::cout << printable(planned.prepared->path) << ": " << s.algorithm << " on " << s.workers << " workers, batch "
+              << s.batch << (s.degree > 1 ? ", " + std::to_string(s.degree) + " sub-batches" : std::string()) << ", "
+              << planned.costs.table->source() << " costs\n";
     std::cout << "  makespan      " << formatSeconds(sim.makespan) << "  (serial " << formatSeconds(sim.serial)
               << ": speedup " << formatFixed(sim.speedup, 2) << "x; bound " << formatFixed(bound, 2)
               << "x from span and P)\n";
-    const std::vector<double> loads = clusterLoads(s, *a.costs);
+    const std::vector<double>& loads = planned.loads;
     double maxLoad = 0, sum = 0;
     for (double l : loads) {
         maxLoad = std::max(maxLoad, l);
@@ -93,21 +87,19 @@ Command addClusterCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand("cluster", "Plan a parallel schedule: clusters, loads, cross-cluster edges, "
                                                   "simulated makespan and speedup");
     addPlanOptions(sub, *o);
-    sub->add_option("-a,--algo", o->algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
     sub->add_flag("--gantt", o->gantt, "Include the simulated Gantt chart in the JSON");
     return {sub, [o] {
-                findScheduler(o->algorithm);  // fail on a bad name before loading anything
-                const auto a = loadAnalysis(o->model, o->costs);
-                warnMissing(*a);
-                const SchedulingProblem p = problemFor(*a, *o);
-                const Plan plan = planSchedule(p, o->algorithm, o->gantt);
+                const auto prepared = prepareModel(o->model);
+                pipeline::Costs costs = pipeline::costTable(*prepared, o->settings);
+                warnMissingCosts(costs);
+                const auto planned = pipeline::plan(prepared, o->settings, std::move(costs), o->gantt);
                 if (o->json)
-                    std::cout << planToJson(a->model.graph, p, plan, o->gantt)
+                    std::cout << planToJson(prepared->model.graph, planned->problem, planned->plan, o->gantt)
                                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               << "\n";
                 else
-                    printPlan(*a, plan);
-                return plan.validation.valid ? 0 : exitCode(ErrorKind::Internal);
+                    printPlan(*planned);
+                return planned->plan.validation.valid ? 0 : exitCode(ErrorKind::Internal);
             }};
 }
 
@@ -115,19 +107,23 @@ Command addCompareCommand(CLI::App& app)
 {
     auto o = std::make_shared<PlanOptions>();
     CLI::App* sub = app.add_subcommand("compare", "Every scheduler's simulated makespan on the same graph, side by side");
-    addPlanOptions(sub, *o);
+    addPlanOptions(sub, *o, {"algorithm"});
     return {sub, [o] {
-                const auto a = loadAnalysis(o->model, o->costs);
-                warnMissing(*a);
-                const SchedulingProblem p = problemFor(*a, *o);
+                const auto prepared = prepareModel(o->model);
+                pipeline::Costs costs = pipeline::costTable(*prepared, o->settings);
+                warnMissingCosts(costs);
+                const SchedulingProblem p = pipeline::problemOf(*prepared, *costs.table, o->settings);
                 nlohmann::json rows = nlohmann::json::array();
                 bool allValid = true;
                 if (!o->json)
-                    std::cout << printable(a->model.path) << ": " << p.workers << " workers, batch " << p.batch
-                              << ", degree " << p.degree << ", " << a->costs->source() << " costs\n"
+                    std::cout << printable(prepared->path) << ": " << p.workers << " workers, batch " << p.batch
+                              << ", degree " << p.degree << ", " << costs.table->source() << " costs\n"
                               << "  algorithm   makespan    speedup  clusters  cross edges  clones  valid  planned in\n";
                 for (const SchedulerInfo& info : schedulers()) {
-                    const Plan plan = planSchedule(p, info.name);
+                    pipeline::PlanSettings settings = o->settings;
+                    settings.algorithm = info.name;
+                    const auto planned = pipeline::plan(prepared, settings, costs, false);
+                    const Plan& plan = planned->plan;
                     allValid = allValid && plan.validation.valid;
                     if (o->json) {
                         rows.push_back(planSummaryJson(plan));
@@ -143,11 +139,11 @@ Command addCompareCommand(CLI::App& app)
                 }
                 if (o->json)
                     std::cout << nlohmann::json{{"schema", "ramiel.compare/1"},
-                                                {"model", a->model.path},
+                                                {"model", prepared->path},
                                                 {"workers", p.workers},
                                                 {"batch", p.batch},
                                                 {"degree", p.degree},
-                                                {"cost_source", a->costs->source()},
+                                                {"cost_source", costs.table->source()},
                                                 {"algorithms", rows}}
                                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               << "\n";

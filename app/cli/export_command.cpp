@@ -33,36 +33,38 @@ Command addExportCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "export", "Write readable parallel code for the model: Python+PyTorch (run.py) or C++/libtorch (main.cpp)");
     addPlanOptions(sub, o);
-    sub->add_option("-a,--algo", o.algorithm, "Scheduler: linear, dsc, heft or serial")->capture_default_str();
     sub->add_option("--lang", opts->language, "python or cpp")->required()->check(CLI::IsMember({"python", "cpp"}));
     sub->add_option("-o,--output", opts->outputDir, "The folder to write (created if missing)")->required();
     return {sub, [opts] {
                 const PlanOptions& o = opts->plan;
                 const CodeLanguage language = codeLanguageFromName(opts->language);
-                findScheduler(o.algorithm);
-                if (o.hybrid)
+                const pipeline::PlanSettings& s = o.settings;
+                if (s.hybrid)
                     throw Error(ErrorKind::Usage, {}, "--hybrid: the generated code runs each worker on a fixed "
                                                       "thread count; hybrid schedules run in 'ramiel bench' (plan one with 'ramiel cluster --hybrid')");
-                const auto a = loadAnalysis(o.model, o.costs);
-                const SchedulingProblem p = problemFor(*a, o);
-                const Plan plan = planSchedule(p, o.algorithm);
+                const auto prepared = prepareModel(o.model);
+                pipeline::Costs costs = pipeline::costTable(*prepared, s);
+                warnMissingCosts(costs);
+                const auto planned = pipeline::plan(prepared, s, std::move(costs), false);
+                const Plan& plan = planned->plan;
+                const int workers = planned->problem.workers;
                 CodegenRequest request;
-                request.model = &a->model;
-                request.topo = &a->topo;
+                request.model = &prepared->model;
+                request.topo = &prepared->topo;
                 request.schedule = &plan.schedule;
-                request.threadsPerWorker = threadsPerWorker(plan, *a->costs, p.workers);
+                request.threadsPerWorker = planned->threadsPerWorker;
                 request.language = language;
                 request.outputDir = opts->outputDir;
                 request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
-                                  " -p " + std::to_string(p.workers) + " -b " + std::to_string(o.batch) + " -d " +
-                                  std::to_string(o.degree) + " --algo " + o.algorithm;
+                                  " -p " + std::to_string(workers) + " -b " + std::to_string(s.batch) + " -d " +
+                                  std::to_string(s.degree) + " --algo " + s.algorithm;
                 const CodegenResult r = generateCode(request);
                 if (o.json) {
                     nlohmann::json files = nlohmann::json::array();
                     for (const std::string& f : r.files)
                         files.push_back(f);
                     std::cout << nlohmann::json{{"schema", "ramiel.export/1"},
-                                                {"model", a->model.path},
+                                                {"model", prepared->path},
                                                 {"language", opts->language},
                                                 {"clusters", plan.schedule.clusters.size()},
                                                 {"slots", r.slots},
@@ -73,9 +75,9 @@ Command addExportCommand(CLI::App& app)
                               << "\n";
                     return 0;
                 }
-                std::cout << printable(a->model.path) << ": " << opts->language << " code for " << o.algorithm << " on "
-                          << p.workers << " workers, batch " << o.batch << ", " << o.degree
-                          << (o.degree == 1 ? " copy" : " copies") << ": " << plan.schedule.clusters.size()
+                std::cout << printable(prepared->path) << ": " << opts->language << " code for " << s.algorithm << " on "
+                          << workers << " workers, batch " << s.batch << ", " << s.degree
+                          << (s.degree == 1 ? " copy" : " copies") << ": " << plan.schedule.clusters.size()
                           << " clusters, " << r.slots << " cross-cluster values, " << r.weights << " weights ("
                           << formatQuantity(double(r.weightBytes), "B") << ")\n";
                 for (const std::string& f : r.files)

@@ -129,17 +129,13 @@ Command addInfoCommand(CLI::App& app)
     sub->add_flag("--nodes", opts->nodes, "Also list every node with its cost, t-level and b-level (text output)");
 
     return {sub, [opts] {
-                const Model model = loadModel(opts->model);
-                const MachineConstants machine = obtainMachineConstants(opts->model.machineFile);
-                const Topology topo = buildTopology(model.graph);
-                const std::vector<NodeCost> costs = estimateCosts(model.graph);
-                const std::vector<double> seconds = costSeconds(costs, machine);
-                const GraphMetrics metrics = computeMetrics(model.graph, topo, costs, seconds);
+                const auto p = prepareModel(opts->model);
                 if (opts->json)
-                    std::cout << infoToJson(model, metrics, machine).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                    std::cout << infoToJson(p->model, p->staticMetrics, p->machine)
+                                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               << "\n";
                 else
-                    printText(model, metrics, machine, costs, seconds, opts->nodes);
+                    printText(p->model, p->staticMetrics, p->machine, p->staticCosts, p->staticSeconds, opts->nodes);
                 return 0;
             }};
 }

@@ -36,7 +36,7 @@ Command addOptimizeCommand(CLI::App& app)
     auto o = std::make_shared<OptimizeOptions>();
     CLI::App* sub = app.add_subcommand("optimize", "Run graph optimization passes and write the optimized model as ONNX");
     sub->add_option("model", o->model.model, "The .onnx file");
-    sub->add_option("--shape", o->model.shapes,
+    sub->add_option("--shape", o->model.prepare.shapes,
                     "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
     sub->add_option("-o,--output", o->output, "Write the optimized model here (ONNX); without it only the report");
     sub->add_option("--passes", o->passes,
@@ -62,7 +62,7 @@ Command addOptimizeCommand(CLI::App& app)
                     if (std::find(names.begin(), names.end(), o->dumpAfter) == names.end())
                         throw Error(ErrorKind::Usage, {}, "--dump-after " + o->dumpAfter + ": that pass is not in --passes");
                 }
-                Model model = loadModel(o->model);
+                Model model = *pipeline::readModel(o->model.model, o->model.prepare.shapes);
                 const int before = int(model.graph.nodeCount());
                 passes::PassContext context;
                 context.batchDynamic = !o->fixedBatch;
@@ -85,7 +85,6 @@ Command addOptimizeCommand(CLI::App& app)
                     j["nodesBefore"] = before;
                     j["nodesAfter"] = model.graph.nodeCount();
                     j["seconds"] = total;
-                    j["clone"] = result.clone;
                     j["output"] = o->output.empty() ? nlohmann::json() : nlohmann::json(o->output);
                     j["passes"] = nlohmann::json::array();
                     for (const auto& [name, s] : result.stats)
@@ -104,9 +103,6 @@ Command addOptimizeCommand(CLI::App& app)
                 for (const auto& [name, s] : result.stats)
                     std::cout << "  " << name << std::string(width + 2 - name.size(), ' ') << s.nodesBefore << " -> "
                               << s.nodesAfter << "  " << formatSeconds(s.seconds) << "  " << s.detail << "\n";
-                if (result.clone)
-                    std::cout << "  clone" << std::string(width - 3, ' ')
-                              << "(scheduling: cheap nodes are cloned when the model is clustered)\n";
                 if (!o->output.empty())
                     std::cout << "wrote " << printable(o->output) << "\n";
                 return 0;

@@ -93,7 +93,7 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
     sub->add_option("--save-outputs", o->saveDir, "Write each output as DIR/<name>.npy");
     return {sub, [o] {
-                const Model model = loadModel(o->model);
+                const Model model = pipeline::loadModel(o->model.model, o->model.prepare);
                 const auto compiled = runtime().compile(model);
                 compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, o->seed));
                 const double seconds = compiled->serialExecutor(o->threads)->run();

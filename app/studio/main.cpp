@@ -57,7 +57,7 @@ int main(int argc, char** argv)
     if (parser.isSet(machine))
         window.session()->setMachineFile(parser.value(machine));
     if (parser.isSet(workers)) {
-        ramiel::studio::ScheduleSettings s = window.session()->settings();
+        ramiel::studio::PlanSettings s = window.session()->settings();
         s.workers = std::max(1, parser.value(workers).toInt());
         window.session()->setSettings(s);
     }

@@ -330,7 +330,7 @@ void MainWindow::onBusy(bool busy, const QString& stage)
 void MainWindow::onModelChanged()
 {
     auto prepared = session_->prepared();
-    currentPath_ = prepared->path;
+    currentPath_ = QString::fromStdString(prepared->path);
     addRecent(currentPath_);
     scene_->setGraph(prepared, session_->layout());
     findBar_->setGraph(&prepared->model.graph);
@@ -345,7 +345,7 @@ void MainWindow::onModelChanged()
                              .arg(prepared->topo.edgeCount)
                              .arg(prepared->model.opsetVersion())
                              .arg(prepared->readSeconds, 0, 'f', 2)
-                             .arg(prepared->loadSeconds, 0, 'f', 2)
+                             .arg(prepared->prepareSeconds, 0, 'f', 2)
                              .arg(session_->layout()->seconds, 0, 'f', 2));
     Q_EMIT modelReady(true);
 }

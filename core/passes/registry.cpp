@@ -16,30 +16,27 @@ const std::vector<PassInfo>& registeredPasses()
         // First: removing pass-through nodes lets every later pattern see producer -> consumer directly.
         {"eliminate-identity",
          "Remove Identity, inference-mode Dropout and no-op Reshape/Transpose/Cast nodes",
-         true, {}, false, makeEliminateIdentityPass},
+         true, {}, makeEliminateIdentityPass},
         // Before the fusions: Clip bounds and normalization parameters often come from Constant nodes.
         {"fold-constants",
          "Evaluate nodes whose inputs are all constant (Constant, shape arithmetic, casts) into initializers",
-         true, {}, false, makeFoldConstantsPass},
+         true, {}, makeFoldConstantsPass},
         // After folding: a folded shape chain leaves its Shape nodes unread.
-        {"dce", "Remove nodes and initializers that reach no graph output", true, {}, false, makeDeadCodePass},
-        {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {}, false,
+        {"dce", "Remove nodes and initializers that reach no graph output", true, {}, makeDeadCodePass},
+        {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {},
          makeFuseConvBatchNormPass},
         // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
         // BatchNormalization is folded.
         {"fuse-conv-activation",
          "Run Conv + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
-         false, makeFuseConvActivationPass},
-        {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {}, false,
+         makeFuseConvActivationPass},
+        {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
          makeFuseMatMulAddPass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",
          "Int8 Conv/Gemm/MatMul (per-channel symmetric weights, calibrated activations); reports error and speed",
-         false, {"fuse-conv-bn", "fuse-conv-activation"}, false, makeQuantizePass},
-        // Not a graph rewrite: the scheduler duplicates cheap nodes into the clusters that read them.
-        {"clone", "Clone cheap nodes into every cluster that reads them (scheduling, docs/scheduling.md)", true, {},
-         true, nullptr},
+         false, {"fuse-conv-bn", "fuse-conv-activation"}, makeQuantizePass},
     };
     return table;
 }
@@ -49,6 +46,9 @@ const PassInfo& findPass(const std::string& name)
     for (const PassInfo& p : registeredPasses())
         if (p.name == name)
             return p;
+    if (name == "clone")
+        throw Error(ErrorKind::Usage, {}, "'clone' is not a graph pass but a scheduling option, on by default: "
+                                          "--no-clone turns it off");
     std::string known;
     for (const PassInfo& p : registeredPasses())
         known += (known.empty() ? "" : ", ") + p.name;
@@ -105,11 +105,6 @@ PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, 
     for (const PassInfo& info : registeredPasses()) {
         if (std::find(names.begin(), names.end(), info.name) == names.end())
             continue;
-        if (info.scheduling) {
-            if (info.name == "clone")
-                result.clone = true;
-            continue;
-        }
         const int before = int(model.graph.nodeCount());
         const auto start = std::chrono::steady_clock::now();
         PassStats stats;

@@ -17,8 +17,7 @@ struct PassInfo {
     std::string summary;  // one line
     bool onByDefault = false;
     std::vector<std::string> requires;  // passes that must run before (added by parsePassList)
-    bool scheduling = false;  // true for "clone": it sets SchedulingProblem::clone, the Model is untouched
-    std::function<std::unique_ptr<Pass>()> create;  // null for scheduling passes
+    std::function<std::unique_ptr<Pass>()> create;
 };
 
 // Every pass, in the order a pipeline runs them.
@@ -32,8 +31,7 @@ const PassInfo& findPass(const std::string& name);
 std::vector<std::string> parsePassList(const std::string& spec);
 
 struct PipelineResult {
-    std::vector<std::pair<std::string, PassStats>> stats;  // one per model pass run
-    bool clone = false;  // the scheduling pass "clone" was listed
+    std::vector<std::pair<std::string, PassStats>> stats;  // one per pass run
 };
 
 // Runs the listed passes in table order on `model` (in place); calls

@@ -1,0 +1,182 @@
+#include "core/pipeline/pipeline.h"
+
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+#include "core/schedule/linear_clustering.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ramiel::pipeline {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Who owns each node, the clones and the cross-cluster edges, per graph copy.
+void mapClusters(PlannedModel& p)
+{
+    const Schedule& s = p.plan.schedule;
+    const size_t nodes = p.prepared->model.graph.nodeCount();
+    const size_t copies = size_t(std::max(1, s.degree));
+    p.clusterOfNode.assign(copies, std::vector<int>(nodes, -1));
+    p.cloneCount.assign(copies, std::vector<int>(nodes, 0));
+    p.crossClusterEdges.resize(copies);
+    for (size_t i = 0; i < s.instanceCount(); ++i)
+        p.clusterOfNode[size_t(s.copy(InstanceId(i)))][size_t(s.node(InstanceId(i)))] = s.owner[i];
+    for (size_t c = 0; c < s.clusters.size(); ++c)
+        for (InstanceId i : s.clusters[c])
+            if (s.isClone(c, i))
+                ++p.cloneCount[size_t(s.copy(i))][size_t(s.node(i))];
+    for (const CrossEdge& e : p.plan.crossEdges)
+        if (s.copy(e.from) == s.copy(e.to))
+            p.crossClusterEdges[size_t(s.copy(e.to))].insert({s.node(e.from), s.node(e.to)});
+}
+
+void mapCriticalPath(PlannedModel& p)
+{
+    p.onCriticalPath.assign(p.prepared->model.graph.nodeCount(), false);
+    const std::vector<NodeId>& path = p.metrics.criticalPath;
+    for (size_t k = 0; k < path.size(); ++k) {
+        p.onCriticalPath[size_t(path[k])] = true;
+        if (k + 1 < path.size())
+            p.criticalEdges.insert({path[k], path[k + 1]});
+    }
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes)
+{
+    ImportOptions importOptions;
+    for (const std::string& s : shapes)
+        addInputShape(importOptions, s);
+    return std::make_shared<const Model>(loadOnnx(path, importOptions));
+}
+
+Model loadModel(const std::string& path, const PrepareOptions& options)
+{
+    const std::vector<std::string> passes = passes::parsePassList(options.passes);  // a bad name fails before loading
+    Model model = *readModel(path, options.shapes);
+    passes::runPipeline(model, passes, {});
+    return model;
+}
+
+std::shared_ptr<const PreparedModel> prepare(std::shared_ptr<const Model> source, const PrepareOptions& options,
+                                             double readSeconds)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto p = std::make_shared<PreparedModel>();
+    p->path = source->path;
+    p->readSeconds = readSeconds;
+    p->source = source;
+    p->model = *source;
+    p->passes = passes::parsePassList(options.passes);
+    if (!p->passes.empty())
+        p->passStats = passes::runPipeline(p->model, p->passes, passes::PassContext{}).stats;
+    p->topo = buildTopology(p->model.graph);
+    p->machine = obtainMachineConstants(options.machineFile);
+    p->staticCosts = estimateCosts(p->model.graph);
+    p->staticSeconds = costSeconds(p->staticCosts, p->machine);
+    p->staticMetrics = computeMetrics(p->model.graph, p->topo, p->staticCosts, p->staticSeconds);
+    p->prepareSeconds = secondsSince(start);
+    return p;
+}
+
+std::shared_ptr<const PreparedModel> prepare(const std::string& path, const PrepareOptions& options)
+{
+    passes::parsePassList(options.passes);  // a bad name fails before loading
+    const auto start = std::chrono::steady_clock::now();
+    auto source = readModel(path, options.shapes);
+    return prepare(source, options, secondsSince(start));
+}
+
+Costs costTable(const PreparedModel& prepared, const PlanSettings& settings, const std::vector<double>& profile)
+{
+    const Graph& graph = prepared.model.graph;
+    EdgeCostParameters edges;
+    edges.latencySeconds =
+        settings.latencyMicroseconds >= 0 ? settings.latencyMicroseconds * 1e-6 : prepared.machine.handoffSeconds;
+    edges.bytesPerSecond = prepared.machine.bytesPerSecond;
+    Costs out;
+    CostTable table = CostTable::fromStatic(graph, prepared.topo, prepared.staticCosts, prepared.machine, edges);
+    if (settings.costs == "measured") {
+        if (profile.size() != graph.nodeCount())
+            throw Error(ErrorKind::Usage, prepared.path,
+                        "measured costs come from a run of this model ('ramiel profile -o FILE' writes a table "
+                        "for --costs FILE)");
+        table = CostTable::fromMeasuredSeconds(profile, 1, table, "the last run");
+        out.measured = true;
+    } else if (settings.costs != "static") {
+        table = CostTable::fromMeasured(settings.costs, graph, prepared.topo, table, &out.missing);
+        out.measured = true;
+    }
+    out.table = std::make_shared<const CostTable>(std::move(table));
+    return out;
+}
+
+SchedulingProblem problemOf(const PreparedModel& prepared, const CostTable& costs, const PlanSettings& settings)
+{
+    SchedulingProblem p = SchedulingProblem::of(prepared.model.graph, prepared.topo, costs, settings.cores(),
+                                                settings.batch, settings.degree);
+    p.clone = settings.clone;
+    p.switching = settings.switching;
+    p.hybridThreads = settings.hybrid ? p.workers : 1;
+    p.check();
+    return p;
+}
+
+std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> prepared, const PlanSettings& settings,
+                                         Costs costs, bool gantt)
+{
+    const auto start = std::chrono::steady_clock::now();
+    findScheduler(settings.algorithm);  // a bad name fails first
+    auto p = std::make_shared<PlannedModel>();
+    p->prepared = prepared;
+    p->settings = settings;
+    p->costs = std::move(costs);
+    const CostTable& table = *p->costs.table;
+    const Graph& graph = prepared->model.graph;
+    p->problem = problemOf(*prepared, table, settings);
+    p->plan = planSchedule(p->problem, settings.algorithm, gantt);
+    p->threadsPerWorker = threadsPerWorker(p->plan, table, p->problem.workers);
+    p->loads = clusterLoads(p->plan.schedule, table);
+    const double lowerBound = std::max(p->plan.span, p->plan.work / p->problem.workers);
+    p->bound = lowerBound > 0 ? p->plan.simulation.serial / lowerBound : 0;
+
+    p->nodeSeconds.resize(graph.nodeCount());
+    for (size_t n = 0; n < graph.nodeCount(); ++n)
+        p->nodeSeconds[n] = table.node(NodeId(n), 1);
+    p->metrics = computeMetrics(graph, prepared->topo, prepared->staticCosts, p->nodeSeconds);
+    mapClusters(*p);
+    mapCriticalPath(*p);
+    p->seconds = secondsSince(start);
+    return p;
+}
+
+TeachingSteps teachingSteps(const PlannedModel& planned)
+{
+    TeachingSteps t;
+    const Schedule& s = planned.plan.schedule;
+    const CostTable& costs = *planned.costs.table;
+    t.samples = s.subBatch.empty() ? 1 : s.subBatch[0];
+    t.paths = linearClusters(costs, t.samples);
+    // The merges linear scheduling makes of these paths, in order (the same call it makes).
+    MergeReport report;
+    clusterOneCopy(costs, t.samples, planned.problem.workers, &report);
+    t.merges = report.steps;
+    t.freeMerges = report.freeMerges;
+    for (const auto& path : t.paths) {
+        double seconds = 0;
+        for (NodeId n : path)
+            seconds += costs.node(n, t.samples);
+        t.pathSeconds.push_back(seconds);
+    }
+    return t;
+}
+
+}  // namespace ramiel::pipeline

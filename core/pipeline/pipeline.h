@@ -1,0 +1,114 @@
+// From an .onnx file to a plan, one stage a function; the CLI and Ramiel
+// Studio call these and nothing below them:
+//
+//   source   = readModel(path, options)          import, checks, shape inference, input sizes
+//   prepared = prepare(source, options)          graph passes, topology, machine constants, static costs
+//   costs    = costTable(prepared, settings)     static, a measured-cost file, or a run's profile
+//   planned  = plan(prepared, settings, costs)   schedule, simulation, validation, what the views draw
+//   steps    = teachingSteps(planned)            linear clustering path by path, then each merge
+//
+// Results are immutable and shared: a plan keeps the model, the topology and
+// the costs it was made from alive. Nothing here uses Qt or torch.
+#pragma once
+
+#include "core/analysis/cost_model.h"
+#include "core/analysis/machine.h"
+#include "core/analysis/metrics.h"
+#include "core/ir/model.h"
+#include "core/ir/topology.h"
+#include "core/passes/registry.h"
+#include "core/pipeline/options.h"
+#include "core/schedule/scheduler.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ramiel::pipeline {
+
+struct PrepareOptions {
+    std::vector<std::string> shapes;  // input sizes, NAME=d1,d2,... (--shape)
+    std::string passes = "none";      // a --passes list: "none", "default", "all" or names
+    std::string machineFile;          // machine constants; empty: this machine's calibration
+};
+
+// A model ready for planning: the graph after the passes, its topology and
+// static costs. The model as read is kept, so passes can change without
+// reading the file again.
+struct PreparedModel {
+    std::string path;
+    std::shared_ptr<const Model> source;  // as read from the file
+    std::vector<std::string> passes;      // the passes run, in table order
+    std::vector<std::pair<std::string, passes::PassStats>> passStats;
+    Model model;
+    Topology topo;
+    MachineConstants machine;
+    std::vector<NodeCost> staticCosts;
+    std::vector<double> staticSeconds;  // by node id, one sample
+    GraphMetrics staticMetrics;         // with the static costs
+    double readSeconds = 0;             // import, shape inference, checks
+    double prepareSeconds = 0;          // passes, topology, costs
+};
+
+// Import with the input sizes fixed. Throws ramiel::Error.
+std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes = {});
+// Import and passes: the model as the runtime runs it (no costs, no calibration).
+Model loadModel(const std::string& path, const PrepareOptions& options);
+// Runs the passes on a copy of `source` and prepares it. Throws Error(Usage) for a bad pass list.
+std::shared_ptr<const PreparedModel> prepare(std::shared_ptr<const Model> source, const PrepareOptions& options,
+                                             double readSeconds = 0);
+// readModel + prepare; a bad pass list fails before the file is read.
+std::shared_ptr<const PreparedModel> prepare(const std::string& path, const PrepareOptions& options);
+
+// Node costs for planning: settings.costs is "static", a measured-cost file,
+// or "measured": `profile`, per-sample seconds by node id from a run. Nodes a
+// measured table lacks keep static costs and are listed in `missing`.
+struct Costs {
+    std::shared_ptr<const CostTable> table;
+    bool measured = false;
+    std::vector<std::string> missing;
+};
+Costs costTable(const PreparedModel& prepared, const PlanSettings& settings, const std::vector<double>& profile = {});
+
+// A schedule of a prepared model and everything shown about it.
+struct PlannedModel {
+    std::shared_ptr<const PreparedModel> prepared;
+    PlanSettings settings;
+    Costs costs;
+    SchedulingProblem problem;   // points into `prepared` and `costs`
+    Plan plan;
+    std::vector<int> threadsPerWorker;  // intra-op threads each worker runs with
+    std::vector<double> nodeSeconds;    // by node id at one sample: the costs in use
+    GraphMetrics metrics;               // with those costs
+    std::vector<double> loads;          // by cluster
+    double bound = 0;                   // serial / max(span, work / P): the most this schedule could gain
+    // By graph copy (d of them), then node id: the owner cluster, the clones
+    // in other clusters, and the cross-cluster edges by node pair.
+    std::vector<std::vector<int>> clusterOfNode;
+    std::vector<std::vector<int>> cloneCount;
+    std::vector<std::set<std::pair<NodeId, NodeId>>> crossClusterEdges;
+    std::set<std::pair<NodeId, NodeId>> criticalEdges;
+    std::vector<bool> onCriticalPath;  // by node id
+    double seconds = 0;                // time to plan all this
+};
+
+// The scheduling problem of `settings` on the prepared model. Throws Error(Usage) for bad settings.
+SchedulingProblem problemOf(const PreparedModel& prepared, const CostTable& costs, const PlanSettings& settings);
+// Plans with settings.algorithm. `gantt`: keep the simulated Gantt chart.
+std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> prepared, const PlanSettings& settings,
+                                         Costs costs, bool gantt = true);
+
+// Linear clustering as taught: the peeled paths (heaviest first), then the
+// merges down to P that the linear scheduler makes of them, in order.
+struct TeachingSteps {
+    int samples = 1;
+    std::vector<std::vector<NodeId>> paths;
+    std::vector<double> pathSeconds;
+    std::vector<std::pair<int32_t, int32_t>> merges;  // (from, into) path indices
+    int freeMerges = 0;
+};
+TeachingSteps teachingSteps(const PlannedModel& planned);
+
+}  // namespace ramiel::pipeline
