@@ -93,7 +93,7 @@ private Q_SLOTS:
         QCOMPARE(j["nodes"].toInt(), 316);
         QVERIFY(j["critical_path"].toArray().size() > 10);
         QVERIFY(j["costs_complete"].toBool());
-        // FLOP-weighted parallelism of inception_v3 is about 1.5 (DESIGN.md).
+        // FLOP-weighted parallelism of inception_v3 is about 1.5 (docs/metrics.md, Against an independent estimate).
         const double p = j["parallelism"].toDouble();
         QVERIFY2(p > 1.2 && p < 2.0, qPrintable(QString::number(p)));
     }

@@ -1,4 +1,4 @@
-// The metrics DESIGN.md lists, as labelled rows for the metrics panel, the
+// The metrics of docs/metrics.md, as labelled rows for the metrics panel, the
 // compare view and the JSON export to share.
 #pragma once
 

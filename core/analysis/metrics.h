@@ -1,4 +1,4 @@
-// Graph metrics as DESIGN.md defines them: size, shape of the DAG (depth,
+// Graph metrics as docs/metrics.md defines them: size, shape of the DAG (depth,
 // width), work T1, span T-inf, parallelism T1/T-inf, and the critical path.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The hybrid of inter- and intra-operator parallelism (DESIGN.md, 14).
+// The hybrid of inter- and intra-operator parallelism (docs/scheduling.md, Hybrid schedules).
 //
 // A node is a *cut* when every other node is its ancestor or its descendant:
 // while it runs nothing else can, so it may use every core. Only nodes that
