@@ -6,6 +6,8 @@
 #include "core/util/npy.h"
 #include "core/util/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -97,6 +99,38 @@ std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int c
     if (clone)
         s += " (clone: also computed by its owner)";
     return s + "\n";
+}
+
+std::string fillTemplate(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values)
+{
+    const std::string_view prefix = "RAMIEL_";
+    std::string out;
+    std::set<std::string_view> used;
+    size_t pos = 0;
+    for (size_t at; (at = text.find(prefix, pos)) != std::string_view::npos;) {
+        size_t end = at + prefix.size();
+        while (end < text.size() && (std::isupper(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+            ++end;
+        const std::string_view name = text.substr(at, end - at);
+        const auto value = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == name; });
+        if (value == values.end())
+            throw Error(ErrorKind::Internal, {},
+                        "code generation: template placeholder " + std::string(name) + " has no value");
+        used.insert(name);
+        const size_t lineStart = text.rfind('\n', at) + 1;  // npos + 1: the first line
+        if (text.find_first_not_of(' ', lineStart) == at && end < text.size() && text[end] == '\n') {
+            out.append(text.substr(pos, lineStart - pos)).append(value->second);
+            pos = end + 1;
+        } else {
+            out.append(text.substr(pos, at - pos)).append(value->second);
+            pos = end;
+        }
+    }
+    out.append(text.substr(pos));
+    for (const auto& [name, _] : values)
+        if (!used.count(name))
+            throw Error(ErrorKind::Internal, {}, "code generation: the template lacks the placeholder " + name);
+    return out;
 }
 
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes)

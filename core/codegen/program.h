@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ramiel::codegen {
@@ -109,5 +110,11 @@ struct WeightEntry {
 };
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes);
 extern const char kWeightsMagic[];  // 16 bytes at the start of weights.bin
+
+// A template's text (core/codegen/templates/, embedded as templates::k...) with each placeholder
+// RAMIEL_<NAME> replaced by its value; a placeholder alone on its line stands for whole lines (the value,
+// complete lines, replaces that line). Throws Error(Internal) for a placeholder without a value and for a
+// value whose placeholder the template lacks.
+std::string fillTemplate(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values);
 
 }  // namespace ramiel::codegen
