@@ -27,8 +27,6 @@ CodeLanguage codeLanguageFromName(const std::string& name)
 
 namespace codegen {
 
-const char kWeightsMagic[] = "RAMIEL-WEIGHTS1\n";
-
 std::string Program::var(ValueId v, int copy) const
 {
     const std::string prefix = copy < 0 || schedule.degree == 1 ? "t_" : "t" + std::to_string(copy) + "_";
@@ -332,7 +330,7 @@ std::string weightsBlob(const Program& p, size_t* total)
 {
     const auto layout = weightLayout(p, total);
     std::string blob(*total, '\0');
-    std::copy(kWeightsMagic, kWeightsMagic + 16, blob.begin());
+    std::copy(kWeightsMagic.begin(), kWeightsMagic.end(), blob.begin());
     for (const WeightEntry& e : layout) {
         const std::string& data = p.low.constants.at(e.value)->data;
         std::copy(data.begin(), data.end(), blob.begin() + long(e.offset));

@@ -47,6 +47,26 @@ std::string real(double v)
     return s;
 }
 
+// A string literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
+std::string bytesLiteral(std::string_view bytes)
+{
+    std::string s = "\"";
+    for (char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            s += "\\n";
+        } else if (c < 0x20 || c >= 0x7f) {
+            const char octal[] = {'\\', char('0' + (c >> 6)), char('0' + (c >> 3 & 7)), char('0' + (c & 7)), 0};
+            s += octal;
+        } else {
+            if (c == '\\' || c == '"' || c == '?')
+                s += '\\';
+            s += ch;
+        }
+    }
+    return s + "\"";
+}
+
 const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
@@ -124,7 +144,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
           << cppLiteral(g.value(e.value).name) << "},\n";
     }
     o << "};\n\n";
-    o << templates::kCppWeights << "\n";
+    o << fillTemplate(templates::kCppWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n";
 
     // Inputs and outputs.
     o << "struct InputSpec {\n    const char* name;\n    at::ScalarType dtype;\n    Ints shape;  // at batch " << s.batch

@@ -109,7 +109,10 @@ struct WeightEntry {
     size_t bytes;
 };
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes);
-extern const char kWeightsMagic[];  // 16 bytes at the start of weights.bin
+// The start of weights.bin: the writer puts it there, both loaders check it (their templates' placeholder
+// RAMIEL_WEIGHTS_MAGIC); the C++ loader compares 16 bytes.
+inline constexpr std::string_view kWeightsMagic = "RAMIEL-WEIGHTS1\n";
+static_assert(kWeightsMagic.size() == 16);
 
 // A template's text (core/codegen/templates/, embedded as templates::k...) with each placeholder
 // RAMIEL_<NAME> replaced by its value; a placeholder alone on its line stands for whole lines (the value,

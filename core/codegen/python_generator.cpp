@@ -47,6 +47,26 @@ std::string real(double v)
     return s;
 }
 
+// A bytes literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
+std::string bytesLiteral(std::string_view bytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    std::string s = "b'";
+    for (char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            s += "\\n";
+        } else if (c < 0x20 || c >= 0x7f) {
+            s += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        } else {
+            if (c == '\\' || c == '\'')
+                s += '\\';
+            s += ch;
+        }
+    }
+    return s + "'";
+}
+
 const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
@@ -85,8 +105,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     // Weights.
     size_t total = 0;
     const auto layout = weightLayout(p, &total);
-    o << "WEIGHTS_MAGIC = b" << pythonLiteral(std::string(kWeightsMagic, 15)).substr(0, std::string::npos)
-      << "\nWEIGHTS_BYTES = " << weightBytes << "\n"
+    o << "WEIGHTS_BYTES = " << weightBytes << "\n"
       << "# (attribute, dtype, shape, offset in bytes, ONNX name)\nWEIGHTS = [\n";
     for (const WeightEntry& e : layout) {
         const Tensor& t = *p.low.constants.at(e.value);
@@ -103,7 +122,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
             }
     }
     o << "}  # 2-D convolution weights: oneDNN's fast layout, also on one thread\n\n\n"
-      << templates::kPythonWeights << "\n\n";
+      << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n";
 
     // Inputs and outputs.
     o << "# (ONNX name, dtype, shape at batch " << s.batch << ")\nINPUTS = [\n";

@@ -12,6 +12,7 @@ struct WeightEntry {
 };
 constexpr size_t kWeightsBytes = 0;
 const std::vector<WeightEntry> kWeights;
+constexpr const char* RAMIEL_WEIGHTS_MAGIC = "";  // placeholder: the 16-byte magic, as a string literal
 // </check-only>
 Weights loadWeights(const std::string& path)
 {
@@ -19,7 +20,7 @@ Weights loadWeights(const std::string& path)
     if (!in)
         throw std::runtime_error(path + ": cannot open the weights file");
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() != kWeightsBytes || data.compare(0, 16, "RAMIEL-WEIGHTS1\n") != 0)
+    if (data.size() != kWeightsBytes || data.compare(0, 16, RAMIEL_WEIGHTS_MAGIC) != 0)
         throw std::runtime_error(path + ": not the weights file of this model (expected " +
                                  std::to_string(kWeightsBytes) + " bytes)");
     Weights w;

@@ -3,7 +3,7 @@ import torch
 WEIGHTS_BYTES = 0
 WEIGHTS = []
 CHANNELS_LAST = set()
-WEIGHTS_MAGIC = b''
+RAMIEL_WEIGHTS_MAGIC = b''  # placeholder: the 16-byte magic, as a bytes literal
 # </check-only>
 class Weights:
     """The model's constants, one attribute each."""
@@ -15,7 +15,7 @@ def load_weights(path):
             data = bytearray(f.read())
     except OSError as e:
         raise SystemExit('%s: cannot read the weights file: %s' % (path, e.strerror))
-    if len(data) != WEIGHTS_BYTES or not data.startswith(WEIGHTS_MAGIC + b'\n'):
+    if len(data) != WEIGHTS_BYTES or not data.startswith(RAMIEL_WEIGHTS_MAGIC):
         raise SystemExit('%s: not the weights file of this model (expected %d bytes)' % (path, WEIGHTS_BYTES))
     w = Weights()
     for name, dtype, shape, offset, _ in WEIGHTS:
