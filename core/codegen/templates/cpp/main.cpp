@@ -1,7 +1,6 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "npy.cpp"
-struct Weights {
-};
+struct Weights {};
 Weights loadWeights(const std::string& path);
 struct InputSpec {
     const char* name;
@@ -20,7 +19,7 @@ public:
     explicit Workers(const Weights& w);
     std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs);
 };
-namespace {
+namespace {  // prelude.cpp's, which this file closes
 // </check-only>
 std::vector<at::Tensor> makeInputs(const std::vector<std::string>& files)
 {

@@ -28,6 +28,6 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 [[maybe_unused]] constexpr double kInf = std::numeric_limits<double>::infinity();
-// <check-only> Closes the namespace that the end of main.cpp (main.cpp here) closes.
+// <check-only> The namespace ends in main.cpp; closed here too, for this file on its own.
 }  // namespace
 // </check-only>

@@ -1,7 +1,6 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "prelude.cpp"
-struct Weights {
-};
+struct Weights {};
 struct WeightEntry {
     at::Tensor Weights::*member;
     at::ScalarType dtype;

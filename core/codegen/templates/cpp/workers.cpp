@@ -1,7 +1,6 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "slots.cpp"
-struct Weights {
-};
+struct Weights {};
 using Cluster = void (*)(const Weights&, const std::vector<at::Tensor>&, Slots&);
 const std::vector<Cluster> kClusters;
 const std::vector<int> kThreads;
