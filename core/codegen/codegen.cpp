@@ -6,6 +6,8 @@
 #include "core/util/npy.h"
 #include "core/util/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +26,6 @@ CodeLanguage codeLanguageFromName(const std::string& name)
 }
 
 namespace codegen {
-
-const char kWeightsMagic[] = "RAMIEL-WEIGHTS1\n";
 
 std::string Program::var(ValueId v, int copy) const
 {
@@ -97,6 +97,38 @@ std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int c
     if (clone)
         s += " (clone: also computed by its owner)";
     return s + "\n";
+}
+
+std::string fillTemplate(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values)
+{
+    const std::string_view prefix = "RAMIEL_";
+    std::string out;
+    std::set<std::string_view> used;
+    size_t pos = 0;
+    for (size_t at; (at = text.find(prefix, pos)) != std::string_view::npos;) {
+        size_t end = at + prefix.size();
+        while (end < text.size() && (std::isupper(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+            ++end;
+        const std::string_view name = text.substr(at, end - at);
+        const auto value = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == name; });
+        if (value == values.end())
+            throw Error(ErrorKind::Internal, {},
+                        "code generation: template placeholder " + std::string(name) + " has no value");
+        used.insert(name);
+        const size_t lineStart = text.rfind('\n', at) + 1;  // npos + 1: the first line
+        if (text.find_first_not_of(' ', lineStart) == at && end < text.size() && text[end] == '\n') {
+            out.append(text.substr(pos, lineStart - pos)).append(value->second);
+            pos = end + 1;
+        } else {
+            out.append(text.substr(pos, at - pos)).append(value->second);
+            pos = end;
+        }
+    }
+    out.append(text.substr(pos));
+    for (const auto& [name, _] : values)
+        if (!used.count(name))
+            throw Error(ErrorKind::Internal, {}, "code generation: the template lacks the placeholder " + name);
+    return out;
 }
 
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes)
@@ -298,7 +330,7 @@ std::string weightsBlob(const Program& p, size_t* total)
 {
     const auto layout = weightLayout(p, total);
     std::string blob(*total, '\0');
-    std::copy(kWeightsMagic, kWeightsMagic + 16, blob.begin());
+    std::copy(kWeightsMagic.begin(), kWeightsMagic.end(), blob.begin());
     for (const WeightEntry& e : layout) {
         const std::string& data = p.low.constants.at(e.value)->data;
         std::copy(data.begin(), data.end(), blob.begin() + long(e.offset));

@@ -1,6 +1,8 @@
 // Renders a Program as main.cpp (ATen calls, one std::thread per cluster) and
-// the CMakeLists.txt that builds it against libtorch.
+// the CMakeLists.txt that builds it against libtorch. main.cpp is the model's
+// tables and functions, spliced between the fixed code of templates/cpp/.
 #include "core/codegen/program.h"
+#include "core/codegen/templates.h"
 
 #include <sstream>
 
@@ -43,6 +45,26 @@ std::string real(double v)
     if (s == "nan")
         return "std::numeric_limits<double>::quiet_NaN()";
     return s;
+}
+
+// A string literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
+std::string bytesLiteral(std::string_view bytes)
+{
+    std::string s = "\"";
+    for (char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            s += "\\n";
+        } else if (c < 0x20 || c >= 0x7f) {
+            const char octal[] = {'\\', char('0' + (c >> 6)), char('0' + (c >> 3 & 7)), char('0' + (c & 7)), 0};
+            s += octal;
+        } else {
+            if (c == '\\' || c == '"' || c == '?')
+                s += '\\';
+            s += ch;
+        }
+    }
+    return s + "\"";
 }
 
 const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", ints, real};
@@ -101,38 +123,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "// little-endian tensors at the offsets in kWeights).\n"
       << "//\n"
       << "// Usage: ./model [--input X.npy ...] [--save-outputs DIR] [--runs N] [--weights FILE]\n"
-      << R"CPP(#include <ATen/ATen.h>
-#include <ATen/Parallel.h>
-#include <c10/core/InferenceMode.h>
-
-#include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstring>
-#include <exception>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <limits>
-#include <memory>
-#include <mutex>
-#include <sstream>
-#include <stdexcept>
-#include <string>
-#include <thread>
-#include <vector>
-
-#ifndef WEIGHTS_FILE
-#define WEIGHTS_FILE "weights.bin"
-#endif
-
-namespace {
-
-using Ints = std::vector<int64_t>;
-[[maybe_unused]] constexpr double kInf = std::numeric_limits<double>::infinity();
-
-)CPP";
+      << templates::kCppPrelude << "\n";
 
     // Weights.
     size_t total = 0;
@@ -153,25 +144,7 @@ using Ints = std::vector<int64_t>;
           << cppLiteral(g.value(e.value).name) << "},\n";
     }
     o << "};\n\n";
-    o << R"CPP(Weights loadWeights(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error(path + ": cannot open the weights file");
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() != kWeightsBytes || data.compare(0, 16, "RAMIEL-WEIGHTS1\n") != 0)
-        throw std::runtime_error(path + ": not the weights file of this model (expected " +
-                                 std::to_string(kWeightsBytes) + " bytes)");
-    Weights w;
-    for (const WeightEntry& e : kWeights) {
-        at::Tensor t = at::empty(e.shape, at::TensorOptions().dtype(e.dtype));
-        std::memcpy(t.data_ptr(), data.data() + e.offset, t.nbytes());
-        w.*e.member = e.channelsLast ? t.contiguous(at::MemoryFormat::ChannelsLast) : t;
-    }
-    return w;
-}
-
-)CPP";
+    o << fillTemplate(templates::kCppWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n";
 
     // Inputs and outputs.
     o << "struct InputSpec {\n    const char* name;\n    at::ScalarType dtype;\n    Ints shape;  // at batch " << s.batch
@@ -213,50 +186,7 @@ using Ints = std::vector<int64_t>;
     }
     o << "};\n}\n\n";
 
-    o << R"CPP(// Another worker failed, so a value this one waits for will never come.
-struct Aborted : std::exception {
-    const char* what() const noexcept override { return "aborted"; }
-};
-
-// One-shot hand-offs between workers: put() once, get() blocks until then.
-class Slots {
-public:
-    explicit Slots(size_t n) : values_(n), full_(n, false) {}
-    void put(size_t k, at::Tensor value)
-    {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            values_[k] = std::move(value);
-            full_[k] = true;
-        }
-        changed_.notify_all();
-    }
-    at::Tensor get(size_t k)
-    {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return full_[k] || aborted_; });
-        if (!full_[k])
-            throw Aborted();
-        return values_[k];
-    }
-    void abort()
-    {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            aborted_ = true;
-        }
-        changed_.notify_all();
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::vector<at::Tensor> values_;
-    std::vector<bool> full_;
-    bool aborted_ = false;
-};
-
-)CPP";
+    o << templates::kCppSlots << "\n";
 
     // Clusters.
     for (size_t c = 0; c < p.clusters.size(); ++c) {
@@ -308,320 +238,28 @@ private:
         o << (c ? ", " : "") << p.threads[c];
     o << "};  // intra-op threads of each worker\nconstexpr size_t kSlots = " << p.slotCount << ";\n\n";
 
-    o << R"CPP(// One persistent std::thread per cluster, parked between runs; values cross
-// workers through one-shot slots made fresh for each run.
-class Workers {
-public:
-    explicit Workers(const Weights& w) : w_(w), errors_(kClusters.size())
-    {
-        for (size_t c = 0; c < kClusters.size(); ++c)
-            threads_.emplace_back([this, c] { loop(c); });
-    }
-    ~Workers()
-    {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        start_.notify_all();
-        for (std::thread& t : threads_)
-            t.join();
-    }
-
-    std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs)
-    {
-        Slots slots(kSlots);
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            inputs_ = &inputs;
-            slots_ = &slots;
-            std::fill(errors_.begin(), errors_.end(), nullptr);
-            pending_ = kClusters.size();
-            ++generation_;
-        }
-        start_.notify_all();
-        {
-            std::unique_lock<std::mutex> lock(mutex_);
-            done_.wait(lock, [&] { return pending_ == 0; });
-        }
-        for (const std::exception_ptr& e : errors_) {
-            if (!e)
-                continue;
-            try {
-                std::rethrow_exception(e);
-            } catch (const Aborted&) {
-            }
-        }
-        return outputs(w_, inputs, slots);
-    }
-
-private:
-    void loop(size_t c)
-    {
-        at::set_num_threads(kThreads[c]);  // per thread: this worker's OpenMP setting
-        c10::InferenceMode guard;
-        uint64_t seen = 0;
-        for (;;) {
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-                if (stop_)
-                    return;
-                seen = generation_;
-            }
-            try {
-                kClusters[c](w_, *inputs_, *slots_);
-            } catch (...) {
-                errors_[c] = std::current_exception();
-                slots_->abort();
-            }
-            std::lock_guard<std::mutex> lock(mutex_);
-            if (--pending_ == 0)
-                done_.notify_all();
-        }
-    }
-
-    static std::vector<at::Tensor> outputs([[maybe_unused]] const Weights& w,
-                                           [[maybe_unused]] const std::vector<at::Tensor>& inputs, Slots& slots);
-
-    const Weights& w_;
-    std::vector<std::thread> threads_;
-    std::mutex mutex_;
-    std::condition_variable start_, done_;
-    uint64_t generation_ = 0;
-    size_t pending_ = 0;
-    bool stop_ = false;
-    const std::vector<at::Tensor>* inputs_ = nullptr;
-    Slots* slots_ = nullptr;
-    std::vector<std::exception_ptr> errors_;
-};
-
-// The graph outputs, from the slots (copies concatenated along the batch).
-std::vector<at::Tensor> Workers::outputs(const Weights& w, const std::vector<at::Tensor>& inputs, Slots& slots)
-{
-    return {
-)CPP";
+    // The graph outputs, from the slots (copies concatenated along the batch).
+    std::ostringstream outputs;
     for (const OutputSource& out : p.outputs) {
-        o << "        ";
+        outputs << "        ";
         if (out.kind == OutputSource::Kind::Weight)
-            o << "w." << p.weightMember.at(out.value);
+            outputs << "w." << p.weightMember.at(out.value);
         else if (out.kind == OutputSource::Kind::Input)
-            o << "inputs[" << out.input << "]";
+            outputs << "inputs[" << out.input << "]";
         else if (out.slots.size() == 1)
-            o << "slots.get(" << out.slots[0] << ")";
+            outputs << "slots.get(" << out.slots[0] << ")";
         else {
-            o << "at::cat({";
+            outputs << "at::cat({";
             for (size_t k = 0; k < out.slots.size(); ++k)
-                o << (k ? ", " : "") << "slots.get(" << out.slots[k] << ")";
-            o << "}, 0)";
+                outputs << (k ? ", " : "") << "slots.get(" << out.slots[k] << ")";
+            outputs << "}, 0)";
         }
-        o << ",  // " << quotedForComment(g.value(out.value).name) << "\n";
+        outputs << ",  // " << quotedForComment(g.value(out.value).name) << "\n";
     }
-    o << "    };\n}\n\n";
+    o << fillTemplate(templates::kCppWorkers, {{"RAMIEL_OUTPUTS", outputs.str()}}) << "\n";
 
-    o << R"CPP(// NumPy .npy files (little-endian, C order) for --input and --save-outputs.
-struct NpyType {
-    const char* descr;
-    at::ScalarType dtype;
-};
-const NpyType kNpyTypes[] = {{"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf}, {"<i8", at::kLong},
-                             {"<i4", at::kInt},   {"<i2", at::kShort},  {"|i1", at::kChar}, {"|u1", at::kByte},
-                             {"|b1", at::kBool}};
 
-at::Tensor readNpy(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error(path + ": cannot open");
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.size() < 12 || data.compare(0, 6, "\x93NUMPY") != 0)
-        throw std::runtime_error(path + ": not a .npy file");
-    const bool v1 = data[6] == 1;
-    const size_t headerLen = v1 ? size_t(uint8_t(data[8])) | size_t(uint8_t(data[9])) << 8
-                                : size_t(uint8_t(data[8])) | size_t(uint8_t(data[9])) << 8 | size_t(uint8_t(data[10])) << 16 |
-                                      size_t(uint8_t(data[11])) << 24;
-    const size_t start = v1 ? 10 : 12;
-    if (data.size() < start + headerLen)
-        throw std::runtime_error(path + ": truncated .npy header");
-    const std::string header = data.substr(start, headerLen);
-    if (header.find("'fortran_order': False") == std::string::npos)
-        throw std::runtime_error(path + ": only C-order arrays are supported");
-    const NpyType* type = nullptr;
-    for (const NpyType& t : kNpyTypes)
-        if (header.find(std::string("'descr': '") + t.descr + "'") != std::string::npos)
-            type = &t;
-    if (!type)
-        throw std::runtime_error(path + ": unsupported dtype in " + header);
-    Ints shape;
-    const size_t open = header.find('(', header.find("'shape'"));
-    const size_t close = header.find(')', open);
-    if (open == std::string::npos || close == std::string::npos)
-        throw std::runtime_error(path + ": no shape in the header");
-    std::stringstream dims(header.substr(open + 1, close - open - 1));
-    for (std::string item; std::getline(dims, item, ',');)
-        if (item.find_first_of("0123456789") != std::string::npos)
-            shape.push_back(std::stoll(item));
-    at::Tensor t = at::empty(shape, at::TensorOptions().dtype(type->dtype));
-    if (data.size() != start + headerLen + t.nbytes())
-        throw std::runtime_error(path + ": the data does not match the header's shape");
-    std::memcpy(t.data_ptr(), data.data() + start + headerLen, t.nbytes());
-    return t;
-}
-
-void writeNpy(const std::string& path, const at::Tensor& tensor)
-{
-    const at::Tensor t = tensor.contiguous();
-    const char* descr = nullptr;
-    for (const NpyType& n : kNpyTypes)
-        if (n.dtype == t.scalar_type())
-            descr = n.descr;
-    if (!descr)
-        throw std::runtime_error(path + ": no .npy type for this tensor");
-    std::string shape;
-    for (int64_t i = 0; i < t.dim(); ++i)
-        shape += std::to_string(t.size(i)) + (t.dim() == 1 || i + 1 < t.dim() ? "," : "");
-    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
-    while ((10 + header.size() + 1) % 64 != 0)
-        header += ' ';
-    header += '\n';
-    std::ofstream out(path, std::ios::binary);
-    out.write("\x93NUMPY\x01\x00", 8);
-    const char len[2] = {char(header.size() & 0xff), char(header.size() >> 8)};
-    out.write(len, 2);
-    out << header;
-    out.write(static_cast<const char*>(t.data_ptr()), std::streamsize(t.nbytes()));
-    if (!out)
-        throw std::runtime_error(path + ": cannot write");
-}
-
-std::vector<at::Tensor> makeInputs(const std::vector<std::string>& files)
-{
-    if (!files.empty() && files.size() != kInputs.size())
-        throw std::runtime_error("expected " + std::to_string(kInputs.size()) +
-                                 " --input files (one per graph input, in order), got " + std::to_string(files.size()));
-    std::vector<at::Tensor> inputs;
-    at::manual_seed(0);
-    for (size_t k = 0; k < kInputs.size(); ++k) {
-        if (!files.empty()) {
-            at::Tensor t = readNpy(files[k]);
-            if (t.scalar_type() != kInputs[k].dtype)
-                throw std::runtime_error(files[k] + ": input " + kInputs[k].name + " has another dtype");
-            inputs.push_back(t);
-        } else if (at::isFloatingType(kInputs[k].dtype)) {
-            inputs.push_back(at::randn(kInputs[k].shape, at::TensorOptions().dtype(kInputs[k].dtype)));
-        } else {
-            inputs.push_back(at::zeros(kInputs[k].shape, at::TensorOptions().dtype(kInputs[k].dtype)));
-        }
-    }
-    return inputs;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-// Serial and parallel runs alternate, so that a change in the machine's load hits both.
-template <typename S, typename P>
-std::pair<double, double> medianSeconds(S&& serialRun, P&& parallelRun, int runs)
-{
-    serialRun();  // warm-up
-    parallelRun();
-    std::vector<double> s, p;
-    for (int i = 0; i < runs; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        serialRun();
-        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        start = std::chrono::steady_clock::now();
-        parallelRun();
-        p.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return {median(s), median(p)};
-}
-
-int run(int argc, char** argv)
-{
-    std::vector<std::string> inputFiles;
-    std::string saveDir, weightsFile = WEIGHTS_FILE;
-    int runs = 10, serialThreads = 1;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (i + 1 >= argc) {
-            std::cerr << "usage: " << argv[0]
-                      << " [--input X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n";
-            return 2;
-        }
-        const std::string v = argv[++i];
-        if (a == "--input")
-            inputFiles.push_back(v);
-        else if (a == "--save-outputs")
-            saveDir = v;
-        else if (a == "--runs")
-            runs = std::max(1, std::stoi(v));
-        else if (a == "--serial-threads")
-            serialThreads = std::max(1, std::stoi(v));
-        else if (a == "--weights")
-            weightsFile = v;
-        else {
-            std::cerr << "unknown option " << a << "\n";
-            return 2;
-        }
-    }
-    const Weights w = loadWeights(weightsFile);
-    const std::vector<at::Tensor> inputs = makeInputs(inputFiles);
-    at::set_num_threads(serialThreads);
-    std::vector<at::Tensor> expected;
-    {
-        c10::InferenceMode guard;
-        expected = serial(w, inputs);
-    }
-    Workers workers(w);
-    const std::vector<at::Tensor> got = workers.run(inputs);
-    bool agree = true;
-    for (size_t k = 0; k < got.size(); ++k) {
-        const at::Tensor a = expected[k].to(at::kDouble), b = got[k].to(at::kDouble);
-        const bool ok = a.sizes() == b.sizes() && at::allclose(a, b, 1e-4, 1e-5);
-        const double diff = a.numel() && ok ? (a - b).abs().max().item<double>() : 0.0;
-        agree = agree && ok;
-        std::printf("output %s: shape %s, max |serial - parallel| %.3g %s\n", kOutputs[k].first,
-                    c10::str(b.sizes()).c_str(), diff, ok ? "ok" : "MISMATCH");
-    }
-    const auto [serialSeconds, parallelSeconds] = medianSeconds(
-        [&] {
-            c10::InferenceMode guard;
-            serial(w, inputs);
-        },
-        [&] { workers.run(inputs); }, runs);
-    std::string threads;
-    for (int n : kThreads)
-        threads += (threads.empty() ? "" : ", ") + std::to_string(n);
-    std::printf("serial   %.2f ms  (%d intra-op threads)\n", serialSeconds * 1e3, serialThreads);
-    std::printf("parallel %.2f ms  (%zu workers, threads [%s])\n", parallelSeconds * 1e3, kClusters.size(), threads.c_str());
-    std::printf("speedup  %.2fx\n", serialSeconds / parallelSeconds);
-    if (!saveDir.empty())
-        std::filesystem::create_directories(saveDir);
-    for (size_t k = 0; k < got.size() && !saveDir.empty(); ++k)
-        writeNpy(saveDir + "/" + kOutputs[k].second, got[k]);
-    if (!agree) {
-        std::cerr << "serial and parallel outputs differ\n";
-        return 1;
-    }
-    return 0;
-}
-
-}  // namespace
-
-int main(int argc, char** argv)
-{
-    try {
-        return run(argc, argv);
-    } catch (const std::exception& e) {
-        std::cerr << "error: " << e.what() << "\n";
-        return 1;
-    }
-}
-)CPP";
+    o << templates::kCppNpy << "\n" << templates::kCppMain;
     return o.str();
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ramiel::codegen {
@@ -108,6 +109,15 @@ struct WeightEntry {
     size_t bytes;
 };
 std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes);
-extern const char kWeightsMagic[];  // 16 bytes at the start of weights.bin
+// The start of weights.bin: the writer puts it there, both loaders check it (their templates' placeholder
+// RAMIEL_WEIGHTS_MAGIC); the C++ loader compares 16 bytes.
+inline constexpr std::string_view kWeightsMagic = "RAMIEL-WEIGHTS1\n";
+static_assert(kWeightsMagic.size() == 16);
+
+// A template's text (core/codegen/templates/, embedded as templates::k...) with each placeholder
+// RAMIEL_<NAME> replaced by its value; a placeholder alone on its line stands for whole lines (the value,
+// complete lines, replaces that line). Throws Error(Internal) for a placeholder without a value and for a
+// value whose placeholder the template lacks.
+std::string fillTemplate(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values);
 
 }  // namespace ramiel::codegen

@@ -1,5 +1,7 @@
-// Renders a Program as one Python file, run.py (docs/codegen.md shows an excerpt).
+// Renders a Program as one Python file, run.py (docs/codegen.md shows an excerpt): the
+// model's tables and functions, spliced between the fixed code of templates/python/.
 #include "core/codegen/program.h"
+#include "core/codegen/templates.h"
 
 #include <set>
 #include <sstream>
@@ -45,6 +47,26 @@ std::string real(double v)
     return s;
 }
 
+// A bytes literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
+std::string bytesLiteral(std::string_view bytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    std::string s = "b'";
+    for (char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            s += "\\n";
+        } else if (c < 0x20 || c >= 0x7f) {
+            s += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+        } else {
+            if (c == '\\' || c == '\'')
+                s += '\\';
+            s += ch;
+        }
+    }
+    return s + "'";
+}
+
 const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
@@ -78,14 +100,12 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "# little-endian tensors at the offsets in WEIGHTS; no pickle is involved).\n"
       << "#\n"
       << "# Usage: python3 run.py [--input X.npy ...] [--save-outputs DIR] [--runs N]\n"
-      << "import argparse\nimport concurrent.futures\nimport os\nimport sys\nimport threading\nimport time\n\n"
-      << "import numpy as np\nimport torch\n\n";
+      << templates::kPythonPrelude << "\n";
 
     // Weights.
     size_t total = 0;
     const auto layout = weightLayout(p, &total);
-    o << "WEIGHTS_MAGIC = b" << pythonLiteral(std::string(kWeightsMagic, 15)).substr(0, std::string::npos)
-      << "\nWEIGHTS_BYTES = " << weightBytes << "\n"
+    o << "WEIGHTS_BYTES = " << weightBytes << "\n"
       << "# (attribute, dtype, shape, offset in bytes, ONNX name)\nWEIGHTS = [\n";
     for (const WeightEntry& e : layout) {
         const Tensor& t = *p.low.constants.at(e.value);
@@ -102,19 +122,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
             }
     }
     o << "}  # 2-D convolution weights: oneDNN's fast layout, also on one thread\n\n\n"
-      << "class Weights:\n    \"\"\"The model's constants, one attribute each.\"\"\"\n\n\n"
-      << "def load_weights(path):\n"
-      << "    try:\n        with open(path, 'rb') as f:\n            data = bytearray(f.read())\n"
-      << "    except OSError as e:\n        raise SystemExit('%s: cannot read the weights file: %s' % (path, e.strerror))\n"
-      << "    if len(data) != WEIGHTS_BYTES or not data.startswith(WEIGHTS_MAGIC + b'\\n'):\n"
-      << "        raise SystemExit('%s: not the weights file of this model (expected %d bytes)' % (path, WEIGHTS_BYTES))\n"
-      << "    w = Weights()\n"
-      << "    for name, dtype, shape, offset, _ in WEIGHTS:\n"
-      << "        count = 1\n        for d in shape:\n            count *= d\n"
-      << "        t = torch.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape).clone()\n"
-      << "        if name in CHANNELS_LAST:\n            t = t.contiguous(memory_format=torch.channels_last)\n"
-      << "        setattr(w, name, t)\n"
-      << "    return w\n\n\n";
+      << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n";
 
     // Inputs and outputs.
     o << "# (ONNX name, dtype, shape at batch " << s.batch << ")\nINPUTS = [\n";
@@ -217,147 +225,29 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
         o << (c ? ", " : "") << p.threads[c];
     o << "]  # intra-op threads of each worker\nSLOTS = " << p.slotCount << "\n\n\n";
 
-    o << R"PY(class Aborted(Exception):
-    """Another worker failed, so a value this one waits for will never come."""
-
-
-class Slot:
-    """A one-shot hand-off: put() once, get() blocks until then."""
-
-    def __init__(self):
-        self._event = threading.Event()
-        self._value = None
-
-    def put(self, value):
-        self._value = value
-        self._event.set()
-
-    def get(self):
-        self._event.wait()
-        if self._value is None:
-            raise Aborted()
-        return self._value
-
-    def abort(self):
-        self._event.set()
-
-
-def _work(cluster, threads, w, inputs, slots):
-    torch.set_num_threads(threads)  # per thread: the OpenMP setting of this worker
-    try:
-        with torch.inference_mode():
-            cluster(w, inputs, slots)
-    except BaseException:
-        for slot in slots:
-            slot.abort()
-        raise
-
-
-def parallel(w, inputs, pool):
-    """One worker thread per cluster (torch releases the GIL inside its operators)."""
-    slots = [Slot() for _ in range(SLOTS)]
-    futures = [pool.submit(_work, c, n, w, inputs, slots) for c, n in zip(CLUSTERS, THREADS)]
-    errors = [f.exception() for f in futures]
-    for e in errors:
-        if e is not None and not isinstance(e, Aborted):
-            raise e
-    return [
-)PY";
+    o << templates::kPythonSlots << "\n\n";
+    // The graph outputs, from the slots (copies concatenated along the batch).
+    std::ostringstream outputs;
     for (const OutputSource& out : p.outputs) {
-        o << "        ";
+        outputs << "        ";
         if (out.kind == OutputSource::Kind::Weight)
-            o << "w." << p.weightMember.at(out.value);
+            outputs << "w." << p.weightMember.at(out.value);
         else if (out.kind == OutputSource::Kind::Input)
-            o << "inputs[" << out.input << "]";
+            outputs << "inputs[" << out.input << "]";
         else if (out.slots.size() == 1)
-            o << "slots[" << out.slots[0] << "].get()";
+            outputs << "slots[" << out.slots[0] << "].get()";
         else {
-            o << "torch.cat([";
+            outputs << "torch.cat([";
             for (size_t k = 0; k < out.slots.size(); ++k)
-                o << (k ? ", " : "") << "slots[" << out.slots[k] << "].get()";
-            o << "], 0)";
+                outputs << (k ? ", " : "") << "slots[" << out.slots[k] << "].get()";
+            outputs << "], 0)";
         }
-        o << ",  # " << quotedForComment(g.value(out.value).name) << "\n";
+        outputs << ",  # " << quotedForComment(g.value(out.value).name) << "\n";
     }
-    o << "    ]\n\n\n";
-
-    o << R"PY(def make_inputs(files):
-    if files and len(files) != len(INPUTS):
-        raise SystemExit('expected %d --input files (one per graph input, in order), got %d' % (len(INPUTS), len(files)))
-    inputs = []
-    generator = torch.Generator().manual_seed(0)
-    for k, (name, dtype, shape) in enumerate(INPUTS):
-        if files:
-            t = torch.from_numpy(np.load(files[k], allow_pickle=False))
-            if t.dtype != dtype:
-                raise SystemExit('%s: input %s must have dtype %s, not %s' % (files[k], name, dtype, t.dtype))
-        elif dtype.is_floating_point:
-            t = torch.randn(shape, generator=generator, dtype=dtype)
-        else:
-            t = torch.zeros(shape, dtype=dtype)
-        inputs.append(t.contiguous())
-    return inputs
+    o << fillTemplate(templates::kPythonWorkers, {{"RAMIEL_OUTPUTS", outputs.str()}}) << "\n\n";
 
 
-def median_seconds(serial_run, parallel_run, runs):
-    """Serial and parallel runs alternate, so that a change in the machine's load hits both."""
-    serial_run()  # warm-up
-    parallel_run()
-    times = ([], [])
-    for _ in range(runs):
-        for fn, out in ((serial_run, times[0]), (parallel_run, times[1])):
-            start = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - start)
-    return [sorted(t)[len(t) // 2] for t in times]
-
-
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description='Run the generated model serially and in parallel, check, time.')
-    ap.add_argument('--input', action='append', default=[], metavar='FILE.npy',
-                    help='one per graph input, in order (default: seeded random data)')
-    ap.add_argument('--save-outputs', metavar='DIR', help='write the parallel outputs as DIR/<name>.npy')
-    ap.add_argument('--runs', type=int, default=10, help='timed runs of each (median reported)')
-    ap.add_argument('--serial-threads', type=int, default=1, help='intra-op threads of the serial run')
-    ap.add_argument('--weights', default=os.path.join(here, 'weights.bin'))
-    args = ap.parse_args()
-
-    w = load_weights(args.weights)
-    inputs = make_inputs(args.input)
-    torch.set_num_threads(args.serial_threads)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(CLUSTERS)) as pool:
-        with torch.inference_mode():
-            expected = serial(w, inputs)
-        got = parallel(w, inputs, pool)
-        agree = True
-        for (name, _), a, b in zip(OUTPUTS, expected, got):
-            diff = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
-            ok = a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
-            agree = agree and ok
-            print('output %s: shape %s, max |serial - parallel| %.3g %s' % (name, list(b.shape), diff, 'ok' if ok else 'MISMATCH'))
-
-        def run_serial():
-            with torch.inference_mode():
-                serial(w, inputs)
-
-        serial_s, parallel_s = median_seconds(run_serial, lambda: parallel(w, inputs, pool), args.runs)
-    print('serial   %.2f ms  (%d intra-op threads)' % (serial_s * 1e3, args.serial_threads))
-    print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(CLUSTERS), THREADS))
-    print('speedup  %.2fx' % (serial_s / parallel_s))
-    if args.save_outputs:
-        os.makedirs(args.save_outputs, exist_ok=True)
-        for (name, file), t in zip(OUTPUTS, got):
-            np.save(os.path.join(args.save_outputs, file), t.contiguous().numpy())
-    if not agree:
-        print('serial and parallel outputs differ', file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
-)PY";
+    o << templates::kPythonMain;
     return o.str();
 }
 

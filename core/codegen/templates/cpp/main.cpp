@@ -1,0 +1,150 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "npy.cpp"
+struct Weights {};
+Weights loadWeights(const std::string& path);
+struct InputSpec {
+    const char* name;
+    at::ScalarType dtype;
+    Ints shape;
+};
+const std::vector<InputSpec> kInputs;
+const std::vector<std::pair<const char*, const char*>> kOutputs;
+std::vector<at::Tensor> serial(const Weights& w, const std::vector<at::Tensor>& inputs);
+struct Slots;
+using Cluster = void (*)(const Weights&, const std::vector<at::Tensor>&, Slots&);
+const std::vector<Cluster> kClusters;
+const std::vector<int> kThreads;
+class Workers {
+public:
+    explicit Workers(const Weights& w);
+    std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs);
+};
+namespace {  // prelude.cpp's, which this file closes
+// </check-only>
+std::vector<at::Tensor> makeInputs(const std::vector<std::string>& files)
+{
+    if (!files.empty() && files.size() != kInputs.size())
+        throw std::runtime_error("expected " + std::to_string(kInputs.size()) +
+                                 " --input files (one per graph input, in order), got " + std::to_string(files.size()));
+    std::vector<at::Tensor> inputs;
+    at::manual_seed(0);
+    for (size_t k = 0; k < kInputs.size(); ++k) {
+        if (!files.empty()) {
+            at::Tensor t = readNpy(files[k]);
+            if (t.scalar_type() != kInputs[k].dtype)
+                throw std::runtime_error(files[k] + ": input " + kInputs[k].name + " has another dtype");
+            inputs.push_back(t);
+        } else if (at::isFloatingType(kInputs[k].dtype)) {
+            inputs.push_back(at::randn(kInputs[k].shape, at::TensorOptions().dtype(kInputs[k].dtype)));
+        } else {
+            inputs.push_back(at::zeros(kInputs[k].shape, at::TensorOptions().dtype(kInputs[k].dtype)));
+        }
+    }
+    return inputs;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Serial and parallel runs alternate, so that a change in the machine's load hits both.
+template <typename S, typename P>
+std::pair<double, double> medianSeconds(S&& serialRun, P&& parallelRun, int runs)
+{
+    serialRun();  // warm-up
+    parallelRun();
+    std::vector<double> s, p;
+    for (int i = 0; i < runs; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        serialRun();
+        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        start = std::chrono::steady_clock::now();
+        parallelRun();
+        p.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return {median(s), median(p)};
+}
+
+int run(int argc, char** argv)
+{
+    std::vector<std::string> inputFiles;
+    std::string saveDir, weightsFile = WEIGHTS_FILE;
+    int runs = 10, serialThreads = 1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc) {
+            std::cerr << "usage: " << argv[0]
+                      << " [--input X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n";
+            return 2;
+        }
+        const std::string v = argv[++i];
+        if (a == "--input")
+            inputFiles.push_back(v);
+        else if (a == "--save-outputs")
+            saveDir = v;
+        else if (a == "--runs")
+            runs = std::max(1, std::stoi(v));
+        else if (a == "--serial-threads")
+            serialThreads = std::max(1, std::stoi(v));
+        else if (a == "--weights")
+            weightsFile = v;
+        else {
+            std::cerr << "unknown option " << a << "\n";
+            return 2;
+        }
+    }
+    const Weights w = loadWeights(weightsFile);
+    const std::vector<at::Tensor> inputs = makeInputs(inputFiles);
+    at::set_num_threads(serialThreads);
+    std::vector<at::Tensor> expected;
+    {
+        c10::InferenceMode guard;
+        expected = serial(w, inputs);
+    }
+    Workers workers(w);
+    const std::vector<at::Tensor> got = workers.run(inputs);
+    bool agree = true;
+    for (size_t k = 0; k < got.size(); ++k) {
+        const at::Tensor a = expected[k].to(at::kDouble), b = got[k].to(at::kDouble);
+        const bool ok = a.sizes() == b.sizes() && at::allclose(a, b, 1e-4, 1e-5);
+        const double diff = a.numel() && ok ? (a - b).abs().max().item<double>() : 0.0;
+        agree = agree && ok;
+        std::printf("output %s: shape %s, max |serial - parallel| %.3g %s\n", kOutputs[k].first,
+                    c10::str(b.sizes()).c_str(), diff, ok ? "ok" : "MISMATCH");
+    }
+    const auto [serialSeconds, parallelSeconds] = medianSeconds(
+        [&] {
+            c10::InferenceMode guard;
+            serial(w, inputs);
+        },
+        [&] { workers.run(inputs); }, runs);
+    std::string threads;
+    for (int n : kThreads)
+        threads += (threads.empty() ? "" : ", ") + std::to_string(n);
+    std::printf("serial   %.2f ms  (%d intra-op threads)\n", serialSeconds * 1e3, serialThreads);
+    std::printf("parallel %.2f ms  (%zu workers, threads [%s])\n", parallelSeconds * 1e3, kClusters.size(), threads.c_str());
+    std::printf("speedup  %.2fx\n", serialSeconds / parallelSeconds);
+    if (!saveDir.empty())
+        std::filesystem::create_directories(saveDir);
+    for (size_t k = 0; k < got.size() && !saveDir.empty(); ++k)
+        writeNpy(saveDir + "/" + kOutputs[k].second, got[k]);
+    if (!agree) {
+        std::cerr << "serial and parallel outputs differ\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}

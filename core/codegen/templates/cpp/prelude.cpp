@@ -1,0 +1,33 @@
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#ifndef WEIGHTS_FILE
+#define WEIGHTS_FILE "weights.bin"
+#endif
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+[[maybe_unused]] constexpr double kInf = std::numeric_limits<double>::infinity();
+// <check-only> The namespace ends in main.cpp; closed here too, for this file on its own.
+}  // namespace
+// </check-only>

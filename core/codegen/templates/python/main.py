@@ -1,0 +1,96 @@
+# <check-only> What the rest of run.py defines, so that this file lints on its own.
+import argparse
+import concurrent.futures
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+from weights import load_weights
+from workers import parallel
+INPUTS = []
+OUTPUTS = []
+CLUSTERS = []
+THREADS = []
+
+
+def serial(w, inputs):
+    return []
+# </check-only>
+def make_inputs(files):
+    if files and len(files) != len(INPUTS):
+        raise SystemExit('expected %d --input files (one per graph input, in order), got %d' % (len(INPUTS), len(files)))
+    inputs = []
+    generator = torch.Generator().manual_seed(0)
+    for k, (name, dtype, shape) in enumerate(INPUTS):
+        if files:
+            t = torch.from_numpy(np.load(files[k], allow_pickle=False))
+            if t.dtype != dtype:
+                raise SystemExit('%s: input %s must have dtype %s, not %s' % (files[k], name, dtype, t.dtype))
+        elif dtype.is_floating_point:
+            t = torch.randn(shape, generator=generator, dtype=dtype)
+        else:
+            t = torch.zeros(shape, dtype=dtype)
+        inputs.append(t.contiguous())
+    return inputs
+
+
+def median_seconds(serial_run, parallel_run, runs):
+    """Serial and parallel runs alternate, so that a change in the machine's load hits both."""
+    serial_run()  # warm-up
+    parallel_run()
+    times = ([], [])
+    for _ in range(runs):
+        for fn, out in ((serial_run, times[0]), (parallel_run, times[1])):
+            start = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - start)
+    return [sorted(t)[len(t) // 2] for t in times]
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description='Run the generated model serially and in parallel, check, time.')
+    ap.add_argument('--input', action='append', default=[], metavar='FILE.npy',
+                    help='one per graph input, in order (default: seeded random data)')
+    ap.add_argument('--save-outputs', metavar='DIR', help='write the parallel outputs as DIR/<name>.npy')
+    ap.add_argument('--runs', type=int, default=10, help='timed runs of each (median reported)')
+    ap.add_argument('--serial-threads', type=int, default=1, help='intra-op threads of the serial run')
+    ap.add_argument('--weights', default=os.path.join(here, 'weights.bin'))
+    args = ap.parse_args()
+
+    w = load_weights(args.weights)
+    inputs = make_inputs(args.input)
+    torch.set_num_threads(args.serial_threads)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(CLUSTERS)) as pool:
+        with torch.inference_mode():
+            expected = serial(w, inputs)
+        got = parallel(w, inputs, pool)
+        agree = True
+        for (name, _), a, b in zip(OUTPUTS, expected, got):
+            diff = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
+            ok = a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
+            agree = agree and ok
+            print('output %s: shape %s, max |serial - parallel| %.3g %s' % (name, list(b.shape), diff, 'ok' if ok else 'MISMATCH'))
+
+        def run_serial():
+            with torch.inference_mode():
+                serial(w, inputs)
+
+        serial_s, parallel_s = median_seconds(run_serial, lambda: parallel(w, inputs, pool), args.runs)
+    print('serial   %.2f ms  (%d intra-op threads)' % (serial_s * 1e3, args.serial_threads))
+    print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(CLUSTERS), THREADS))
+    print('speedup  %.2fx' % (serial_s / parallel_s))
+    if args.save_outputs:
+        os.makedirs(args.save_outputs, exist_ok=True)
+        for (name, file), t in zip(OUTPUTS, got):
+            np.save(os.path.join(args.save_outputs, file), t.contiguous().numpy())
+    if not agree:
+        print('serial and parallel outputs differ', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
