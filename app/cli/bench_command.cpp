@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "format.h"
 
+#include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"
 #include "core/report/schedule_json.h"
 #include "core/runtime/profiling.h"
@@ -26,6 +27,7 @@ constexpr int kBlock = 3;  // timed runs per turn of a configuration
 struct BenchOptions {
     PlanOptions plan;
     int runs = 20;
+    bool sameProcess = false;  // time every configuration in this process (they disturb each other)
 };
 
 struct ProfileOptions {
@@ -70,13 +72,14 @@ struct Configurations {
     double soloPrediction = 0;  // the parallel schedule simulated with costs measured alone
     double parallelSimulated = 0;
     std::vector<Series> series;
-    std::vector<std::unique_ptr<Executor>> executors;
+    std::vector<pipeline::TimedConfiguration> timed;   // what each series runs
+    std::vector<std::unique_ptr<Executor>> executors;  // with --same-process only
 };
 
 // Measures the costs (unless given), plans the schedule and the hybrid, and
 // makes an executor for every configuration.
 Configurations planConfigurations(const std::shared_ptr<const pipeline::PreparedModel>& prepared,
-                                  const pipeline::PlanSettings& settings, CompiledModel& compiled)
+                                  const pipeline::PlanSettings& settings, CompiledModel& compiled, bool sameProcess)
 {
     const int P = settings.cores();
     const bool measured = settings.costs == "measured";
@@ -106,20 +109,42 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
                 {"serial", P, 1, {}},
                 {"parallel", *std::max_element(threads.begin(), threads.end()),
                  int(c.parallel->plan.schedule.clusters.size()), {}}};
-    c.executors.push_back(compiled.serialExecutor(1));
-    c.executors.push_back(compiled.serialExecutor(P));
-    c.executors.push_back(std::move(parallelExecutor));
+    c.timed = {{"serial on 1 thread", 1, nullptr, {}},
+               {"serial on " + std::to_string(P) + " threads", P, nullptr, {}},
+               {"the parallel schedule", 1, &c.parallel->plan.schedule, threads}};
     if (c.hybrid->plan.hybrid.applied()) {
-        c.executors.push_back(compiled.parallelExecutor(c.hybrid->plan.schedule, c.hybrid->threadsPerWorker));
         c.series.push_back({"hybrid", P, int(c.hybrid->plan.schedule.clusters.size()), {}});
+        c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule, c.hybrid->threadsPerWorker});
+    }
+    if (sameProcess) {
+        c.executors.push_back(compiled.serialExecutor(1));
+        c.executors.push_back(compiled.serialExecutor(P));
+        c.executors.push_back(std::move(parallelExecutor));
+        if (c.hybrid->plan.hybrid.applied())
+            c.executors.push_back(compiled.parallelExecutor(c.hybrid->plan.schedule, c.hybrid->threadsPerWorker));
     }
     return c;
+}
+
+// Each configuration in its own process (this program as `ramiel time-worker`), in turns.
+void timeInOwnProcesses(Configurations& c, const ModelOptions& model, int batch, int runs)
+{
+    pipeline::TimingRequest request;
+    request.model = model.model;
+    request.prepare = model.prepare;
+    request.batch = batch;
+    request.seed = 1;
+    const auto seconds =
+        pipeline::timeInOwnProcesses(request, c.timed, {"/proc/self/exe", "time-worker"}, runs, kBlock, progress);
+    for (size_t k = 0; k < c.series.size(); ++k)
+        c.series[k].seconds = seconds[k];
 }
 
 // Configurations take turns in blocks, so machine noise hits them alike; each
 // block starts with an untimed run, because the first run after another
 // configuration finds cold caches and sleeping threads (squeezenet1_0 on one
 // 2-thread worker: 40 ms right after a 1-thread serial run, 25 ms after that).
+// In one process (--same-process) they also disturb each other.
 void timeInTurns(Configurations& c, int runs)
 {
     for (int w = 0; w < 3; ++w)
@@ -159,8 +184,16 @@ nlohmann::json hybridJson(const HybridReport& h)
     return j;
 }
 
+// How the configurations were timed, for the report.
+std::string howTimed(bool sameProcess, int runsEach)
+{
+    return std::to_string(runsEach) + " runs each, in turns of " + std::to_string(std::min(kBlock, runsEach)) +
+           " after a warm-up run, " +
+           (sameProcess ? "all in this process (they disturb each other)" : "each configuration in its own process");
+}
+
 void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::PlanSettings& settings,
-                    const Configurations& c, int runsEach)
+                    const Configurations& c, int runsEach, bool sameProcess)
 {
     const double serial1 = median(c.series[0].seconds), best = std::min(serial1, median(c.series[1].seconds));
     nlohmann::json runs = nlohmann::json::array();
@@ -190,6 +223,7 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
                                 {"degree", settings.degree},
                                 {"cost_source", c.costSource},
                                 {"runs_each", runsEach},
+                                {"isolation", sameProcess ? "same process" : "own process"},
                                 {"speedup_bound", c.parallel->bound},
                                 {"hybrid", hybridJson(c.hybrid->plan.hybrid)},
                                 {"runs", runs}}
@@ -198,12 +232,11 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
 }
 
 void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::PlanSettings& settings,
-                    const Configurations& c, int runsEach)
+                    const Configurations& c, int runsEach, bool sameProcess)
 {
     const double serial1 = median(c.series[0].seconds), best = std::min(serial1, median(c.series[1].seconds));
-    std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << runsEach
-              << " runs each (in turns of " << std::min(kBlock, runsEach) << " after a warm-up run), " << c.costSource
-              << " costs\n";
+    std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << howTimed(sameProcess, runsEach)
+              << "; " << c.costSource << " costs\n";
     for (const Series& s : c.series) {
         char line[200];
         std::snprintf(line, sizeof line, "  %-9s %2d thread%s x %2d worker%s  median %9s  (p25 %s, p75 %s)\n",
@@ -247,16 +280,22 @@ Command addBenchCommand(CLI::App& app)
         "bench", "Time serial (1 and P intra-op threads) against the parallel schedule, interleaved; medians and speedups");
     addPlanOptions(sub, o);
     sub->add_option("--runs", opts->runs, "Timed runs of each configuration")->capture_default_str()->check(CLI::PositiveNumber);
+    sub->add_flag("--same-process", opts->sameProcess,
+                  "Time every configuration in this process instead of each in its own (they disturb each other: "
+                  "for comparison only)");
     return {sub, [opts] {
                 const PlanOptions& o = opts->plan;
                 const auto prepared = prepareModel(o.model);
                 const auto compiled = runtime().compile(prepared->model);
-                Configurations c = planConfigurations(prepared, o.settings, *compiled);
-                timeInTurns(c, opts->runs);
-                if (o.json)
-                    printBenchJson(*prepared, o.settings, c, opts->runs);
+                Configurations c = planConfigurations(prepared, o.settings, *compiled, opts->sameProcess);
+                if (opts->sameProcess)
+                    timeInTurns(c, opts->runs);
                 else
-                    printBenchText(*prepared, o.settings, c, opts->runs);
+                    timeInOwnProcesses(c, o.model, o.settings.batch, opts->runs);
+                if (o.json)
+                    printBenchJson(*prepared, o.settings, c, opts->runs, opts->sameProcess);
+                else
+                    printBenchText(*prepared, o.settings, c, opts->runs, opts->sameProcess);
                 return 0;
             }};
 }
@@ -297,6 +336,15 @@ Command addProfileCommand(CLI::App& app)
                 std::cout << "\n  wrote " << o->output << "\n";
                 return 0;
             }};
+}
+
+Command addTimeWorkerCommand(CLI::App& app)
+{
+    auto request = std::make_shared<std::string>();
+    CLI::App* sub = app.add_subcommand("time-worker", "Serve one configuration's timed runs for 'ramiel bench'");
+    sub->group("");  // hidden: started by bench, not by people
+    sub->add_option("request", *request, "The request file bench wrote")->required();
+    return {sub, [request] { return pipeline::serveTimings(*request); }};
 }
 
 }  // namespace ramiel::cli

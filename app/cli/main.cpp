@@ -26,6 +26,7 @@ int main(int argc, char** argv)
         ramiel::cli::addCalibrateCommand(app),
         ramiel::cli::addOptimizeCommand(app),
         ramiel::cli::addExportCommand(app),
+        ramiel::cli::addTimeWorkerCommand(app),
     };
 
     try {

@@ -1,0 +1,52 @@
+// Timing configurations that cannot disturb each other: each runs in its own
+// process (this program started again as a timing worker), and they take
+// turns. In one process they do disturb each other: idle intra-op pools spin,
+// caches and allocator state are shared, and kernels prepared for one thread
+// count run under another (docs/performance.md).
+//
+// Protocol, one line each way: the worker loads the model, compiles it, sets
+// seeded inputs, makes its executor, warms up and says "ready"; "run K" makes
+// one untimed run (the first run after another configuration finds cold
+// caches) and K timed ones, answered "times t1 ... tK" in seconds; "quit" or
+// the end of its input ends it.
+#pragma once
+
+#include "core/pipeline/pipeline.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ramiel::pipeline {
+
+// What every worker loads and runs on.
+struct TimingRequest {
+    std::string model;
+    PrepareOptions prepare;  // shapes and passes (the node ids of a schedule depend on them)
+    int batch = 1;
+    uint64_t seed = 1;
+};
+
+// One configuration: serial on `threads` intra-op threads, or `schedule` on
+// one worker per cluster with `threadsPerWorker`.
+struct TimedConfiguration {
+    std::string label;
+    int threads = 1;
+    const Schedule* schedule = nullptr;
+    std::vector<int> threadsPerWorker;
+};
+
+// Starts one worker per configuration (`workerCommand` plus a request file:
+// the program and the arguments that make it serve), then times them in
+// turns of `block` runs until each has `runs`. Seconds by configuration.
+// `progress(done, total)` after each timed run. Throws Error(Runtime) when a
+// worker fails (its own error goes to stderr).
+std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request,
+                                                    const std::vector<TimedConfiguration>& configurations,
+                                                    const std::vector<std::string>& workerCommand, int runs,
+                                                    int block, const std::function<void(int, int)>& progress = {});
+
+// The worker's side: serves the request file until told to quit. Returns the exit code.
+int serveTimings(const std::string& requestFile);
+
+}  // namespace ramiel::pipeline

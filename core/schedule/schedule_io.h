@@ -1,0 +1,17 @@
+// A schedule as JSON and back, field for field, so that another process can
+// run exactly the schedule this one planned (ramiel bench times each
+// configuration in its own process). Not a report: see core/report for those.
+#pragma once
+
+#include "core/schedule/schedule.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ramiel {
+
+nlohmann::json scheduleToJson(const Schedule& s);
+// Throws Error(Usage) when the document is not a schedule of `topo` (check
+// the result with validate() before running it).
+Schedule scheduleFromJson(const nlohmann::json& j, const Topology& topo);
+
+}  // namespace ramiel
