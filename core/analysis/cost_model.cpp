@@ -145,22 +145,9 @@ NodeCost subgraphCost(const Graph& g, bool& known)
     return total;
 }
 
-}  // namespace
-
-NodeCost estimateNodeCost(const Graph& g, NodeId id)
+// Bytes: every input read once, every output written once.
+NodeCost withBytes(const Graph& g, const Node& n, NodeCost c)
 {
-    const Node& n = g.node(id);
-    NodeCost c;
-    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does.
-    const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
-    const auto it = n.domain.empty() ? rules().find(n.opType) : fusedConv ? rules().find("Conv") : rules().end();
-    const OpRule rule = it != rules().end() ? it->second : OpRule{Formula::Copy, 0};
-    c.estimated = it == rules().end();
-
-    if (rule.formula == Formula::View)
-        return c;
-
-    // Bytes: every input read once, every output written once.
     for (ValueId v : n.inputs) {
         if (v == kNone)
             continue;
@@ -177,150 +164,238 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
             return unknown(c, "shape of output '" + g.value(v).name + "' is unknown");
         c.bytesWritten += static_cast<double>(*b);
     }
+    return c;
+}
 
-    const ValueId out = n.outputs.empty() ? kNone : n.outputs[0];
-    const auto outNumel = numelOf(g, out);
-    switch (rule.formula) {
+// What the formulas below read. Each completes a cost whose bytes are counted
+// (withBytes), or returns it unknown.
+struct CostInput {
+    const Graph& g;
+    const Node& n;
+    OpRule rule;
+    std::optional<int64_t> outNumel;  // of the first output
+    bool fusedConv;                   // Ramiel's FusedConv, costed as its Conv
+};
+
+NodeCost selectCost(const CostInput& in, NodeCost c)
+{
+    // Reads about what it writes, plus its index inputs.
+    const Graph& g = in.g;
+    const Node& n = in.n;
+    double indexBytes = 0;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+        if (auto b = n.inputs[i] != kNone ? g.value(n.inputs[i]).type.byteSize() : std::nullopt)
+            indexBytes += static_cast<double>(*b);
+    c.bytesRead = c.bytesWritten + indexBytes;
+    return c;
+}
+
+NodeCost variadicCost(const CostInput& in, NodeCost c)
+{
+    double nin = 0;
+    for (ValueId v : in.n.inputs)
+        nin += v != kNone;
+    c.flops = std::max(0.0, nin - 1) * static_cast<double>(in.outNumel.value_or(0));
+    return c;
+}
+
+NodeCost convCost(const CostInput& in, NodeCost c)
+{
+    // W: [Cout, Cin/group, k...]; each output element is a dot product over W[1:].
+    const Node& n = in.n;
+    const size_t wIndex = n.opType == "QLinearConv" ? 3 : 1;
+    const auto w = sizesOf(in.g, n.input(wIndex));
+    if (!w || w->size() < 2 || !in.outNumel)
+        return unknown(c, "convolution weight or output shape is unknown");
+    c.flops = 2.0 * static_cast<double>(*in.outNumel) * product(*w, 1);
+    if (n.input(2) != kNone && (n.opType == "Conv" || in.fusedConv))
+        c.flops += static_cast<double>(*in.outNumel);
+    return c;
+}
+
+NodeCost convTransposeCost(const CostInput& in, NodeCost c)
+{
+    // W: [Cin, Cout/group, k...]; each input element is scattered over W[1:].
+    const auto w = sizesOf(in.g, in.n.input(1));
+    const auto inNumel = numelOf(in.g, in.n.input(0));
+    if (!w || w->size() < 2 || !inNumel || !in.outNumel)
+        return unknown(c, "transposed-convolution weight or input shape is unknown");
+    c.flops = 2.0 * static_cast<double>(*inNumel) * product(*w, 1);
+    if (in.n.input(2) != kNone)
+        c.flops += static_cast<double>(*in.outNumel);
+    return c;
+}
+
+NodeCost gemmCost(const CostInput& in, NodeCost c)
+{
+    const auto a = sizesOf(in.g, in.n.input(0));
+    if (!a || a->size() != 2 || !in.outNumel)
+        return unknown(c, "Gemm operand shape is unknown");
+    const double k = static_cast<double>(in.n.attrInt("transA", 0) ? (*a)[0] : (*a)[1]);
+    c.flops = 2.0 * static_cast<double>(*in.outNumel) * k;
+    if (in.n.input(2) != kNone)
+        c.flops += static_cast<double>(*in.outNumel);
+    return c;
+}
+
+NodeCost matMulCost(const CostInput& in, NodeCost c)
+{
+    const auto a = sizesOf(in.g, in.n.input(0));
+    if (!a || a->empty() || !in.outNumel)
+        return unknown(c, "MatMul operand shape is unknown");
+    c.flops = 2.0 * static_cast<double>(*in.outNumel) * static_cast<double>(a->back());
+    return c;
+}
+
+NodeCost poolCost(const CostInput& in, NodeCost c)
+{
+    const auto kernel = in.n.attrInts("kernel_shape");
+    if (!in.outNumel)
+        return unknown(c, "pooling output shape is unknown");
+    c.flops = static_cast<double>(*in.outNumel) * product(kernel, 0);
+    return c;
+}
+
+NodeCost inputSizedCost(const CostInput& in, NodeCost c)
+{
+    const auto inNumel = numelOf(in.g, in.n.input(0));
+    if (!inNumel)
+        return unknown(c, "input shape is unknown");
+    c.flops = in.rule.k * static_cast<double>(*inNumel);
+    return c;
+}
+
+NodeCost recurrentCost(const CostInput& in, NodeCost c)
+{
+    // X: [seq, batch, I], W: [dirs, gates*H, I], R: [dirs, gates*H, H].
+    const auto x = sizesOf(in.g, in.n.input(0));
+    const auto w = sizesOf(in.g, in.n.input(1));
+    const auto r = sizesOf(in.g, in.n.input(2));
+    if (!x || !w || !r || x->size() != 3 || w->size() != 3 || r->size() != 3)
+        return unknown(c, "recurrent input or weight shape is unknown");
+    const double steps = static_cast<double>((*x)[0] * (*x)[1] * (*w)[0]);
+    c.flops = steps * (2.0 * static_cast<double>((*w)[1]) * static_cast<double>((*w)[2] + (*r)[2]) +
+                       8.0 * static_cast<double>((*w)[1]));
+    return c;
+}
+
+NodeCost ifCost(const CostInput& in, NodeCost c)
+{
+    // The more expensive branch.
+    bool known = true;
+    NodeCost worst;
+    for (const Attribute& a : in.n.attributes)
+        if (a.g) {
+            NodeCost b = subgraphCost(*a.g, known);
+            if (b.flops + b.bytes() > worst.flops + worst.bytes())
+                worst = b;
+        }
+    if (!known)
+        return unknown(c, "a branch has nodes of unknown cost");
+    c.flops = worst.flops;
+    c.bytesRead += worst.bytesRead;
+    c.bytesWritten += worst.bytesWritten;
+    return c;
+}
+
+// Loop's constant M, or the scan axis of Scan's first scan input.
+std::optional<int64_t> tripCount(const Graph& g, const Node& n)
+{
+    std::optional<int64_t> trips;
+    if (n.opType == "Loop") {
+        const ValueId m = n.input(0);
+        if (m != kNone && g.value(m).isConstant())
+            if (auto vals = g.value(m).initializer->toInt64s(); vals && vals->size() == 1)
+                trips = (*vals)[0];
+    } else if (const Attribute* scans = n.attr("num_scan_inputs"); scans && scans->i > 0) {
+        // The scan inputs come last. Scan-8 is batch-major (scan axis 1); later
+        // versions scan axis 0 unless scan_input_axes says otherwise.
+        const size_t first = n.inputs.size() >= static_cast<size_t>(scans->i) ? n.inputs.size() - scans->i : 0;
+        const auto axes = n.attrInts("scan_input_axes");
+        if (const auto dims = sizesOf(g, n.input(first))) {
+            int64_t axis = n.opset > 0 && n.opset < 9 ? 1 : axes.empty() ? 0 : axes[0];
+            if (axis < 0)
+                axis += static_cast<int64_t>(dims->size());
+            if (axis >= 0 && axis < static_cast<int64_t>(dims->size()))
+                trips = (*dims)[static_cast<size_t>(axis)];
+        }
+    }
+    return trips;
+}
+
+NodeCost loopCost(const CostInput& in, NodeCost c)
+{
+    // Body cost times the trip count.
+    const Node& n = in.n;
+    const Attribute* body = n.attr("body");
+    const std::optional<int64_t> trips = tripCount(in.g, n);
+    if (!body || !body->g || !trips || *trips < 0)
+        return unknown(c, n.opType == "Loop" ? "the trip count is not a constant"
+                                             : "the number of scan iterations is not known");
+    bool known = true;
+    const NodeCost b = subgraphCost(*body->g, known);
+    if (!known)
+        return unknown(c, "the loop body has nodes of unknown cost");
+    c.flops = b.flops * static_cast<double>(*trips);
+    c.bytesRead += b.bytesRead * static_cast<double>(*trips);
+    c.bytesWritten += b.bytesWritten * static_cast<double>(*trips);
+    return c;
+}
+
+NodeCost byFormula(const CostInput& in, NodeCost c)
+{
+    switch (in.rule.formula) {
     case Formula::View:
     case Formula::Copy:
-        break;
-    case Formula::Select: {
-        // Reads about what it writes, plus its index inputs.
-        double indexBytes = 0;
-        for (size_t i = 1; i < n.inputs.size(); ++i)
-            if (auto b = n.inputs[i] != kNone ? g.value(n.inputs[i]).type.byteSize() : std::nullopt)
-                indexBytes += static_cast<double>(*b);
-        c.bytesRead = c.bytesWritten + indexBytes;
-        break;
-    }
+        return c;
+    case Formula::Select:
+        return selectCost(in, c);
     case Formula::Elementwise:
-        c.flops = rule.k * static_cast<double>(outNumel.value_or(0));
-        break;
-    case Formula::Variadic: {
-        double nin = 0;
-        for (ValueId v : n.inputs)
-            nin += v != kNone;
-        c.flops = std::max(0.0, nin - 1) * static_cast<double>(outNumel.value_or(0));
-        break;
-    }
-    case Formula::Conv: {
-        // W: [Cout, Cin/group, k...]; each output element is a dot product over W[1:].
-        const size_t wIndex = n.opType == "QLinearConv" ? 3 : 1;
-        const auto w = sizesOf(g, n.input(wIndex));
-        if (!w || w->size() < 2 || !outNumel)
-            return unknown(c, "convolution weight or output shape is unknown");
-        c.flops = 2.0 * static_cast<double>(*outNumel) * product(*w, 1);
-        if (n.input(2) != kNone && (n.opType == "Conv" || fusedConv))
-            c.flops += static_cast<double>(*outNumel);
-        break;
-    }
-    case Formula::ConvTranspose: {
-        // W: [Cin, Cout/group, k...]; each input element is scattered over W[1:].
-        const auto w = sizesOf(g, n.input(1));
-        const auto inNumel = numelOf(g, n.input(0));
-        if (!w || w->size() < 2 || !inNumel || !outNumel)
-            return unknown(c, "transposed-convolution weight or input shape is unknown");
-        c.flops = 2.0 * static_cast<double>(*inNumel) * product(*w, 1);
-        if (n.input(2) != kNone)
-            c.flops += static_cast<double>(*outNumel);
-        break;
-    }
-    case Formula::Gemm: {
-        const auto a = sizesOf(g, n.input(0));
-        if (!a || a->size() != 2 || !outNumel)
-            return unknown(c, "Gemm operand shape is unknown");
-        const double k = static_cast<double>(n.attrInt("transA", 0) ? (*a)[0] : (*a)[1]);
-        c.flops = 2.0 * static_cast<double>(*outNumel) * k;
-        if (n.input(2) != kNone)
-            c.flops += static_cast<double>(*outNumel);
-        break;
-    }
-    case Formula::MatMul: {
-        const auto a = sizesOf(g, n.input(0));
-        if (!a || a->empty() || !outNumel)
-            return unknown(c, "MatMul operand shape is unknown");
-        c.flops = 2.0 * static_cast<double>(*outNumel) * static_cast<double>(a->back());
-        break;
-    }
-    case Formula::Pool: {
-        const auto kernel = n.attrInts("kernel_shape");
-        if (!outNumel)
-            return unknown(c, "pooling output shape is unknown");
-        c.flops = static_cast<double>(*outNumel) * product(kernel, 0);
-        break;
-    }
-    case Formula::InputSized: {
-        const auto inNumel = numelOf(g, n.input(0));
-        if (!inNumel)
-            return unknown(c, "input shape is unknown");
-        c.flops = rule.k * static_cast<double>(*inNumel);
-        break;
-    }
-    case Formula::Recurrent: {
-        // X: [seq, batch, I], W: [dirs, gates*H, I], R: [dirs, gates*H, H].
-        const auto x = sizesOf(g, n.input(0));
-        const auto w = sizesOf(g, n.input(1));
-        const auto r = sizesOf(g, n.input(2));
-        if (!x || !w || !r || x->size() != 3 || w->size() != 3 || r->size() != 3)
-            return unknown(c, "recurrent input or weight shape is unknown");
-        const double steps = static_cast<double>((*x)[0] * (*x)[1] * (*w)[0]);
-        c.flops = steps * (2.0 * static_cast<double>((*w)[1]) * static_cast<double>((*w)[2] + (*r)[2]) +
-                           8.0 * static_cast<double>((*w)[1]));
-        break;
-    }
-    case Formula::If: {
-        // The more expensive branch.
-        bool known = true;
-        NodeCost worst;
-        for (const Attribute& a : n.attributes)
-            if (a.g) {
-                NodeCost b = subgraphCost(*a.g, known);
-                if (b.flops + b.bytes() > worst.flops + worst.bytes())
-                    worst = b;
-            }
-        if (!known)
-            return unknown(c, "a branch has nodes of unknown cost");
-        c.flops = worst.flops;
-        c.bytesRead += worst.bytesRead;
-        c.bytesWritten += worst.bytesWritten;
-        break;
-    }
-    case Formula::Loop: {
-        // Body cost times the trip count: Loop's constant M, or the scan axis of Scan's first scan input.
-        const Attribute* body = n.attr("body");
-        std::optional<int64_t> trips;
-        if (n.opType == "Loop") {
-            const ValueId m = n.input(0);
-            if (m != kNone && g.value(m).isConstant())
-                if (auto vals = g.value(m).initializer->toInt64s(); vals && vals->size() == 1)
-                    trips = (*vals)[0];
-        } else if (const Attribute* scans = n.attr("num_scan_inputs"); scans && scans->i > 0) {
-            // The scan inputs come last. Scan-8 is batch-major (scan axis 1); later
-            // versions scan axis 0 unless scan_input_axes says otherwise.
-            const size_t first = n.inputs.size() >= static_cast<size_t>(scans->i) ? n.inputs.size() - scans->i : 0;
-            const auto axes = n.attrInts("scan_input_axes");
-            if (const auto dims = sizesOf(g, n.input(first))) {
-                int64_t axis = n.opset > 0 && n.opset < 9 ? 1 : axes.empty() ? 0 : axes[0];
-                if (axis < 0)
-                    axis += static_cast<int64_t>(dims->size());
-                if (axis >= 0 && axis < static_cast<int64_t>(dims->size()))
-                    trips = (*dims)[static_cast<size_t>(axis)];
-            }
-        }
-        if (!body || !body->g || !trips || *trips < 0)
-            return unknown(c, n.opType == "Loop" ? "the trip count is not a constant"
-                                                 : "the number of scan iterations is not known");
-        bool known = true;
-        const NodeCost b = subgraphCost(*body->g, known);
-        if (!known)
-            return unknown(c, "the loop body has nodes of unknown cost");
-        c.flops = b.flops * static_cast<double>(*trips);
-        c.bytesRead += b.bytesRead * static_cast<double>(*trips);
-        c.bytesWritten += b.bytesWritten * static_cast<double>(*trips);
-        break;
-    }
+        c.flops = in.rule.k * static_cast<double>(in.outNumel.value_or(0));
+        return c;
+    case Formula::Variadic:
+        return variadicCost(in, c);
+    case Formula::Conv:
+        return convCost(in, c);
+    case Formula::ConvTranspose:
+        return convTransposeCost(in, c);
+    case Formula::Gemm:
+        return gemmCost(in, c);
+    case Formula::MatMul:
+        return matMulCost(in, c);
+    case Formula::Pool:
+        return poolCost(in, c);
+    case Formula::InputSized:
+        return inputSizedCost(in, c);
+    case Formula::Recurrent:
+        return recurrentCost(in, c);
+    case Formula::If:
+        return ifCost(in, c);
+    case Formula::Loop:
+        return loopCost(in, c);
     }
     return c;
+}
+
+}  // namespace
+
+NodeCost estimateNodeCost(const Graph& g, NodeId id)
+{
+    const Node& n = g.node(id);
+    NodeCost c;
+    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does.
+    const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
+    const auto it = n.domain.empty() ? rules().find(n.opType) : fusedConv ? rules().find("Conv") : rules().end();
+    const OpRule rule = it != rules().end() ? it->second : OpRule{Formula::Copy, 0};
+    c.estimated = it == rules().end();
+
+    if (rule.formula == Formula::View)
+        return c;
+    c = withBytes(g, n, c);
+    if (!c.known)
+        return c;
+    const ValueId out = n.outputs.empty() ? kNone : n.outputs[0];
+    return byFormula({g, n, rule, numelOf(g, out), fusedConv}, c);
 }
 
 std::vector<NodeCost> estimateCosts(const Graph& graph)

@@ -42,9 +42,8 @@ KernelFactory variadic(F f, bool mean = false)
     };
 }
 
-}  // namespace
-
-void registerElementwiseKernels(KernelRegistry& r)
+// Binary arithmetic with broadcasting, and the variadic Sum, Mean, Max, Min.
+void registerArithmeticKernels(KernelRegistry& r)
 {
     r["Add"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
     r["Sub"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); });
@@ -62,6 +61,16 @@ void registerElementwiseKernels(KernelRegistry& r)
             out[0] = fmod ? at::fmod(in[0], in[1]) : at::remainder(in[0], in[1]);
         };
     };
+
+    r["Sum"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
+    r["Mean"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }, true);
+    r["Max"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); });
+    r["Min"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); });
+}
+
+// Comparisons and logic.
+void registerComparisonKernels(KernelRegistry& r)
+{
     r["Equal"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::eq(a, b); });
     r["Less"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::lt(a, b); });
     r["LessOrEqual"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::le(a, b); });
@@ -71,21 +80,17 @@ void registerElementwiseKernels(KernelRegistry& r)
     r["Or"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::logical_or(a, b); });
     r["Xor"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::logical_xor(a, b); });
     r["Not"] = unary([](const at::Tensor& a) { return at::logical_not(a); });
+}
 
-    r["Sum"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
-    r["Mean"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }, true);
-    r["Max"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); });
-    r["Min"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); });
-
+// Unary math functions.
+void registerUnaryMathKernels(KernelRegistry& r)
+{
     r["Sqrt"] = unary([](const at::Tensor& a) { return at::sqrt(a); });
     r["Exp"] = unary([](const at::Tensor& a) { return at::exp(a); });
     r["Log"] = unary([](const at::Tensor& a) { return at::log(a); });
     r["Erf"] = unary([](const at::Tensor& a) { return at::erf(a); });
     r["Neg"] = unary([](const at::Tensor& a) { return at::neg(a); });
     r["Abs"] = unary([](const at::Tensor& a) { return at::abs(a); });
-    r["Relu"] = unary([](const at::Tensor& a) { return at::relu(a); });
-    r["Sigmoid"] = unary([](const at::Tensor& a) { return at::sigmoid(a); });
-    r["Tanh"] = unary([](const at::Tensor& a) { return at::tanh(a); });
     r["Floor"] = unary([](const at::Tensor& a) { return at::floor(a); });
     r["Ceil"] = unary([](const at::Tensor& a) { return at::ceil(a); });
     r["Round"] = unary([](const at::Tensor& a) { return at::round(a); });  // half to even, as ONNX
@@ -93,6 +98,14 @@ void registerElementwiseKernels(KernelRegistry& r)
     r["Sign"] = unary([](const at::Tensor& a) { return at::sign(a); });
     r["Sin"] = unary([](const at::Tensor& a) { return at::sin(a); });
     r["Cos"] = unary([](const at::Tensor& a) { return at::cos(a); });
+}
+
+// Activation functions.
+void registerActivationKernels(KernelRegistry& r)
+{
+    r["Relu"] = unary([](const at::Tensor& a) { return at::relu(a); });
+    r["Sigmoid"] = unary([](const at::Tensor& a) { return at::sigmoid(a); });
+    r["Tanh"] = unary([](const at::Tensor& a) { return at::tanh(a); });
     r["Softplus"] = unary([](const at::Tensor& a) { return at::log1p(at::exp(a)); });
     r["Softsign"] = unary([](const at::Tensor& a) { return a / (at::abs(a) + 1); });
 
@@ -121,7 +134,11 @@ void registerElementwiseKernels(KernelRegistry& r)
         };
     };
     r["HardSwish"] = unary([](const at::Tensor& a) { return at::hardswish(a); });
+}
 
+// Clip, Where, Cast.
+void registerClipWhereCastKernels(KernelRegistry& r)
+{
     r["Clip"] = [](const KernelContext& c) -> Kernel {
         if (c.opset() < 11) {  // bounds are attributes before opset 11
             const double lo = c.node.attrFloat("min", -std::numeric_limits<float>::max());
@@ -152,6 +169,17 @@ void registerElementwiseKernels(KernelRegistry& r)
         const at::ScalarType t = *type;
         return [t](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].to(t); };
     };
+}
+
+}  // namespace
+
+void registerElementwiseKernels(KernelRegistry& r)
+{
+    registerArithmeticKernels(r);
+    registerComparisonKernels(r);
+    registerUnaryMathKernels(r);
+    registerActivationKernels(r);
+    registerClipWhereCastKernels(r);
 }
 
 }  // namespace ramiel

@@ -382,28 +382,10 @@ Kernel qlinearMatMulKernel(const KernelContext& c)
     };
 }
 
-}  // namespace
-
-void registerNeuralKernels(KernelRegistry& r)
+// Conv, Ramiel's FusedConv, ConvTranspose.
+void registerConvolutionKernels(KernelRegistry& r)
 {
     r["Conv"] = convKernel;
-    r["QLinearConv"] = qlinearConvKernel;
-    r["QLinearMatMul"] = qlinearMatMulKernel;
-    r["QuantizeLinear"] = [](const KernelContext& c) -> Kernel {
-        const int64_t axis = c.node.attrInt("axis", 1);
-        // The output type is the zero point's (uint8 when it is omitted).
-        return [axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            const at::Tensor zp = in.size() > 2 ? in[2] : at::Tensor();
-            out[0] = quantizeLinear(in[0], in[1], zp, in[1].numel() > 1 ? axis : 0,
-                                    zp.defined() ? zp.scalar_type() : at::kByte);
-        };
-    };
-    r["DequantizeLinear"] = [](const KernelContext& c) -> Kernel {
-        const int64_t axis = c.node.attrInt("axis", 1);
-        return [axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = dequantizeLinear(in[0], in[1], in.size() > 2 ? in[2] : at::Tensor(), in[1].numel() > 1 ? axis : 0);
-        };
-    };
     r[std::string(kRamielDomain) + ":" + kFusedConv] = fusedConvKernel;
     r["ConvTranspose"] = [](const KernelContext& c) -> Kernel {
         const Node n = c.node;
@@ -448,6 +430,33 @@ void registerNeuralKernels(KernelRegistry& r)
             out[0] = y.contiguous();
         };
     };
+}
+
+// QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul.
+void registerQuantizedKernels(KernelRegistry& r)
+{
+    r["QLinearConv"] = qlinearConvKernel;
+    r["QLinearMatMul"] = qlinearMatMulKernel;
+    r["QuantizeLinear"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axis = c.node.attrInt("axis", 1);
+        // The output type is the zero point's (uint8 when it is omitted).
+        return [axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor zp = in.size() > 2 ? in[2] : at::Tensor();
+            out[0] = quantizeLinear(in[0], in[1], zp, in[1].numel() > 1 ? axis : 0,
+                                    zp.defined() ? zp.scalar_type() : at::kByte);
+        };
+    };
+    r["DequantizeLinear"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axis = c.node.attrInt("axis", 1);
+        return [axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = dequantizeLinear(in[0], in[1], in.size() > 2 ? in[2] : at::Tensor(), in[1].numel() > 1 ? axis : 0);
+        };
+    };
+}
+
+// Gemm, MatMul.
+void registerMatMulKernels(KernelRegistry& r)
+{
     r["Gemm"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
         const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
@@ -467,7 +476,11 @@ void registerNeuralKernels(KernelRegistry& r)
     r["MatMul"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::matmul(in[0], in[1]); };
     };
+}
 
+// Softmax, LogSoftmax.
+void registerSoftmaxKernels(KernelRegistry& r)
+{
     auto softmax = [](bool log) {
         return [log](const KernelContext& c) -> Kernel {
             const int64_t opset = c.opset();
@@ -490,7 +503,11 @@ void registerNeuralKernels(KernelRegistry& r)
     };
     r["Softmax"] = softmax(false);
     r["LogSoftmax"] = softmax(true);
+}
 
+// Batch, instance and layer normalization; local response normalization.
+void registerNormalizationKernels(KernelRegistry& r)
+{
     r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -547,7 +564,11 @@ void registerNeuralKernels(KernelRegistry& r)
             out[0] = x / at::pow(sum.reshape(x.sizes()) * (alpha / double(size)) + bias, beta);
         };
     };
+}
 
+// Windowed and global pooling.
+void registerPoolingKernels(KernelRegistry& r)
+{
     r["MaxPool"] = [](const KernelContext& c) -> Kernel {
         const bool indices = c.node.outputs.size() > 1 && c.node.outputs[1] != kNone;
         const bool columnMajor = c.node.attrInt("storage_order", 0) != 0;
@@ -600,6 +621,18 @@ void registerNeuralKernels(KernelRegistry& r)
             out[0] = in[0].amax(dims, true);
         };
     };
+}
+
+}  // namespace
+
+void registerNeuralKernels(KernelRegistry& r)
+{
+    registerConvolutionKernels(r);
+    registerQuantizedKernels(r);
+    registerMatMulKernels(r);
+    registerSoftmaxKernels(r);
+    registerNormalizationKernels(r);
+    registerPoolingKernels(r);
 }
 
 }  // namespace ramiel

@@ -92,9 +92,223 @@ int64_t nearestIndex(const std::string& mode, double x)
     return int64_t(std::round(x));
 }
 
-}  // namespace
 
-void registerShapeKernels(KernelRegistry& r)
+// Pad's 'reflect' and 'edge' modes (`p`: the pads in ATen's order). ATen pads the
+// trailing 1-3 dimensions of a batched floating tensor (integers go through double, exactly).
+at::Tensor padReflectOrEdge(const at::Tensor& x, const std::vector<int64_t>& pads, const std::vector<int64_t>& p,
+                            const std::string& mode)
+{
+    const int64_t rank = x.dim();
+    const bool integral = !at::isFloatingType(x.scalar_type());
+    int64_t used = 0;
+    for (int64_t i = 0; i < rank; ++i)
+        if (pads[size_t(i)] || pads[size_t(i + rank)])
+            used = std::max(used, rank - i);
+    const int64_t lead = rank - std::max<int64_t>(used, 1);
+    std::vector<int64_t> q(p.begin(), p.begin() + 2 * (rank - lead));
+    at::Tensor y = x.reshape([&] {
+        std::vector<int64_t> s{-1};
+        s.insert(s.end(), x.sizes().begin() + lead, x.sizes().end());
+        return s;
+    }()).unsqueeze(0);
+    if (integral)
+        y = y.to(at::kDouble);
+    const size_t d = q.size() / 2;
+    if (d > 3)
+        throw Error(ErrorKind::Unsupported, {}, "Pad '" + mode + "' over more than 3 dimensions");
+    if (mode == "reflect")
+        y = d == 1 ? at::reflection_pad1d(y, q) : d == 2 ? at::reflection_pad2d(y, q) : at::reflection_pad3d(y, q);
+    else
+        y = d == 1 ? at::replication_pad1d(y, q) : d == 2 ? at::replication_pad2d(y, q) : at::replication_pad3d(y, q);
+    std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + lead);
+    shape.insert(shape.end(), y.sizes().begin() + 2, y.sizes().end());
+    return integral ? y.reshape(shape).to(x.scalar_type()) : y.reshape(shape);
+}
+
+Kernel padKernel(const KernelContext& c)
+{
+    const int64_t opset = c.opset();
+    const std::string mode = c.node.attrString("mode", "constant");
+    const auto padsAttr = c.node.attrInts(opset < 2 ? "paddings" : "pads");
+    const double valueAttr = c.node.attrFloat("value", 0.0f);
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        c.unsupported("pad mode '" + mode + "' is not supported");
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        const auto pads = opset < 11 ? padsAttr : intsOf(in[1]);
+        const int64_t rank = x.dim();
+        std::vector<int64_t> p;  // ATen order: last dimension first
+        for (int64_t i = rank; i-- > 0;) {
+            p.push_back(pads[size_t(i)]);
+            p.push_back(pads[size_t(i + rank)]);
+        }
+        if (mode == "constant") {
+            const double value = opset < 11 ? valueAttr
+                                            : (in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0);
+            out[0] = at::constant_pad_nd(x, p, value);
+            return;
+        }
+        out[0] = padReflectOrEdge(x, pads, p, mode);
+    };
+}
+
+// One axis of a Resize: output coordinate o reads the input at source(o).
+struct ResizeAxis {
+    int64_t axis, inSize, outSize;
+    double scale, outLength;
+    const std::string& coord;
+
+    double source(int64_t o) const { return sourceCoordinate(coord, double(o), scale, inSize, outLength); }
+};
+
+at::Tensor resizeNearest(const at::Tensor& y, const ResizeAxis& ax, const std::string& nearest)
+{
+    const int64_t inSize = ax.inSize, outSize = ax.outSize;
+    std::vector<int64_t> idx(static_cast<size_t>(outSize));
+    for (int64_t o = 0; o < outSize; ++o) {
+        const double x = ax.source(o);
+        idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x), 0, inSize - 1);
+    }
+    return y.index_select(ax.axis, at::tensor(idx, at::kLong));
+}
+
+// Four taps around floor(x), Keys' kernel with coefficient A; edge values outside.
+at::Tensor resizeCubic(const at::Tensor& y, const ResizeAxis& ax, double cubicA, bool excludeOutside)
+{
+    const int64_t axis = ax.axis, inSize = ax.inSize, outSize = ax.outSize;
+    auto weight = [cubicA](double d) {
+        d = std::abs(d);
+        if (d <= 1)
+            return ((cubicA + 2) * d - (cubicA + 3)) * d * d + 1;
+        if (d < 2)
+            return ((cubicA * d - 5 * cubicA) * d + 8 * cubicA) * d - 4 * cubicA;
+        return 0.0;
+    };
+    std::vector<std::vector<int64_t>> taps(4, std::vector<int64_t>(static_cast<size_t>(outSize)));
+    std::vector<std::vector<float>> weights(4, std::vector<float>(static_cast<size_t>(outSize)));
+    for (int64_t o = 0; o < outSize; ++o) {
+        const double x = ax.source(o);
+        const double x0 = std::floor(x);
+        double w[4], sum = 0;
+        for (int k = 0; k < 4; ++k) {
+            const int64_t at = int64_t(x0) + k - 1;
+            w[k] = weight(x - double(at));
+            if (excludeOutside && (at < 0 || at >= inSize))
+                w[k] = 0;
+            sum += w[k];
+            taps[size_t(k)][size_t(o)] = std::clamp<int64_t>(at, 0, inSize - 1);
+        }
+        for (int k = 0; k < 4; ++k)
+            weights[size_t(k)][size_t(o)] = float(excludeOutside && sum != 0 ? w[k] / sum : w[k]);
+    }
+    std::vector<int64_t> wshape(size_t(y.dim()), 1);
+    wshape[size_t(axis)] = outSize;
+    const at::Tensor src = y.to(at::kDouble);
+    at::Tensor acc;
+    for (int k = 0; k < 4; ++k) {
+        const at::Tensor part = src.index_select(axis, at::tensor(taps[size_t(k)], at::kLong)) *
+                                at::tensor(weights[size_t(k)], at::kFloat).to(at::kDouble).reshape(wshape);
+        acc = k == 0 ? part : acc + part;
+    }
+    return acc.to(y.scalar_type());
+}
+
+at::Tensor resizeLinear(const at::Tensor& y, const ResizeAxis& ax)
+{
+    const int64_t axis = ax.axis, inSize = ax.inSize, outSize = ax.outSize;
+    std::vector<int64_t> i0(static_cast<size_t>(outSize)), i1(static_cast<size_t>(outSize));
+    std::vector<float> w(static_cast<size_t>(outSize));
+    for (int64_t o = 0; o < outSize; ++o) {
+        double x = ax.source(o);
+        x = std::clamp(x, 0.0, double(inSize - 1));
+        const int64_t lo = int64_t(std::floor(x));
+        i0[size_t(o)] = lo;
+        i1[size_t(o)] = std::min(lo + 1, inSize - 1);
+        w[size_t(o)] = float(x - double(lo));
+    }
+    std::vector<int64_t> wshape(size_t(y.dim()), 1);
+    wshape[size_t(axis)] = outSize;
+    const at::Tensor wt = at::tensor(w, at::kFloat).reshape(wshape).to(y.scalar_type());
+    const at::Tensor a = y.index_select(axis, at::tensor(i0, at::kLong));
+    const at::Tensor b = y.index_select(axis, at::tensor(i1, at::kLong));
+    return a + (b - a) * wt;
+}
+
+Kernel resizeKernel(const KernelContext& c)
+{
+    const int64_t opset = c.opset();
+    const std::string mode = c.node.attrString("mode", "nearest");
+    const std::string coord = opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
+    const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
+    if (mode != "nearest" && mode != "linear" && mode != "cubic")
+        c.unsupported("Resize mode '" + mode + "' is not supported");
+    const double cubicA = c.node.attrFloat("cubic_coeff_a", -0.75f);
+    const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
+    if (coord == "tf_crop_and_resize")
+        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+    if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
+        c.unsupported("antialias is not supported");
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        at::Tensor y = in[0];
+        const int64_t rank = y.dim();
+        // Inputs: opset 10: X, scales; from 11: X, roi, scales, sizes.
+        const at::Tensor scalesT = opset < 11 ? in[1] : (in.size() > 2 ? in[2] : at::Tensor());
+        const at::Tensor sizesT = opset >= 11 && in.size() > 3 ? in[3] : at::Tensor();
+        std::vector<double> scales(size_t(rank), 1.0);
+        std::vector<int64_t> sizes(y.sizes().begin(), y.sizes().end());
+        const bool sizesGiven = sizesT.defined() && sizesT.numel() > 0;
+        if (sizesGiven) {
+            sizes = intsOf(sizesT);
+            for (int64_t i = 0; i < rank; ++i)
+                scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
+        } else if (scalesT.defined() && scalesT.numel() > 0) {
+            const at::Tensor s = scalesT.to(at::kDouble).contiguous();
+            for (int64_t i = 0; i < rank; ++i) {
+                scales[size_t(i)] = s.data_ptr<double>()[i];
+                sizes[size_t(i)] = int64_t(std::floor(double(y.size(i)) * scales[size_t(i)]));
+            }
+        }
+        // Separable: resize one axis at a time with ONNX's coordinate rules.
+        for (int64_t axis = 0; axis < rank; ++axis) {
+            const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
+            if (inSize == outSize && scales[size_t(axis)] == 1.0)
+                continue;
+            const double scale = scales[size_t(axis)];
+            const double outLength = sizesGiven ? double(outSize) : double(inSize) * scale;
+            const ResizeAxis ax{axis, inSize, outSize, scale, outLength, coord};
+            if (mode == "nearest")
+                y = resizeNearest(y, ax, nearest);
+            else if (mode == "cubic")
+                y = resizeCubic(y, ax, cubicA, excludeOutside);
+            else
+                y = resizeLinear(y, ax);
+        }
+        out[0] = y.contiguous();
+    };
+}
+
+// ArgMax (`max`) or ArgMin.
+KernelFactory argReduce(bool max)
+{
+    return [max](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", 0);
+        const bool keep = c.node.attrInt("keepdims", 1) != 0;
+        const bool last = c.node.attrInt("select_last_index", 0) != 0;
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            // Ties: the first index unless select_last_index (search the flipped axis).
+            const at::Tensor src = last ? x.flip(axis) : x;
+            at::Tensor i = max ? src.argmax(axis, keep) : src.argmin(axis, keep);
+            if (last)
+                i = (x.size(axis) - 1) - i;
+            out[0] = i;
+        };
+    };
+}
+
+// Identity and Dropout (pass-through), constants, Shape and Range.
+void registerConstantKernels(KernelRegistry& r)
 {
     r["Identity"] = [](const KernelContext&) { return passThrough(); };
     r["Dropout"] = [](const KernelContext&) { return passThrough(); };
@@ -137,6 +351,19 @@ void registerShapeKernels(KernelRegistry& r)
             out[0] = at::tensor(std::vector<int64_t>(sizes.begin() + s, sizes.begin() + std::max(s, e)), at::kLong);
         };
     };
+    r["Range"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::ScalarType t = in[0].scalar_type();
+            const double start = in[0].item<double>(), limit = in[1].item<double>(), delta = in[2].item<double>();
+            const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
+            out[0] = (at::arange(n, at::kDouble) * delta + start).to(t);
+        };
+    };
+}
+
+// Same data, new shape: Reshape, Flatten, Squeeze, Unsqueeze.
+void registerReshapeKernels(KernelRegistry& r)
+{
     r["Reshape"] = [](const KernelContext& c) -> Kernel {
         const bool allowZero = c.node.attrInt("allowzero", 0) != 0;
         const auto shapeAttr = c.node.attrInts("shape");  // opset 1-4
@@ -161,16 +388,6 @@ void registerShapeKernels(KernelRegistry& r)
             for (int64_t i = axis; i < x.dim(); ++i)
                 inner *= x.size(i);
             out[0] = x.reshape({outer, inner});
-        };
-    };
-    r["Transpose"] = [](const KernelContext& c) -> Kernel {
-        const auto permAttr = c.node.attrInts("perm");
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            std::vector<int64_t> perm = permAttr;
-            if (perm.empty())
-                for (int64_t i = in[0].dim(); i-- > 0;)
-                    perm.push_back(i);
-            out[0] = in[0].permute(perm).contiguous();
         };
     };
     r["Squeeze"] = [](const KernelContext& c) -> Kernel {
@@ -205,6 +422,21 @@ void registerShapeKernels(KernelRegistry& r)
             out[0] = x.reshape(shape);
         };
     };
+}
+
+// The data rearranged or repeated: Transpose, Expand, Tile.
+void registerTransposeExpandTileKernels(KernelRegistry& r)
+{
+    r["Transpose"] = [](const KernelContext& c) -> Kernel {
+        const auto permAttr = c.node.attrInts("perm");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> perm = permAttr;
+            if (perm.empty())
+                for (int64_t i = in[0].dim(); i-- > 0;)
+                    perm.push_back(i);
+            out[0] = in[0].permute(perm).contiguous();
+        };
+    };
     r["Expand"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             // Bidirectional broadcast of the input shape and the given shape.
@@ -223,6 +455,11 @@ void registerShapeKernels(KernelRegistry& r)
     r["Tile"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].repeat(intsOf(in[1])); };
     };
+}
+
+// Joining and cutting: Concat, Split, Slice, Gather.
+void registerConcatSliceGatherKernels(KernelRegistry& r)
+{
     r["Concat"] = [](const KernelContext& c) -> Kernel {
         const int64_t axisAttr = c.node.attrInt("axis", 0);
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -293,171 +530,17 @@ void registerShapeKernels(KernelRegistry& r)
             out[0] = x.index_select(axis, idx.reshape({-1})).reshape(shape);
         };
     };
-    r["Pad"] = [](const KernelContext& c) -> Kernel {
-        const int64_t opset = c.opset();
-        const std::string mode = c.node.attrString("mode", "constant");
-        const auto padsAttr = c.node.attrInts(opset < 2 ? "paddings" : "pads");
-        const double valueAttr = c.node.attrFloat("value", 0.0f);
-        if (mode != "constant" && mode != "reflect" && mode != "edge")
-            c.unsupported("pad mode '" + mode + "' is not supported");
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            const at::Tensor& x = in[0];
-            const auto pads = opset < 11 ? padsAttr : intsOf(in[1]);
-            const int64_t rank = x.dim();
-            std::vector<int64_t> p;  // ATen order: last dimension first
-            for (int64_t i = rank; i-- > 0;) {
-                p.push_back(pads[size_t(i)]);
-                p.push_back(pads[size_t(i + rank)]);
-            }
-            if (mode == "constant") {
-                const double value = opset < 11 ? valueAttr
-                                                : (in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0);
-                out[0] = at::constant_pad_nd(x, p, value);
-                return;
-            }
-            // reflect / edge: ATen pads the trailing 1-3 dimensions of a batched
-            // floating tensor (integers go through double, exactly).
-            const bool integral = !at::isFloatingType(x.scalar_type());
-            int64_t used = 0;
-            for (int64_t i = 0; i < rank; ++i)
-                if (pads[size_t(i)] || pads[size_t(i + rank)])
-                    used = std::max(used, rank - i);
-            const int64_t lead = rank - std::max<int64_t>(used, 1);
-            std::vector<int64_t> q(p.begin(), p.begin() + 2 * (rank - lead));
-            at::Tensor y = x.reshape([&] {
-                std::vector<int64_t> s{-1};
-                s.insert(s.end(), x.sizes().begin() + lead, x.sizes().end());
-                return s;
-            }()).unsqueeze(0);
-            if (integral)
-                y = y.to(at::kDouble);
-            const size_t d = q.size() / 2;
-            if (d > 3)
-                throw Error(ErrorKind::Unsupported, {}, "Pad '" + mode + "' over more than 3 dimensions");
-            if (mode == "reflect")
-                y = d == 1 ? at::reflection_pad1d(y, q) : d == 2 ? at::reflection_pad2d(y, q) : at::reflection_pad3d(y, q);
-            else
-                y = d == 1 ? at::replication_pad1d(y, q) : d == 2 ? at::replication_pad2d(y, q) : at::replication_pad3d(y, q);
-            std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + lead);
-            shape.insert(shape.end(), y.sizes().begin() + 2, y.sizes().end());
-            out[0] = integral ? y.reshape(shape).to(x.scalar_type()) : y.reshape(shape);
-        };
-    };
-    r["Resize"] = [](const KernelContext& c) -> Kernel {
-        const int64_t opset = c.opset();
-        const std::string mode = c.node.attrString("mode", "nearest");
-        const std::string coord = opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
-        const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
-        if (mode != "nearest" && mode != "linear" && mode != "cubic")
-            c.unsupported("Resize mode '" + mode + "' is not supported");
-        const double cubicA = c.node.attrFloat("cubic_coeff_a", -0.75f);
-        const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
-        if (coord == "tf_crop_and_resize")
-            c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
-        if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
-            c.unsupported("antialias is not supported");
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            at::Tensor y = in[0];
-            const int64_t rank = y.dim();
-            // Inputs: opset 10: X, scales; from 11: X, roi, scales, sizes.
-            const at::Tensor scalesT = opset < 11 ? in[1] : (in.size() > 2 ? in[2] : at::Tensor());
-            const at::Tensor sizesT = opset >= 11 && in.size() > 3 ? in[3] : at::Tensor();
-            std::vector<double> scales(size_t(rank), 1.0);
-            std::vector<int64_t> sizes(y.sizes().begin(), y.sizes().end());
-            const bool sizesGiven = sizesT.defined() && sizesT.numel() > 0;
-            if (sizesGiven) {
-                sizes = intsOf(sizesT);
-                for (int64_t i = 0; i < rank; ++i)
-                    scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
-            } else if (scalesT.defined() && scalesT.numel() > 0) {
-                const at::Tensor s = scalesT.to(at::kDouble).contiguous();
-                for (int64_t i = 0; i < rank; ++i) {
-                    scales[size_t(i)] = s.data_ptr<double>()[i];
-                    sizes[size_t(i)] = int64_t(std::floor(double(y.size(i)) * scales[size_t(i)]));
-                }
-            }
-            // Separable: resize one axis at a time with ONNX's coordinate rules.
-            for (int64_t axis = 0; axis < rank; ++axis) {
-                const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
-                if (inSize == outSize && scales[size_t(axis)] == 1.0)
-                    continue;
-                const double scale = scales[size_t(axis)];
-                const double outLength = sizesGiven ? double(outSize) : double(inSize) * scale;
-                if (mode == "nearest") {
-                    std::vector<int64_t> idx(static_cast<size_t>(outSize));
-                    for (int64_t o = 0; o < outSize; ++o) {
-                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
-                        idx[size_t(o)] = std::clamp<int64_t>(nearestIndex(nearest, x), 0, inSize - 1);
-                    }
-                    y = y.index_select(axis, at::tensor(idx, at::kLong));
-                } else if (mode == "cubic") {
-                    // Four taps around floor(x), Keys' kernel with coefficient A; edge values outside.
-                    auto weight = [cubicA](double d) {
-                        d = std::abs(d);
-                        if (d <= 1)
-                            return ((cubicA + 2) * d - (cubicA + 3)) * d * d + 1;
-                        if (d < 2)
-                            return ((cubicA * d - 5 * cubicA) * d + 8 * cubicA) * d - 4 * cubicA;
-                        return 0.0;
-                    };
-                    std::vector<std::vector<int64_t>> taps(4, std::vector<int64_t>(static_cast<size_t>(outSize)));
-                    std::vector<std::vector<float>> weights(4, std::vector<float>(static_cast<size_t>(outSize)));
-                    for (int64_t o = 0; o < outSize; ++o) {
-                        const double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
-                        const double x0 = std::floor(x);
-                        double w[4], sum = 0;
-                        for (int k = 0; k < 4; ++k) {
-                            const int64_t at = int64_t(x0) + k - 1;
-                            w[k] = weight(x - double(at));
-                            if (excludeOutside && (at < 0 || at >= inSize))
-                                w[k] = 0;
-                            sum += w[k];
-                            taps[size_t(k)][size_t(o)] = std::clamp<int64_t>(at, 0, inSize - 1);
-                        }
-                        for (int k = 0; k < 4; ++k)
-                            weights[size_t(k)][size_t(o)] = float(excludeOutside && sum != 0 ? w[k] / sum : w[k]);
-                    }
-                    std::vector<int64_t> wshape(size_t(rank), 1);
-                    wshape[size_t(axis)] = outSize;
-                    const at::Tensor src = y.to(at::kDouble);
-                    at::Tensor acc;
-                    for (int k = 0; k < 4; ++k) {
-                        const at::Tensor part = src.index_select(axis, at::tensor(taps[size_t(k)], at::kLong)) *
-                                                at::tensor(weights[size_t(k)], at::kFloat).to(at::kDouble).reshape(wshape);
-                        acc = k == 0 ? part : acc + part;
-                    }
-                    y = acc.to(y.scalar_type());
-                } else {
-                    std::vector<int64_t> i0(static_cast<size_t>(outSize)), i1(static_cast<size_t>(outSize));
-                    std::vector<float> w(static_cast<size_t>(outSize));
-                    for (int64_t o = 0; o < outSize; ++o) {
-                        double x = sourceCoordinate(coord, double(o), scale, inSize, outLength);
-                        x = std::clamp(x, 0.0, double(inSize - 1));
-                        const int64_t lo = int64_t(std::floor(x));
-                        i0[size_t(o)] = lo;
-                        i1[size_t(o)] = std::min(lo + 1, inSize - 1);
-                        w[size_t(o)] = float(x - double(lo));
-                    }
-                    std::vector<int64_t> wshape(size_t(rank), 1);
-                    wshape[size_t(axis)] = outSize;
-                    const at::Tensor wt = at::tensor(w, at::kFloat).reshape(wshape).to(y.scalar_type());
-                    const at::Tensor a = y.index_select(axis, at::tensor(i0, at::kLong));
-                    const at::Tensor b = y.index_select(axis, at::tensor(i1, at::kLong));
-                    y = a + (b - a) * wt;
-                }
-            }
-            out[0] = y.contiguous();
-        };
-    };
-    r["Range"] = [](const KernelContext&) -> Kernel {
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            const at::ScalarType t = in[0].scalar_type();
-            const double start = in[0].item<double>(), limit = in[1].item<double>(), delta = in[2].item<double>();
-            const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
-            out[0] = (at::arange(n, at::kDouble) * delta + start).to(t);
-        };
-    };
+}
 
+void registerPadResizeKernels(KernelRegistry& r)
+{
+    r["Pad"] = padKernel;
+    r["Resize"] = resizeKernel;
+}
+
+// Reductions over axes, arg-reductions, TopK.
+void registerReductionKernels(KernelRegistry& r)
+{
     r["ReduceMean"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.mean(a, k); }, 18);
     r["ReduceSum"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.sum(a, k); }, 13);
     r["ReduceMax"] = reduction([](const at::Tensor& x, const std::vector<int64_t>& a, bool k) { return x.amax(a, k); }, 18);
@@ -470,24 +553,6 @@ void registerShapeKernels(KernelRegistry& r)
             y = y.prod(d, k);
         return y;
     }, 18);
-
-    auto argReduce = [](bool max) {
-        return [max](const KernelContext& c) -> Kernel {
-            const int64_t axisAttr = c.node.attrInt("axis", 0);
-            const bool keep = c.node.attrInt("keepdims", 1) != 0;
-            const bool last = c.node.attrInt("select_last_index", 0) != 0;
-            return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-                const at::Tensor& x = in[0];
-                const int64_t axis = normalizeAxis(axisAttr, x.dim());
-                // Ties: the first index unless select_last_index (search the flipped axis).
-                const at::Tensor src = last ? x.flip(axis) : x;
-                at::Tensor i = max ? src.argmax(axis, keep) : src.argmin(axis, keep);
-                if (last)
-                    i = (x.size(axis) - 1) - i;
-                out[0] = i;
-            };
-        };
-    };
     r["ArgMax"] = argReduce(true);
     r["ArgMin"] = argReduce(false);
     r["TopK"] = [](const KernelContext& c) -> Kernel {
@@ -503,6 +568,18 @@ void registerShapeKernels(KernelRegistry& r)
                 out[1] = indices;
         };
     };
+}
+
+}  // namespace
+
+void registerShapeKernels(KernelRegistry& r)
+{
+    registerConstantKernels(r);
+    registerReshapeKernels(r);
+    registerTransposeExpandTileKernels(r);
+    registerConcatSliceGatherKernels(r);
+    registerPadResizeKernels(r);
+    registerReductionKernels(r);
 }
 
 }  // namespace ramiel
