@@ -4,6 +4,7 @@
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
@@ -63,8 +64,12 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
 // oneDNN convolution on weights reordered once into its own blocked layout
 // (libtorch's mkldnn_prepacked ops, what torch.jit.freeze uses), optionally with
 // Relu fused into the primitive. A packing is made per input shape (oneDNN
-// picks the layout for it) and kept; copies of a node on several workers share
-// it. Without these ops (a libtorch built without oneDNN) it is not used.
+// picks the layout for it) and per intra-op thread count of the calling thread
+// (oneDNN's JIT convolutions fix their thread split when the primitive is
+// made: one packed under 1 thread stays single-threaded on 2, one packed under
+// 2 splits work a 1-thread worker then runs serially), and kept; copies of a
+// node on workers with the same threads share it. Without these ops (a
+// libtorch built without oneDNN) it is not used.
 class PackedConvolution {
 public:
     static bool available()
@@ -84,22 +89,22 @@ public:
     // x: float, 4-D, channels-last; pads symmetric (begin = end).
     at::Tensor operator()(const at::Tensor& x, const Window& win)
     {
-        torch::jit::Stack stack{x, packingFor(x.sizes().vec(), win)};
+        torch::jit::Stack stack{x, packingFor(x.sizes().vec(), at::get_num_threads(), win)};
         run_.callBoxed(&stack);
         return stack.at(0).toTensor();
     }
 
 private:
-    c10::IValue packingFor(const std::vector<int64_t>& sizes, const Window& win)
+    c10::IValue packingFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
     {
         std::lock_guard<std::mutex> lock(mutex_);
         for (const auto& [key, packed] : packings_)
-            if (key == sizes)
+            if (key.first == sizes && key.second == threads)
                 return packed;
         torch::jit::Stack stack{weight_, bias_.defined() ? c10::IValue(bias_) : c10::IValue(), win.strides,
                                 win.padBegin, win.dilations, groups_, sizes, std::string(relu_ ? "relu" : "none")};
         c10::Dispatcher::singleton().findSchemaOrThrow("mkldnn_prepacked::conv2d_prepack", "").callBoxed(&stack);
-        packings_.emplace_back(sizes, stack.at(0));
+        packings_.emplace_back(std::make_pair(sizes, threads), stack.at(0));
         return stack.at(0);
     }
 
@@ -108,7 +113,7 @@ private:
     bool relu_;
     c10::OperatorHandle run_;
     std::mutex mutex_;
-    std::vector<std::pair<std::vector<int64_t>, c10::IValue>> packings_;
+    std::vector<std::pair<std::pair<std::vector<int64_t>, int>, c10::IValue>> packings_;  // by (sizes, threads)
 };
 
 // A convolution, and Relu after it when `relu` (fused into oneDNN's primitive
