@@ -70,7 +70,13 @@ if [ -e /etc/apt/sources.list.d/debian.sources ]; then
   rm -f "$root/etc/apt/sources.list"
   cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/debian.sources"
 fi
+# This machine's network: its name servers, and the certificate authorities it
+# added locally (a network that inspects TLS needs them for npm's https).
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" > /dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
 mkdir -p "$root/src"
 git -C "$repo" archive HEAD | tar -x -C "$root/src"
 mount_into "$root/proc" -t proc proc
