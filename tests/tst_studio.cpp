@@ -33,6 +33,8 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -67,8 +69,12 @@ private:
         QSignalSpy spy(w.session(), &StudioSession::analysisChanged);
         return spy.wait(30000);
     }
+    // A window with the default settings (a test's settings do not reach the next test).
     static std::unique_ptr<MainWindow> window()
     {
+        QSettings settings;
+        settings.remove(QStringLiteral("plan"));
+        settings.remove(QStringLiteral("view"));
         auto w = std::make_unique<MainWindow>();
         w->session()->setMachineFile(test::sourcePath("tests/data/machine.json"));
         w->resize(1400, 900);
@@ -447,6 +453,68 @@ private Q_SLOTS:
         c->algorithmBox(1)->setCurrentIndex(c->algorithmBox(1)->findData("dsc"));
         QTRY_COMPARE_WITH_TIMEOUT(c->analysis(1)->plan.schedule.algorithm, std::string("dsc"), 30000);
         QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+    }
+
+    // An action of the menus by its text, without the & of its shortcut.
+    static QAction* action(MainWindow& w, const QString& text)
+    {
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->text().remove('&') == text)
+                return a;
+        return nullptr;
+    }
+
+    void runAndExportWithoutAModelSaySo_data()
+    {
+        QTest::addColumn<QString>("actionText");
+        QTest::newRow("run") << "Run Serial and Parallel";
+        QTest::newRow("export code") << "Code (Python or C++)...";
+        QTest::newRow("export json") << "Metrics and schedule as JSON...";
+        QTest::newRow("export svg") << "Graph as SVG...";
+    }
+
+    void runAndExportWithoutAModelSaySo()
+    {
+        QFETCH(QString, actionText);
+        auto w = window();
+        QAction* a = action(*w, actionText);
+        QVERIFY2(a, qPrintable(actionText));
+        a->trigger();
+        auto* box = w->findChild<QMessageBox*>("noModelMessage");
+        QVERIFY(box);
+        QVERIFY2(box->text().contains("open an .onnx file first"), qPrintable(box->text()));
+        QVERIFY(w->statusBar()->currentMessage().contains("open an .onnx file first"));
+        QVERIFY(!w->runPanel()->running());
+        box->close();
+    }
+
+    void settingsAreRestoredAfterARestart()
+    {
+        {
+            auto w = window();
+            PlanSettings s = w->session()->settings();
+            s.algorithm = "heft";
+            s.workers = 3;
+            s.batch = 4;
+            s.degree = 2;
+            s.clone = false;
+            w->session()->setSettings(s);
+            action(*w, "Operator Type")->trigger();
+            action(*w, "Left to Right")->setChecked(true);
+        }
+        MainWindow again;  // as after a restart: nothing cleared
+        const PlanSettings& s = again.session()->settings();
+        QCOMPARE(s.algorithm, std::string("heft"));
+        QCOMPARE(s.workers, 3);
+        QCOMPARE(s.batch, 4);
+        QCOMPARE(s.degree, 2);
+        QVERIFY(!s.clone);
+        QCOMPARE(again.scene()->colorMode(), ColorMode::OpType);
+        QVERIFY(action(again, "Operator Type")->isChecked());
+        QVERIFY(again.session()->leftToRight());
+        QVERIFY(action(again, "Left to Right")->isChecked());
+        QCOMPARE(again.tuning()->algorithmBox()->currentData().toString(), QString("heft"));
+        QCOMPARE(again.tuning()->workersBox()->value(), 3);
     }
 
     void teachingFollowsTheClusteringOrder()

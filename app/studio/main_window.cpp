@@ -10,6 +10,7 @@
 #include "views/properties_panel.h"
 #include "views/run_panel.h"
 #include "views/schedule_charts.h"
+#include "views/settings_store.h"
 #include "views/studio_session.h"
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
@@ -32,6 +33,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -112,6 +114,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(tuning_, &TuningPanel::shownCopyChanged, scene_, &GraphScene::setCopy);
 
     QSettings settings;
+    // The plan settings as the last session left them; every change is kept.
+    session_->setSettings(loadPlanSettings(settings, session_->settings()));
+    connect(session_, &StudioSession::settingsChanged, this, [this] {
+        QSettings s;
+        savePlanSettings(s, session_->settings());
+    });
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     applyTheme(settings.value(QStringLiteral("view/dark"), false).toBool());
@@ -197,16 +205,26 @@ void MainWindow::createActions()
 
     QMenu* colors = viewMenu_->addMenu(tr("&Color By"));
     auto* group = new QActionGroup(this);
+    const int savedMode = QSettings().value(QStringLiteral("view/colorMode"), int(ColorMode::Cluster)).toInt();
     auto colorAction = [&](const QString& text, ColorMode mode, const QKeySequence& key) {
-        QAction* a = colors->addAction(text, this, [this, mode] { scene_->setColorMode(mode); });
+        QAction* a = colors->addAction(text, this, [this, mode] {
+            scene_->setColorMode(mode);
+            QSettings().setValue(QStringLiteral("view/colorMode"), int(mode));
+        });
         a->setCheckable(true);
         a->setShortcut(key);
         group->addAction(a);
+        if (int(mode) == savedMode) {
+            a->setChecked(true);
+            scene_->setColorMode(mode);
+        }
         return a;
     };
-    colorAction(tr("&Cluster"), ColorMode::Cluster, QKeySequence(Qt::ALT | Qt::Key_1))->setChecked(true);
+    colorAction(tr("&Cluster"), ColorMode::Cluster, QKeySequence(Qt::ALT | Qt::Key_1));
     colorAction(tr("&Operator Type"), ColorMode::OpType, QKeySequence(Qt::ALT | Qt::Key_2));
     colorAction(tr("&Time (heat map)"), ColorMode::Time, QKeySequence(Qt::ALT | Qt::Key_3));
+    if (!group->checkedAction())
+        group->actions().front()->setChecked(true);
 
     auto toggle = [&](const QString& text, bool on, auto slot) {
         QAction* a = viewMenu_->addAction(text);
@@ -217,11 +235,19 @@ void MainWindow::createActions()
     };
     QAction* critical = toggle(tr("&Critical Path"), true, [this](bool on) { scene_->setShowCriticalPath(on); });
     critical->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-    toggle(tr("Node &Names"), false,
-           [this](bool on) { session_->setLayoutOptions(session_->leftToRight(), on); });
+    // The layout's direction and node names as the last session left them.
+    const bool names = QSettings().value(QStringLiteral("view/nodeNames"), false).toBool();
+    const bool leftToRight = QSettings().value(QStringLiteral("view/leftToRight"), false).toBool();
+    session_->setLayoutOptions(leftToRight, names);
+    toggle(tr("Node &Names"), names, [this](bool on) {
+        session_->setLayoutOptions(session_->leftToRight(), on);
+        QSettings().setValue(QStringLiteral("view/nodeNames"), on);
+    });
     toggle(tr("Edge &Shapes"), false, [this](bool on) { scene_->setShowShapes(on); });
-    toggle(tr("&Left to Right"), false,
-           [this](bool on) { session_->setLayoutOptions(on, session_->showNames()); });
+    toggle(tr("&Left to Right"), leftToRight, [this](bool on) {
+        session_->setLayoutOptions(on, session_->showNames());
+        QSettings().setValue(QStringLiteral("view/leftToRight"), on);
+    });
     toggle(tr("&Minimap"), true, [this](bool on) { view_->setMinimapVisible(on); });
     toggle(tr("L&egend"), true, [this](bool on) { view_->setLegendVisible(on); });
     viewMenu_->addSeparator();
@@ -238,6 +264,8 @@ void MainWindow::createActions()
 
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     QAction* runAction = runMenu->addAction(tr("&Run Serial and Parallel"), this, [this] {
+        if (!requireModel(tr("Run")))
+            return;
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("run"))) {
             dock->show();
             dock->raise();
@@ -423,9 +451,27 @@ void MainWindow::closeEvent(QCloseEvent* event)
     event->accept();
 }
 
+bool MainWindow::requireModel(const QString& what)
+{
+    if (session_->analysis())
+        return true;
+    const QString text = session_->busy()
+                             ? tr("%1: the model is still loading; try again when the status bar says it is ready.")
+                                   .arg(what)
+                             : tr("%1 needs a model: open an .onnx file first (File > Open, or drop one on the "
+                                  "window).")
+                                   .arg(what);
+    statusBar()->showMessage(text, 8000);
+    auto* box = new QMessageBox(QMessageBox::Information, tr("No model open"), text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("noModelMessage"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    return false;
+}
+
 void MainWindow::exportImageDialog(const QString& suffix)
 {
-    if (!session_->prepared())
+    if (!requireModel(tr("Export")))
         return;
     const QString base = QFileInfo(currentPath_).completeBaseName();
     const QString path = QFileDialog::getSaveFileName(
@@ -450,7 +496,7 @@ void MainWindow::exportGraphImage(const QString& path)
 
 void MainWindow::exportJsonDialog()
 {
-    if (!session_->analysis())
+    if (!requireModel(tr("Export")))
         return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export Metrics and Schedule"),
                                                       QFileInfo(currentPath_).completeBaseName() + ".json",
@@ -471,7 +517,7 @@ void MainWindow::exportJson(const QString& path)
 
 void MainWindow::exportCodeDialog()
 {
-    if (!session_->analysis())
+    if (!requireModel(tr("Export")))
         return;
     auto* dialog = new CodeExportDialog(session_->analysis(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

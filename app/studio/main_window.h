@@ -72,6 +72,8 @@ private:
     void onAnalysisChanged();
     void onBusy(bool busy, const QString& stage);
     void showError(const QString& path, const QString& message);
+    // True when a model is open; else says so (status bar and a message) naming `what`.
+    bool requireModel(const QString& what);
     void applyTheme(bool dark);
     void showAbout();
     void exportImageDialog(const QString& suffix);
