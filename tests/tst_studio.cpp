@@ -34,6 +34,7 @@
 #include <QProcess>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -486,6 +487,24 @@ private Q_SLOTS:
         QVERIFY(w->statusBar()->currentMessage().contains("open an .onnx file first"));
         QVERIFY(!w->runPanel()->running());
         box->close();
+    }
+
+    void dropOnTheCanvasOpensTheFile()
+    {
+        auto w = window();
+        QWidget* canvas = w->view()->viewport();
+        QVERIFY(canvas->acceptDrops());
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(test::sourcePath("resources/models/inception_sample.onnx"))});
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas, &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy ready(w.get(), &MainWindow::modelReady);
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas, &drop);
+        QVERIFY(drop.isAccepted());
+        QVERIFY(ready.wait(60000));
+        QVERIFY(QString::fromStdString(w->session()->prepared()->path).endsWith("inception_sample.onnx"));
     }
 
     void settingsAreRestoredAfterARestart()

@@ -2,7 +2,10 @@
 
 #include "graph_scene.h"
 
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QKeyEvent>
+#include <QMimeData>
 #include <QPainter>
 #include <QTimer>
 #include <QWheelEvent>
@@ -125,6 +128,40 @@ void GraphView::centerOnNode(int node)
             setZoom(1.0);
         centerOn(item);
     }
+}
+
+namespace {
+
+QString droppedFile(const QMimeData* data)
+{
+    if (!data || !data->hasUrls() || data->urls().isEmpty() || !data->urls().first().isLocalFile())
+        return {};
+    return data->urls().first().toLocalFile();
+}
+
+}  // namespace
+
+void GraphView::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (droppedFile(event->mimeData()).isEmpty())
+        return QGraphicsView::dragEnterEvent(event);
+    event->acceptProposedAction();
+}
+
+void GraphView::dragMoveEvent(QDragMoveEvent* event)
+{
+    if (droppedFile(event->mimeData()).isEmpty())
+        return QGraphicsView::dragMoveEvent(event);
+    event->acceptProposedAction();
+}
+
+void GraphView::dropEvent(QDropEvent* event)
+{
+    const QString path = droppedFile(event->mimeData());
+    if (path.isEmpty())
+        return QGraphicsView::dropEvent(event);
+    event->acceptProposedAction();
+    Q_EMIT fileDropped(path);
 }
 
 void GraphView::wheelEvent(QWheelEvent* event)

@@ -32,9 +32,15 @@ public Q_SLOTS:
 Q_SIGNALS:
     void zoomChanged(double factor);
     void scrolled();
+    // A local file was dropped on the canvas (the window opens it).
+    void fileDropped(const QString& path);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    // The scene takes no drops: a file dropped anywhere on the canvas opens.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;

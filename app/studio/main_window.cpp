@@ -112,6 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
             [this](double z) { zoomLabel_->setText(QStringLiteral("%1%").arg(qRound(z * 100))); });
     connect(run_, &RunPanel::runFigures, metrics_, &MetricsPanel::setRunFigures);
     connect(tuning_, &TuningPanel::shownCopyChanged, scene_, &GraphScene::setCopy);
+    connect(view_, &GraphView::fileDropped, this, &MainWindow::openFile);
 
     QSettings settings;
     // The plan settings as the last session left them; every change is kept.
