@@ -428,6 +428,24 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->costs.measured, 30000);
         QCOMPARE(w->tuning()->costsBox()->currentIndex(), 1);
         verifyClusterColors(*w);
+
+        // Another plan: the figures are labelled as the earlier plan's.
+        PlanSettings s = w->session()->settings();
+        s.algorithm = "heft";
+        w->session()->setSettings(s);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->settings.algorithm == "heft", 30000);
+        QLabel* summary = run->summaryLabel();
+        QVERIFY2(summary->text().contains("the plan has changed"), qPrintable(summary->text()));
+
+        // Another model: nothing of the last one stays (results, profile, measured costs).
+        QVERIFY(open(*w, test::modelPath("squeezenet1_0")));
+        QCOMPARE(run->serialPoints(), 0);
+        QCOMPARE(run->parallelPoints(), 0);
+        QVERIFY(!run->hasProfile());
+        QVERIFY(!summary->text().contains("iterations"));
+        QCOMPARE(w->session()->settings().costs, std::string("static"));
+        QCOMPARE(w->tuning()->costsBox()->currentIndex(), 0);
+        QVERIFY(!w->session()->analysis()->costs.measured);
     }
 
     void compareHoldsTwoScenes()

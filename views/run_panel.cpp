@@ -80,9 +80,30 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     connect(session_, &StudioSession::modelChanged, this, [this] {
         profile_.clear();
         profileButton_->setEnabled(false);
+        if (!running())
+            clearResults();
     });
+    // A new plan makes the last run's figures those of an earlier plan: say so.
+    connect(session_, &StudioSession::analysisChanged, this, [this] {
+        if (!running())
+            updateSummary();
+    });
+    clearResults();
+}
+
+void RunPanel::clearResults()
+{
+    runAnalysis_.reset();
+    serial_->clear();
+    parallel_->clear();
+    serialTimes_.clear();
+    parallelTimes_.clear();
+    busy_.clear();
+    wait_.clear();
+    workers_->clear();
     summary_->setText(tr("Runs the model on libtorch with seeded random inputs: serial with one thread and the "
                          "current schedule in parallel, interleaved."));
+    Q_EMIT runFigures({});
 }
 
 RunPanel::~RunPanel()
@@ -199,12 +220,22 @@ void RunPanel::updateSummary()
         return;
     const double s = median(serialTimes_), p = median(parallelTimes_);
     const double simulated = runAnalysis_ ? runAnalysis_->plan.simulation.makespan : 0;
-    summary_->setText(tr("<b>%1 iterations</b><br>serial (1 thread): median %2<br>parallel: median %3<br>"
-                         "speedup <b>%4x</b><br>simulated makespan: %5")
-                          .arg(serialTimes_.size())
-                          .arg(formatSeconds(s), formatSeconds(p))
-                          .arg(p > 0 ? s / p : 0, 0, 'f', 2)
-                          .arg(formatSeconds(simulated)));
+    QString text = tr("<b>%1 iterations</b><br>serial (1 thread): median %2<br>parallel: median %3<br>"
+                      "speedup <b>%4x</b><br>simulated makespan: %5")
+                       .arg(serialTimes_.size())
+                       .arg(formatSeconds(s), formatSeconds(p))
+                       .arg(p > 0 ? s / p : 0, 0, 'f', 2)
+                       .arg(formatSeconds(simulated));
+    if (runAnalysis_ && runAnalysis_ != session_->analysis() && !running()) {
+        const PlanSettings& r = runAnalysis_->settings;
+        text += tr("<br><i>Measured with the plan of that run (%1, P = %2, B = %3, d = %4); the plan has changed "
+                   "since: run again for the current one.</i>")
+                    .arg(QString::fromStdString(r.algorithm))
+                    .arg(runAnalysis_->problem.workers)
+                    .arg(r.batch)
+                    .arg(r.degree);
+    }
+    summary_->setText(text);
     QStringList w;
     const double total = std::accumulate(parallelTimes_.begin(), parallelTimes_.end(), 0.0);
     for (size_t k = 0; k < busy_.size(); ++k)

@@ -44,6 +44,7 @@ public:
     int serialPoints() const;
     int parallelPoints() const;
     bool hasProfile() const { return !profile_.empty(); }
+    QLabel* summaryLabel() const { return summary_; }
 
 public Q_SLOTS:
     void start();
@@ -59,6 +60,8 @@ protected:
 
 private:
     void onIteration(const RunIteration& it);
+    // Drops the last run's results (another model is open).
+    void clearResults();
     void onDone(const QString& error, std::vector<double> profile);
     void updateSummary();
 

@@ -160,7 +160,11 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
         prepared_ = o.prepared;
         layout_ = o.layout;
         analysis_ = o.analysis;
-        measured_.clear();  // node ids changed
+        measured_.clear();  // node ids changed: a profile is of the previous graph
+        if (settings_.costs == "measured") {
+            settings_.costs = "static";
+            Q_EMIT settingsChanged();
+        }
         Q_EMIT modelChanged();
         Q_EMIT analysisChanged();
         if (analysis_->settings != settings_)  // the settings changed while this was being prepared
