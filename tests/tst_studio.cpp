@@ -6,6 +6,8 @@
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
+#include "views/input_sizes_panel.h"
+#include "views/metric_rows.h"
 #include "views/metrics_panel.h"
 #include "views/palette.h"
 #include "views/properties_panel.h"
@@ -18,6 +20,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/schedule/scheduler.h"
+#include "onnx_builder.h"
 #include "test_support.h"
 
 #include <QApplication>
@@ -523,6 +526,74 @@ private Q_SLOTS:
         QVERIFY(drop.isAccepted());
         QVERIFY(ready.wait(60000));
         QVERIFY(QString::fromStdString(w->session()->prepared()->path).endsWith("inception_sample.onnx"));
+    }
+
+    // A model with symbolic sizes: unknown figures say so until the sizes are set; then
+    // everything is known, Run works, and the sizes come back with the model.
+    void inputSizesMakeTheFiguresKnown()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("symbolic.onnx");
+        {
+            test::OnnxBuilder b;
+            b.input("x", {-1, 3, -1, -1}, onnx::TensorProto::FLOAT, {"N", "", "H", "W"})
+                .initializer("w1", {4, 3, 3, 3})
+                .initializer("w2", {4, 3, 1, 1})
+                .output("y", {-1, -1, -1, -1});
+            test::OnnxBuilder::setInts(b.node("Conv", {"x", "w1"}, {"a"}, "conv3x3"), "pads", {1, 1, 1, 1});
+            b.node("Conv", {"x", "w2"}, {"b"}, "conv1x1");
+            b.node("Add", {"a", "b"}, {"y"}, "add");
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(b.bytes()));
+        }
+        auto w = window();
+        QVERIFY(open(*w, path));
+        QVERIFY(!w->session()->analysis()->metrics.costsComplete());
+        QStringList values;
+        for (const MetricRow& r : metricRows(*w->session()->analysis()))
+            values << r.name + "=" + r.value;
+        QVERIFY2(values.join(';').contains("Speedup (simulated)=unknown"), qPrintable(values.join(';')));
+        QVERIFY2(values.join(';').contains("FLOPs=>= "), qPrintable(values.join(';')));
+        QLineEdit* x = w->inputSizes()->sizesEdit("x");
+        QVERIFY(x);
+        QCOMPARE(x->text(), QString("Nx3xHxW"));
+
+        // Run says what is missing and where to set it.
+        QSignalSpy done(w->runPanel(), &RunPanel::finished);
+        w->runPanel()->start();
+        QVERIFY(done.wait(120000));
+        QVERIFY(!done.first().first().toBool());
+        QVERIFY2(done.first().at(1).toString().contains("Input Sizes"), qPrintable(done.first().at(1).toString()));
+
+        // Not a list of sizes: said in the panel, the model stays.
+        x->setText("1x3xfoo");
+        w->inputSizes()->apply();
+        QVERIFY2(w->inputSizes()->statusLabel()->text().contains("not a list of sizes"),
+                 qPrintable(w->inputSizes()->statusLabel()->text()));
+
+        QSignalSpy ready(w.get(), &MainWindow::modelReady);
+        x->setText("1x3x32x32");
+        w->inputSizes()->apply();
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(w->session()->inputShapes(), std::vector<std::string>{"x=1,3,32,32"});
+        QVERIFY(w->session()->analysis()->metrics.costsComplete());
+        QCOMPARE(w->inputSizes()->sizesEdit("x")->text(), QString("1x3x32x32"));
+        w->findChild<QDockWidget*>("inputSizes")->raise();
+        keepScreenshot(w.get(), "studio-input-sizes.png");
+        QSignalSpy ran(w->runPanel(), &RunPanel::finished);
+        w->runPanel()->iterationsBox()->setValue(2);
+        w->runPanel()->start();
+        QVERIFY(ran.wait(120000));
+        QVERIFY2(ran.first().first().toBool(), qPrintable(ran.first().at(1).toString()));
+        w.reset();
+
+        // Remembered for this model.
+        MainWindow again;
+        again.session()->setMachineFile(test::sourcePath("tests/data/machine.json"));
+        QVERIFY(open(again, path));
+        QCOMPARE(again.session()->inputShapes(), std::vector<std::string>{"x=1,3,32,32"});
+        QVERIFY(again.session()->analysis()->metrics.costsComplete());
     }
 
     void settingsAreRestoredAfterARestart()

@@ -245,7 +245,7 @@ void GraphScene::recolor()
             fill = opTypeColor(QString::fromStdString(graph.node(di.node).opType));
             break;
         case ColorMode::Time:
-            if (valid && maxSeconds > 0)
+            if (valid && maxSeconds > 0 && std::isfinite(a->nodeSeconds[n]))  // unknown costs stay grey
                 fill = heatColor(std::sqrt(a->nodeSeconds[n] / maxSeconds));
             break;
         }

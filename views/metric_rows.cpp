@@ -10,7 +10,7 @@ namespace ramiel::studio {
 QString formatSeconds(double seconds)
 {
     if (!std::isfinite(seconds))
-        return QStringLiteral("?");
+        return QObject::tr("unknown");
     if (seconds < 1e-3)
         return QString::number(seconds * 1e6, 'f', 1) + QStringLiteral(" us");
     if (seconds < 1)
@@ -33,7 +33,12 @@ QVector<MetricRow> metricRows(const PlannedModel& a)
     add(graph, QObject::tr("Width"), QString::number(m.width), QObject::tr("Most nodes on one level"));
     add(graph, QObject::tr("Parameters"), QString::number(m.parameters / 1e6, 'f', 2) + QStringLiteral(" M"),
         QObject::tr("Elements held by initializers"));
-    add(graph, QObject::tr("FLOPs"), QString::number(m.flops / 1e9, 'f', 3) + QStringLiteral(" G"),
+    // With nodes of unknown cost (sizes not known: set them under Input Sizes) the sums are lower
+    // bounds and what is simulated from them means nothing.
+    const bool complete = m.costsComplete();
+    const QString atLeast = complete ? QString() : QStringLiteral(">= ");
+    const QString unknown = QObject::tr("unknown (%n node(s) without a cost)", "", int(m.unknownCostNodes.size()));
+    add(graph, QObject::tr("FLOPs"), atLeast + QString::number(m.flops / 1e9, 'f', 3) + QStringLiteral(" G"),
         QObject::tr("Floating-point operations of one sample"));
     std::vector<std::pair<size_t, std::string>> ops;
     for (const auto& [op, count] : m.opHistogram)
@@ -47,8 +52,8 @@ QVector<MetricRow> metricRows(const PlannedModel& a)
     add(graph, QObject::tr("Operators"), opText.join(QStringLiteral(", ")), QObject::tr("Op histogram, most frequent first"));
 
     const QString par = a.costs.measured ? QObject::tr("Parallelism (measured costs)") : QObject::tr("Parallelism (cost model)");
-    add(par, QObject::tr("Work T1"), formatSeconds(m.work), QObject::tr("Sum of all node costs, one sample"));
-    add(par, QObject::tr("Span T-inf"), formatSeconds(m.span), QObject::tr("The critical path's length"));
+    add(par, QObject::tr("Work T1"), atLeast + formatSeconds(m.work), QObject::tr("Sum of all node costs, one sample"));
+    add(par, QObject::tr("Span T-inf"), atLeast + formatSeconds(m.span), QObject::tr("The critical path's length"));
     add(par, QObject::tr("Parallelism T1/T-inf"),
         m.parallelism ? QString::number(*m.parallelism, 'f', 3) : QObject::tr("unknown"),
         QObject::tr("Upper bound of the speedup from running branches at once"));
@@ -81,12 +86,12 @@ QVector<MetricRow> metricRows(const PlannedModel& a)
     add(sched, QObject::tr("Merges"),
         QObject::tr("%1 free, %2 guided").arg(plan.merges.freeMerges).arg(plan.merges.guidedMerges),
         QObject::tr("Cluster merges down to P workers"));
-    add(sched, QObject::tr("Serial (simulated)"), formatSeconds(plan.simulation.serial),
+    add(sched, QObject::tr("Serial (simulated)"), complete ? formatSeconds(plan.simulation.serial) : unknown,
         QObject::tr("The whole batch on one core"));
-    add(sched, QObject::tr("Makespan (simulated)"), formatSeconds(plan.simulation.makespan),
+    add(sched, QObject::tr("Makespan (simulated)"), complete ? formatSeconds(plan.simulation.makespan) : unknown,
         QObject::tr("Simulated parallel latency on P cores"));
-    add(sched, QObject::tr("Speedup (simulated)"), QString::number(plan.simulation.speedup, 'f', 3),
-        QObject::tr("Serial / makespan"));
+    add(sched, QObject::tr("Speedup (simulated)"),
+        complete ? QString::number(plan.simulation.speedup, 'f', 3) : unknown, QObject::tr("Serial / makespan"));
     add(sched, QObject::tr("Valid"), plan.validation.valid ? QObject::tr("yes") : QObject::tr("NO"),
         QObject::tr("Passes the deadlock-freedom validator"));
     add(sched, QObject::tr("Planning time"), formatSeconds(plan.planningSeconds), QObject::tr("Clustering, merging, cloning"));

@@ -89,7 +89,9 @@ void GanttChart::paintEvent(QPaintEvent*)
     }
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(area.left(), 0, area.width(), area.top() + 2), Qt::AlignRight | Qt::AlignTop,
-               tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2));
+               analysis_->metrics.costsComplete()
+                   ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
+                   : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
 }
 
 int GanttChart::entryAt(QPointF pos) const

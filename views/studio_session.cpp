@@ -56,6 +56,7 @@ struct StudioSession::Opened {
     std::shared_ptr<const PreparedModel> prepared;
     std::shared_ptr<const GraphLayout> layout;
     std::shared_ptr<const PlannedModel> analysis;
+    std::vector<std::string> inputShapes;
     QString error;
 };
 
@@ -92,7 +93,16 @@ void StudioSession::setBusy(bool busy, const QString& stage)
     Q_EMIT busyChanged(busy, stage);
 }
 
-void StudioSession::open(const QString& path) { prepareAsync(path, nullptr); }
+void StudioSession::open(const QString& path, const std::vector<std::string>& inputShapes)
+{
+    prepareAsync(path, nullptr, inputShapes);
+}
+
+void StudioSession::setInputShapes(const std::vector<std::string>& inputShapes)
+{
+    if (prepared_)
+        prepareAsync(QString::fromStdString(prepared_->path), nullptr, inputShapes);
+}
 
 void StudioSession::setPasses(const std::vector<std::string>& names)
 {
@@ -105,12 +115,13 @@ void StudioSession::setPasses(const std::vector<std::string>& names)
     passes_ = effective;
     Q_EMIT settingsChanged();
     if (prepared_)
-        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source);
+        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_);
 }
 
 // Reads the file (when `source` is null), runs the passes, lays out and
 // schedules, reporting each stage in the status bar.
-void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Model> source)
+void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Model> source,
+                                 const std::vector<std::string>& inputShapes)
 {
     const int generation = ++openGeneration_;
     ++analysisGeneration_;
@@ -135,7 +146,8 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
         try {
             QElapsedTimer read;
             read.start();
-            std::shared_ptr<const Model> model = source ? source : pipeline::readModel(path.toStdString());
+            o.inputShapes = inputShapes;
+            std::shared_ptr<const Model> model = source ? source : pipeline::readModel(path.toStdString(), inputShapes);
             const double readSeconds = source ? 0 : double(read.nsecsElapsed()) * 1e-9;
             if (!passNames.empty())
                 stage(tr("%1: running the graph passes").arg(name));
@@ -158,6 +170,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
             return;
         }
         prepared_ = o.prepared;
+        inputShapes_ = o.inputShapes;
         layout_ = o.layout;
         analysis_ = o.analysis;
         measured_.clear();  // node ids changed: a profile is of the previous graph

@@ -46,7 +46,12 @@ public:
     // Machine constants for the cost model (a JSON file); empty: this machine's.
     void setMachineFile(const QString& path) { machineFile_ = path; }
 
-    void open(const QString& path);
+    // Opens a model; `inputShapes` (NAME=d1,d2,...) fix inputs with symbolic or unknown sizes.
+    void open(const QString& path, const std::vector<std::string>& inputShapes = {});
+    // Reads the open model again with other input sizes (then passes, layout, plan).
+    void setInputShapes(const std::vector<std::string>& inputShapes);
+    // The input sizes the open model was read with.
+    const std::vector<std::string>& inputShapes() const { return inputShapes_; }
     // Drops the request in flight; the previous model (if any) stays.
     void cancel();
     // settings.costs: "static", or "measured" for the last run's profile (static where there is none).
@@ -83,7 +88,8 @@ Q_SIGNALS:
 private:
     struct Opened;
     void setBusy(bool busy, const QString& stage = {});
-    void prepareAsync(const QString& path, std::shared_ptr<const Model> source);
+    void prepareAsync(const QString& path, std::shared_ptr<const Model> source,
+                      const std::vector<std::string>& inputShapes);
     void runAnalysis();
 
     QString machineFile_;
@@ -91,6 +97,7 @@ private:
     bool leftToRight_ = false;
     bool showNames_ = false;
     std::vector<double> measured_;
+    std::vector<std::string> inputShapes_;
     std::vector<std::string> passes_ = defaultModelPasses();
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;

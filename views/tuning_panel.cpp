@@ -78,9 +78,14 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     connect(session_, &StudioSession::analysisChanged, this, [this] {
         showSettings();
         if (auto a = session_->analysis())
-            status_->setText(tr("Planned in %1 (simulated speedup %2)")
-                                 .arg(formatSeconds(a->seconds))
-                                 .arg(a->plan.simulation.speedup, 0, 'f', 2));
+            status_->setText(a->metrics.costsComplete()
+                                 ? tr("Planned in %1 (simulated speedup %2)")
+                                       .arg(formatSeconds(a->seconds))
+                                       .arg(a->plan.simulation.speedup, 0, 'f', 2)
+                                 : tr("Planned in %1; %n node(s) have no cost (sizes unknown): the simulated "
+                                      "figures mean nothing until the input sizes are set",
+                                      "", int(a->metrics.unknownCostNodes.size()))
+                                       .arg(formatSeconds(a->seconds)));
     });
     showSettings();
 }

@@ -6,6 +6,7 @@
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
 #include "views/graph_export.h"
+#include "views/input_sizes_panel.h"
 #include "views/metrics_panel.h"
 #include "views/properties_panel.h"
 #include "views/run_panel.h"
@@ -55,7 +56,8 @@ MainWindow::MainWindow(QWidget* parent)
       tuning_(new TuningPanel(session_, this)), metrics_(new MetricsPanel(this)),
       properties_(new PropertiesPanel(this)), loads_(new LoadsChart(this)), gantt_(new GanttChart(this)),
       run_(new RunPanel(session_, this)), compare_(new CompareView(session_, this)),
-      teaching_(new TeachingPanel(session_, scene_, this)), modelLabel_(new QLabel(this)),
+      teaching_(new TeachingPanel(session_, scene_, this)), inputSizes_(new InputSizesPanel(session_, this)),
+      modelLabel_(new QLabel(this)),
       zoomLabel_(new QLabel(this)), progress_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
 {
     setWindowTitle(tr("Ramiel Studio"));
@@ -145,12 +147,14 @@ void MainWindow::createDocks()
     tuningScroll->setFrameShape(QFrame::NoFrame);
     QDockWidget* tuning = dock(tuningScroll, tr("Tuning"), QStringLiteral("tuning"), Qt::LeftDockWidgetArea);
     QDockWidget* teaching = dock(teaching_, tr("Teaching"), QStringLiteral("teaching"), Qt::LeftDockWidgetArea);
+    QDockWidget* sizes = dock(inputSizes_, tr("Input Sizes"), QStringLiteral("inputSizes"), Qt::LeftDockWidgetArea);
     QDockWidget* metrics = dock(metrics_, tr("Metrics"), QStringLiteral("metrics"), Qt::RightDockWidgetArea);
     QDockWidget* props = dock(properties_, tr("Properties"), QStringLiteral("properties"), Qt::RightDockWidgetArea);
     QDockWidget* gantt = dock(gantt_, tr("Gantt (simulated)"), QStringLiteral("gantt"), Qt::BottomDockWidgetArea);
     QDockWidget* loads = dock(loads_, tr("Cluster loads"), QStringLiteral("loads"), Qt::BottomDockWidgetArea);
     QDockWidget* run = dock(run_, tr("Run"), QStringLiteral("run"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(tuning, teaching);
+    tabifyDockWidget(teaching, sizes);
     tuning->raise();
     splitDockWidget(metrics, props, Qt::Vertical);
     splitDockWidget(gantt, loads, Qt::Horizontal);
@@ -343,7 +347,27 @@ void MainWindow::openFile(const QString& path)
 {
     pendingPath_ = path;
     QSettings().setValue(QStringLiteral("file/lastDir"), QFileInfo(path).absolutePath());
-    session_->open(path);
+    // The input sizes set for this model last time.
+    std::vector<std::string> shapes;
+    const QVariantMap sizes = QSettings().value(QStringLiteral("model/inputSizes")).toMap();
+    for (const QString& s : sizes.value(QFileInfo(path).absoluteFilePath()).toStringList())
+        shapes.push_back(s.toStdString());
+    session_->open(path, shapes);
+}
+
+void MainWindow::rememberInputSizes()
+{
+    QSettings settings;
+    QVariantMap sizes = settings.value(QStringLiteral("model/inputSizes")).toMap();
+    QStringList shapes;
+    for (const std::string& s : session_->inputShapes())
+        shapes << QString::fromStdString(s);
+    const QString key = QFileInfo(currentPath_).absoluteFilePath();
+    if (shapes.isEmpty())
+        sizes.remove(key);
+    else
+        sizes.insert(key, shapes);
+    settings.setValue(QStringLiteral("model/inputSizes"), sizes);
 }
 
 void MainWindow::onBusy(bool busy, const QString& stage)
@@ -361,6 +385,7 @@ void MainWindow::onModelChanged()
     auto prepared = session_->prepared();
     currentPath_ = QString::fromStdString(prepared->path);
     addRecent(currentPath_);
+    rememberInputSizes();
     scene_->setGraph(prepared, session_->layout());
     findBar_->setGraph(&prepared->model.graph);
     properties_->showNode(kNone);

@@ -26,6 +26,7 @@ class PropertiesPanel;
 class RunPanel;
 class StudioSession;
 class TeachingPanel;
+class InputSizesPanel;
 class TuningPanel;
 
 class MainWindow : public QMainWindow {
@@ -44,6 +45,7 @@ public:
     RunPanel* runPanel() const { return run_; }
     CompareView* compareView() const { return compare_; }
     TeachingPanel* teaching() const { return teaching_; }
+    InputSizesPanel* inputSizes() const { return inputSizes_; }
     LoadsChart* loadsChart() const { return loads_; }
     GanttChart* gantt() const { return gantt_; }
     QTabWidget* centralTabs() const { return tabs_; }
@@ -74,6 +76,7 @@ private:
     void showError(const QString& path, const QString& message);
     // True when a model is open; else says so (status bar and a message) naming `what`.
     bool requireModel(const QString& what);
+    void rememberInputSizes();
     void applyTheme(bool dark);
     void showAbout();
     void exportImageDialog(const QString& suffix);
@@ -93,6 +96,7 @@ private:
     RunPanel* run_;
     CompareView* compare_;
     TeachingPanel* teaching_;
+    InputSizesPanel* inputSizes_;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* modelLabel_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace ramiel::pipeline {
 
@@ -148,9 +149,12 @@ std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> pr
     const double lowerBound = std::max(p->plan.span, p->plan.work / p->problem.workers);
     p->bound = lowerBound > 0 ? p->plan.simulation.serial / lowerBound : 0;
 
+    // Nodes whose static cost is unknown (a size the formula needs is not known) have no
+    // cost in the metrics until one is measured: the figures say unknown, not a guess.
     p->nodeSeconds.resize(graph.nodeCount());
     for (size_t n = 0; n < graph.nodeCount(); ++n)
-        p->nodeSeconds[n] = table.node(NodeId(n), 1);
+        p->nodeSeconds[n] = p->costs.measured || prepared->staticCosts[n].known ? table.node(NodeId(n), 1)
+                                                                              : std::nan("");
     p->metrics = computeMetrics(graph, prepared->topo, prepared->staticCosts, p->nodeSeconds);
     mapClusters(*p);
     mapCriticalPath(*p);

@@ -80,7 +80,7 @@ struct PlannedModel {
     SchedulingProblem problem;   // points into `prepared` and `costs`
     Plan plan;
     std::vector<int> threadsPerWorker;  // intra-op threads each worker runs with
-    std::vector<double> nodeSeconds;    // by node id at one sample: the costs in use
+    std::vector<double> nodeSeconds;    // by node id at one sample: the costs in use (NaN: unknown)
     GraphMetrics metrics;               // with those costs
     std::vector<double> loads;          // by cluster
     double bound = 0;                   // serial / max(span, work / P): the most this schedule could gain

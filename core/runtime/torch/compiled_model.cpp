@@ -125,8 +125,10 @@ std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) c
     for (size_t i = 0; i < inputIds_.size(); ++i) {
         const Value& v = g.value(inputIds_[i]);
         if (!v.type.shape || !v.type.shape->isFullyKnown())
-            throw Error(ErrorKind::Usage, model_.path, "input '" + v.name + "' has shape " + v.type.toString() +
-                                                           ": give its sizes with --shape or an input file");
+            throw Error(ErrorKind::Usage, model_.path,
+                        "input '" + v.name + "' has shape " + v.type.toString() +
+                            ": its sizes are not known (set them with --shape NAME=d1,d2,..., in Ramiel Studio's "
+                            "Input Sizes, or with an input file)");
         std::vector<int64_t> dims = *v.type.shape->sizes();
         if (!dims.empty())
             dims[0] *= batch;
