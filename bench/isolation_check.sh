@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Does `ramiel bench` measure each configuration as it runs alone? For each
+# model: serial on 1 and on 2 intra-op threads timed alone (`ramiel profile
+# --threads T`, a process of its own, whole-run median), inside `ramiel bench`
+# (each configuration in its own process, the default) and inside `ramiel
+# bench --same-process` (the old way), side by side, with the ratios to alone.
+# Usage: bash bench/isolation_check.sh [BUILD_DIR] [RUNS] [MODEL...]
+set -euo pipefail
+build=${1:-build}
+runs=${2:-20}
+shift $(( $# > 2 ? 2 : $# ))
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(googlenet mobilenet_v2 densenet121 inception_v3)
+ramiel="$build/bin/ramiel"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Median whole-run time in ms of `ramiel profile` alone on T threads.
+alone() {
+  "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" -o "$scratch/p.json" > /dev/null
+  /usr/bin/python3 -c "import json; print(json.load(open('$scratch/p.json'))['median_total'] * 1e3)"
+}
+# Medians in ms of bench's two serial rows (1 and 2 threads), with extra options.
+inbench() {
+  "$ramiel" bench "$1" --passes default -p 2 --runs "$runs" --json "${@:2}" > "$scratch/b.json"
+  /usr/bin/python3 -c "import json; r = json.load(open('$scratch/b.json'))['runs']; \
+print(*[x['median_ms'] for x in r if x['configuration'] == 'serial'])"
+}
+
+printf '%-14s %7s | %8s | %8s %6s | %10s %6s\n' model threads alone bench ratio same-proc ratio
+for m in "${models[@]}"; do
+  f="$build/models/$m.onnx"
+  a1=$(alone "$f" 1)
+  a2=$(alone "$f" 2)
+  read -r b1 b2 <<< "$(inbench "$f")"
+  read -r s1 s2 <<< "$(inbench "$f" --same-process)"
+  awk -v m="$m" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" -v s1="$s1" -v s2="$s2" 'BEGIN {
+    printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 1, a1, b1, b1 / a1, s1, s1 / a1
+    printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 2, a2, b2, b2 / a2, s2, s2 / a2 }'
+done
+echo "(ms, medians of $runs runs each; default passes; bench with -p 2; load average $(cut -d' ' -f1-3 /proc/loadavg))"
