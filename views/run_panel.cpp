@@ -121,18 +121,11 @@ void RunPanel::start()
     auto analysis = session_->analysis();
     if (thread_ || !analysis)
         return;
+    clearResults();
     runAnalysis_ = analysis;
-    serial_->clear();
-    parallel_->clear();
-    serialTimes_.clear();
-    parallelTimes_.clear();
-    busy_.clear();
-    wait_.clear();
     runButton_->setEnabled(false);
     stopButton_->setEnabled(true);
     summary_->setText(tr("Loading libtorch and preparing the model..."));
-    workers_->clear();
-    Q_EMIT runFigures({});
 
     stop_ = std::make_shared<std::atomic<bool>>(false);
     auto stopFlag = stop_;
