@@ -107,8 +107,10 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
     const std::vector<int>& threads = c.parallel->threadsPerWorker;
     c.series = {{"serial", 1, 1, {}},
                 {"serial", P, 1, {}},
-                {"parallel", *std::max_element(threads.begin(), threads.end()),
-                 int(c.parallel->plan.schedule.clusters.size()), {}}};
+                // A plan with one worker is not parallel: it is named for what it is.
+                {c.parallel->plan.schedule.clusters.size() > 1 ? "parallel" : "one worker",
+                 *std::max_element(threads.begin(), threads.end()), int(c.parallel->plan.schedule.clusters.size()),
+                 {}}};
     c.timed = {{"serial on 1 thread", 1, nullptr, {}},
                {"serial on " + std::to_string(P) + " threads", P, nullptr, {}},
                {"the parallel schedule", 1, &c.parallel->plan.schedule, threads}};
@@ -211,7 +213,7 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
             row["speedup_vs_best_serial"] = best / median(s.seconds);
             row["simulated_ms"] = simulatedFor(c, s) * 1e3;
         }
-        if (s.name == "parallel")
+        if (&s == &c.series[2])  // the planned schedule
             row["simulated_solo_costs_ms"] = c.soloPrediction * 1e3;
         runs.push_back(row);
     }
