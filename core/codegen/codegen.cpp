@@ -1,5 +1,6 @@
 #include "core/codegen/program.h"
 
+#include "core/onnx/node_checks.h"
 #include "core/schedule/validator.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -323,6 +324,7 @@ CodegenResult generateCode(const CodegenRequest& request)
     using namespace codegen;
     if (!request.model || !request.topo || !request.schedule)
         throw Error(ErrorKind::Internal, {}, "code generation: incomplete request");
+    validateNodes(*request.model);  // lowering reads inputs and attributes as the operators define them
     const Validation validation = validate(*request.schedule, *request.topo);
     if (!validation.valid)
         throw Error(ErrorKind::Usage, request.model->path,
