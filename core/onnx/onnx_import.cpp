@@ -297,12 +297,34 @@ Attribute convertAttribute(onnx::AttributeProto& ap, const std::string& nodeName
         for (auto& sub : *ap.mutable_graphs())
             a.graphs.push_back(subgraph(sub));
         break;
+    case T::UNDEFINED:
+        a.kind = Attribute::Kind::Undefined;  // no type: node checks refuse it where a schema expects one
+        break;
     default:
-        // Sparse tensors, type protos, or an attribute without a type.
+        // Sparse tensors and type protos.
         a.kind = Attribute::Kind::Other;
         break;
     }
     return a;
+}
+
+// An initializer that is also a graph input must match the type the input declares.
+void checkDeclaredType(const Value& v, const TensorType& declared, const Context& ctx)
+{
+    if (!v.initializer)
+        return;
+    const Tensor& t = *v.initializer;
+    if (declared.dtype != DataType::Undefined && declared.dtype != t.dtype)
+        ctx.fail(ErrorKind::InvalidGraph, "initializer '" + v.name + "' holds " + dataTypeName(t.dtype) +
+                                              ", the graph input of that name declares " + dataTypeName(declared.dtype));
+    if (!declared.shape)
+        return;
+    bool same = declared.shape->rank() == t.dims.size();
+    for (size_t i = 0; same && i < t.dims.size(); ++i)
+        same = !declared.shape->dims[i].isKnown() || declared.shape->dims[i].value == t.dims[i];
+    if (!same)
+        ctx.fail(ErrorKind::InvalidGraph, "initializer '" + v.name + "' has shape " + t.shape().toString() +
+                                              ", the graph input of that name declares " + declared.shape->toString());
 }
 
 GraphResult convertGraph(onnx::GraphProto& gp, Graph& g, Context& ctx, bool isMain)
@@ -318,8 +340,12 @@ GraphResult convertGraph(onnx::GraphProto& gp, Graph& g, Context& ctx, bool isMa
     }
     for (const auto& in : gp.input()) {
         ValueId v = g.findValue(in.name());
+        if (v != kNone && g.value(v).isGraphInput)
+            ctx.fail(ErrorKind::InvalidGraph, "graph input '" + in.name() + "' is listed twice in the " + scope);
         if (v == kNone)
             v = g.addValue(in.name());
+        else if (in.type().has_tensor_type())
+            checkDeclaredType(g.value(v), convertType(in.type()), ctx);
         g.addInput(v);
     }
 
