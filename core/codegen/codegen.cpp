@@ -128,8 +128,10 @@ Program buildProgram(const CodegenRequest& request)
         p.valueId[size_t(v.id)] = values.make(v.name);
     for (ValueId v : p.low.weights)
         p.weightMember[v] = members.make(g.value(v).name);
+    std::vector<std::string> outputNames;
     for (ValueId v : g.outputs())
-        p.outputFiles.push_back(sanitizedFileName(g.value(v).name) + ".npy");
+        outputNames.push_back(g.value(v).name);
+    p.outputFiles = uniqueFileNames(outputNames, ".npy");  // as `ramiel run --save-outputs` names them
 
     int offset = 0;
     for (int n : s.subBatch) {
