@@ -1,19 +1,126 @@
 // Bad input gets a specific error that names the file, from the library and
 // from the CLI (one line on stderr, a documented exit code). Never a crash.
+#include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
+#include "core/passes/registry.h"
+#include "core/runtime/runtime.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
 #include "core/util/text.h"
+#include "onnx_builder.h"
 #include "test_support.h"
 
+#include <onnx/defs/schema.h>
+
+#include <QDir>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <climits>
+#include <functional>
+
 using namespace ramiel;
+using test::OnnxBuilder;
+
+namespace {
+
+// The generated corpus uses the newest opset ONNX 1.12 defines.
+constexpr int kCorpusOpset = 17;
+
+// One node named "bad" of `op` reading graph inputs x0.. and writing graph
+// outputs y0..; with no outputs, x0 (or a spare input) is the graph's output.
+OnnxBuilder oneNode(const std::string& op, int inputs, int outputs, int opset = kCorpusOpset,
+                    const std::string& domain = {})
+{
+    OnnxBuilder b(opset);
+    auto* n = b.model().mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name("bad");
+    n->set_domain(domain);
+    for (int i = 0; i < inputs; ++i) {
+        b.input("x" + std::to_string(i), {1, 2, 4, 4});
+        n->add_input("x" + std::to_string(i));
+    }
+    for (int i = 0; i < outputs; ++i) {
+        n->add_output("y" + std::to_string(i));
+        b.output("y" + std::to_string(i));
+    }
+    if (outputs == 0) {
+        if (inputs == 0)
+            b.input("x0", {1, 2, 4, 4});
+        b.output("x0", {1, 2, 4, 4});
+    }
+    return b;
+}
+
+onnx::NodeProto& nodeOf(OnnxBuilder& b) { return *b.model().mutable_graph()->mutable_node(0); }
+
+// An attribute of a type the schema does not give it: a string "abc", or the int 1 where a string belongs.
+void setWrongType(onnx::NodeProto& n, const std::string& name, onnx::AttributeProto::AttributeType expected)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    if (expected == onnx::AttributeProto::STRING) {
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(1);
+    } else {
+        a->set_type(onnx::AttributeProto::STRING);
+        a->set_s("abc");
+    }
+}
+
+void setString(onnx::NodeProto& n, const std::string& name, const std::string& value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+}
+
+// An initializer whose data lies in `location` (in the model's folder).
+void addExternalInitializer(OnnxBuilder& b, const std::string& name, int64_t count, const std::string& location,
+                            const std::string& offset = {}, const std::string& length = {})
+{
+    auto* t = b.model().mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(count);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto entry = [&](const char* key, const std::string& value) {
+        auto* e = t->add_external_data();
+        e->set_key(key);
+        e->set_value(value);
+    };
+    entry("location", location);
+    if (!offset.empty())
+        entry("offset", offset);
+    if (!length.empty())
+        entry("length", length);
+}
+
+// The CLI's answer: `exitCode`, nothing on stdout, one line on stderr naming the file and containing `messages`.
+void verifyCliError(const QStringList& args, const QString& file, int exitCode, const QStringList& messages)
+{
+    const auto r = test::runCli(args);
+    QVERIFY2(r.exitCode == exitCode,
+             qPrintable(QString("%1: exit %2, expected %3; %4").arg(args.join(' ')).arg(r.exitCode).arg(exitCode).arg(r.err)));
+    QVERIFY2(r.out.isEmpty(), qPrintable(args.join(' ') + " printed: " + r.out));
+    const QStringList lines = r.err.trimmed().split('\n');
+    QVERIFY2(lines.size() == 1, qPrintable(r.err));
+    QVERIFY2(lines[0].startsWith("ramiel: error: " + file + ": "), qPrintable(lines[0]));
+    for (const QString& message : messages)
+        QVERIFY2(lines[0].contains(message), qPrintable(lines[0] + " lacks: " + message));
+}
+
+}  // namespace
 
 class TestBadInputs : public QObject {
     Q_OBJECT
 private:
+    int corpusCases_ = 0;
+    int corpusRefused_ = 0;
+    int cliRuns_ = 0;
+
     void corpusRows()
     {
         QTest::addColumn<QString>("file");
@@ -153,6 +260,359 @@ private Q_SLOTS:
         QFETCH(QString, name);
         QFETCH(QString, file);
         QCOMPARE(QString::fromStdString(sanitizedFileName(name.toStdString())), file);
+    }
+
+    // Every operator the runtime claims, given a node with no inputs, with no
+    // outputs, with one input too many, and each attribute of its schema with
+    // the wrong type: refused as an invalid graph by everything that runs or
+    // rewrites nodes (the pass pipeline that `run`, `optimize` and `profile`
+    // start with; the runtime's compile step of `run`, `bench` and Studio),
+    // with one line naming the node and the rule.
+    // `every`: keep every n-th case only.
+    static void corpusRows(int every)
+    {
+        QTest::addColumn<QByteArray>("model");
+        QTest::addColumn<QString>("rule");
+        int index = 0;
+        auto row = [&](const std::string& name, const OnnxBuilder& b, const std::string& rule) {
+            if (index++ % every != 0)
+                return;
+            const std::string bytes = b.bytes();
+            QTest::newRow(name.c_str()) << QByteArray(bytes.data(), int(bytes.size())) << QString::fromStdString(rule);
+        };
+        int operators = 0;
+        for (const std::string& op : runtime().supportedOperators()) {
+            const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(op, kCorpusOpset, "");
+            QVERIFY2(schema, op.c_str());
+            ++operators;
+            const int minIn = schema->min_input(), maxIn = schema->max_input();
+            const int minOut = std::max(schema->min_output(), 1);
+            if (minIn > 0)
+                row(op + ": no inputs", oneNode(op, 0, minOut), "has 0 inputs");
+            if (schema->min_output() > 0)
+                row(op + ": no outputs", oneNode(op, minIn, 0), "has 0 outputs");
+            if (maxIn < INT_MAX)
+                row(op + ": one input too many", oneNode(op, maxIn + 1, minOut),
+                    "has " + std::to_string(maxIn + 1) + " input");
+            for (const auto& [name, attr] : schema->attributes()) {
+                OnnxBuilder b = oneNode(op, minIn, minOut);
+                setWrongType(nodeOf(b), name, attr.type);
+                row(op + ": " + name + " of the wrong type", b, "attribute '" + name + "' is");
+            }
+        }
+        QVERIFY(operators > 50);
+    }
+
+    void generatedCorpus_data() { corpusRows(1); }
+
+    void generatedCorpus()
+    {
+        QFETCH(QByteArray, model);
+        QFETCH(QString, rule);
+        ++corpusCases_;
+        const Model m = loadOnnxFromBytes(std::string_view(model.constData(), size_t(model.size())), "corpus.onnx", {});
+        auto expectRefusal = [&](const char* where, const std::function<void()>& f) {
+            try {
+                f();
+                QFAIL(qPrintable(QString(where) + " accepted the node"));
+            } catch (const Error& e) {
+                const QString what = e.what();
+                QVERIFY2(e.kind() == ErrorKind::InvalidGraph, qPrintable(QString(where) + ": " + what));
+                QVERIFY2(what.startsWith("corpus.onnx: node 'bad' ("), qPrintable(QString(where) + ": " + what));
+                QVERIFY2(what.contains(rule), qPrintable(QString(where) + ": " + what + " lacks: " + rule));
+                QVERIFY2(!what.contains('\n'), qPrintable(what));
+            }
+        };
+        expectRefusal("the pass pipeline", [&] {
+            Model copy = m;
+            passes::runPipeline(copy, passes::parsePassList("default"), {});
+        });
+        if (QTest::currentTestFailed())
+            return;
+        expectRefusal("the runtime's compile step", [&] { runtime().compile(m); });
+        if (!QTest::currentTestFailed())
+            ++corpusRefused_;
+    }
+
+    // Every 20th case of the corpus through the CLI (the rest as above, through the
+    // same library calls): exit code 5 and one line, from run, optimize and export
+    // (which plans the model first and checks its nodes in code generation).
+    void generatedCorpusCli_data() { corpusRows(20); }
+
+    void generatedCorpusCli()
+    {
+        QFETCH(QByteArray, model);
+        QFETCH(QString, rule);
+        QTemporaryDir dir;
+        const QString file = dir.filePath("corpus.onnx");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(model) == model.size());
+        f.close();
+        const QStringList exportArgs{"export", file, "--lang", "python", "-o", dir.filePath("out"), "--machine",
+                                     test::sourcePath("tests/data/machine.json")};
+        for (const QStringList& args : {QStringList{"run", file}, QStringList{"optimize", file}, exportArgs}) {
+            verifyCliError(args, file, int(ErrorKind::InvalidGraph), {"node 'bad' (", rule});
+            ++cliRuns_;
+        }
+        QVERIFY(!QDir(dir.filePath("out")).exists());
+    }
+
+    // Hand-made hostile models, built here (in a fresh folder each, for the
+    // symbolic links) and given to run, optimize and export.
+    void hostileModels_data()
+    {
+        QTest::addColumn<QByteArray>("model");
+        QTest::addColumn<QString>("setup");  // what else the folder holds
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("message");
+        // kind 0: the model is fine.
+        auto row = [](const char* name, const OnnxBuilder& b, const char* setup, ErrorKind kind, const char* message) {
+            const std::string bytes = b.bytes();
+            QTest::newRow(name) << QByteArray(bytes.data(), int(bytes.size())) << QString(setup) << int(kind)
+                                << QString(message);
+        };
+        const ErrorKind fine = ErrorKind(0);
+        auto external = [](const std::string& location, const std::string& offset = {}, const std::string& length = {}) {
+            OnnxBuilder b(13);
+            b.input("x", {4}).output("y", {4});
+            addExternalInitializer(b, "w", 4, location, offset, length);
+            b.node("Add", {"x", "w"}, {"y"}, "add");
+            return b;
+        };
+        row("external data file links outside", external("w.bin"), "w.bin -> /etc/passwd", ErrorKind::ExternalData,
+            "outside the model's folder");
+        row("external data subfolder links outside", external("etc/passwd"), "etc -> /etc", ErrorKind::ExternalData,
+            "outside the model's folder");
+        row("external data link inside the folder", external("link.bin"), "link.bin -> w.bin", fine,
+            "");
+        row("external data offset 12abc", external("w.bin", "12abc"), "w.bin", ErrorKind::ExternalData,
+            "offset '12abc', which is not a whole number");
+        row("external data negative length", external("w.bin", "0", "-16"), "w.bin", ErrorKind::ExternalData,
+            "length '-16', which is not a whole number");
+        row("external data offset past int64", external("w.bin", "99999999999999999999"), "w.bin",
+            ErrorKind::ExternalData, "offset '99999999999999999999'");
+        row("external data offset past the end", external("w.bin", "4096"), "w.bin", ErrorKind::ExternalData,
+            "past the end of 'w.bin'");
+
+        auto relu = [](int opset) {
+            OnnxBuilder b(opset);
+            b.input("x", {1, 4}).output("y", {1, 4});
+            b.node("Relu", {"x"}, {"y"}, "relu");
+            return b;
+        };
+        row("opset 0", relu(0), "", ErrorKind::InvalidGraph, "node 'relu' (Relu): the model imports no valid version of the ONNX operator set (opset 0)");
+        row("opset -3", relu(-3), "", ErrorKind::InvalidGraph, "(opset -3)");
+        {
+            OnnxBuilder b(13);
+            b.input("x", {1, 4}).input("x", {1, 4}).output("y", {1, 4});
+            b.node("Relu", {"x"}, {"y"}, "relu");
+            row("graph input listed twice", b, "", ErrorKind::InvalidGraph, "graph input 'x' is listed twice");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {2, 3}).input("w", {3, 2}).output("y", {2, 3});
+            b.initializer("w", {2, 3}, 1.0f);
+            b.node("Add", {"x", "w"}, {"y"}, "add");
+            row("initializer contradicts its declared shape", b, "", ErrorKind::InvalidGraph,
+                "initializer 'w' has shape 2x3, the graph input of that name declares 3x2");
+        }
+        {
+            OnnxBuilder b(13);
+            b.output("y", {-1});
+            b.initializerInt64("start", {0});
+            b.initializerInt64("limit", {10});
+            b.initializerInt64("step", {0});
+            for (auto& t : *b.model().mutable_graph()->mutable_initializer())
+                t.clear_dims();  // scalars
+            b.node("Range", {"start", "limit", "step"}, {"y"}, "range");
+            row("Range with step 0", b, "", ErrorKind::InvalidGraph, "node 'range' (Range): the step 'step' is 0");
+        }
+        auto conv = [](std::vector<int64_t> strides, int64_t group = 1) {
+            OnnxBuilder b(13);
+            b.input("x", {1, 2, 8, 8}).output("y");
+            b.initializer("w", {4, 2, 3, 3}, 0.1f);
+            auto& n = b.node("Conv", {"x", "w"}, {"y"}, "conv");
+            if (!strides.empty())
+                OnnxBuilder::setInts(n, "strides", std::move(strides));
+            if (group != 1)
+                OnnxBuilder::setInt(n, "group", group);
+            return b;
+        };
+        row("Conv with stride 0", conv({0, 1}), "", ErrorKind::InvalidGraph,
+            "node 'conv' (Conv): strides [0, 1]: each must be positive");
+        row("Conv with 3 strides for 2 dimensions", conv({1, 1, 1}), "", ErrorKind::InvalidGraph,
+            "strides [1, 1, 1] has 3 values, a window over 2 spatial dimensions needs 2");
+        row("Conv group does not divide the channels", conv({1, 1}, 3), "", ErrorKind::InvalidGraph,
+            "group 3 does not divide the weight's 4 output channels");
+        {
+            OnnxBuilder b = conv({});
+            setString(nodeOf(b), "strides", "abc");
+            row("Conv with strides abc", b, "", ErrorKind::InvalidGraph,
+                "node 'conv' (Conv): attribute 'strides' is a string, the operator needs ints");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {1, 2, 4, 4}).output("y");
+            b.initializer("s", {2}, 1.0f);
+            b.node("BatchNormalization", {"x", "s", "s"}, {"y"}, "bn");
+            row("BatchNormalization missing inputs", b, "", ErrorKind::InvalidGraph,
+                "node 'bn' (BatchNormalization): has 3 inputs, the operator takes 5");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {1, 2, 4, 4}).output("y");
+            b.initializer("s", {3}, 1.0f);
+            b.node("BatchNormalization", {"x", "s", "s", "s", "s"}, {"y"}, "bn");
+            row("BatchNormalization with the wrong channel count", b, "", ErrorKind::InvalidGraph,
+                "holds 3 values, the input has 2 channels");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {4, 4}).output("x", {4, 4});
+            b.node("Split", {"x"}, {}, "split");
+            row("Split with no outputs", b, "", ErrorKind::InvalidGraph, "node 'split' (Split): has 0 outputs");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {4, 4}).output("y");
+            auto& n = b.node("Relu", {"x"}, {"y"}, "relu");
+            auto* a = n.add_attribute();
+            a->set_name("alpha");  // no type
+            row("attribute without a type", b, "", ErrorKind::InvalidGraph,
+                "node 'relu' (Relu): has attribute 'alpha', which the operator does not define");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {4, 4}).output("y");
+            auto& n = b.node("LeakyRelu", {"x"}, {"y"}, "leaky");
+            auto* a = n.add_attribute();
+            a->set_name("alpha");  // no type
+            row("known attribute without a type", b, "", ErrorKind::InvalidGraph,
+                "attribute 'alpha' is of no type, the operator needs a float");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {4, 4}).output("y");
+            b.node("Range", {"x", "x", "x"}, {"y"}, "range");
+            b.model().mutable_opset_import(0)->set_version(9);
+            row("operator newer than the opset", b, "", ErrorKind::InvalidGraph,
+                "the operator does not exist in opset 9 (ONNX defines it from opset 11)");
+        }
+        {
+            OnnxBuilder b = oneNode(kFusedConv, 2, 1, 13, kRamielDomain);
+            auto* o = b.model().add_opset_import();
+            o->set_domain(kRamielDomain);
+            o->set_version(1);
+            setString(nodeOf(b), "activation", "Tanh");
+            row("FusedConv with an unknown activation", b, "", ErrorKind::InvalidGraph,
+                "activation 'Tanh' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip");
+        }
+        {
+            OnnxBuilder b = oneNode(kFusedConv, 0, 1, 13, kRamielDomain);
+            setString(nodeOf(b), "activation", "Relu");
+            row("FusedConv with no inputs", b, "", ErrorKind::InvalidGraph, "has 0 inputs, the operator takes 2 to 3");
+        }
+        {
+            OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);
+            row("unknown operator in Ramiel's domain", b, "", ErrorKind::InvalidGraph,
+                "Ramiel's domain ai.ramiel has no operator 'Frobnicate'");
+        }
+    }
+
+    void hostileModels()
+    {
+        QFETCH(QByteArray, model);
+        QFETCH(QString, setup);
+        QFETCH(int, kind);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath("model.onnx");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(model) == model.size());
+        f.close();
+        if (setup.contains("w.bin")) {  // 16 bytes of float data
+            QFile w(dir.filePath("w.bin"));
+            QVERIFY(w.open(QIODevice::WriteOnly) && w.write(QByteArray(16, '\0')) == 16);
+        }
+        if (setup.contains(" -> ")) {
+            const QStringList link = setup.split(" -> ");
+            if (link[0] == "w.bin")
+                QFile::remove(dir.filePath("w.bin"));
+            QVERIFY(QFile::link(link[1], dir.filePath(link[0])));
+        }
+
+        // The library, as run, optimize and export use it.
+        try {
+            Model m = loadOnnx(file.toStdString());
+            passes::runPipeline(m, passes::parsePassList("default"), {});
+            runtime().compile(m);
+            QVERIFY2(kind == 0, "the model was accepted");
+        } catch (const Error& e) {
+            QVERIFY2(int(e.kind()) == kind, e.what());
+            QCOMPARE(QString::fromStdString(e.file()), file);
+            QVERIFY2(QString::fromStdString(e.message()).contains(message), e.what());
+        }
+        if (kind == 0)
+            return;
+        // The CLI: one line, the documented exit code.
+        verifyCliError({"run", file}, file, kind, {message});
+        verifyCliError({"optimize", file}, file, kind, {message});
+        verifyCliError({"export", file, "--lang", "python", "-o", dir.filePath("out"), "--machine",
+                        test::sourcePath("tests/data/machine.json")},
+                       file, kind, {message});
+        QVERIFY(!QDir(dir.filePath("out")).exists());
+    }
+
+    // Output names that clash once made file names still get a file each.
+    void savedOutputsGetDistinctFiles_data()
+    {
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<QStringList>("files");
+        QTest::newRow("out/1 and out_1") << QStringList{"out/1", "out_1"} << QStringList{"out_1.npy", "out_1_2.npy"};
+        QTest::newRow("a suffix taken by name") << QStringList{"out_1_2", "out/1", "out_1"}
+                                                << QStringList{"out_1_2.npy", "out_1.npy", "out_1_3.npy"};
+    }
+
+    void savedOutputsGetDistinctFiles()
+    {
+        QFETCH(QStringList, names);
+        QFETCH(QStringList, files);
+        OnnxBuilder b(13);
+        b.input("x", {2, 3});
+        for (const QString& name : names) {
+            b.node("Neg", {"x"}, {name.toStdString()}, "neg_" + std::to_string(b.model().graph().node_size()));
+            b.output(name.toStdString(), {2, 3});
+        }
+        QTemporaryDir dir;
+        const QString file = dir.filePath("outputs.onnx");
+        QFile f(file);
+        const std::string bytes = b.bytes();
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size()));
+        f.close();
+        const QString out = dir.filePath("saved");
+        const auto r = test::runCli({"run", file, "--save-outputs", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QStringList saved = QDir(out).entryList(QDir::Files);
+        QStringList want = files;
+        saved.sort();
+        want.sort();
+        QCOMPARE(saved, want);
+        for (const QString& name : files)  // the mapping: each output's line, then where it went
+            QVERIFY2(r.out.contains("saved " + out + "/" + name + "\n"), qPrintable(r.out));
+        const QStringList lines = r.out.split('\n');
+        for (int i = 0; i < names.size(); ++i) {
+            const int at = lines.indexOf(QRegularExpression("^  " + QRegularExpression::escape(names[i]) + "  .*"));
+            QVERIFY2(at >= 0 && at + 1 < lines.size(), qPrintable(r.out));
+            QCOMPARE(lines[at + 1], "    saved " + out + "/" + files[i]);
+        }
+    }
+
+    void cleanupTestCase()
+    {
+        qInfo("generated corpus: %d cases, %d refused cleanly by the pass pipeline and the runtime, %d CLI runs "
+              "(exit code 5, one line); a crash would have ended this test",
+              corpusCases_, corpusRefused_, cliRuns_);
     }
 
     void usageErrors_data()

@@ -1,6 +1,7 @@
 // The ramiel CLI end to end: info (text and JSON), calibrate, help, version.
 #include "core/util/npy.h"
 #include "core/util/version.h"
+#include "onnx_builder.h"
 #include "test_support.h"
 
 #include <QElapsedTimer>
@@ -29,6 +30,23 @@ QJsonObject infoJson(const QString& model, QStringList extra = {})
 
 class TestCli : public QObject {
     Q_OBJECT
+private:
+    QTemporaryDir work_;
+
+    // A valid model with an operator the runtime lacks (Det).
+    QString unsupportedModel()
+    {
+        const QString file = work_.filePath("det.onnx");
+        test::OnnxBuilder b;
+        b.input("x", {2, 2}).output("y");
+        b.node("Det", {"x"}, {"y"}, "the_det");
+        const std::string bytes = b.bytes();
+        QFile f(file);
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()))
+            qFatal("cannot write %s", qPrintable(file));
+        return file;
+    }
+
 private Q_SLOTS:
     void version()
     {
@@ -264,8 +282,10 @@ private Q_SLOTS:
         QTest::newRow("unknown input") << QStringList{"run", sample, "--input", "nope=x.npy"} << 2 << "not a graph input";
         QTest::newRow("missing npy") << QStringList{"run", sample, "--input", "image=/nonexistent.npy"} << 3 << "/nonexistent.npy";
         QTest::newRow("not npy") << QStringList{"run", sample, "--input", "image=" + sample} << 2 << "not a NumPy .npy file";
-        QTest::newRow("unsupported op") << QStringList{"run", test::sourcePath("tests/data/bad/scan_missing_attribute.onnx")}
-                                        << 7 << "Scan (node 'Scan_0')";
+        QTest::newRow("unsupported op") << QStringList{"run", unsupportedModel()} << 7 << "Det (node 'the_det')";
+        // Invalid and unsupported: the node checks come first.
+        QTest::newRow("invalid node") << QStringList{"run", test::sourcePath("tests/data/bad/scan_missing_attribute.onnx")}
+                                      << 5 << "node 'Scan_0' (Scan): lacks the required attribute 'num_scan_inputs'";
         QTest::newRow("unwritable output") << QStringList{"run", sample, "--save-outputs", "/proc/ramiel-no"} << 3
                                            << "/proc/ramiel-no";
     }

@@ -142,8 +142,10 @@ class TestCodegen : public QObject {
         compiled->setInputs({input});
         compiled->serialExecutor(1)->run();
         reference_[name] = compiled->outputs();
+        std::vector<std::string> outputNames;
         for (ValueId o : model.graph.outputs())
-            outputFiles_[name].push_back(sanitizedFileName(model.graph.value(o).name) + ".npy");
+            outputNames.push_back(model.graph.value(o).name);
+        outputFiles_[name] = uniqueFileNames(outputNames, ".npy");
     }
 
     void exportTo(const QString& name, const QString& lang)

@@ -1,8 +1,10 @@
 // Every model of ONNX's own conformance suite (libonnx-testdata) loads:
 // 900+ single-operator models covering every operator, type and attribute
-// form, plus the pytorch-converted and simple models.
+// form, plus the pytorch-converted and simple models. Their nodes all pass
+// the checks the runtime, the passes and the code generators make first.
 #include "core/analysis/cost_model.h"
 #include "core/analysis/metrics.h"
+#include "core/onnx/node_checks.h"
 #include "core/onnx/onnx_import.h"
 #include "core/util/error.h"
 #include "test_support.h"
@@ -35,6 +37,7 @@ private Q_SLOTS:
             const QString path = it.next();
             try {
                 const Model m = loadOnnx(path.toStdString());
+                validateNodes(m);
                 const Topology t = buildTopology(m.graph);
                 const auto costs = estimateCosts(m.graph);
                 computeMetrics(m.graph, t, costs, costSeconds(costs, MachineConstants{}));

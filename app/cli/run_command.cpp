@@ -91,7 +91,8 @@ Command addRunCommand(CLI::App& app)
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     sub->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
-    sub->add_option("--save-outputs", o->saveDir, "Write each output as DIR/<name>.npy");
+    sub->add_option("--save-outputs", o->saveDir,
+                    "Write each output as DIR/<name>.npy (<name>_2.npy, ... where names clash)");
     return {sub, [o] {
                 const Model model = pipeline::loadModel(o->model.model, o->model.prepare);
                 const auto compiled = runtime().compile(model);
@@ -106,13 +107,17 @@ Command addRunCommand(CLI::App& app)
                     if (ec)
                         throw Error(ErrorKind::Io, o->saveDir, "cannot create the folder: " + ec.message());
                 }
+                // Distinct files even where names clash once made file names ("out/1" and "out_1").
+                std::vector<std::string> names;
+                for (ValueId v : model.graph.outputs())
+                    names.push_back(model.graph.value(v).name);
+                const std::vector<std::string> files = uniqueFileNames(names, ".npy");
                 for (size_t i = 0; i < outputs.size(); ++i) {
-                    const std::string name = model.graph.value(model.graph.outputs()[i]).name;
-                    std::cout << "  " << printable(name) << "  " << summary(outputs[i]) << "\n";
+                    std::cout << "  " << printable(names[i]) << "  " << summary(outputs[i]) << "\n";
                     if (!o->saveDir.empty()) {
-                        const std::string path = (std::filesystem::path(o->saveDir) / (sanitizedFileName(name) + ".npy")).string();
+                        const std::string path = (std::filesystem::path(o->saveDir) / files[i]).string();
                         writeNpy(path, outputs[i]);
-                        std::cout << "    saved " << path << "\n";
+                        std::cout << "    saved " << printable(path) << "\n";
                     }
                 }
                 return 0;

@@ -1,5 +1,6 @@
 #include "core/codegen/program.h"
 
+#include "core/onnx/node_checks.h"
 #include "core/schedule/validator.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -159,8 +160,10 @@ Program buildProgram(const CodegenRequest& request)
         p.valueId[size_t(v.id)] = values.make(v.name);
     for (ValueId v : p.low.weights)
         p.weightMember[v] = members.make(g.value(v).name);
+    std::vector<std::string> outputNames;
     for (ValueId v : g.outputs())
-        p.outputFiles.push_back(sanitizedFileName(g.value(v).name) + ".npy");
+        outputNames.push_back(g.value(v).name);
+    p.outputFiles = uniqueFileNames(outputNames, ".npy");  // as `ramiel run --save-outputs` names them
 
     int offset = 0;
     for (int n : s.subBatch) {
@@ -355,6 +358,7 @@ CodegenResult generateCode(const CodegenRequest& request)
     using namespace codegen;
     if (!request.model || !request.topo || !request.schedule)
         throw Error(ErrorKind::Internal, {}, "code generation: incomplete request");
+    validateNodes(*request.model);  // lowering reads inputs and attributes as the operators define them
     const Validation validation = validate(*request.schedule, *request.topo);
     if (!validation.valid)
         throw Error(ErrorKind::Usage, request.model->path,

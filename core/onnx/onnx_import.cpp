@@ -9,6 +9,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -124,28 +125,55 @@ void loadExternalData(onnx::TensorProto& tp, Tensor& t, int64_t expectedBytes, c
     if (escapes)
         ctx.fail(ErrorKind::ExternalData, what + " names external data file '" + location +
                                               "', which is outside the model's folder (refused)");
-    const fs::path full = fs::path(ctx.baseDir) / rel;
+    // Links are followed before the check: a 'w.bin' that links to /etc/passwd,
+    // or a subfolder that links to /etc, is outside the folder as well.
     std::error_code ec;
+    const fs::path folder = fs::weakly_canonical(fs::path(ctx.baseDir), ec);
+    if (ec)
+        ctx.fail(ErrorKind::ExternalData, what + " needs external data file '" + location +
+                                              "', but the model's folder cannot be resolved: " + ec.message());
+    const fs::path full = fs::weakly_canonical(folder / rel, ec);
+    if (ec)
+        ctx.fail(ErrorKind::ExternalData, what + " needs external data file '" + location +
+                                              "', which cannot be resolved: " + ec.message());
+    if (std::mismatch(folder.begin(), folder.end(), full.begin(), full.end()).first != folder.end())
+        ctx.fail(ErrorKind::ExternalData, what + " names external data file '" + location + "', which resolves to " +
+                                              full.string() + ", outside the model's folder (refused)");
     if (!fs::is_regular_file(full, ec))
         ctx.fail(ErrorKind::ExternalData, what + " needs external data file '" + location +
                                               "', which does not exist (looked for " + full.string() + ")");
     const auto fileSize = static_cast<int64_t>(fs::file_size(full, ec));
-    int64_t offset = 0;
-    int64_t length = -1;
-    try {
-        if (kv.count("offset"))
-            offset = std::stoll(kv["offset"]);
-        if (kv.count("length"))
-            length = std::stoll(kv["length"]);
-    } catch (const std::exception&) {
-        ctx.fail(ErrorKind::ExternalData, what + " has a malformed external-data offset or length");
-    }
+    if (ec)
+        ctx.fail(ErrorKind::ExternalData, what + ": cannot read the size of external data file '" + location +
+                                              "': " + ec.message());
+    // Digits only: "12abc", "-1", " 12" and values past int64 are refused, not read as a prefix.
+    auto number = [&](const char* key, int64_t fallback) {
+        if (!kv.count(key))
+            return fallback;
+        const std::string& text = kv[key];
+        int64_t v = 0;
+        bool ok = !text.empty() && text.size() <= 19;
+        for (char c : text)
+            ok = ok && c >= '0' && c <= '9';
+        for (size_t i = 0; ok && i < text.size(); ++i)
+            ok = !__builtin_mul_overflow(v, int64_t(10), &v) && !__builtin_add_overflow(v, int64_t(text[i] - '0'), &v);
+        if (!ok)
+            ctx.fail(ErrorKind::ExternalData, what + " has external-data " + key + " '" + text +
+                                                  "', which is not a whole number of bytes");
+        return v;
+    };
+    const int64_t offset = number("offset", 0);
+    int64_t length = number("length", -1);
+    if (offset > fileSize)
+        ctx.fail(ErrorKind::ExternalData, what + " has external-data offset " + std::to_string(offset) +
+                                              ", past the end of '" + location + "', which holds only " +
+                                              std::to_string(fileSize) + " bytes");
     if (length < 0)
         length = fileSize - offset;
-    if (offset < 0 || offset > fileSize || length > fileSize - offset)
-        ctx.fail(ErrorKind::ExternalData, what + " reads bytes " + std::to_string(offset) + ".." +
-                                              std::to_string(offset + length) + " of '" + location +
-                                              "', which holds only " + std::to_string(fileSize) + " bytes");
+    if (length > fileSize - offset)
+        ctx.fail(ErrorKind::ExternalData, what + " reads " + std::to_string(length) + " bytes from offset " +
+                                              std::to_string(offset) + " of '" + location + "', which holds only " +
+                                              std::to_string(fileSize) + " bytes");
     if (length != expectedBytes)
         ctx.fail(ErrorKind::ExternalData, what + " has " + std::to_string(length) + " bytes of external data in '" +
                                               location + "', its shape needs " + std::to_string(expectedBytes));
@@ -269,12 +297,34 @@ Attribute convertAttribute(onnx::AttributeProto& ap, const std::string& nodeName
         for (auto& sub : *ap.mutable_graphs())
             a.graphs.push_back(subgraph(sub));
         break;
+    case T::UNDEFINED:
+        a.kind = Attribute::Kind::Undefined;  // no type: node checks refuse it where a schema expects one
+        break;
     default:
-        // Sparse tensors, type protos, or an attribute without a type.
+        // Sparse tensors and type protos.
         a.kind = Attribute::Kind::Other;
         break;
     }
     return a;
+}
+
+// An initializer that is also a graph input must match the type the input declares.
+void checkDeclaredType(const Value& v, const TensorType& declared, const Context& ctx)
+{
+    if (!v.initializer)
+        return;
+    const Tensor& t = *v.initializer;
+    if (declared.dtype != DataType::Undefined && declared.dtype != t.dtype)
+        ctx.fail(ErrorKind::InvalidGraph, "initializer '" + v.name + "' holds " + dataTypeName(t.dtype) +
+                                              ", the graph input of that name declares " + dataTypeName(declared.dtype));
+    if (!declared.shape)
+        return;
+    bool same = declared.shape->rank() == t.dims.size();
+    for (size_t i = 0; same && i < t.dims.size(); ++i)
+        same = !declared.shape->dims[i].isKnown() || declared.shape->dims[i].value == t.dims[i];
+    if (!same)
+        ctx.fail(ErrorKind::InvalidGraph, "initializer '" + v.name + "' has shape " + t.shape().toString() +
+                                              ", the graph input of that name declares " + declared.shape->toString());
 }
 
 GraphResult convertGraph(onnx::GraphProto& gp, Graph& g, Context& ctx, bool isMain)
@@ -290,8 +340,12 @@ GraphResult convertGraph(onnx::GraphProto& gp, Graph& g, Context& ctx, bool isMa
     }
     for (const auto& in : gp.input()) {
         ValueId v = g.findValue(in.name());
+        if (v != kNone && g.value(v).isGraphInput)
+            ctx.fail(ErrorKind::InvalidGraph, "graph input '" + in.name() + "' is listed twice in the " + scope);
         if (v == kNone)
             v = g.addValue(in.name());
+        else if (in.type().has_tensor_type())
+            checkDeclaredType(g.value(v), convertType(in.type()), ctx);
         g.addInput(v);
     }
 

@@ -1,5 +1,6 @@
 #include "core/passes/registry.h"
 
+#include "core/onnx/node_checks.h"
 #include "core/passes/passes.h"
 #include "core/util/error.h"
 
@@ -101,6 +102,9 @@ PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, 
 {
     for (const std::string& n : names)
         findPass(n);  // an unknown name fails before anything runs
+    // Passes read inputs and attributes and constant folding runs kernels:
+    // a node that breaks its operator's rules stops here, before any of them.
+    validateNodes(model);
     PipelineResult result;
     for (const PassInfo& info : registeredPasses()) {
         if (std::find(names.begin(), names.end(), info.name) == names.end())

@@ -35,7 +35,8 @@ struct PipelineResult {
 };
 
 // Runs the listed passes in table order on `model` (in place); calls
-// dump(name, model) after each pass if set.
+// dump(name, model) after each pass if set. First checks every node
+// (validateNodes, core/onnx/node_checks.h), also when `names` is empty.
 PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, const PassContext& context,
                            const std::function<void(const std::string&, const Model&)>& dump = {});
 

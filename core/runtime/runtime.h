@@ -69,7 +69,9 @@ public:
     virtual std::vector<std::string> supportedOperators() const = 0;
 
     // Chooses kernels and prepares weights. Throws Error(Unsupported) naming
-    // every operator it lacks and a node using it, before anything runs.
+    // every operator it lacks and a node using it, then Error(InvalidGraph)
+    // for a node that breaks its operator's rules (validateNodes), before
+    // anything runs.
     virtual std::unique_ptr<CompiledModel> compile(const Model& model) = 0;
 };
 

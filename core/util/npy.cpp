@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace ramiel {
@@ -118,6 +119,21 @@ std::string sanitizedFileName(const std::string& name)
     if (s[0] == '.')
         s[0] = '_';
     return s.substr(0, 200);
+}
+
+std::vector<std::string> uniqueFileNames(const std::vector<std::string>& names, const std::string& extension)
+{
+    std::set<std::string> taken;
+    std::vector<std::string> files;
+    for (const std::string& name : names) {
+        const std::string base = sanitizedFileName(name);
+        std::string file = base + extension;
+        for (int k = 2; taken.count(file); ++k)
+            file = base + "_" + std::to_string(k) + extension;
+        taken.insert(file);
+        files.push_back(file);
+    }
+    return files;
 }
 
 }  // namespace ramiel

@@ -4,6 +4,7 @@
 #include "core/ir/tensor.h"
 
 #include <string>
+#include <vector>
 
 namespace ramiel {
 
@@ -15,5 +16,10 @@ void writeNpy(const std::string& path, const Tensor& t);
 // A file name from an arbitrary value name: letters, digits, '-', '_', '.'
 // kept, everything else '_'; never empty, never "." or "..".
 std::string sanitizedFileName(const std::string& name);
+
+// One file name per value, in order: sanitizedFileName(name) + extension, or
+// with "_2", "_3", ... before the extension where an earlier name took it
+// ("out/1" and "out_1" give out_1.npy and out_1_2.npy).
+std::vector<std::string> uniqueFileNames(const std::vector<std::string>& names, const std::string& extension);
 
 }  // namespace ramiel

@@ -1,5 +1,6 @@
 #include "core/runtime/torch/compiled_model.h"
 
+#include "core/onnx/node_checks.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
 #include "core/util/error.h"
@@ -32,6 +33,9 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             list += (list.empty() ? "" : ", ") + op + " (node '" + node + "')";
         throw Error(ErrorKind::Unsupported, model.path, "the runtime does not implement " + list);
     }
+    // Kernels index their inputs and outputs and divide by strides: every node
+    // is checked against its schema and the kernels' assumptions first.
+    validateNodes(model_);
 
     constants_.resize(g.valueCount());
     for (const Value& v : g.values())

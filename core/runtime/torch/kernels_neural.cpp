@@ -3,6 +3,7 @@
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
+#include "core/util/error.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -408,6 +409,10 @@ void registerConvolutionKernels(KernelRegistry& r)
             if (dil.empty()) dil.assign(d, 1);
             std::vector<int64_t> outPad = outputPaddingAttr.empty() ? std::vector<int64_t>(d, 0) : outputPaddingAttr;
             std::vector<int64_t> begin(d, 0), end(d, 0);
+            if (in[0].dim() != int64_t(d) + 2 || strides.size() != d || dil.size() != d || outPad.size() != d ||
+                (!outputShape.empty() && outputShape.size() < d))
+                throw Error(ErrorKind::Runtime, {}, "the input, weight and window attributes disagree on the number of "
+                                                    "spatial dimensions");
             const auto spatial = spatialSizes(in[0]);
             for (size_t i = 0; i < d; ++i) {
                 const int64_t full = strides[i] * (spatial[i] - 1) + outPad[i] + (kernel[i] - 1) * dil[i] + 1;

@@ -137,6 +137,9 @@ Kernel padKernel(const KernelContext& c)
         const at::Tensor& x = in[0];
         const auto pads = opset < 11 ? padsAttr : intsOf(in[1]);
         const int64_t rank = x.dim();
+        if (int64_t(pads.size()) != 2 * rank)
+            throw Error(ErrorKind::Runtime, {}, "pads has " + std::to_string(pads.size()) + " values, the input's rank " +
+                                                    std::to_string(rank) + " needs " + std::to_string(2 * rank));
         std::vector<int64_t> p;  // ATen order: last dimension first
         for (int64_t i = rank; i-- > 0;) {
             p.push_back(pads[size_t(i)]);
@@ -259,9 +262,15 @@ Kernel resizeKernel(const KernelContext& c)
         const bool sizesGiven = sizesT.defined() && sizesT.numel() > 0;
         if (sizesGiven) {
             sizes = intsOf(sizesT);
+            if (int64_t(sizes.size()) != rank)
+                throw Error(ErrorKind::Runtime, {}, "sizes has " + std::to_string(sizes.size()) +
+                                                        " values for an input of rank " + std::to_string(rank));
             for (int64_t i = 0; i < rank; ++i)
                 scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
         } else if (scalesT.defined() && scalesT.numel() > 0) {
+            if (scalesT.numel() != rank)
+                throw Error(ErrorKind::Runtime, {}, "scales has " + std::to_string(scalesT.numel()) +
+                                                        " values for an input of rank " + std::to_string(rank));
             const at::Tensor s = scalesT.to(at::kDouble).contiguous();
             for (int64_t i = 0; i < rank; ++i) {
                 scales[size_t(i)] = s.data_ptr<double>()[i];
@@ -355,7 +364,12 @@ void registerConstantKernels(KernelRegistry& r)
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::ScalarType t = in[0].scalar_type();
             const double start = in[0].item<double>(), limit = in[1].item<double>(), delta = in[2].item<double>();
-            const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((limit - start) / delta)));
+            if (delta == 0)
+                throw Error(ErrorKind::Runtime, {}, "the step is 0");
+            const double count = std::ceil((limit - start) / delta);
+            if (!std::isfinite(count) || count > 1e15)
+                throw Error(ErrorKind::Runtime, {}, "start, limit and step give no finite number of elements");
+            const int64_t n = std::max<int64_t>(0, int64_t(count));
             out[0] = (at::arange(n, at::kDouble) * delta + start).to(t);
         };
     };
@@ -478,6 +492,8 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
             const at::Tensor& x = in[0];
             const int64_t axis = normalizeAxis(axisAttr, x.dim());
             std::vector<int64_t> sizes = opset < 13 ? splitAttr : (in.size() > 1 ? intsOf(in[1]) : std::vector<int64_t>{});
+            if (out.empty())
+                throw Error(ErrorKind::Runtime, {}, "Split has no outputs");
             if (sizes.empty()) {
                 const int64_t n = int64_t(out.size()), dim = x.size(axis), chunk = (dim + n - 1) / n;
                 for (int64_t i = 0; i < n; ++i)
@@ -502,6 +518,8 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
             if (axes.empty())
                 for (size_t i = 0; i < starts.size(); ++i)
                     axes.push_back(int64_t(i));
+            if (starts.size() != axes.size() || ends.size() != axes.size() || (!steps.empty() && steps.size() != axes.size()))
+                throw Error(ErrorKind::Runtime, {}, "starts, ends, axes and steps differ in length");
             for (size_t i = 0; i < axes.size(); ++i) {
                 const int64_t axis = normalizeAxis(axes[i], y.dim());
                 const int64_t step = steps.empty() ? 1 : steps[i];

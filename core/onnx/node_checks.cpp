@@ -1,0 +1,618 @@
+#include "core/onnx/node_checks.h"
+
+#include "core/ir/fused_ops.h"
+#include "core/util/error.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+
+namespace ramiel {
+
+namespace {
+
+using onnx::AttributeProto;
+using onnx::OpSchema;
+
+// Domains whose operators ONNX's schema registry defines (as in onnx_import.cpp).
+bool isOnnxDomain(const std::string& d)
+{
+    return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.training" ||
+           d == "ai.onnx.preview.training";
+}
+
+const char* typeName(AttributeProto::AttributeType t)
+{
+    switch (t) {
+    case AttributeProto::FLOAT: return "a float";
+    case AttributeProto::INT: return "an int";
+    case AttributeProto::STRING: return "a string";
+    case AttributeProto::TENSOR: return "a tensor";
+    case AttributeProto::GRAPH: return "a graph";
+    case AttributeProto::SPARSE_TENSOR: return "a sparse tensor";
+    case AttributeProto::TYPE_PROTO: return "a type";
+    case AttributeProto::FLOATS: return "floats";
+    case AttributeProto::INTS: return "ints";
+    case AttributeProto::STRINGS: return "strings";
+    case AttributeProto::TENSORS: return "tensors";
+    case AttributeProto::GRAPHS: return "graphs";
+    case AttributeProto::SPARSE_TENSORS: return "sparse tensors";
+    case AttributeProto::TYPE_PROTOS: return "types";
+    default: return "an unknown type";
+    }
+}
+
+const char* kindName(Attribute::Kind k)
+{
+    switch (k) {
+    case Attribute::Kind::Float: return "a float";
+    case Attribute::Kind::Int: return "an int";
+    case Attribute::Kind::String: return "a string";
+    case Attribute::Kind::Tensor: return "a tensor";
+    case Attribute::Kind::Graph: return "a graph";
+    case Attribute::Kind::Floats: return "floats";
+    case Attribute::Kind::Ints: return "ints";
+    case Attribute::Kind::Strings: return "strings";
+    case Attribute::Kind::Tensors: return "tensors";
+    case Attribute::Kind::Graphs: return "graphs";
+    case Attribute::Kind::Other: return "a sparse tensor or type";
+    case Attribute::Kind::Undefined: break;
+    }
+    return "of no type";
+}
+
+bool kindMatches(Attribute::Kind k, AttributeProto::AttributeType t)
+{
+    using K = Attribute::Kind;
+    switch (t) {
+    case AttributeProto::FLOAT: return k == K::Float;
+    case AttributeProto::INT: return k == K::Int;
+    case AttributeProto::STRING: return k == K::String;
+    case AttributeProto::TENSOR: return k == K::Tensor;
+    case AttributeProto::GRAPH: return k == K::Graph;
+    case AttributeProto::FLOATS: return k == K::Floats;
+    case AttributeProto::INTS: return k == K::Ints;
+    case AttributeProto::STRINGS: return k == K::Strings;
+    case AttributeProto::TENSORS: return k == K::Tensors;
+    case AttributeProto::GRAPHS: return k == K::Graphs;
+    case AttributeProto::SPARSE_TENSOR:
+    case AttributeProto::SPARSE_TENSORS:
+    case AttributeProto::TYPE_PROTO:
+    case AttributeProto::TYPE_PROTOS: return k == K::Other;  // import keeps no detail of these
+    default: return false;
+    }
+}
+
+// OpSchema keeps "allows unchecked attributes" private: ask its Verify() with a
+// node that satisfies everything else and carries one attribute it does not define.
+bool allowsUncheckedAttributes(const OpSchema& schema)
+{
+    static std::mutex mutex;
+    static std::map<const OpSchema*, bool> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = cache.find(&schema); it != cache.end())
+        return it->second;
+    onnx::NodeProto probe;
+    probe.set_op_type(schema.Name());
+    probe.set_domain(schema.domain());
+    for (int i = 0; i < schema.min_input(); ++i)
+        probe.add_input("in" + std::to_string(i));
+    for (int i = 0; i < schema.min_output(); ++i)
+        probe.add_output("out" + std::to_string(i));
+    for (const auto& [name, a] : schema.attributes()) {
+        if (!a.required)
+            continue;
+        AttributeProto* p = probe.add_attribute();
+        p->set_name(name);
+        p->set_type(a.type);
+        switch (a.type) {
+        case AttributeProto::FLOAT: p->set_f(0); break;
+        case AttributeProto::INT: p->set_i(0); break;
+        case AttributeProto::STRING: p->set_s(""); break;
+        case AttributeProto::TENSOR: p->mutable_t(); break;
+        case AttributeProto::GRAPH: p->mutable_g(); break;
+        case AttributeProto::FLOATS: p->add_floats(0); break;
+        case AttributeProto::INTS: p->add_ints(0); break;
+        case AttributeProto::STRINGS: p->add_strings(""); break;
+        case AttributeProto::TENSORS: p->add_tensors(); break;
+        case AttributeProto::GRAPHS: p->add_graphs(); break;
+        default: break;
+        }
+    }
+    AttributeProto* extra = probe.add_attribute();
+    extra->set_name("ramiel_probe_attribute");
+    extra->set_type(AttributeProto::INT);
+    extra->set_i(0);
+    bool allowed = false;
+    try {
+        schema.Verify(probe);
+        allowed = true;
+    } catch (const std::exception&) {
+    }
+    cache[&schema] = allowed;
+    return allowed;
+}
+
+std::string join(const std::vector<int64_t>& v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + "]";
+}
+
+// One node's checks. fail() records the first problem; later checks are skipped.
+class NodeChecker {
+public:
+    NodeChecker(const Model& model, const Graph& graph, const Node& node) : model_(model), g_(graph), n_(node) {}
+
+    std::string run()
+    {
+        if (isOnnxDomain(n_.domain)) {
+            checkOnnxSchema();
+        } else if (n_.domain == kRamielDomain) {
+            checkRamielOperator();
+        } else {
+            return {};  // a domain nobody here defines: the runtime refuses it as unsupported
+        }
+        if (problem_.empty())
+            checkRuntimeRules();
+        return problem_;
+    }
+
+private:
+    const Model& model_;
+    const Graph& g_;
+    const Node& n_;
+    std::string problem_;
+
+    bool failed() const { return !problem_.empty(); }
+    void fail(const std::string& rule)
+    {
+        if (problem_.empty())
+            problem_ = "node '" + n_.name + "' (" + (n_.domain.empty() ? "" : n_.domain + ".") + n_.opType + "): " + rule;
+    }
+
+    // --- values
+
+    // The dimensions of input i: an initializer's, or a fully known inferred shape.
+    std::optional<std::vector<int64_t>> dims(size_t i) const
+    {
+        const ValueId v = n_.input(i);
+        if (v == kNone)
+            return std::nullopt;
+        const Value& val = g_.value(v);
+        if (val.initializer)
+            return val.initializer->dims;
+        if (val.type.shape && val.type.shape->isFullyKnown())
+            return val.type.shape->sizes();
+        return std::nullopt;
+    }
+    // Rank of input i, -1 when unknown.
+    int64_t rank(size_t i) const
+    {
+        const ValueId v = n_.input(i);
+        if (v == kNone)
+            return -1;
+        const Value& val = g_.value(v);
+        if (val.initializer)
+            return int64_t(val.initializer->dims.size());
+        return val.type.shape ? int64_t(val.type.shape->rank()) : -1;
+    }
+    // Size of dimension d of input i, -1 when unknown.
+    int64_t dimSize(size_t i, int64_t d) const
+    {
+        const ValueId v = n_.input(i);
+        if (v == kNone || d < 0)
+            return -1;
+        const Value& val = g_.value(v);
+        if (val.initializer)
+            return size_t(d) < val.initializer->dims.size() ? val.initializer->dims[size_t(d)] : -1;
+        if (val.type.shape && size_t(d) < val.type.shape->rank() && val.type.shape->dims[size_t(d)].isKnown())
+            return val.type.shape->dims[size_t(d)].value;
+        return -1;
+    }
+    const Tensor* constant(size_t i) const
+    {
+        const ValueId v = n_.input(i);
+        if (v == kNone || !g_.value(v).initializer || !g_.value(v).initializer->hasData())
+            return nullptr;
+        return g_.value(v).initializer.get();
+    }
+    std::optional<std::vector<int64_t>> constantInts(size_t i) const
+    {
+        const Tensor* t = constant(i);
+        return t ? t->toInt64s() : std::nullopt;
+    }
+    std::string inputName(size_t i) const
+    {
+        const ValueId v = n_.input(i);
+        return v == kNone ? std::string("(omitted)") : "'" + g_.value(v).name + "'";
+    }
+
+    // --- schemas
+
+    void checkOnnxSchema()
+    {
+        const std::string domainName = n_.domain.empty() ? std::string("ONNX") : n_.domain;
+        if (n_.opset <= 0) {
+            fail("the model imports no valid version of the " + domainName + " operator set (opset " +
+                 std::to_string(n_.opset) + ")");
+            return;
+        }
+        const int version = int(std::min<int64_t>(n_.opset, INT_MAX));
+        const OpSchema* schema = onnx::OpSchemaRegistry::Schema(n_.opType, version, n_.domain);
+        if (!schema) {
+            // Unknown to ONNX at any version: not ours to judge (the runtime refuses what it lacks).
+            if (const OpSchema* later = onnx::OpSchemaRegistry::Schema(n_.opType, INT_MAX, n_.domain))
+                fail("the operator does not exist in opset " + std::to_string(n_.opset) + " (" + domainName +
+                     " defines it from opset " + std::to_string(later->since_version()) + ")");
+            return;
+        }
+        // An opset newer than this ONNX release knows: its latest schema may lack
+        // inputs and attributes added since, so only what can't have loosened is checked.
+        const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+        const auto range = known.find(n_.domain);
+        const bool newer = range != known.end() && n_.opset > range->second.second;
+        checkAgainst(*schema, {}, newer);
+    }
+
+    // Arity, empty required inputs and outputs, attributes. `extra`: attributes
+    // beyond the schema's (Ramiel's own), already checked by the caller.
+    // `newer`: the schema may be older than the node's opset: only the minimum
+    // counts and the types of the attributes it defines are checked.
+    void checkAgainst(const OpSchema& schema, const std::set<std::string>& extra, bool newer = false)
+    {
+        auto range = [](int lo, int hi) {
+            if (hi == INT_MAX)
+                return "at least " + std::to_string(lo);
+            if (lo == hi)
+                return std::to_string(lo);
+            return std::to_string(lo) + " to " + std::to_string(hi);
+        };
+        const int ins = int(n_.inputs.size()), outs = int(n_.outputs.size());
+        if (ins < schema.min_input() || (!newer && ins > schema.max_input()))
+            return fail("has " + std::to_string(ins) + (ins == 1 ? " input" : " inputs") + ", the operator takes " +
+                        range(schema.min_input(), schema.max_input()));
+        if (outs < schema.min_output() || (!newer && outs > schema.max_output()))
+            return fail("has " + std::to_string(outs) + (outs == 1 ? " output" : " outputs") +
+                        ", the operator produces " + range(schema.min_output(), schema.max_output()));
+        const auto& formalIn = schema.inputs();
+        for (size_t i = 0; i < n_.inputs.size() && i < formalIn.size(); ++i)
+            if (n_.inputs[i] == kNone && formalIn[i].GetOption() == OpSchema::Single)
+                return fail("input " + std::to_string(i) + " (" + formalIn[i].GetName() +
+                            ") is required but left empty");
+        const auto& formalOut = schema.outputs();
+        for (size_t i = 0; i < n_.outputs.size() && i < formalOut.size(); ++i)
+            if (n_.outputs[i] == kNone && formalOut[i].GetOption() == OpSchema::Single)
+                return fail("output " + std::to_string(i) + " (" + formalOut[i].GetName() +
+                            ") is required but left empty");
+
+        std::set<std::string> seen;
+        for (const Attribute& a : n_.attributes) {
+            if (!seen.insert(a.name).second)
+                return fail("attribute '" + a.name + "' is given twice");
+            if (extra.count(a.name))
+                continue;
+            const auto it = schema.attributes().find(a.name);
+            if (it == schema.attributes().end()) {
+                if (newer || (a.name.size() >= 2 && a.name[0] == '_' && a.name[1] == '_') ||
+                    allowsUncheckedAttributes(schema))
+                    continue;
+                return fail("has attribute '" + a.name + "', which the operator does not define");
+            }
+            if (!kindMatches(a.kind, it->second.type))
+                return fail("attribute '" + a.name + "' is " + kindName(a.kind) + ", the operator needs " +
+                            typeName(it->second.type));
+        }
+        for (const auto& [name, a] : schema.attributes())
+            if (a.required && !newer && !seen.count(name))
+                return fail("lacks the required attribute '" + name + "'");
+    }
+
+    // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus the activation.
+    void checkRamielOperator()
+    {
+        if (n_.opType != kFusedConv)
+            return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
+        const int64_t opset = model_.opsetVersion("");
+        const OpSchema* conv = onnx::OpSchemaRegistry::Schema("Conv", opset > 0 ? int(std::min<int64_t>(opset, INT_MAX)) : 11, "");
+        if (!conv)
+            return fail("no Conv schema to check it against");
+        const Attribute* act = n_.attr("activation");
+        if (!act)
+            return fail("lacks the required attribute 'activation'");
+        if (act->kind != Attribute::Kind::String)
+            return fail("attribute 'activation' is " + std::string(kindName(act->kind)) + ", it needs a string");
+        size_t params = 0;
+        if (act->s == "LeakyRelu")
+            params = 1;
+        else if (act->s == "Clip")
+            params = 2;
+        else if (act->s != "Relu" && act->s != "Sigmoid" && act->s != "HardSwish")
+            return fail("activation '" + act->s + "' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip");
+        const Attribute* p = n_.attr("activation_params");
+        if (p && p->kind != Attribute::Kind::Floats)
+            return fail("attribute 'activation_params' is " + std::string(kindName(p->kind)) + ", it needs floats");
+        const size_t given = p ? p->floats.size() : 0;
+        if (given != params)
+            return fail("activation " + act->s + " takes " + std::to_string(params) + " activation_params, " +
+                        std::to_string(given) + " given");
+        checkAgainst(*conv, {"activation", "activation_params"});
+    }
+
+    // --- what the runtime and the code generators assume
+
+    const Attribute* ints(const char* name) const
+    {
+        const Attribute* a = n_.attr(name);
+        return a && a->kind == Attribute::Kind::Ints ? a : nullptr;
+    }
+
+    void allAtLeast(const char* name, int64_t minimum)
+    {
+        if (const Attribute* a = ints(name))
+            for (int64_t v : a->ints)
+                if (v < minimum)
+                    return fail(std::string(name) + " " + join(a->ints) + ": each must be " +
+                                (minimum == 1 ? "positive" : "at least " + std::to_string(minimum)));
+    }
+
+    void lengthIs(const char* name, size_t want, const char* what)
+    {
+        if (const Attribute* a = ints(name))
+            if (!a->ints.empty() && a->ints.size() != want)
+                fail(std::string(name) + " " + join(a->ints) + " has " + std::to_string(a->ints.size()) +
+                     " values, " + what + " needs " + std::to_string(want));
+    }
+
+    void checkAutoPad()
+    {
+        const Attribute* a = n_.attr("auto_pad");
+        if (a && a->kind == Attribute::Kind::String && a->s != "NOTSET" && a->s != "SAME_UPPER" &&
+            a->s != "SAME_LOWER" && a->s != "VALID")
+            fail("auto_pad '" + a->s + "' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+    }
+
+    // Kernel, strides, dilations, pads: values and lengths for `d` spatial dimensions (-1: unknown).
+    void checkWindow(int64_t d)
+    {
+        allAtLeast("kernel_shape", 1);
+        allAtLeast("strides", 1);
+        allAtLeast("dilations", 1);
+        allAtLeast("pads", 0);
+        checkAutoPad();
+        if (failed() || d < 0)
+            return;
+        const std::string what = "a window over " + std::to_string(d) + " spatial dimensions";
+        lengthIs("kernel_shape", size_t(d), what.c_str());
+        lengthIs("strides", size_t(d), what.c_str());
+        lengthIs("dilations", size_t(d), what.c_str());
+        lengthIs("pads", size_t(2 * d), what.c_str());
+    }
+
+    // Conv, FusedConv, ConvTranspose, QLinearConv: x and w are the input indices.
+    void checkConvolution(size_t x, size_t w, bool transposed)
+    {
+        const int64_t group = n_.attrInt("group", 1);
+        if (group < 1)
+            return fail("group " + std::to_string(group) + " must be positive");
+        const int64_t xRank = rank(x), wRank = rank(w);
+        if (wRank >= 0 && wRank < 3)
+            return fail("weight " + inputName(w) + " has rank " + std::to_string(wRank) +
+                        ", a convolution's weight has at least 3 (out, in, kernel...)");
+        if (xRank >= 0 && xRank < 3)
+            return fail("input " + inputName(x) + " has rank " + std::to_string(xRank) +
+                        ", a convolution's input has at least 3 (batch, channels, spatial...)");
+        if (xRank >= 0 && wRank >= 0 && xRank != wRank)
+            return fail("input " + inputName(x) + " has rank " + std::to_string(xRank) + " but weight " +
+                        inputName(w) + " rank " + std::to_string(wRank));
+        int64_t d = wRank >= 0 ? wRank - 2 : xRank >= 0 ? xRank - 2 : -1;
+        if (d < 0)
+            if (const Attribute* k = ints("kernel_shape"))
+                d = int64_t(k->ints.size());
+        checkWindow(d);
+        if (failed())
+            return;
+        if (transposed && d >= 0) {
+            lengthIs("output_padding", size_t(d), "a convolution over that many dimensions");
+            allAtLeast("output_padding", 0);
+            if (const Attribute* s = ints("output_shape"); s && s->ints.size() < size_t(d))
+                return fail("output_shape " + join(s->ints) + " has fewer than " + std::to_string(d) + " values");
+            if (failed())
+                return;
+        }
+        const auto wDims = dims(w);
+        if (wDims) {
+            if (const Attribute* k = ints("kernel_shape"))
+                for (size_t i = 0; i < k->ints.size() && i + 2 < wDims->size(); ++i)
+                    if (k->ints[i] != (*wDims)[i + 2])
+                        return fail("kernel_shape " + join(k->ints) + " differs from weight " + inputName(w) +
+                                    "'s shape " + join(*wDims));
+            const int64_t outChannels = transposed ? (*wDims)[1] * group : (*wDims)[0];
+            const int64_t inChannels = transposed ? (*wDims)[0] : (*wDims)[1] * group;
+            if (!transposed && (*wDims)[0] % group != 0)
+                return fail("group " + std::to_string(group) + " does not divide the weight's " +
+                            std::to_string((*wDims)[0]) + " output channels");
+            if (transposed && (*wDims)[0] % group != 0)
+                return fail("group " + std::to_string(group) + " does not divide the weight's " +
+                            std::to_string((*wDims)[0]) + " input channels");
+            const int64_t c = dimSize(x, 1);
+            if (c >= 0 && c != inChannels)
+                return fail("input " + inputName(x) + " has " + std::to_string(c) + " channels, weight " +
+                            inputName(w) + " " + join(*wDims) + " with group " + std::to_string(group) + " takes " +
+                            std::to_string(inChannels));
+            const size_t b = n_.opType == "QLinearConv" ? 8 : 2;
+            if (const auto bDims = dims(b); bDims && (bDims->size() != 1 || (*bDims)[0] != outChannels))
+                return fail("bias " + inputName(b) + " has shape " + join(*bDims) + ", the convolution has " +
+                            std::to_string(outChannels) + " output channels");
+        }
+    }
+
+    void checkPool()
+    {
+        const int64_t xRank = rank(0);
+        if (xRank >= 0 && xRank < 3)
+            return fail("input " + inputName(0) + " has rank " + std::to_string(xRank) +
+                        ", pooling needs at least 3 (batch, channels, spatial...)");
+        checkWindow(xRank >= 0 ? xRank - 2 : -1);
+    }
+
+    // Scale, bias, mean and variance: vectors of one value per channel.
+    void checkPerChannel(size_t first, size_t last)
+    {
+        const int64_t xRank = rank(0);
+        if (xRank >= 0 && xRank < 2)
+            return fail("input " + inputName(0) + " has rank " + std::to_string(xRank) +
+                        ", normalization needs at least 2 (batch, channels)");
+        int64_t channels = dimSize(0, 1);
+        for (size_t i = first; i <= last && i < n_.inputs.size(); ++i) {
+            const auto d = dims(i);
+            const int64_t r = rank(i);
+            if (r >= 0 && r != 1)
+                return fail("input " + std::to_string(i) + " " + inputName(i) + " has rank " + std::to_string(r) +
+                            ", it must hold one value per channel (rank 1)");
+            if (!d)
+                continue;
+            if (channels < 0)
+                channels = (*d)[0];
+            else if ((*d)[0] != channels)
+                return fail("input " + std::to_string(i) + " " + inputName(i) + " holds " + std::to_string((*d)[0]) +
+                            " values, the input has " + std::to_string(channels) + " channels");
+        }
+    }
+
+    void checkRange()
+    {
+        for (size_t i = 0; i < 3; ++i)
+            if (const Tensor* t = constant(i); t && t->numel() != 1)
+                return fail("input " + std::to_string(i) + " " + inputName(i) + " holds " + std::to_string(t->numel()) +
+                            " values, Range takes scalars");
+        if (const Tensor* delta = constant(2))
+            if (const auto v = delta->toDoubles(); v && v->size() == 1 && (*v)[0] == 0)
+                fail("the step " + inputName(2) + " is 0");
+    }
+
+    void checkSplit()
+    {
+        std::optional<std::vector<int64_t>> sizes;
+        if (n_.opset < 13) {
+            if (const Attribute* a = ints("split"); a && !a->ints.empty())
+                sizes = a->ints;
+        } else if (n_.input(1) != kNone) {
+            sizes = constantInts(1);
+        }
+        if (!sizes)
+            return;
+        if (sizes->size() != n_.outputs.size())
+            return fail("split " + join(*sizes) + " gives " + std::to_string(sizes->size()) + " sizes for " +
+                        std::to_string(n_.outputs.size()) + " outputs");
+        for (int64_t s : *sizes)
+            if (s < 0)
+                return fail("split " + join(*sizes) + " has a negative size");
+    }
+
+    void checkPad()
+    {
+        std::optional<std::vector<int64_t>> pads;
+        if (n_.opset < 11) {
+            if (const Attribute* a = ints(n_.opset < 2 ? "paddings" : "pads"))
+                pads = a->ints;
+        } else {
+            pads = constantInts(1);
+        }
+        if (!pads)
+            return;
+        const int64_t r = rank(0);
+        if (pads->size() % 2 != 0 || (r >= 0 && int64_t(pads->size()) != 2 * r))
+            fail("pads " + join(*pads) + " has " + std::to_string(pads->size()) + " values, " +
+                 (r >= 0 ? "the input's rank " + std::to_string(r) + " needs " + std::to_string(2 * r)
+                         : std::string("it needs two per dimension")));
+    }
+
+    void checkSlice()
+    {
+        std::vector<std::pair<std::string, std::vector<int64_t>>> lists;
+        if (n_.opset < 10) {
+            for (const char* name : {"starts", "ends", "axes"})
+                if (const Attribute* a = ints(name))
+                    lists.emplace_back(name, a->ints);
+        } else {
+            const char* names[] = {"starts", "ends", "axes", "steps"};
+            for (size_t i = 1; i <= 4; ++i)
+                if (const auto v = constantInts(i))
+                    lists.emplace_back(names[i - 1], *v);
+        }
+        for (const auto& [name, values] : lists) {
+            if (values.size() != lists.front().second.size())
+                return fail(lists.front().first + " " + join(lists.front().second) + " and " + name + " " +
+                            join(values) + " differ in length");
+            if (name == "steps" && std::count(values.begin(), values.end(), 0))
+                return fail("steps " + join(values) + " has a step of 0");
+        }
+    }
+
+    void checkRuntimeRules()
+    {
+        const std::string& op = n_.opType;
+        const bool onnx = n_.domain.empty();
+        if (n_.domain == kRamielDomain && op == kFusedConv)
+            return checkConvolution(0, 1, false);
+        if (!onnx)
+            return;
+        if (op == "Conv")
+            checkConvolution(0, 1, false);
+        else if (op == "ConvTranspose")
+            checkConvolution(0, 1, true);
+        else if (op == "QLinearConv")
+            checkConvolution(0, 3, false);
+        else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool")
+            checkPool();
+        else if (op == "BatchNormalization" && n_.attrInt("spatial", 1) != 0)  // spatial = 0: per activation
+            checkPerChannel(1, 4);
+        else if (op == "InstanceNormalization")
+            checkPerChannel(1, 2);
+        else if (op == "Range")
+            checkRange();
+        else if (op == "Split")
+            checkSplit();
+        else if (op == "Pad")
+            checkPad();
+        else if (op == "Slice")
+            checkSlice();
+        else if (op == "LRN" && n_.attrInt("size", 1) < 1)
+            fail("size " + std::to_string(n_.attrInt("size", 1)) + " must be positive");
+    }
+};
+
+void validateGraph(const Model& model, const Graph& g)
+{
+    for (const Node& n : g.nodes()) {
+        if (const std::string problem = nodeProblem(model, g, n); !problem.empty())
+            throw Error(ErrorKind::InvalidGraph, model.path, problem);
+        for (const Attribute& a : n.attributes) {
+            if (a.g)
+                validateGraph(model, *a.g);
+            for (const auto& sub : a.graphs)
+                if (sub)
+                    validateGraph(model, *sub);
+        }
+    }
+}
+
+}  // namespace
+
+std::string nodeProblem(const Model& model, const Graph& graph, const Node& node)
+{
+    return NodeChecker(model, graph, node).run();
+}
+
+void validateNodes(const Model& model) { validateGraph(model, model.graph); }
+
+}  // namespace ramiel
