@@ -20,6 +20,9 @@ packages=(
   python3-torch python3-torchvision python3-onnx python3-numpy python3-pyflakes
   # GUI tests under a virtual display, screenshots
   xvfb xauth imagemagick
+  # packaging: man pages (help2man) and icons (rsvg-convert) made at build time;
+  # cpack -G DEB (dpkg-shlibdeps); the package test's validators; lintian
+  help2man librsvg2-bin dpkg-dev desktop-file-utils appstream shared-mime-info lintian
   # npm fetches ONNX Runtime (onnxruntime-node) over https for the tests and benchmarks
   ca-certificates
 )

@@ -9,7 +9,9 @@ cmake_minimum_required(VERSION 3.25)
 set(missing "")
 
 # name=Debian package
-set(programs /usr/bin/python3=python3 xvfb-run=xvfb xauth=xauth node=nodejs c++=g++ cmake=cmake)
+set(programs /usr/bin/python3=python3 xvfb-run=xvfb xauth=xauth node=nodejs c++=g++ cmake=cmake
+             dpkg-shlibdeps=dpkg-dev desktop-file-validate=desktop-file-utils appstreamcli=appstream
+             update-mime-database=shared-mime-info)
 foreach(entry IN LISTS programs)
   string(REPLACE "=" ";" pair "${entry}")
   list(GET pair 0 name)

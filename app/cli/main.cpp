@@ -1,17 +1,40 @@
 // ramiel: the command-line tool. Subcommands live in *_command.cpp.
 #include "commands.h"
 
+#include "core/layout/dot_layout.h"
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
 #include "core/util/error.h"
 #include "core/util/version.h"
 
 #include <iostream>
+#include <string>
 #include <vector>
+
+namespace {
+
+// `ramiel --version`: Ramiel's version (the CMake project's), then the versions of
+// the libraries actually in use. libtorch's comes from the runtime module, which
+// this loads (about a second); the CLI does not use Qt.
+std::string versionText()
+{
+    std::string torch;
+    try {
+        torch = ramiel::runtime().description();
+    } catch (const ramiel::Error& e) {
+        torch = std::string("libtorch not loaded (") + e.what() + ")";
+    }
+    return std::string("ramiel ") + ramiel::kVersion + "\nONNX " + ramiel::onnxVersion() + ", Graphviz " +
+           ramiel::graphvizVersion() + ", " + torch;
+}
+
+}  // namespace
 
 int main(int argc, char** argv)
 {
     CLI::App app{"Ramiel: find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores.",
                  "ramiel"};
-    app.set_version_flag("--version", std::string("ramiel ") + ramiel::kVersion);
+    app.set_version_flag("--version", versionText);
     app.require_subcommand(1);
     app.footer("Run 'ramiel COMMAND --help' for a command's options. Exit codes: 0 ok, 1 internal error, "
                "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported, 8 run-time error.");

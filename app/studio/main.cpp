@@ -9,6 +9,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QIcon>
 #include <QScreen>
 #include <QSettings>
 #include <QTimer>
@@ -34,6 +35,9 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("Ramiel"));
     QApplication::setApplicationName(QStringLiteral("Ramiel Studio"));
     QApplication::setApplicationVersion(QString::fromLatin1(ramiel::kVersion));
+    // The installed launcher and icon (packaging/): window managers match the window to them.
+    QApplication::setDesktopFileName(QStringLiteral("ramiel-studio"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("ramiel-studio")));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Ramiel Studio: see and exploit the task parallelism of ONNX models."));

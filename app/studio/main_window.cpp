@@ -17,6 +17,7 @@
 #include "views/tuning_panel.h"
 
 #include "core/layout/dot_layout.h"
+#include "core/onnx/onnx_import.h"
 #include "core/util/version.h"
 
 #include <QAction>
@@ -557,12 +558,13 @@ void MainWindow::showAbout()
                           "<p>Find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores: "
                           "critical-path linear clustering, merging, cloning and hyperclustering, simulated and run "
                           "on libtorch.</p>"
-                          "<p>Qt %2 (run time %3), Graphviz %4; ONNX import with ONNX's own checker and "
+                          "<p>Qt %2 (run time %3), Graphviz %4; ONNX import with ONNX %5's own checker and "
                           "shape inference; runs on libtorch (loaded on the first run).</p>"
                           "<p>Shortcuts: Open Ctrl+O, Find Ctrl+F, Zoom Ctrl+= / Ctrl+-, Fit Ctrl+0, "
                           "Run Ctrl+R, Export Ctrl+E.</p>")
                            .arg(QString::fromLatin1(ramiel::kVersion), QStringLiteral(QT_VERSION_STR),
-                                QString::fromLatin1(qVersion()), QString::fromStdString(graphvizVersion())));
+                                QString::fromLatin1(qVersion()), QString::fromStdString(graphvizVersion()),
+                                QString::fromStdString(onnxVersion())));
 }
 
 }  // namespace ramiel::studio

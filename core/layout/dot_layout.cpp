@@ -58,7 +58,17 @@ LayoutEdge arc(const LayoutInput& input, const Layout& layout, int from, int to)
 
 }  // namespace
 
-std::string graphvizVersion() { return PACKAGE_VERSION; }
+std::string graphvizVersion()
+{
+    // The loaded library's own version (gvcVersion), not the header's PACKAGE_VERSION.
+    static const std::string version = [] {
+        std::lock_guard<std::mutex> lock(graphvizMutex());
+        std::unique_ptr<GVC_t, int (*)(GVC_t*)> gvc(gvContext(), gvFreeContext);
+        const char* v = gvc ? gvcVersion(gvc.get()) : nullptr;
+        return std::string(v ? v : PACKAGE_VERSION);
+    }();
+    return version;
+}
 
 std::vector<bool> edgesForDot(const LayoutInput& input)
 {

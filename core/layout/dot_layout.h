@@ -45,7 +45,7 @@ struct Layout {
 // input.maxRankCrossings; then the longest are left out. By edge index.
 std::vector<bool> edgesForDot(const LayoutInput& input);
 
-// The Graphviz library's version ("2.42.2").
+// The loaded Graphviz library's version ("2.43.0"), from gvcVersion().
 std::string graphvizVersion();
 
 // Runs dot. Graphviz is not thread-safe, so calls are serialized; any thread

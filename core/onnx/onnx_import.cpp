@@ -6,6 +6,7 @@
 #include "core/util/error.h"
 #include "core/util/text.h"
 
+#include <onnx/common/version.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
@@ -589,6 +590,8 @@ Model loadOnnxFromBytes(std::string_view bytes, const std::string& displayName, 
 {
     return convert(bytes, displayName, baseDir, options);
 }
+
+std::string onnxVersion() { return onnx::LAST_RELEASE_VERSION; }
 
 Model loadOnnx(const std::string& path, const ImportOptions& options)
 {

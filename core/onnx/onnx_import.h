@@ -24,6 +24,9 @@ struct ImportOptions {
     bool loadExternalData = true;
 };
 
+// The ONNX library's version ("1.12.0"), from its version header.
+std::string onnxVersion();
+
 // Loads the model at `path`.
 Model loadOnnx(const std::string& path, const ImportOptions& options = {});
 
