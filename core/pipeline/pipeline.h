@@ -1,7 +1,7 @@
 // From an .onnx file to a plan, one stage a function; the CLI and Ramiel
-// Studio call these and nothing below them:
+// Studio call these instead of stringing the stages together themselves:
 //
-//   source   = readModel(path, options)          import, checks, shape inference, input sizes
+//   source   = readModel(path, shapes)           import, checks, shape inference, input sizes
 //   prepared = prepare(source, options)          graph passes, topology, machine constants, static costs
 //   costs    = costTable(prepared, settings)     static, a measured-cost file, or a run's profile
 //   planned  = plan(prepared, settings, costs)   schedule, simulation, validation, what the views draw
