@@ -39,12 +39,19 @@ std::shared_ptr<const PlannedModel> planWith(std::shared_ptr<const PreparedModel
     return pipeline::plan(prepared, settings, pipeline::costTable(*prepared, costs, profile));
 }
 
+// Pass names as a --passes list ("none" first, so an empty choice runs nothing).
+std::string passList(const std::vector<std::string>& names)
+{
+    std::string list = "none";
+    for (const std::string& n : names)
+        list += "," + n;
+    return list;
+}
+
 pipeline::PrepareOptions prepareOptions(const std::vector<std::string>& passNames, const QString& machineFile)
 {
     pipeline::PrepareOptions o;
-    o.passes = "none";
-    for (const std::string& n : passNames)
-        o.passes += "," + n;
+    o.passes = passList(passNames);
     o.machineFile = machineFile.toStdString();
     return o;
 }
@@ -106,10 +113,7 @@ void StudioSession::setInputShapes(const std::vector<std::string>& inputShapes)
 
 void StudioSession::setPasses(const std::vector<std::string>& names)
 {
-    std::string list = "none";
-    for (const std::string& n : names)
-        list += "," + n;
-    const std::vector<std::string> effective = passes::parsePassList(list);
+    const std::vector<std::string> effective = passes::parsePassList(passList(names));
     if (effective == passes_)
         return;
     passes_ = effective;
