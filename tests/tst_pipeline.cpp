@@ -164,7 +164,8 @@ private Q_SLOTS:
         const Plan plan = planSchedule(p, "linear");
         QCOMPARE(planned->plan.schedule.owner, plan.schedule.owner);
         QCOMPARE(planned->plan.simulation.makespan, plan.simulation.makespan);
-        QCOMPARE(planned->threadsPerWorker, threadsPerWorker(plan, *costs.table, 2));
+        const std::vector<int> threads = threadsPerWorker(plan, *costs.table, 2);
+        QCOMPARE(planned->plan.schedule.workerThreads, std::vector<int32_t>(threads.begin(), threads.end()));
         QCOMPARE(planned->loads, clusterLoads(plan.schedule, *costs.table));
         // The per-node maps agree with the schedule.
         for (size_t i = 0; i < plan.schedule.instanceCount(); ++i)

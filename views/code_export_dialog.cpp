@@ -29,7 +29,6 @@ CodegenResult exportCode(const PlannedModel& analysis, CodeLanguage language, co
     request.model = &p.model;
     request.topo = &p.topo;
     request.schedule = &analysis.plan.schedule;
-    request.threadsPerWorker = analysis.threadsPerWorker;
     request.language = language;
     request.outputDir = dir.toStdString();
     std::string passes;

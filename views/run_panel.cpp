@@ -140,7 +140,7 @@ void RunPanel::start()
             model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
             std::unique_ptr<Executor> serial = model->serialExecutor(1);
             std::unique_ptr<Executor> parallel =
-                model->parallelExecutor(analysis->plan.schedule, analysis->threadsPerWorker);
+                model->parallelExecutor(analysis->plan.schedule);
             serial->run();  // warm-up: first-touch allocations, oneDNN primitive creation
             parallel->run();
             std::vector<std::vector<double>> perNode(nodes);

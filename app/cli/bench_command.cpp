@@ -7,13 +7,16 @@
 
 #include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"
+#include "core/pipeline/run_config.h"
 #include "core/report/schedule_json.h"
 #include "core/runtime/profiling.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -26,6 +29,7 @@ constexpr int kBlock = 3;  // timed runs per turn of a configuration
 
 struct BenchOptions {
     PlanOptions plan;
+    std::string config;  // a run configuration (ramiel tune -o) to time instead of planning
     int runs = 20;
     bool sameProcess = false;  // time every configuration in this process (they disturb each other)
 };
@@ -35,7 +39,7 @@ struct ProfileOptions {
     std::string output;
     int batch = 1;
     int threads = 1;
-    int threaded = 0;  // > 1: also measure on this many threads
+    std::vector<int> threaded;  // also measure on each of these thread counts
     int runs = 10;
 };
 
@@ -52,22 +56,13 @@ double quantile(std::vector<double> v, double q)
     return v.empty() ? 0 : v[std::min(v.size() - 1, size_t(q * double(v.size() - 1) + 0.5))];
 }
 
-void progress(int done, int total)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    const int width = 30, filled = total ? done * width / total : width;
-    std::fprintf(stderr, "\r  [%s%s] %d/%d runs", std::string(size_t(filled), '#').c_str(),
-                 std::string(size_t(width - filled), ' ').c_str(), done, total);
-    if (done == total)
-        std::fprintf(stderr, "\r%60s\r", "");
-    std::fflush(stderr);
-}
+void progress(int done, int total) { showProgress("runs", done, total); }
 
 // The configurations bench times: serial on 1 and P threads, the planned
 // schedule, and the hybrid when it applies.
 struct Configurations {
-    std::shared_ptr<const pipeline::PlannedModel> parallel, hybrid;
+    std::shared_ptr<const pipeline::PlannedModel> parallel, hybrid;  // null with --config
+    std::optional<Schedule> configured;                               // --config's schedule
     std::string costSource;
     double soloPrediction = 0;  // the parallel schedule simulated with costs measured alone
     double parallelSimulated = 0;
@@ -92,7 +87,7 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
     c.soloPrediction = c.parallelSimulated = c.parallel->plan.simulation.makespan;
     compiled.setInputs(compiled.randomInputs(settings.batch, 1));
     std::unique_ptr<Executor> parallelExecutor =
-        compiled.parallelExecutor(c.parallel->plan.schedule, c.parallel->threadsPerWorker);
+        compiled.parallelExecutor(c.parallel->plan.schedule);
     if (measured && c.parallel->plan.schedule.clusters.size() > 1) {
         // Costs in context: each node timed where the parallel schedule runs it, beside the other
         // workers. The simulation of that schedule and the hybrid's planning use them.
@@ -104,27 +99,45 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
     c.hybrid = pipeline::plan(prepared, hybrid, costs, false);
     c.costSource = costs.table->source();
 
-    const std::vector<int>& threads = c.parallel->threadsPerWorker;
+    const std::vector<int32_t>& threads = c.parallel->plan.schedule.workerThreads;
     c.series = {{"serial", 1, 1, {}},
                 {"serial", P, 1, {}},
                 // A plan with one worker is not parallel: it is named for what it is.
                 {c.parallel->plan.schedule.clusters.size() > 1 ? "parallel" : "one worker",
                  *std::max_element(threads.begin(), threads.end()), int(c.parallel->plan.schedule.clusters.size()),
                  {}}};
-    c.timed = {{"serial on 1 thread", 1, nullptr, {}},
-               {"serial on " + std::to_string(P) + " threads", P, nullptr, {}},
-               {"the parallel schedule", 1, &c.parallel->plan.schedule, threads}};
+    c.timed = {{"serial on 1 thread", 1, nullptr},
+               {"serial on " + std::to_string(P) + " threads", P, nullptr},
+               {"the parallel schedule", 1, &c.parallel->plan.schedule}};
     if (c.hybrid->plan.hybrid.applied()) {
         c.series.push_back({"hybrid", P, int(c.hybrid->plan.schedule.clusters.size()), {}});
-        c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule, c.hybrid->threadsPerWorker});
+        c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule});
     }
     if (sameProcess) {
         c.executors.push_back(compiled.serialExecutor(1));
         c.executors.push_back(compiled.serialExecutor(P));
         c.executors.push_back(std::move(parallelExecutor));
         if (c.hybrid->plan.hybrid.applied())
-            c.executors.push_back(compiled.parallelExecutor(c.hybrid->plan.schedule, c.hybrid->threadsPerWorker));
+            c.executors.push_back(compiled.parallelExecutor(c.hybrid->plan.schedule));
     }
+    return c;
+}
+
+// With --config: serial on 1 and P threads and the configuration.
+Configurations configuredConfigurations(const pipeline::RunConfig& config, const pipeline::PreparedModel& prepared,
+                                        const std::string& file)
+{
+    Configurations c;
+    const int P = config.settings.cores();
+    c.costSource = "no";
+    c.configured = pipeline::scheduleFor(config, prepared, file);
+    c.series = {{"serial", 1, 1, {}}, {"serial", P, 1, {}}};
+    c.timed = {{"serial on 1 thread", 1, nullptr}, {"serial on " + std::to_string(P) + " threads", P, nullptr}};
+    if (config.serial() && (config.serialThreads == 1 || config.serialThreads == P))
+        return c;
+    const Schedule& s = *c.configured;
+    c.series.push_back({config.title(), s.maxThreads(), int(s.clusters.size()), {}});
+    c.timed.push_back({config.label(), 1, &*c.configured});
     return c;
 }
 
@@ -168,6 +181,8 @@ void timeInTurns(Configurations& c, int runs)
 
 double simulatedFor(const Configurations& c, const Series& s)
 {
+    if (!c.parallel)
+        return std::nan("");
     return s.name == "hybrid" ? c.hybrid->plan.simulation.makespan : c.parallelSimulated;
 }
 
@@ -211,26 +226,28 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
         if (s.name != "serial") {
             row["speedup_vs_serial_1t"] = serial1 / median(s.seconds);
             row["speedup_vs_best_serial"] = best / median(s.seconds);
-            row["simulated_ms"] = simulatedFor(c, s) * 1e3;
+            if (c.parallel)
+                row["simulated_ms"] = simulatedFor(c, s) * 1e3;
         }
-        if (&s == &c.series[2])  // the planned schedule
+        if (c.parallel && &s == &c.series[2])  // the planned schedule
             row["simulated_solo_costs_ms"] = c.soloPrediction * 1e3;
         runs.push_back(row);
     }
-    std::cout << nlohmann::json{{"schema", "ramiel.bench/1"},
-                                {"model", prepared.path},
-                                {"algorithm", settings.algorithm},
-                                {"workers", settings.cores()},
-                                {"batch", settings.batch},
-                                {"degree", settings.degree},
-                                {"cost_source", c.costSource},
-                                {"runs_each", runsEach},
-                                {"isolation", sameProcess ? "same process" : "own process"},
-                                {"speedup_bound", c.parallel->bound},
-                                {"hybrid", hybridJson(c.hybrid->plan.hybrid)},
-                                {"runs", runs}}
-                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    nlohmann::json j = {{"schema", "ramiel.bench/1"},
+                        {"model", prepared.path},
+                        {"algorithm", settings.algorithm},
+                        {"workers", settings.cores()},
+                        {"batch", settings.batch},
+                        {"degree", settings.degree},
+                        {"cost_source", c.costSource},
+                        {"runs_each", runsEach},
+                        {"isolation", sameProcess ? "same process" : "own process"},
+                        {"runs", runs}};
+    if (c.parallel) {
+        j["speedup_bound"] = c.parallel->bound;
+        j["hybrid"] = hybridJson(c.hybrid->plan.hybrid);
+    }
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::PlanSettings& settings,
@@ -251,12 +268,21 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
         if (s.name == "serial")
             continue;
         const double t = median(s.seconds), simulated = simulatedFor(c, s);
+        if (!c.parallel) {
+            std::cout << "  " << s.name << " (" << s.workers << " worker" << (s.workers == 1 ? "" : "s")
+                      << ", up to " << s.threads << " thread" << (s.threads == 1 ? "" : "s") << " each): "
+                      << formatFixed(serial1 / t, 2) << "x over serial 1 thread, " << formatFixed(best / t, 2)
+                      << "x over the best serial\n";
+            continue;
+        }
         std::cout << "  " << s.name << " (" << settings.algorithm << ", P = " << settings.cores()
                   << ", d = " << settings.degree << "): " << formatFixed(serial1 / t, 2)
                   << "x over serial 1 thread (inter-op bound " << formatFixed(c.parallel->bound, 2) << "x), "
                   << formatFixed(best / t, 2) << "x over the best serial; simulated " << formatSeconds(simulated)
                   << " (" << formatFixed(100.0 * (simulated - t) / t, 1) << "%)\n";
     }
+    if (!c.hybrid)
+        return;
     if (settings.costs == "measured")
         std::cout << "  (simulated with per-node costs measured inside the parallel run; with costs measured "
                      "alone the parallel schedule simulates at "
@@ -281,12 +307,31 @@ Command addBenchCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "bench", "Time serial (1 and P intra-op threads) against the parallel schedule, interleaved; medians and speedups");
     addPlanOptions(sub, o);
+    sub->add_option("--config", opts->config,
+                    "Time this run configuration ('ramiel tune -o FILE') against serial on 1 and P threads, "
+                    "instead of planning; its passes, batch and P replace the options");
     sub->add_option("--runs", opts->runs, "Timed runs of each configuration")->capture_default_str()->check(CLI::PositiveNumber);
     sub->add_flag("--same-process", opts->sameProcess,
                   "Time every configuration in this process instead of each in its own (they disturb each other: "
                   "for comparison only)");
     return {sub, [opts] {
-                const PlanOptions& o = opts->plan;
+                PlanOptions o = opts->plan;
+                if (!opts->config.empty()) {
+                    if (opts->sameProcess)
+                        throw Error(ErrorKind::Usage, opts->config, "--config times in own processes only");
+                    const pipeline::RunConfig config = pipeline::readRunConfig(opts->config);
+                    o.model.prepare = pipeline::prepareOptionsOf(config, o.model.prepare);
+                    o.settings = config.settings;
+                    const auto prepared = prepareModel(o.model);
+                    Configurations c = configuredConfigurations(config, *prepared, opts->config);
+                    c.costSource = "configuration " + opts->config + ", no";
+                    timeInOwnProcesses(c, o.model, o.settings.batch, opts->runs);
+                    if (o.json)
+                        printBenchJson(*prepared, o.settings, c, opts->runs, false);
+                    else
+                        printBenchText(*prepared, o.settings, c, opts->runs, false);
+                    return 0;
+                }
                 const auto prepared = prepareModel(o.model);
                 const auto compiled = runtime().compile(prepared->model);
                 Configurations c = planConfigurations(prepared, o.settings, *compiled, opts->sameProcess);
@@ -313,7 +358,9 @@ Command addProfileCommand(CLI::App& app)
     sub->add_option("--threads", o->threads, "Intra-op threads (default 1: what each parallel worker uses)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--threaded", o->threaded,
-                    "Also measure every node on this many intra-op threads (for hybrid schedules: ramiel cluster --hybrid)")
+                    "Also measure every node on each of these intra-op thread counts, e.g. 2,4 (for thread-aware "
+                    "plans: hybrid schedules, workers with several threads)")
+        ->delimiter(',')
         ->check(CLI::Range(2, 1024));
     sub->add_option("--runs", o->runs, "Timed runs")->capture_default_str()->check(CLI::PositiveNumber);
     return {sub, [o] {
@@ -322,10 +369,10 @@ Command addProfileCommand(CLI::App& app)
                 compiled->setInputs(compiled->randomInputs(o->batch, 1));
                 const int threads = o->threads;
                 const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);
-                MeasuredCosts threaded;
-                if (o->threaded > 1)
-                    threaded = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, o->threaded);
-                writeMeasuredCosts(o->output, model.graph, m, o->threaded > 1 ? &threaded : nullptr);
+                std::vector<MeasuredCosts> threaded;
+                for (int k : o->threaded)
+                    threaded.push_back(profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, k));
+                writeMeasuredCosts(o->output, model.graph, m, threaded);
                 double sum = 0;
                 for (double s : m.nodeSeconds)
                     sum += s;
@@ -333,8 +380,8 @@ Command addProfileCommand(CLI::App& app)
                           << formatSeconds(m.medianTotal) << " (" << threads << " thread" << (threads == 1 ? "" : "s")
                           << ", batch " << o->batch << ", " << o->runs << " runs); node medians sum to "
                           << formatSeconds(sum);
-                if (o->threaded > 1)
-                    std::cout << "; on " << o->threaded << " threads, median run " << formatSeconds(threaded.medianTotal);
+                for (const MeasuredCosts& t : threaded)
+                    std::cout << "; on " << t.threads << " threads, median run " << formatSeconds(t.medianTotal);
                 std::cout << "\n  wrote " << o->output << "\n";
                 return 0;
             }};

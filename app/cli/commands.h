@@ -23,6 +23,7 @@ Command addProfileCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 Command addOptimizeCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
+Command addTuneCommand(CLI::App& app);
 // Not listed in the help: the process `ramiel bench` times one configuration in.
 Command addTimeWorkerCommand(CLI::App& app);
 

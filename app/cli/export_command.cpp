@@ -5,13 +5,16 @@
 #include "format.h"
 
 #include "core/codegen/codegen.h"
+#include "core/pipeline/run_config.h"
 #include "core/schedule/scheduler.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 
 namespace ramiel::cli {
 
@@ -19,6 +22,7 @@ namespace {
 
 struct ExportOptions {
     PlanOptions plan;
+    std::string config;  // a run configuration (ramiel tune -o) instead of planning
     std::string language;
     std::string outputDir;
     std::string commandLine;
@@ -35,29 +39,50 @@ Command addExportCommand(CLI::App& app)
     addPlanOptions(sub, o);
     sub->add_option("--lang", opts->language, "python or cpp")->required()->check(CLI::IsMember({"python", "cpp"}));
     sub->add_option("-o,--output", opts->outputDir, "The folder to write (created if missing)")->required();
+    sub->add_option("--config", opts->config,
+                    "Generate code for this run configuration ('ramiel tune -o FILE') instead of planning; its "
+                    "passes, batch, schedule and threads replace the options");
     return {sub, [opts] {
-                const PlanOptions& o = opts->plan;
+                PlanOptions o = opts->plan;
                 const CodeLanguage language = codeLanguageFromName(opts->language);
+                std::optional<pipeline::RunConfig> config;
+                if (!opts->config.empty()) {
+                    config = pipeline::readRunConfig(opts->config);
+                    o.model.prepare = pipeline::prepareOptionsOf(*config, o.model.prepare);
+                    o.settings = config->settings;
+                    o.settings.hybrid = false;  // its schedule says which nodes use more threads
+                }
                 const pipeline::PlanSettings& s = o.settings;
                 if (s.hybrid)
                     throw Error(ErrorKind::Usage, {}, "--hybrid: the generated code runs each worker on a fixed "
                                                       "thread count; hybrid schedules run in 'ramiel bench' (plan one with 'ramiel cluster --hybrid')");
                 const auto prepared = prepareModel(o.model);
-                pipeline::Costs costs = pipeline::costTable(*prepared, s);
-                warnMissingCosts(costs);
-                const auto planned = pipeline::plan(prepared, s, std::move(costs), false);
-                const Plan& plan = planned->plan;
-                const int workers = planned->problem.workers;
+                Schedule schedule;
+                if (config) {
+                    schedule = pipeline::scheduleFor(*config, *prepared, opts->config);
+                    if (!schedule.threads.empty() &&
+                        std::any_of(schedule.threads.begin(), schedule.threads.end(), [](int32_t t) { return t > 0; }))
+                        throw Error(ErrorKind::Usage, opts->config,
+                                    "the configuration (" + config->label() +
+                                        ") gives single nodes their own thread counts, which the generated code "
+                                        "does not do yet (tune with --no-node-threads for one it can)");
+                } else {
+                    pipeline::Costs costs = pipeline::costTable(*prepared, s);
+                    warnMissingCosts(costs);
+                    schedule = pipeline::plan(prepared, s, std::move(costs), false)->plan.schedule;
+                }
+                const Plan plan{schedule};
+                const int workers = int(schedule.clusters.size());
                 CodegenRequest request;
                 request.model = &prepared->model;
                 request.topo = &prepared->topo;
                 request.schedule = &plan.schedule;
-                request.threadsPerWorker = planned->threadsPerWorker;
                 request.language = language;
                 request.outputDir = opts->outputDir;
                 request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
-                                  " -p " + std::to_string(workers) + " -b " + std::to_string(s.batch) + " -d " +
-                                  std::to_string(s.degree) + " --algo " + s.algorithm;
+                                  (config ? " --config " + opts->config
+                                          : " -p " + std::to_string(s.cores()) + " -b " + std::to_string(s.batch) +
+                                                " -d " + std::to_string(s.degree) + " --algo " + s.algorithm);
                 const CodegenResult r = generateCode(request);
                 if (o.json) {
                     nlohmann::json files = nlohmann::json::array();

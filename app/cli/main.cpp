@@ -49,6 +49,7 @@ int main(int argc, char** argv)
         ramiel::cli::addCalibrateCommand(app),
         ramiel::cli::addOptimizeCommand(app),
         ramiel::cli::addExportCommand(app),
+        ramiel::cli::addTuneCommand(app),
         ramiel::cli::addTimeWorkerCommand(app),
     };
 

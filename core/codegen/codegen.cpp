@@ -253,7 +253,8 @@ Program buildProgram(const CodegenRequest& request)
                     steps.push_back(pub);
                 }
         }
-        p.threads.push_back(c < request.threadsPerWorker.size() ? std::max(1, request.threadsPerWorker[c]) : 1);
+        const auto& workerThreads = request.schedule->workerThreads;
+        p.threads.push_back(c < workerThreads.size() ? std::max(1, int(workerThreads[c])) : 1);
     }
 
     for (ValueId v : g.outputs()) {

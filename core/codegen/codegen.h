@@ -20,8 +20,7 @@ CodeLanguage codeLanguageFromName(const std::string& name);
 struct CodegenRequest {
     const Model* model = nullptr;
     const Topology* topo = nullptr;
-    const Schedule* schedule = nullptr;
-    std::vector<int> threadsPerWorker;  // intra-op threads of each cluster's worker (empty: 1 each)
+    const Schedule* schedule = nullptr;  // its workerThreads: each worker's intra-op threads
     CodeLanguage language = CodeLanguage::Python;
     std::string outputDir;  // created if missing
     std::string command;    // the command line that made the code, for the header comment

@@ -124,14 +124,13 @@ nlohmann::json requestJson(const TimingRequest& r, const TimedConfiguration& c)
 {
     nlohmann::json j = {{"model", r.model},
                         {"shapes", r.prepare.shapes},
-                        {"passes", r.prepare.passes},
+                        {"passes", c.passes.empty() ? r.prepare.passes : c.passes},
                         {"batch", r.batch},
                         {"seed", r.seed},
                         {"label", c.label},
                         {"threads", c.threads}};
     if (c.schedule) {
         j["schedule"] = scheduleToJson(*c.schedule);
-        j["threads_per_worker"] = c.threadsPerWorker;
     }
     return j;
 }
@@ -158,7 +157,8 @@ struct ScratchFolder {
 std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request,
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
-                                                    int block, const std::function<void(int, int)>& progress)
+                                                    int block, const std::function<void(int, int)>& progress,
+                                                    const std::function<bool()>& stop)
 {
     // A worker that dies must be an error here, not a signal that ends this process.
     struct sigaction ignore {}, previous{};
@@ -177,8 +177,9 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
         std::vector<std::string> command = workerCommand;
         command.push_back(file);
         workers.push_back(std::make_unique<WorkerProcess>(command, configurations[k].label));
-        workers.back()->expect("ready");  // one at a time: loading and warming up are not timed
     }
+    for (auto& w : workers)
+        w->expect("ready");  // loading and warming up are not timed
     std::vector<std::vector<double>> seconds(configurations.size());
     const int total = runs * int(configurations.size());
     int done = 0;
@@ -194,6 +195,8 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
             if (progress)
                 progress(done, total);
         }
+        if (stop && turn + block < runs && stop())
+            break;
     }
     return seconds;
 }
@@ -220,7 +223,7 @@ int serveTimings(const std::string& requestFile)
         const Validation v = validate(s, topo);
         if (!v.valid)
             throw Error(ErrorKind::Usage, requestFile, "the schedule is not valid: " + v.problems.front());
-        executor = compiled->parallelExecutor(s, j.at("threads_per_worker").get<std::vector<int>>());
+        executor = compiled->parallelExecutor(s);
     } else {
         executor = compiled->serialExecutor(j.at("threads").get<int>());
     }

@@ -28,23 +28,26 @@ struct TimingRequest {
 };
 
 // One configuration: serial on `threads` intra-op threads, or `schedule` on
-// one worker per cluster with `threadsPerWorker`.
+// one worker per cluster (with the schedule's worker threads).
 struct TimedConfiguration {
     std::string label;
     int threads = 1;
     const Schedule* schedule = nullptr;
-    std::vector<int> threadsPerWorker;
+    std::string passes;  // empty: the request's
 };
 
 // Starts one worker per configuration (`workerCommand` plus a request file:
-// the program and the arguments that make it serve), then times them in
-// turns of `block` runs until each has `runs`. Seconds by configuration.
-// `progress(done, total)` after each timed run. Throws Error(Runtime) when a
-// worker fails (its own error goes to stderr).
+// the program and the arguments that make it serve; they load side by side,
+// untimed), then times them in turns of `block` runs until each has `runs`,
+// or until `stop()` says so after a whole turn. Seconds by configuration.
+// `progress(done, total)` after each timed run (it may throw to abandon the
+// timing; the workers are stopped). Throws Error(Runtime) when a worker fails
+// (its own error goes to stderr).
 std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request,
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
-                                                    int block, const std::function<void(int, int)>& progress = {});
+                                                    int block, const std::function<void(int, int)>& progress = {},
+                                                    const std::function<bool()>& stop = {});
 
 // The worker's side: serves the request file until told to quit. Returns the exit code.
 int serveTimings(const std::string& requestFile);

@@ -144,7 +144,6 @@ std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> pr
     const Graph& graph = prepared->model.graph;
     p->problem = problemOf(*prepared, table, settings);
     p->plan = planSchedule(p->problem, settings.algorithm, gantt);
-    p->threadsPerWorker = threadsPerWorker(p->plan, table, p->problem.workers);
     p->loads = clusterLoads(p->plan.schedule, table);
     const double lowerBound = std::max(p->plan.span, p->plan.work / p->problem.workers);
     p->bound = lowerBound > 0 ? p->plan.simulation.serial / lowerBound : 0;

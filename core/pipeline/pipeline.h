@@ -79,7 +79,6 @@ struct PlannedModel {
     Costs costs;
     SchedulingProblem problem;   // points into `prepared` and `costs`
     Plan plan;
-    std::vector<int> threadsPerWorker;  // intra-op threads each worker runs with
     std::vector<double> nodeSeconds;    // by node id at one sample: the costs in use (NaN: unknown)
     GraphMetrics metrics;               // with those costs
     std::vector<double> loads;          // by cluster

@@ -47,8 +47,8 @@ nlohmann::json planToJson(const Graph& g, const SchedulingProblem& p, const Plan
         for (InstanceId i : s.clusters[c]) {
             nlohmann::json item = instanceJson(i);
             item["clone"] = s.isClone(c, i);
-            if (s.threadsOf(i) > 1)
-                item["intra_op_threads"] = s.threadsOf(i);
+            if (s.threadsOf(c, i) > 1)
+                item["intra_op_threads"] = s.threadsOf(c, i);
             items.push_back(item);
         }
         clusters.push_back({{"index", c},

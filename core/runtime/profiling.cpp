@@ -47,7 +47,7 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
 }
 
 void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
-                        const MeasuredCosts* threaded)
+                        const std::vector<MeasuredCosts>& threaded)
 {
     auto byName = [&](const MeasuredCosts& m) {
         nlohmann::json nodes = nlohmann::json::object();
@@ -57,11 +57,14 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
     };
     nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
                         {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", byName(costs)}};
-    if (threaded)
-        j["threaded"] = {{"threads", threaded->threads},
-                         {"runs", threaded->runs},
-                         {"median_total", threaded->medianTotal},
-                         {"nodes", byName(*threaded)}};
+    if (!threaded.empty()) {
+        j["threaded"] = nlohmann::json::array();
+        for (const MeasuredCosts& t : threaded)
+            j["threaded"].push_back({{"threads", t.threads},
+                                     {"runs", t.runs},
+                                     {"median_total", t.medianTotal},
+                                     {"nodes", byName(t)}});
+    }
     writeFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 

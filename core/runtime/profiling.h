@@ -27,10 +27,10 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
                               int warmup = 2);
 
 // {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}},
-// and with `threaded` (the same batch on more intra-op threads) "threaded": {"threads",
-// "runs", "median_total", "nodes"}, which hybrid schedules plan with.
+// and with `threaded` (the same batch on more intra-op threads) "threaded": [{"threads",
+// "runs", "median_total", "nodes"}, ...], which thread-aware plans use.
 void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
-                        const MeasuredCosts* threaded = nullptr);
+                        const std::vector<MeasuredCosts>& threaded = {});
 
 double median(std::vector<double> values);
 

@@ -47,11 +47,11 @@ public:
 
     // One thread running nodes in topological order, each with `intraOpThreads`.
     virtual std::unique_ptr<Executor> serialExecutor(int intraOpThreads) = 0;
-    // A persistent worker per cluster, worker i with threadsPerWorker[i]
-    // intra-op threads (1 where the list is short). The schedule must pass
+    // A persistent worker per cluster, worker i starting each run with the
+    // schedule's workerThreads[i] intra-op threads (1 where the list is short)
+    // and switching for items with their own count. The schedule must pass
     // validate(); its batch must match the inputs'.
-    virtual std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule,
-                                                       const std::vector<int>& threadsPerWorker = {}) = 0;
+    virtual std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule) = 0;
 };
 
 class Runtime {

@@ -91,18 +91,23 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
     if (!in)
         throw Error(ErrorKind::Io, path, "cannot open the measured-cost table");
     nlohmann::json j;
-    std::unordered_map<std::string, double> seconds, threadedSeconds;
+    std::unordered_map<std::string, double> seconds;
+    std::vector<std::pair<int, std::unordered_map<std::string, double>>> threaded;  // by thread count
     double batch = 1;
-    int threaded = 0;
     try {
         in >> j;
         batch = j.value("batch", 1.0);
         for (const auto& [name, value] : j.at("nodes").items())
             seconds[name] = value.is_object() ? value.at("seconds").get<double>() : value.get<double>();
+        // "threaded": one table on more threads, or a list of them (one per count).
         if (j.contains("threaded")) {
-            threaded = j.at("threaded").at("threads").get<int>();
-            for (const auto& [name, value] : j.at("threaded").at("nodes").items())
-                threadedSeconds[name] = value.get<double>();
+            const nlohmann::json& list = j.at("threaded").is_array() ? j.at("threaded")
+                                                                     : nlohmann::json::array({j.at("threaded")});
+            for (const auto& table : list) {
+                threaded.emplace_back(table.at("threads").get<int>(), std::unordered_map<std::string, double>{});
+                for (const auto& [name, value] : table.at("nodes").items())
+                    threaded.back().second[name] = value.get<double>();
+            }
         }
     } catch (const nlohmann::json::exception& e) {
         throw Error(ErrorKind::Usage, path, std::string("not a measured-cost table: ") + e.what());
@@ -120,14 +125,16 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
     }
     CostTable t = fromMeasuredSeconds(byNode, int(batch), fallback, path);
     t.topo_ = &topo;
-    if (threaded > 1) {
+    for (const auto& [threads, table] : threaded) {
+        if (threads < 2)
+            continue;
         std::vector<double> byNodeThreaded(g.nodeCount(), std::nan(""));
         for (size_t i = 0; i < g.nodeCount(); ++i) {
-            const auto it = threadedSeconds.find(g.node(static_cast<NodeId>(i)).name);
-            if (it != threadedSeconds.end() && it->second >= 0)
+            const auto it = table.find(g.node(static_cast<NodeId>(i)).name);
+            if (it != table.end() && it->second >= 0)
                 byNodeThreaded[i] = it->second;
         }
-        t.setThreadedSeconds(threaded, byNodeThreaded, int(batch));
+        t.setThreadedSeconds(threads, byNodeThreaded, int(batch));
     }
     return t;
 }
@@ -148,11 +155,73 @@ CostTable CostTable::fromMeasuredSeconds(const std::vector<double>& seconds, int
 
 void CostTable::setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch)
 {
-    threadedCount_ = threads > 1 ? threads : 0;
-    threadedPerSample_.assign(perSample_.size(), -1.0);
-    for (size_t i = 0; i < seconds.size() && i < threadedPerSample_.size(); ++i)
+    if (threads <= 1)
+        return;
+    Threaded t{threads, std::vector<double>(perSample_.size(), -1.0)};
+    for (size_t i = 0; i < seconds.size() && i < t.perSample.size(); ++i)
         if (!std::isnan(seconds[i]) && seconds[i] >= 0)
-            threadedPerSample_[i] = seconds[i] / batch;
+            t.perSample[i] = seconds[i] / batch;
+    auto at = std::lower_bound(threaded_.begin(), threaded_.end(), threads,
+                               [](const Threaded& a, int k) { return a.threads < k; });
+    if (at != threaded_.end() && at->threads == threads)
+        *at = std::move(t);
+    else
+        threaded_.insert(at, std::move(t));
+}
+
+std::vector<int> CostTable::threadedCounts() const
+{
+    std::vector<int> counts;
+    for (const Threaded& t : threaded_)
+        counts.push_back(t.threads);
+    return counts;
+}
+
+bool CostTable::measuredAt(int threads) const
+{
+    if (threads <= 1)
+        return true;
+    for (const Threaded& t : threaded_)
+        if (t.threads == threads)
+            return true;
+    return false;
+}
+
+double CostTable::node(NodeId n, int samples, int threads) const
+{
+    const double one = node(n, samples);
+    if (threads <= 1 || threaded_.empty())
+        return one;
+    const size_t i = static_cast<size_t>(n);
+    // The measured count nearest to `threads` that knows this node (ties: the larger).
+    const Threaded* nearest = nullptr;
+    for (const Threaded& t : threaded_)
+        if (t.perSample[i] >= 0 && (!nearest || std::abs(t.threads - threads) <= std::abs(nearest->threads - threads)))
+            nearest = &t;
+    if (!nearest || one <= 0)
+        return one;
+    const double at = samples * nearest->perSample[i];
+    if (nearest->threads == threads)
+        return at;
+    // Amdahl: t(k) = t(1) · ((1 - f) + f / k), f fitted at the measured count m;
+    // f < 0 (slower on more threads) is overhead that grows toward t(1) · (1 - f).
+    const double m = nearest->threads;
+    const double f = std::clamp((1.0 - at / one) / (1.0 - 1.0 / m), -1.0, 1.0);
+    return one * ((1.0 - f) + f / threads);
+}
+
+int CostTable::bestThreads(NodeId n, int samples, int maxThreads) const
+{
+    int best = 1;
+    double cheapest = node(n, samples);
+    for (int k = 2; k <= maxThreads; ++k) {
+        const double c = node(n, samples, k);
+        if (c < cheapest) {
+            cheapest = c;
+            best = k;
+        }
+    }
+    return best;
 }
 
 double CostTable::edge(NodeId from, NodeId to, int samples) const

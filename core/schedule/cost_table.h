@@ -52,19 +52,24 @@ public:
         return fixed_[i] + roofline + b * perSample_[i];
     }
     // The node on `threads` intra-op threads: its measured cost at that count
-    // (setThreadedSeconds), else the one-thread cost: no speedup is assumed.
-    double node(NodeId n, int samples, int threads) const
-    {
-        const size_t i = static_cast<size_t>(n);
-        if (threads > 1 && threads == threadedCount_ && threadedPerSample_[i] >= 0)
-            return samples * threadedPerSample_[i];
-        return node(n, samples);
-    }
+    // (setThreadedSeconds); between or beyond measured counts, Amdahl's law
+    // fitted to the one-thread cost and the nearest measured count (a node
+    // that slows down with threads keeps slowing, up to the fitted limit);
+    // with no count measured, the one-thread cost: no speedup is assumed.
+    double node(NodeId n, int samples, int threads) const;
     // Measured seconds per node id on `threads` intra-op threads at `batch`
     // samples (NaN: not measured), scaled per sample like the one-thread table.
+    // Each count is kept; setting a count again replaces it.
     void setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
-    // The intra-op thread count with measured costs, 0 when there is none.
-    int threadedCount() const { return threadedCount_; }
+    // The largest intra-op thread count with measured costs, 0 when there is none.
+    int threadedCount() const { return threaded_.empty() ? 0 : threaded_.back().threads; }
+    // Every measured count above one, ascending.
+    std::vector<int> threadedCounts() const;
+    // Whether the cost at `threads` is measured rather than fitted.
+    bool measuredAt(int threads) const;
+    // The thread count up to `maxThreads` at which the node is cheapest (1 when
+    // nothing above one thread is known).
+    int bestThreads(NodeId n, int samples, int maxThreads) const;
 
     // Edge cost for the k-th predecessor of `to` (topo.preds[to][k]).
     double predEdge(NodeId to, size_t k, int samples) const
@@ -86,8 +91,11 @@ private:
     // measured form: seconds(b) = b·perSample (fixed, const and act zero).
     std::vector<double> fixed_, flopSeconds_, constSeconds_, actSeconds_, perSample_;
     std::vector<std::vector<double>> predBytes_;  // bytes per sample, aligned with topo.preds
-    int threadedCount_ = 0;
-    std::vector<double> threadedPerSample_;  // at threadedCount_ threads; -1: unknown
+    struct Threaded {
+        int threads;
+        std::vector<double> perSample;  // -1: unknown
+    };
+    std::vector<Threaded> threaded_;  // ascending thread counts
 };
 
 }  // namespace ramiel

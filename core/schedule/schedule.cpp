@@ -35,6 +35,15 @@ size_t Schedule::cloneCount() const
     return items - std::min(items, instanceCount());
 }
 
+int Schedule::maxThreads() const
+{
+    int most = 1;
+    for (size_t c = 0; c < clusters.size(); ++c)
+        for (InstanceId i : clusters[c])
+            most = std::max(most, threadsOf(c, i));
+    return most;
+}
+
 Schedule emptySchedule(const SchedulingProblem& p, const std::string& algorithm)
 {
     p.check();
@@ -106,10 +115,10 @@ std::vector<CrossEdge> crossEdges(const Schedule& s, const CostTable& costs)
 std::vector<double> clusterLoads(const Schedule& s, const CostTable& costs)
 {
     std::vector<double> loads;
-    for (const auto& items : s.clusters) {
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
         double load = 0;
-        for (InstanceId i : items)
-            load += costs.node(s.node(i), s.samples(i));
+        for (InstanceId i : s.clusters[c])
+            load += costs.node(s.node(i), s.samples(i), s.threadsOf(c, i));
         loads.push_back(load);
     }
     return loads;

@@ -61,15 +61,28 @@ struct Schedule {
     std::vector<std::vector<InstanceId>> clusters;  // cluster i runs on worker i, in rank order
     std::vector<int32_t> owner;  // by instance
     std::vector<int32_t> rank;   // by instance: position in the global order
-    // By instance: intra-op threads (hybrid schedules), 0 for "as the worker
-    // has them" (a cheap node from constants; costed as one thread); empty: 1 each.
+    // By instance: intra-op threads (hybrid schedules, per-node choices), 0 for
+    // "as the worker has them" (costed at the worker's count); empty: 0 each.
     std::vector<int32_t> threads;
+    // By cluster: the intra-op threads its worker starts each run with; empty: 1 each.
+    std::vector<int32_t> workerThreads;
 
     NodeId node(InstanceId i) const { return i % nodesPerCopy; }
     int copy(InstanceId i) const { return i / nodesPerCopy; }
     int samples(InstanceId i) const { return subBatch[static_cast<size_t>(copy(i))]; }
     InstanceId instance(NodeId n, int copyIndex) const { return copyIndex * nodesPerCopy + n; }
-    int threadsOf(InstanceId i) const { return threads.empty() ? 1 : std::max(1, threads[static_cast<size_t>(i)]); }
+    // Intra-op threads of instance i where `cluster` runs it.
+    int threadsOf(size_t cluster, InstanceId i) const
+    {
+        const int32_t own = threads.empty() ? 0 : threads[static_cast<size_t>(i)];
+        if (own > 0)
+            return own;
+        return cluster < workerThreads.size() ? std::max(1, int(workerThreads[cluster])) : 1;
+    }
+    // ... where its owner runs it.
+    int threadsOf(InstanceId i) const { return threadsOf(size_t(owner[static_cast<size_t>(i)]), i); }
+    // The most intra-op threads any item uses.
+    int maxThreads() const;
     size_t instanceCount() const { return owner.size(); }
     size_t cloneCount() const;  // items beyond one per instance
     bool isClone(size_t cluster, InstanceId i) const { return owner[static_cast<size_t>(i)] != int32_t(cluster); }

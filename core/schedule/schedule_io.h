@@ -10,8 +10,12 @@
 namespace ramiel {
 
 nlohmann::json scheduleToJson(const Schedule& s);
-// Throws Error(Usage) when the document is not a schedule of `topo` (check
-// the result with validate() before running it).
+// Throws Error(Usage) when the document is not a schedule.
+Schedule scheduleFromJson(const nlohmann::json& j);
+// Throws Error(Usage) when `s` is not a schedule of `topo` (sizes, instances,
+// thread counts); check it with validate() too before running it.
+void checkScheduleFits(const Schedule& s, const Topology& topo);
+// Both.
 Schedule scheduleFromJson(const nlohmann::json& j, const Topology& topo);
 
 }  // namespace ramiel

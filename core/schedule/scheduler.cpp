@@ -127,6 +127,8 @@ Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool
         plan.clones.crossEdgesBefore = plan.clones.crossEdgesAfter = int(crossEdges(plan.schedule, *p.costs).size());
     if (p.hybridThreads > 1 && p.graph)
         plan.hybrid = makeHybrid(plan.schedule, *p.graph, *p.costs, p.hybridThreads);
+    const std::vector<int> threads = threadsPerWorker(plan, *p.costs, p.workers);
+    plan.schedule.workerThreads.assign(threads.begin(), threads.end());
     plan.planningSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     plan.simulation = simulate(plan.schedule, *p.costs, withGantt);

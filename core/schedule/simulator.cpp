@@ -64,7 +64,7 @@ double run(const Schedule& s, const CostTable& costs, Record&& record)
             }
             ready = std::max(ready, arrival);
         }
-        const double cost = costs.node(n, samples, s.threadsOf(e.instance));
+        const double cost = costs.node(n, samples, s.threadsOf(size_t(e.cluster), e.instance));
         const double end = ready + cost;
         const bool clone = s.owner[static_cast<size_t>(e.instance)] != e.cluster;
         if (clone)
@@ -126,7 +126,7 @@ OwnerSimulator::OwnerSimulator(const Schedule& s, const CostTable& costs)
     for (size_t i = 0; i < n; ++i) {
         const auto id = InstanceId(i);
         byRank_[size_t(s.rank[i])] = id;
-        cost_[i] = costs.node(s.node(id), s.samples(id), s.threadsOf(id));
+        cost_[i] = costs.node(s.node(id), s.samples(id), s.threads.empty() ? 1 : std::max(1, int(s.threads[i])));
     }
     for (size_t i = 0; i < n; ++i) {
         const auto id = InstanceId(i);

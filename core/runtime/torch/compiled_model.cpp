@@ -164,10 +164,9 @@ std::unique_ptr<Executor> TorchCompiledModel::serialExecutor(int intraOpThreads)
     return makeSerialExecutor(*this, intraOpThreads);
 }
 
-std::unique_ptr<Executor> TorchCompiledModel::parallelExecutor(const Schedule& schedule,
-                                                               const std::vector<int>& threadsPerWorker)
+std::unique_ptr<Executor> TorchCompiledModel::parallelExecutor(const Schedule& schedule)
 {
-    return makeParallelExecutor(*this, schedule, threadsPerWorker);
+    return makeParallelExecutor(*this, schedule);
 }
 
 }  // namespace ramiel

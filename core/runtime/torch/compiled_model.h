@@ -16,7 +16,7 @@ public:
     std::vector<Tensor> randomInputs(int batch, uint64_t seed) const override;
     std::vector<Tensor> outputs() const override;
     std::unique_ptr<Executor> serialExecutor(int intraOpThreads) override;
-    std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule, const std::vector<int>& threadsPerWorker) override;
+    std::unique_ptr<Executor> parallelExecutor(const Schedule& schedule) override;
 
     // For the executors.
     const Graph& graph() const { return model_.graph; }

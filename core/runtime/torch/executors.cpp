@@ -131,8 +131,8 @@ class ParallelExecutor final : public Executor {
     };
 
 public:
-    ParallelExecutor(TorchCompiledModel& m, const Schedule& s, const std::vector<int>& threads)
-        : m_(m), schedule_(s), threads_(threads)
+    ParallelExecutor(TorchCompiledModel& m, const Schedule& s)
+        : m_(m), schedule_(s), threads_(s.workerThreads.begin(), s.workerThreads.end())
     {
         const Graph& g = m.graph();
         const Validation v = validate(s, m.topology());
@@ -412,7 +412,7 @@ private:
 
     TorchCompiledModel& m_;
     Schedule schedule_;
-    std::vector<int> threads_;
+    std::vector<int> threads_;  // the schedule's workerThreads
     std::vector<Slot> slots_;
     std::vector<Worker> workers_;
     std::vector<std::vector<at::Tensor>> slices_;  // [copy][input]
@@ -435,10 +435,9 @@ std::unique_ptr<Executor> makeSerialExecutor(TorchCompiledModel& model, int intr
     return std::make_unique<SerialExecutor>(model, intraOpThreads);
 }
 
-std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule,
-                                               const std::vector<int>& threadsPerWorker)
+std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule)
 {
-    return std::make_unique<ParallelExecutor>(model, schedule, threadsPerWorker);
+    return std::make_unique<ParallelExecutor>(model, schedule);
 }
 
 }  // namespace ramiel

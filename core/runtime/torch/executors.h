@@ -10,7 +10,6 @@ namespace ramiel {
 class TorchCompiledModel;
 
 std::unique_ptr<Executor> makeSerialExecutor(TorchCompiledModel& model, int intraOpThreads);
-std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule,
-                                               const std::vector<int>& threadsPerWorker);
+std::unique_ptr<Executor> makeParallelExecutor(TorchCompiledModel& model, const Schedule& schedule);
 
 }  // namespace ramiel

@@ -1,0 +1,430 @@
+#include "core/pipeline/tune.h"
+
+#include "core/pipeline/isolated_timing.h"
+#include "core/runtime/profiling.h"
+#include "core/runtime/runtime.h"
+#include "core/schedule/schedule_io.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace ramiel::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+constexpr double kProfileShare = 0.4;  // of the budget, for profiling
+constexpr int kBlock = 3;              // timed runs per turn
+constexpr size_t kMaxMeasured = 8;     // configurations measured at most
+
+// The thread counts to profile: every one up to 4, then powers of two and P.
+std::vector<int> threadCounts(int cores)
+{
+    std::vector<int> counts;
+    for (int t = 1; t <= cores; t = t < 4 ? t + 1 : t * 2)
+        counts.push_back(t);
+    if (counts.back() != cores)
+        counts.push_back(cores);
+    return counts;
+}
+
+std::vector<int> divisors(int batch)
+{
+    std::vector<int> d;
+    for (int k = 1; k <= batch; ++k)
+        if (batch % k == 0)
+            d.push_back(k);
+    return d;
+}
+
+// One pass list: the model prepared with it, and thread-aware costs by sub-batch size.
+struct Variant {
+    std::string passes;
+    std::shared_ptr<const PreparedModel> prepared;
+    std::map<int, Costs> costs;  // by samples per copy
+};
+
+void checkCancel(const std::atomic<bool>* cancelled)
+{
+    if (cancelled && cancelled->load())
+        throw TuneCancelled();
+}
+
+// Profiles every node at each thread count and sub-batch size.
+void profileVariant(Variant& v, const TuneOptions& o, int cores, double secondsAvailable, const TuneProgress& progress,
+                    int& step, int steps, const std::atomic<bool>* cancelled)
+{
+    const auto compiled = runtime().compile(v.prepared->model);
+    const size_t nodes = v.prepared->model.graph.nodeCount();
+    const std::vector<int> counts = threadCounts(cores);
+    PlanSettings staticSettings;
+    staticSettings.workers = cores;
+    const Costs fallback = costTable(*v.prepared, staticSettings);
+
+    // One run at the full batch on one thread sizes the rest.
+    compiled->setInputs(compiled->randomInputs(o.batch, 1));
+    auto probe = compiled->serialExecutor(1);
+    probe->run();
+    const double oneRun = probe->run();
+    probe.reset();
+    double work = 0;  // seconds of one run of every (size, threads), at one thread's speed
+    for (int d : divisors(o.batch))
+        work += oneRun * (double(o.batch / d) / o.batch) * double(counts.size());
+    const int runs = std::clamp(int(secondsAvailable / std::max(work, 1e-6)) - 1, 2, 10);
+
+    for (int d : divisors(o.batch)) {
+        const int samples = o.batch / d;
+        if (v.costs.count(samples))
+            continue;
+        compiled->setInputs(compiled->randomInputs(samples, 1));
+        CostTable table = *fallback.table;
+        for (int t : counts) {
+            checkCancel(cancelled);
+            const MeasuredCosts m = profileNodes(*compiled, nodes, samples, runs, t, 1);
+            if (t == 1)
+                table = CostTable::fromMeasuredSeconds(m.nodeSeconds, samples, *fallback.table, "measured");
+            else
+                table.setThreadedSeconds(t, m.nodeSeconds, samples);
+            if (progress)
+                progress("profiling", ++step, steps);
+        }
+        Costs c;
+        c.table = std::make_shared<const CostTable>(std::move(table));
+        c.measured = true;
+        v.costs[samples] = c;
+    }
+}
+
+TuneCandidate candidateOf(const Variant& v, const std::string& model, const PlanSettings& settings, Schedule s,
+                          const CostTable& costs)
+{
+    TuneCandidate c;
+    c.config.model = model;
+    c.config.passes = v.passes;
+    c.config.settings = settings;
+    c.simulated = simulateMakespan(s, costs);
+    c.config.schedule = std::move(s);
+    return c;
+}
+
+// Each item on the cheapest thread count up to its worker's.
+Schedule withBestNodeThreads(Schedule s, const CostTable& costs)
+{
+    if (s.threads.empty())
+        s.threads.assign(s.instanceCount(), 0);
+    for (size_t c = 0; c < s.clusters.size(); ++c) {
+        const int most = c < s.workerThreads.size() ? s.workerThreads[c] : 1;
+        for (InstanceId i : s.clusters[c])
+            if (s.threads[size_t(i)] == 0 && s.owner[size_t(i)] == int32_t(c))
+                s.threads[size_t(i)] = costs.bestThreads(s.node(i), s.samples(i), most);
+    }
+    return s;
+}
+
+// Cores split in proportion to the clusters' loads, each at least one.
+std::vector<int32_t> proportionalThreads(const Schedule& s, const CostTable& costs, int cores)
+{
+    Schedule one = s;
+    one.workerThreads.clear();
+    const std::vector<double> loads = clusterLoads(one, costs);
+    const size_t k = loads.size();
+    std::vector<int32_t> threads(k, 1);
+    const double total = std::max(1e-12, std::accumulate(loads.begin(), loads.end(), 0.0));
+    for (int left = cores - int(k); left > 0; --left) {
+        // The next core goes to the cluster furthest below its share.
+        size_t pick = 0;
+        double worst = -1e300;
+        for (size_t c = 0; c < k; ++c) {
+            const double deficit = loads[c] / total * cores - threads[c];
+            if (deficit > worst) {
+                worst = deficit;
+                pick = c;
+            }
+        }
+        ++threads[pick];
+    }
+    return threads;
+}
+
+// Every candidate of one pass list, simulated.
+std::vector<TuneCandidate> enumerate(const Variant& v, const std::string& model, int cores, int batch,
+                                     bool nodeThreads)
+{
+    std::vector<TuneCandidate> out;
+    const Costs& full = v.costs.at(batch);
+    PlanSettings base;
+    base.workers = cores;
+    base.batch = batch;
+    base.costs = "measured";
+    for (int t : threadCounts(cores)) {
+        TuneCandidate c = candidateOf(v, model, base, oneWorkerSchedule(*v.prepared, batch, t), *full.table);
+        c.config.serialThreads = t;
+        c.config.schedule.reset();
+        out.push_back(std::move(c));
+    }
+    if (cores > 1 && nodeThreads)
+        out.push_back(candidateOf(v, model, base,
+                                  withBestNodeThreads(oneWorkerSchedule(*v.prepared, batch, cores), *full.table),
+                                  *full.table));
+    for (const SchedulerInfo& scheduler : schedulers())
+        for (int d : divisors(batch))
+            for (int workers = 2; workers <= cores; ++workers)
+                for (bool hybrid : {false, true}) {
+                    if (hybrid && (d > 1 || workers != cores))
+                        continue;
+                    PlanSettings s = base;
+                    s.algorithm = scheduler.name;
+                    s.degree = d;
+                    s.workers = workers;
+                    s.hybrid = hybrid;
+                    const Costs& costs = v.costs.at(batch / d);
+                    const auto planned = plan(v.prepared, s, costs, false);
+                    const Schedule& planned1 = planned->plan.schedule;
+                    if (planned1.clusters.size() < 2 || !planned->plan.validation.valid)
+                        continue;
+                    std::vector<Schedule> ways = {planned1};
+                    if (int(planned1.clusters.size()) < cores) {
+                        Schedule split = planned1;
+                        split.workerThreads = proportionalThreads(planned1, *costs.table, cores);
+                        ways.push_back(split);
+                    }
+                    for (size_t k = 0, n = ways.size(); k < n && nodeThreads; ++k)
+                        if (ways[k].maxThreads() > 1)
+                            ways.push_back(withBestNodeThreads(ways[k], *costs.table));
+                    for (Schedule& w : ways)
+                        out.push_back(candidateOf(v, model, s, std::move(w), *costs.table));
+                }
+    return out;
+}
+
+// Drops candidates that run exactly as an earlier one (schedulers often agree).
+void dropDuplicates(std::vector<TuneCandidate>& candidates)
+{
+    std::set<std::string> seen;
+    std::vector<TuneCandidate> kept;
+    for (TuneCandidate& c : candidates) {
+        std::string key = c.config.passes + "|" + std::to_string(c.config.serialThreads) + "|";
+        if (c.config.schedule) {
+            nlohmann::json j = scheduleToJson(*c.config.schedule);
+            j.erase("algorithm");
+            key += j.dump();
+        }
+        if (seen.insert(key).second)
+            kept.push_back(std::move(c));
+    }
+    candidates = std::move(kept);
+}
+
+bool oneWorker(const RunConfig& c) { return c.serial() || (c.schedule && c.schedule->clusters.size() == 1); }
+
+// Which candidates to measure: serial on 1 and P threads (the references),
+// the best one-worker candidate, then the rest by simulation.
+std::vector<size_t> pickToMeasure(const std::vector<TuneCandidate>& c, const std::string& mainPasses, int cores,
+                                  size_t limit)
+{
+    std::vector<size_t> order(c.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return c[a].simulated < c[b].simulated; });
+    std::vector<size_t> pick;
+    auto add = [&](size_t i) {
+        if (std::find(pick.begin(), pick.end(), i) == pick.end())
+            pick.push_back(i);
+    };
+    for (size_t i = 0; i < c.size(); ++i)
+        if (c[i].config.passes == mainPasses && (c[i].config.serialThreads == 1 || c[i].config.serialThreads == cores))
+            add(i);
+    for (size_t i : order)
+        if (oneWorker(c[i].config)) {
+            add(i);
+            break;
+        }
+    for (size_t i : order)
+        if (pick.size() < limit)
+            add(i);
+    return pick;
+}
+
+std::string fixed2(double x)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", x);
+    return b;
+}
+
+}  // namespace
+
+double TuneCandidate::median() const { return measured.empty() ? std::nan("") : ramiel::median(measured); }
+
+TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgress& progress,
+                const std::atomic<bool>* cancelled)
+{
+    const auto start = Clock::now();
+    PlanSettings cores;
+    cores.workers = o.cores;
+    TuneResult r;
+    r.model = model;
+    r.cores = cores.cores();
+    r.batch = o.batch;
+    if (o.passes.empty())
+        throw Error(ErrorKind::Usage, model, "tune needs at least one pass list");
+    if (o.budgetSeconds <= 0)
+        throw Error(ErrorKind::Usage, model, "the budget must be positive");
+
+    // 1. Profile.
+    std::vector<Variant> variants;
+    for (const std::string& passes : o.passes) {
+        PrepareOptions options;
+        options.shapes = o.shapes;
+        options.passes = passes;
+        options.machineFile = o.machineFile;
+        variants.push_back({passes, prepare(model, options), {}});
+    }
+    int step = 0;
+    const int steps = int(variants.size() * divisors(o.batch).size() * threadCounts(r.cores).size());
+    for (Variant& v : variants)
+        profileVariant(v, o, r.cores, o.budgetSeconds * kProfileShare / double(variants.size()), progress, step, steps,
+                       cancelled);
+    r.profileSeconds = since(start);
+
+    // 2, 3. Enumerate and simulate.
+    for (const Variant& v : variants) {
+        std::vector<TuneCandidate> c = enumerate(v, model, r.cores, o.batch, o.nodeThreads);
+        for (TuneCandidate& x : c)
+            x.config.shapes = o.shapes;
+        r.candidates.insert(r.candidates.end(), std::make_move_iterator(c.begin()), std::make_move_iterator(c.end()));
+    }
+    dropDuplicates(r.candidates);
+
+    // 4. Measure, each in its own process, as many runs as the budget allows.
+    const auto measureStart = Clock::now();
+    const double left = std::max(0.0, o.budgetSeconds - since(start));
+    size_t limit = kMaxMeasured;
+    std::vector<size_t> pick;
+    int runs = 0;
+    for (;; --limit) {
+        checkCancel(cancelled);
+        pick = pickToMeasure(r.candidates, o.passes.front(), r.cores, limit);
+        double turn = 0;
+        for (size_t i : pick)
+            turn += r.candidates[i].simulated;
+        // Loading: libtorch and the model per process, side by side; then turns of
+        // kBlock timed runs and one untimed.
+        const double loading = 2.0 + 4.0 * turn / r.cores;
+        runs = int((left - loading) / (turn * (kBlock + 1) / kBlock));
+        if (runs >= 9 || limit <= 4)
+            break;
+    }
+    r.runsEach = std::clamp(runs, 3, 15);
+    std::vector<TimedConfiguration> timed;
+    std::vector<Schedule> schedules;  // what the timed configurations point at
+    schedules.reserve(pick.size());
+    for (size_t i : pick) {
+        const RunConfig& c = r.candidates[i].config;
+        TimedConfiguration t;
+        t.label = c.label();
+        t.passes = c.passes;
+        if (c.serial()) {
+            t.threads = c.serialThreads;
+        } else {
+            schedules.push_back(*c.schedule);
+            t.schedule = &schedules.back();
+        }
+        timed.push_back(t);
+    }
+    TimingRequest request;
+    request.model = model;
+    request.prepare.shapes = o.shapes;
+    request.prepare.passes = o.passes.front();
+    request.batch = o.batch;
+    const double deadline = o.budgetSeconds;
+    const auto seconds = timeInOwnProcesses(
+        request, timed, o.workerCommand, r.runsEach, kBlock,
+        [&](int done, int total) {
+            checkCancel(cancelled);
+            if (progress)
+                progress("measuring", done, total);
+        },
+        [&, last = Clock::time_point()]() mutable {
+            // Stop when another turn, as long as the last one, would overrun the budget.
+            const double turn = last == Clock::time_point() ? 0 : since(last);
+            last = Clock::now();
+            return since(start) + turn > deadline;
+        });
+    for (size_t k = 0; k < pick.size(); ++k)
+        r.candidates[pick[k]].measured = seconds[k];
+    r.measureSeconds = since(measureStart);
+
+    // 5. Choose.
+    std::stable_sort(r.candidates.begin(), r.candidates.end(), [](const TuneCandidate& a, const TuneCandidate& b) {
+        if (a.measuredAlone() != b.measuredAlone())
+            return a.measuredAlone();
+        return a.measuredAlone() ? a.median() < b.median() : a.simulated < b.simulated;
+    });
+    r.chosen = 0;
+    bool haveSerial = false;
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+        const TuneCandidate& c = r.candidates[i];
+        if (!c.measuredAlone() || !c.config.serial())
+            continue;
+        if (c.config.serialThreads == 1 && c.config.passes == o.passes.front())
+            r.serialOneThread = i;
+        if (!haveSerial)
+            r.bestSerial = i;
+        haveSerial = true;
+    }
+    const TuneCandidate& chosen = r.candidates[r.chosen];
+    const TuneCandidate& best = r.candidates[r.bestSerial];
+    if (oneWorker(chosen.config))
+        r.verdict = "no inter-op gain on this model at P = " + std::to_string(r.cores) + ": " + chosen.config.label() +
+                    " is fastest";
+    else
+        r.verdict = chosen.config.label() + " is fastest: " +
+                    fixed2(r.candidates[r.serialOneThread].median() / chosen.median()) +
+                    "x over serial on 1 thread, " + fixed2(best.median() / chosen.median()) +
+                    "x over the best serial configuration (" + best.config.label() + ")";
+    r.totalSeconds = since(start);
+    return r;
+}
+
+nlohmann::json tuneResultToJson(const TuneResult& r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    const double one = r.candidates[r.serialOneThread].median(), best = r.candidates[r.bestSerial].median();
+    for (const TuneCandidate& c : r.candidates) {
+        nlohmann::json row = {{"configuration", c.config.label()},
+                              {"passes", c.config.passes},
+                              {"threads", c.config.threadsText()},
+                              {"simulated_ms", c.simulated * 1e3}};
+        if (c.measuredAlone()) {
+            std::vector<double> sorted = c.measured;
+            std::sort(sorted.begin(), sorted.end());
+            row["measured_ms"] = c.median() * 1e3;
+            row["p25_ms"] = sorted[sorted.size() / 4] * 1e3;
+            row["p75_ms"] = sorted[sorted.size() * 3 / 4] * 1e3;
+            row["speedup_vs_serial_1t"] = one / c.median();
+            row["speedup_vs_best_serial"] = best / c.median();
+        }
+        rows.push_back(row);
+    }
+    return {{"schema", "ramiel.tune/1"},
+            {"model", r.model},
+            {"cores", r.cores},
+            {"batch", r.batch},
+            {"runs_each", r.runsEach},
+            {"isolation", "each configuration in its own process"},
+            {"profile_seconds", r.profileSeconds},
+            {"measure_seconds", r.measureSeconds},
+            {"total_seconds", r.totalSeconds},
+            {"verdict", r.verdict},
+            {"candidates", rows},
+            {"chosen", runConfigToJson(r.candidates[r.chosen].config)}};
+}
+
+}  // namespace ramiel::pipeline

@@ -1,0 +1,242 @@
+// The tuner and what it stands on: costs at several thread counts, schedules
+// that carry their workers' threads, run configurations as files, and
+// `ramiel tune` on a graph of four equal independent branches.
+#include "core/onnx/onnx_import.h"
+#include "core/pipeline/run_config.h"
+#include "core/runtime/runtime.h"
+#include "core/schedule/schedule_io.h"
+#include "core/schedule/simulator.h"
+#include "core/util/error.h"
+#include "onnx_builder.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace ramiel;
+
+namespace {
+
+// Four branches of 24 small element-wise nodes each, joined by Adds. Each
+// node works on 2,048 floats: too few for ATen to split across threads, so
+// only running branches side by side gains.
+std::string fourBranchModel()
+{
+    test::OnnxBuilder b;
+    b.input("x", {1, 2048});
+    for (int branch = 0; branch < 4; ++branch) {
+        std::string last = "x";
+        for (int k = 0; k < 24; ++k) {
+            const std::string out = "b" + std::to_string(branch) + "_" + std::to_string(k);
+            b.node(k % 2 ? "Tanh" : "Sigmoid", {last}, {out}, out);
+            last = out;
+        }
+    }
+    b.node("Add", {"b0_23", "b1_23"}, {"s01"}, "add01");
+    b.node("Add", {"b2_23", "b3_23"}, {"s23"}, "add23");
+    b.node("Add", {"s01", "s23"}, {"y"}, "add");
+    b.output("y", {1, 2048});
+    return b.bytes();
+}
+
+CostTable table(const test::SpecGraph& g, const Topology& topo)
+{
+    std::vector<double> perSample(g.cost.begin(), g.cost.end());
+    return CostTable::fromSeconds(topo, perSample, EdgeCostParameters{0, 1e12});
+}
+
+}  // namespace
+
+class TestTune : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void costsAtMeasuredCountsAreExact()
+    {
+        const auto g = test::graphFromSpec("A:10 B:10 ; A>B");
+        const Topology topo = buildTopology(g.graph);
+        CostTable t = table(g, topo);
+        t.setThreadedSeconds(2, {6, 12}, 1);
+        t.setThreadedSeconds(4, {4, 15}, 1);
+        QCOMPARE(t.threadedCounts(), (std::vector<int>{2, 4}));
+        QCOMPARE(t.threadedCount(), 4);
+        QCOMPARE(t.node(0, 1, 2), 6.0);
+        QCOMPARE(t.node(0, 1, 4), 4.0);
+        QCOMPARE(t.node(0, 3, 4), 12.0);  // per sample
+        QVERIFY(t.measuredAt(2) && !t.measuredAt(3));
+    }
+
+    void costsBetweenAndBeyondFollowAmdahl()
+    {
+        const auto g = test::graphFromSpec("A:10 B:10 ; A>B");
+        const Topology topo = buildTopology(g.graph);
+        CostTable t = table(g, topo);
+        t.setThreadedSeconds(2, {6, 12}, 1);  // A: parallel fraction 0.8; B slows down
+        // A at 4 threads from the 2-thread fit: 10 * (0.2 + 0.8 / 4) = 4.
+        QVERIFY(std::abs(t.node(0, 1, 4) - 4.0) < 1e-9);
+        QVERIFY(t.node(1, 1, 4) > 12.0);  // slower still, up to the fitted limit
+        QVERIFY(t.node(1, 1, 64) <= 14.0 + 1e-9);
+        QCOMPARE(t.bestThreads(0, 1, 8), 8);
+        QCOMPARE(t.bestThreads(1, 1, 8), 1);
+        // No count measured: no speedup assumed.
+        const CostTable plain = table(g, topo);
+        QCOMPARE(plain.node(0, 1, 4), 10.0);
+    }
+
+    void simulationCostsItemsAtTheirWorkersThreads()
+    {
+        const auto g = test::graphFromSpec("A:10 B:10 ; A>B");
+        const Topology topo = buildTopology(g.graph);
+        CostTable t = table(g, topo);
+        t.setThreadedSeconds(2, {5, 5}, 1);
+        SchedulingProblem p = SchedulingProblem::of(g.graph, topo, t, 1);
+        Schedule s = emptySchedule(p, "test");
+        s.clusters = {{0, 1}};
+        QCOMPARE(simulate(s, t).makespan, 20.0);
+        s.workerThreads = {2};
+        QCOMPARE(simulate(s, t).makespan, 10.0);
+        s.threads = {1, 0};  // A on one thread, B as its worker
+        QCOMPARE(simulate(s, t).makespan, 15.0);
+        QCOMPARE(s.maxThreads(), 2);
+        // The threads survive the trip through JSON.
+        const Schedule back = scheduleFromJson(scheduleToJson(s), topo);
+        QCOMPARE(back.workerThreads, s.workerThreads);
+        QCOMPARE(back.threads, s.threads);
+    }
+
+    void runConfigRoundTrips()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/model.onnx").toStdString();
+        std::ofstream(path, std::ios::binary) << fourBranchModel();
+        pipeline::PrepareOptions o;
+        o.passes = "default";
+        o.machineFile = test::sourcePath("tests/data/machine.json").toStdString();
+        const auto prepared = pipeline::prepare(path, o);
+
+        pipeline::RunConfig c;
+        c.model = path;
+        c.settings.workers = 2;
+        c.schedule = pipeline::oneWorkerSchedule(*prepared, 1, 2);
+        c.schedule->threads.assign(c.schedule->instanceCount(), 1);
+        const std::string file = (dir.path() + "/config.json").toStdString();
+        pipeline::writeRunConfig(file, c);
+        const pipeline::RunConfig back = pipeline::readRunConfig(file);
+        QCOMPARE(back.label(), c.label());
+        QCOMPARE(back.passes, std::string("default"));
+        const Schedule s = pipeline::scheduleFor(back, *prepared, file);
+        QCOMPARE(s.clusters, c.schedule->clusters);
+        QCOMPARE(s.workerThreads, (std::vector<int32_t>{2}));
+
+        pipeline::RunConfig serial;
+        serial.serialThreads = 2;
+        QCOMPARE(serial.label(), std::string("serial (1 worker x 2 threads)"));
+        QCOMPARE(pipeline::scheduleFor(serial, *prepared).clusters.size(), size_t(1));
+
+        // A schedule of another graph (no passes: more nodes) is refused, naming the file.
+        pipeline::PrepareOptions none = o;
+        none.passes = "none";
+        const auto other = pipeline::prepare(path, none);
+        if (other->model.graph.nodeCount() != prepared->model.graph.nodeCount()) {
+            try {
+                pipeline::scheduleFor(back, *other, file);
+                QFAIL("a schedule of another graph was accepted");
+            } catch (const Error& e) {
+                QCOMPARE(e.kind(), ErrorKind::Usage);
+                QVERIFY(std::string(e.what()).find(file) != std::string::npos);
+            }
+        }
+    }
+
+    void badConfigsAreUsageErrors_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("not json") << "{" << "not JSON";
+        QTest::newRow("no schema") << "{\"passes\": \"none\"}" << "not a run configuration";
+        QTest::newRow("no schedule") << R"({"schema": "ramiel.config/1", "passes": "none", "settings": {}})"
+                                     << "needs \"serial_threads\" or a \"schedule\"";
+        QTest::newRow("threads") << R"({"schema": "ramiel.config/1", "passes": "none", "settings": {}, "serial_threads": -3})"
+                                 << "serial_threads";
+        QTest::newRow("wrong type") << R"({"schema": "ramiel.config/1", "passes": 3, "settings": {}})"
+                                    << "not a run configuration";
+        QTest::newRow("bad schedule")
+            << R"({"schema": "ramiel.config/1", "passes": "none", "settings": {}, "schedule": {"algorithm": 1}})"
+            << "not a schedule";
+    }
+
+    void badConfigsAreUsageErrors()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string file = (dir.path() + "/c.json").toStdString();
+        std::ofstream(file) << json.toStdString();
+        try {
+            pipeline::readRunConfig(file);
+            QFAIL("accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(file) != std::string::npos, e.what());
+        }
+    }
+
+    // Four equal branches on two cores: the tuner must find the two-worker
+    // schedule, and that schedule must compute what serial computes. (The
+    // speed itself is a benchmark: bench/tune_check.sh.)
+    void tuneFindsTheBranches()
+    {
+        QTemporaryDir dir;
+        const QString model = dir.path() + "/four.onnx", config = dir.path() + "/tuned.json";
+        std::ofstream(model.toStdString(), std::ios::binary) << fourBranchModel();
+        const auto r = test::runCli({"tune", model, "-p", "2", "--budget", "12", "--passes", "default", "--json",
+                                     "-o", config},
+                                    300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto report = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(report.at("schema").get<std::string>(), std::string("ramiel.tune/1"));
+        QVERIFY(report.at("total_seconds").get<double>() < 12 + 8);  // the budget, and process start-up
+        const pipeline::RunConfig chosen = pipeline::readRunConfig(config.toStdString());
+        QVERIFY2(!chosen.serial() && chosen.schedule && chosen.schedule->clusters.size() == 2,
+                 qPrintable(QString::fromStdString(report.at("verdict").get<std::string>())));
+
+        pipeline::PrepareOptions o = pipeline::prepareOptionsOf(chosen, {});
+        const auto prepared = pipeline::prepare(model.toStdString(), o);
+        const Schedule s = pipeline::scheduleFor(chosen, *prepared, config.toStdString());
+        const auto compiled = runtime().compile(prepared->model);
+        compiled->setInputs(compiled->randomInputs(1, 7));
+        compiled->serialExecutor(1)->run();
+        const std::vector<Tensor> serial = compiled->outputs();
+        compiled->parallelExecutor(s)->run();
+        const std::vector<Tensor> parallel = compiled->outputs();
+        QCOMPARE(parallel.size(), serial.size());
+        QCOMPARE(test::relativeDifference(parallel[0], serial[0]), 0.0);
+    }
+
+    void benchAndExportTakeTheConfig()
+    {
+        QTemporaryDir dir;
+        const QString model = dir.path() + "/four.onnx", config = dir.path() + "/serial.json";
+        std::ofstream(model.toStdString(), std::ios::binary) << fourBranchModel();
+        pipeline::RunConfig c;
+        c.serialThreads = 2;
+        c.settings.workers = 2;
+        pipeline::writeRunConfig(config.toStdString(), c);
+        const auto bench = test::runCli({"bench", model, "--config", config, "--runs", "3", "--json"});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err));
+        const auto j = nlohmann::json::parse(bench.out.toStdString());
+        QCOMPARE(j.at("runs").size(), size_t(2));  // serial on 1 and 2 threads: the configuration is one of them
+        const auto exported = test::runCli({"export", model, "--config", config, "--lang", "python", "-o",
+                                            dir.path() + "/code"});
+        QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));
+        QVERIFY(QFile::exists(dir.path() + "/code/run.py"));
+        QVERIFY(QFile(dir.path() + "/code/run.py").open(QIODevice::ReadOnly));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTune)
+#include "tst_tune.moc"
