@@ -1,11 +1,13 @@
 // ONNX Runtime's single- and two-thread sequential latency, for the side-by-side
 // figure in docs/performance.md. Install once, outside the source tree:
 //   mkdir -p build/ort && cd build/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node
-// then: NODE_PATH=build/ort/node_modules node bench/ort_bench.js MODEL.onnx RUNS 1,3,224,224
+// then: NODE_PATH=build/ort/node_modules node bench/ort_bench.js MODEL.onnx RUNS 1,3,224,224 [THREADS,...]
+// (bench/ort_compare.sh runs one thread count per process: one session each).
 const ort = require('onnxruntime-node');
 async function main() {
   const [model, runs] = [process.argv[2], parseInt(process.argv[3] || '20')];
-  for (const threads of [1, 2]) {
+  const counts = (process.argv[5] || '1,2').split(',').map(Number);
+  for (const threads of counts) {
     const s = await ort.InferenceSession.create(model, {executionMode: 'sequential', intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all'});
     const name = s.inputNames[0];
     const dims = process.argv[4].split(',').map(Number);
