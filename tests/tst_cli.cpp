@@ -196,8 +196,8 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("expect");
-        QTest::newRow("heft") << QStringList{"-a", "heft", "-p", "2"} << 0 << "heft on 2 workers";
-        QTest::newRow("dsc") << QStringList{"-a", "dsc", "-p", "3"} << 0 << "dsc on 3 workers";
+        QTest::newRow("heft") << QStringList{"-a", "heft", "-p", "2"} << 0 << "heft for P = 2 (2 workers x 1 thread)";
+        QTest::newRow("dsc") << QStringList{"-a", "dsc", "-p", "3"} << 0 << "dsc for P = 3 (3 workers x 1 thread)";
         QTest::newRow("serial") << QStringList{"-a", "serial"} << 0 << "speedup 1.00x";
         QTest::newRow("hyper") << QStringList{"-p", "2", "-b", "4", "-d", "2"} << 0 << "2 sub-batches";
         QTest::newRow("no clone") << QStringList{"--no-clone"} << 0 << "clones 0";

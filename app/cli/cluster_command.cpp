@@ -27,7 +27,8 @@ void printPlan(const pipeline::PlannedModel& planned)
     const Schedule& s = plan.schedule;
     const Simulation& sim = plan.simulation;
     const double bound = planned.bound;
-    std::cout << printable(planned.prepared->path) << ": " << s.algorithm << " on " << s.workers << " workers, batch "
+    std::cout << printable(planned.prepared->path) << ": " << s.algorithm << " for P = " << s.workers << " ("
+              << describeThreads(s) << "), batch "
               << s.batch << (s.degree > 1 ? ", " + std::to_string(s.degree) + " sub-batches" : std::string()) << ", "
               << planned.costs.table->source() << " costs\n";
     std::cout << "  makespan      " << formatSeconds(sim.makespan) << "  (serial " << formatSeconds(sim.serial)
@@ -68,7 +69,9 @@ void printPlan(const pipeline::PlannedModel& planned)
     std::cout << "  planned in    " << formatSeconds(plan.planningSeconds) << "\n";
     for (size_t c = 0; c < s.clusters.size(); ++c) {
         const auto& items = s.clusters[c];
-        std::cout << "  worker " << c << (c < 10 ? "      " : "     ") << items.size() << " nodes, load "
+        const int threads = c < s.workerThreads.size() ? s.workerThreads[c] : 1;
+        std::cout << "  worker " << c << (c < 10 ? "      " : "     ") << items.size() << " nodes"
+                  << (threads > 1 ? " on " + std::to_string(threads) + " threads" : std::string()) << ", load "
                   << formatSeconds(loads[c]) << ", idle " << formatSeconds(sim.wait[c]) << ": ";
         const size_t head = 4;
         for (size_t k = 0; k < items.size() && k < head; ++k)
@@ -118,7 +121,7 @@ Command addCompareCommand(CLI::App& app)
                 if (!o->json)
                     std::cout << printable(prepared->path) << ": " << p.workers << " workers, batch " << p.batch
                               << ", degree " << p.degree << ", " << costs.table->source() << " costs\n"
-                              << "  algorithm   makespan    speedup  clusters  cross edges  clones  valid  planned in\n";
+                              << "  algorithm   makespan    speedup  workers x threads      cross edges  clones  valid  planned in\n";
                 for (const SchedulerInfo& info : schedulers()) {
                     pipeline::PlanSettings settings = o->settings;
                     settings.algorithm = info.name;
@@ -130,9 +133,10 @@ Command addCompareCommand(CLI::App& app)
                         continue;
                     }
                     char line[256];
-                    std::snprintf(line, sizeof line, "  %-10s  %-10s  %6.2fx  %8zu  %11zu  %6d  %-5s  %s\n",
+                    std::snprintf(line, sizeof line, "  %-10s  %-10s  %6.2fx  %-21s  %11zu  %6d  %-5s  %s\n",
                                   info.name.c_str(), formatSeconds(plan.simulation.makespan).c_str(),
-                                  plan.simulation.speedup, plan.schedule.clusters.size(), plan.crossEdges.size(),
+                                  plan.simulation.speedup, describeThreads(plan.schedule).c_str(),
+                                  plan.crossEdges.size(),
                                   plan.clones.clones, plan.validation.valid ? "yes" : "NO",
                                   formatSeconds(plan.planningSeconds).c_str());
                     std::cout << line;

@@ -58,7 +58,4 @@ Schedule scheduleFor(const RunConfig& config, const PreparedModel& prepared, con
 // One worker holding every node of `batch` samples in topological order, on `threads` threads.
 Schedule oneWorkerSchedule(const PreparedModel& prepared, int batch, int threads);
 
-// Workers and threads of a schedule, as RunConfig::threadsText says them.
-std::string describeThreads(const Schedule& s);
-
 }  // namespace ramiel::pipeline

@@ -44,6 +44,43 @@ int Schedule::maxThreads() const
     return most;
 }
 
+namespace {
+
+std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::string describeThreads(const Schedule& s)
+{
+    const size_t workers = s.clusters.size();
+    std::vector<int> threads;
+    for (size_t c = 0; c < workers; ++c)
+        threads.push_back(c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1);
+    const bool same = std::all_of(threads.begin(), threads.end(), [&](int t) { return t == threads.front(); });
+    std::string text = countOf(int(workers), "worker");
+    if (same) {
+        text += " x " + countOf(threads.empty() ? 1 : threads.front(), "thread");
+    } else {
+        std::string split;
+        for (int t : threads)
+            split += (split.empty() ? "" : "+") + std::to_string(t);
+        text += " (" + split + " threads)";
+    }
+    // Items with their own count: the hybrid's serial parts, or per-node choices.
+    int low = 0, high = 0;
+    for (size_t c = 0; c < workers; ++c)
+        for (InstanceId i : s.clusters[c])
+            if (!s.threads.empty() && s.threads[size_t(i)] > 0) {
+                const int t = s.threads[size_t(i)];
+                low = low ? std::min(low, t) : t;
+                high = std::max(high, t);
+            }
+    if (high > 0)
+        text += low == high ? ", some nodes on " + std::to_string(high)
+                            : ", nodes on " + std::to_string(low) + "-" + std::to_string(high);
+    return text;
+}
+
 Schedule emptySchedule(const SchedulingProblem& p, const std::string& algorithm)
 {
     p.check();

@@ -88,6 +88,10 @@ struct Schedule {
     bool isClone(size_t cluster, InstanceId i) const { return owner[static_cast<size_t>(i)] != int32_t(cluster); }
 };
 
+// Workers and threads: "1 worker x 2 threads", "2 workers x 1 thread",
+// "2 workers (3+1 threads)", with ", nodes on 1-2" where items have their own counts.
+std::string describeThreads(const Schedule& s);
+
 // An empty schedule for a problem: sizes, sub-batches and the default rank
 // (by the node's topological position, then copy). No clusters yet.
 Schedule emptySchedule(const SchedulingProblem& problem, const std::string& algorithm);
