@@ -57,7 +57,10 @@ public:
 private:
     void loop(size_t c)
     {
-        at::set_num_threads(kThreads[c]);  // per thread: this worker's OpenMP setting
+        // Once per worker thread: get_num_threads() first makes ATen set this thread
+        // up, which would otherwise overwrite the count at its first parallel operator.
+        if (at::get_num_threads() != kThreads[c])
+            at::set_num_threads(kThreads[c]);
         c10::InferenceMode guard;
         uint64_t seen = 0;
         for (;;) {

@@ -7,7 +7,11 @@ SLOTS = 0
 RAMIEL_OUTPUTS = None  # placeholder: the graph outputs, one line each
 # </check-only>
 def _work(cluster, threads, w, inputs, slots):
-    torch.set_num_threads(threads)  # per thread: the OpenMP setting of this worker
+    # Per thread, and only when it differs: get_num_threads() first makes ATen set
+    # this thread up (which would otherwise overwrite the count at its first
+    # parallel operator), and setting the count on every run costs time.
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
     try:
         with torch.inference_mode():
             cluster(w, inputs, slots)
