@@ -21,25 +21,25 @@ using namespace ramiel;
 
 namespace {
 
-// Four branches of 24 small element-wise nodes each, joined by Adds. Each
-// node works on 2,048 floats: too few for ATen to split across threads, so
-// only running branches side by side gains.
+// Four branches of 32 small element-wise nodes each, joined by Adds (as
+// bench/four_branches.py writes them). Each node works on 16,384 floats: too
+// few for ATen to split across threads, so only running branches side by side gains.
 std::string fourBranchModel()
 {
     test::OnnxBuilder b;
-    b.input("x", {1, 2048});
+    b.input("x", {1, 16384});
     for (int branch = 0; branch < 4; ++branch) {
         std::string last = "x";
-        for (int k = 0; k < 24; ++k) {
+        for (int k = 0; k < 32; ++k) {
             const std::string out = "b" + std::to_string(branch) + "_" + std::to_string(k);
             b.node(k % 2 ? "Tanh" : "Sigmoid", {last}, {out}, out);
             last = out;
         }
     }
-    b.node("Add", {"b0_23", "b1_23"}, {"s01"}, "add01");
-    b.node("Add", {"b2_23", "b3_23"}, {"s23"}, "add23");
+    b.node("Add", {"b0_31", "b1_31"}, {"s01"}, "add01");
+    b.node("Add", {"b2_31", "b3_31"}, {"s23"}, "add23");
     b.node("Add", {"s01", "s23"}, {"y"}, "add");
-    b.output("y", {1, 2048});
+    b.output("y", {1, 16384});
     return b.bytes();
 }
 
@@ -187,7 +187,7 @@ private Q_SLOTS:
 
     // Four equal branches on two cores: the tuner must find the two-worker
     // schedule, and that schedule must compute what serial computes. (The
-    // speed itself is a benchmark: bench/tune_check.sh.)
+    // speed itself is a benchmark: bench/four_branches.py, then bench/tune_check.sh.)
     void tuneFindsTheBranches()
     {
         QTemporaryDir dir;
