@@ -23,6 +23,7 @@ struct TuneCliOptions {
     bool json = false;
     std::string output;
     bool noNodeThreads = false;
+    int predict = 0;
 };
 
 void printTable(const pipeline::TuneResult& r)
@@ -62,6 +63,18 @@ void printTable(const pipeline::TuneResult& r)
     if (shown < r.candidates.size())
         std::cout << "  (" << r.candidates.size() - shown << " more, slower in simulation; --json lists them all)\n";
     std::cout << "  " << r.verdict << "\n";
+    if (r.predictions.empty())
+        return;
+    std::cout << "predicted for P = " << r.predictCores << " (simulated from the costs measured on 1-" << r.cores
+              << " threads, a fitted curve beyond; not measured):\n";
+    const double oneThread = r.candidates[r.serialOneThread].simulated;
+    for (size_t i = 0; i < r.predictions.size() && i < 5; ++i) {
+        const auto& c = r.predictions[i];
+        std::snprintf(line, sizeof line, "  %-30s %-34s %10s   %.2fx over serial on 1 thread (simulated)\n",
+                      c.config.title().c_str(), c.config.threadsText().c_str(), formatSeconds(c.simulated).c_str(),
+                      oneThread / c.simulated);
+        std::cout << line;
+    }
 }
 
 }  // namespace
@@ -84,6 +97,10 @@ Command addTuneCommand(CLI::App& app)
     sub->add_flag("--no-node-threads", o->noNodeThreads,
                   "Leave out configurations whose nodes choose their own thread counts (the generated code "
                   "cannot run those yet)");
+    sub->add_option("--predict", o->predict,
+                    "Also predict the best configurations for this many cores from the costs measured here "
+                    "(simulated, never measured; threads beyond those measured follow a fitted Amdahl curve)")
+        ->check(CLI::Range(2, 1024));
     sub->add_flag("--json", o->json, "The whole table and the chosen configuration as JSON");
     return {sub, [o, sub] {
                 pipeline::TuneOptions options;
@@ -96,6 +113,7 @@ Command addTuneCommand(CLI::App& app)
                 if (sub->count("--passes"))
                     options.passes = {o->model.prepare.passes};
                 options.nodeThreads = !o->noNodeThreads;
+                options.predictCores = o->predict;
                 options.workerCommand = {"/proc/self/exe", "time-worker"};
                 const pipeline::TuneResult r = pipeline::tune(
                     o->model.model, options,

@@ -212,8 +212,16 @@ void dropDuplicates(std::vector<TuneCandidate>& candidates)
     for (TuneCandidate& c : candidates) {
         std::string key = c.config.passes + "|" + std::to_string(c.config.serialThreads) + "|";
         if (c.config.schedule) {
-            nlohmann::json j = scheduleToJson(*c.config.schedule);
-            j.erase("algorithm");
+            // What runs: the clusters, the order, and each item's effective threads.
+            const Schedule& s = *c.config.schedule;
+            nlohmann::json j = scheduleToJson(s);
+            for (const char* field : {"algorithm", "threads", "worker_threads", "workers"})
+                j.erase(field);
+            std::vector<int> threads;
+            for (size_t k = 0; k < s.clusters.size(); ++k)
+                for (InstanceId i : s.clusters[k])
+                    threads.push_back(s.threadsOf(k, i));
+            j["effective_threads"] = threads;
             key += j.dump();
         }
         if (seen.insert(key).second)
@@ -301,6 +309,17 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
         r.candidates.insert(r.candidates.end(), std::make_move_iterator(c.begin()), std::make_move_iterator(c.end()));
     }
     dropDuplicates(r.candidates);
+    if (o.predictCores > r.cores) {
+        r.predictCores = o.predictCores;
+        for (const Variant& v : variants) {
+            std::vector<TuneCandidate> c = enumerate(v, model, o.predictCores, o.batch, o.nodeThreads);
+            r.predictions.insert(r.predictions.end(), std::make_move_iterator(c.begin()),
+                                 std::make_move_iterator(c.end()));
+        }
+        dropDuplicates(r.predictions);
+        std::stable_sort(r.predictions.begin(), r.predictions.end(),
+                         [](const TuneCandidate& a, const TuneCandidate& b) { return a.simulated < b.simulated; });
+    }
 
     // 4. Measure, each in its own process, as many runs as the budget allows.
     const auto measureStart = Clock::now();
@@ -393,6 +412,20 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     return r;
 }
 
+namespace {
+
+nlohmann::json predictionRows(const TuneResult& r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const TuneCandidate& c : r.predictions)
+        rows.push_back({{"configuration", c.config.title()},
+                        {"threads", c.config.threadsText()},
+                        {"predicted_ms", c.simulated * 1e3}});
+    return rows;
+}
+
+}  // namespace
+
 nlohmann::json tuneResultToJson(const TuneResult& r)
 {
     nlohmann::json rows = nlohmann::json::array();
@@ -424,6 +457,8 @@ nlohmann::json tuneResultToJson(const TuneResult& r)
             {"total_seconds", r.totalSeconds},
             {"verdict", r.verdict},
             {"candidates", rows},
+            {"predicted_cores", r.predictCores},
+            {"predictions", predictionRows(r)},
             {"chosen", runConfigToJson(r.candidates[r.chosen].config)}};
 }
 

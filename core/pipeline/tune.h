@@ -33,6 +33,7 @@ struct TuneOptions {
     std::vector<std::string> shapes;
     std::string machineFile;
     bool nodeThreads = true;       // also candidates whose nodes choose their own thread counts
+    int predictCores = 0;          // > P: also simulate the candidates for this many cores (not measured)
     // The program and arguments that serve one timed configuration (plus a request file).
     std::vector<std::string> workerCommand;
 };
@@ -55,6 +56,10 @@ struct TuneResult {
     int runsEach = 0;
     double profileSeconds = 0, measureSeconds = 0, totalSeconds = 0;
     std::string verdict;                    // one sentence
+    // With predictCores: candidates for that many cores, simulated with costs
+    // fitted beyond the measured thread counts, fastest first. Predictions only.
+    int predictCores = 0;
+    std::vector<TuneCandidate> predictions;
 };
 
 // Thrown when `cancelled` turns true; worker processes are stopped.
