@@ -1,9 +1,13 @@
-// Graph IR: building, SSA checks, topological order, levels, cycles.
+// Graph IR: building, SSA checks, topological order, levels, cycles; the
+// byte and FLOP counts as text.
 #include "core/ir/topology.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 #include "test_support.h"
 
 #include <QtTest>
+
+#include <cmath>
 
 using namespace ramiel;
 using ramiel::test::graphFromSpec;
@@ -127,6 +131,24 @@ private Q_SLOTS:
         TensorType t{DataType::Float, Shape::of({2, 3})};
         QCOMPARE(t.byteSize().value(), int64_t(24));
         QCOMPARE(t.toString(), std::string("float[2x3]"));
+    }
+
+    void byteCountsReadAsBinaryUnits()
+    {
+        QCOMPARE(formatBytes(0), std::string("0 B"));
+        QCOMPARE(formatBytes(512), std::string("512 B"));
+        QCOMPARE(formatBytes(1023), std::string("1023 B"));
+        QCOMPARE(formatBytes(1024), std::string("1.00 KiB"));
+        QCOMPARE(formatBytes(1536), std::string("1.50 KiB"));
+        // The Compare table's "13634.3 KiB" of cross-cluster traffic.
+        QCOMPARE(formatBytes(13634.3 * 1024), std::string("13.3 MiB"));
+        QCOMPARE(formatBytes(140326.5 * 1024), std::string("137 MiB"));
+        QCOMPARE(formatBytes(1024.0 * 1024 - 1), std::string("1.00 MiB"));  // never "1024 KiB"
+        QCOMPARE(formatBytes(95.2 * 1024 * 1024 * 1024), std::string("95.2 GiB"));
+        QCOMPARE(formatBytes(std::nan("")), std::string("unknown"));
+        QCOMPARE(formatFlops(950), std::string("950 FLOP"));
+        QCOMPARE(formatFlops(1.183e8), std::string("118 MFLOP"));
+        QCOMPARE(formatFlops(5.708e9), std::string("5.71 GFLOP"));
     }
 };
 

@@ -23,7 +23,12 @@
 #include "onnx_builder.h"
 #include "test_support.h"
 
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QFontMetricsF>
+#include <QRegularExpression>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -475,6 +480,86 @@ private Q_SLOTS:
         c->algorithmBox(1)->setCurrentIndex(c->algorithmBox(1)->findData("dsc"));
         QTRY_COMPARE_WITH_TIMEOUT(c->analysis(1)->plan.schedule.algorithm, std::string("dsc"), 30000);
         QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+    }
+
+    // Labels elided to their boxes, table cells whole in their tooltips, byte
+    // counts in binary units, differences that matter in bold, a legend that
+    // leaves the graph's input alone, no ticks on an empty chart.
+    void textFitsItsPlace()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QSignalSpy laid(w->session(), &StudioSession::layoutChanged);
+        w->session()->setLayoutOptions(false, true);  // node names under the operators
+        QVERIFY(laid.wait(30000));
+        int elided = 0;
+        QFont small;
+        small.setPointSizeF(7.5);
+        for (NodeItem* item : w->scene()->displayItems()) {
+            const QRectF box = item->shape().boundingRect();
+            QVERIFY2(QFontMetricsF(small).horizontalAdvance(item->shownSubtitle()) <= box.width(),
+                     qPrintable(item->shownSubtitle()));
+            if (item->shownSubtitle().contains(QChar(0x2026)))
+                ++elided;
+        }
+        QVERIFY(elided > 0);  // googlenet's names are longer than their boxes
+
+        // The legend is in a corner where it covers no input or output.
+        auto inputOnScreen = [&] {
+            for (NodeItem* item : w->scene()->displayItems())
+                if (item->isTerminal())
+                    return w->view()->mapFromScene(item->sceneBoundingRect()).boundingRect();
+            return QRect();
+        };
+        QVERIFY(!w->view()->legendRect().isEmpty());
+        QVERIFY(!w->view()->legendRect().intersects(inputOnScreen()));
+        w->session()->setLayoutOptions(true, true);  // left to right: the input on the left
+        QVERIFY(laid.wait(30000));
+        for (int zoom : {0, 1}) {
+            zoom ? w->view()->fitToWindow() : w->view()->showReadable();
+            QVERIFY2(!w->view()->legendRect().intersects(inputOnScreen()), zoom ? "fit" : "readable");
+        }
+
+        // Properties: the name column leaves the values room; every cell whole in its tooltip.
+        w->scene()->selectNode(w->session()->analysis()->metrics.criticalPath.at(3));
+        QTreeWidget* tree = w->properties()->tree();
+        QVERIFY(tree->topLevelItemCount() > 3);
+        QVERIFY(tree->columnWidth(0) <= tree->viewport()->width() / 2);
+        int cells = 0;
+        for (QTreeWidgetItemIterator it(tree); *it; ++it)
+            for (int c = 0; c < 2; ++c)
+                if (!(*it)->isFirstColumnSpanned() && !(*it)->text(c).isEmpty()) {
+                    QCOMPARE((*it)->toolTip(c), (*it)->text(c));
+                    ++cells;
+                }
+        QVERIFY(cells > 10);
+        keepScreenshot(w.get(), "studio-text-fits.png");
+
+        // Bytes in binary units; no "KiB" counts in the thousands.
+        const QVector<MetricRow> rows = metricRows(*w->session()->analysis());
+        bool sawBytes = false;
+        for (const MetricRow& r : rows)
+            if (r.name == "Cross-cluster edges") {
+                QVERIFY2(QRegularExpression("^\\d+ \\(\\d{1,3}(\\.\\d+)? (B|KiB|MiB|GiB)\\)$").match(r.value).hasMatch(),
+                         qPrintable(r.value));
+                sawBytes = true;
+            }
+        QVERIFY(sawBytes);
+        // Compare bolds figures 1 % apart or more, not 0.01 %; text when it differs.
+        MetricRow a{"s", "Makespan", "10.00 ms", {}, 0.010};
+        MetricRow b = a;
+        b.number = 0.010001;
+        QVERIFY(!rowsDiffer(a, b));
+        b.number = 0.0102;
+        QVERIFY(rowsDiffer(a, b));
+        MetricRow ta{"s", "Valid", "yes", {}}, tb{"s", "Valid", "NO", {}};
+        QVERIFY(rowsDiffer(ta, tb));
+        QVERIFY(!rowsDiffer(ta, ta));
+
+        // The Run chart before any run: no axes, so no "0 0 0 0 1" ticks.
+        for (QAbstractAxis* axis : w->runPanel()->chartView()->chart()->axes())
+            QVERIFY(!axis->isVisible());
+        QVERIFY(!w->runPanel()->chartView()->chart()->title().isEmpty());
     }
 
     // An action of the menus by its text, without the & of its shortcut.

@@ -10,22 +10,32 @@
 namespace ramiel::studio {
 namespace {
 
+// Boxes grow with their text up to this many characters; longer labels are
+// elided to the box when drawn (the full text is in the tooltip).
 constexpr size_t kMaxLabel = 28;
 
 std::string clipped(const std::string& s)
 {
+    // Printable, and bounded: a name of a megabyte stays a label.
     std::string p = printable(s);
-    if (p.size() > kMaxLabel)
-        p = p.substr(0, kMaxLabel - 1) + "~";
+    if (p.size() > 512)
+        p = p.substr(0, 512);
     return p;
 }
 
-void sizeItem(DisplayItem& item)
+void sizeItem(DisplayItem& item, const LabelWidths& widths)
 {
-    // About 6.2 points per character at the scene's 8.5 pt font, plus padding.
-    const size_t chars = std::max(item.title.size(), item.subtitle.size());
-    item.width = std::clamp(14.0 + 6.2 * double(chars), 54.0, 200.0);
     item.height = item.subtitle.empty() ? 24.0 : 36.0;
+    // About 6.2 points per character at the scene's 8.5 pt font when not measured.
+    auto width = [](const std::function<double(const std::string&)>& measure, const std::string& text) {
+        return measure ? measure(text) : 6.2 * double(text.size());
+    };
+    // Boxes grow with their text up to about kMaxLabel characters; the rest is elided.
+    const double text = std::min(std::max(width(widths.title, item.title), width(widths.subtitle, item.subtitle)),
+                                 6.8 * double(kMaxLabel));
+    // Terminals are ovals: their round ends hold no text.
+    const double ends = item.kind == DisplayItem::Kind::Operator ? 0.0 : item.height * 0.6;
+    item.width = std::max(54.0, 14.0 + ends + text);
 }
 
 }  // namespace
@@ -35,7 +45,7 @@ std::string shapeText(const TensorType& type)
     return type.shape ? type.shape->toString() : "?";
 }
 
-DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths)
 {
     DisplayGraph d;
     d.showNames = showNames;
@@ -50,7 +60,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
         item.value = v;
         item.title = clipped(value.name);
         item.subtitle = shapeText(value.type);
-        sizeItem(item);
+        sizeItem(item, widths);
         inputItem[v] = int(d.items.size());
         d.items.push_back(std::move(item));
     }
@@ -63,7 +73,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
             item.title = clipped(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
         if (showNames)
             item.subtitle = clipped(node.name);
-        sizeItem(item);
+        sizeItem(item, widths);
         d.itemOfNode[size_t(node.id)] = int(d.items.size());
         d.items.push_back(std::move(item));
     }
@@ -99,7 +109,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
         item.value = v;
         item.title = clipped(value.name);
         item.subtitle = shapeText(value.type);
-        sizeItem(item);
+        sizeItem(item, widths);
         const int index = int(d.items.size());
         d.items.push_back(std::move(item));
         const auto [from, fromNode] = sourceOf(v);

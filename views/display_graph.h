@@ -7,6 +7,7 @@
 #include "core/ir/graph.h"
 #include "core/layout/dot_layout.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,14 @@ struct DisplayGraph {
     bool showNames = false;
 };
 
-DisplayGraph displayGraphOf(const Graph& graph, bool showNames);
+// How wide a label is drawn, in points: the views measure with the scene's
+// fonts; without them, an estimate per character.
+struct LabelWidths {
+    std::function<double(const std::string&)> title;     // bold operator type, or a terminal's name
+    std::function<double(const std::string&)> subtitle;  // node name or shape, smaller
+};
+
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths = {});
 LayoutInput layoutInputOf(const DisplayGraph& display, bool leftToRight);
 // "1x3x224x224", "?" when unknown.
 std::string shapeText(const TensorType& type);

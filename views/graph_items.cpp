@@ -2,6 +2,7 @@
 
 #include "palette.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -19,7 +20,18 @@ QFont sceneFont(bool bold)
     return f;
 }
 
+QFont smallFont()
+{
+    QFont f = sceneFont(false);
+    f.setPointSizeF(7.5);
+    return f;
+}
+
 }  // namespace
+
+qreal titleTextWidth(const QString& text, bool bold) { return QFontMetricsF(sceneFont(bold)).horizontalAdvance(text); }
+
+qreal subtitleTextWidth(const QString& text) { return QFontMetricsF(smallFont()).horizontalAdvance(text); }
 
 NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString subtitle)
     : index_(index), shape_(shape), rect_(-size.width() / 2, -size.height() / 2, size.width(), size.height()),
@@ -30,6 +42,10 @@ NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString s
     setZValue(1);
     if (shape_ == Shape::Terminal)
         fill_ = QColor(0xd8, 0xdc, 0xe0);
+    // Text wider than the box is elided (names keep their ends: ".../conv1/Conv").
+    const qreal room = rect_.width() - (shape_ == Shape::Terminal ? rect_.height() * 0.6 : 0) - 10;
+    shownTitle_ = QFontMetricsF(sceneFont(shape_ == Shape::Operator)).elidedText(title_, Qt::ElideRight, room);
+    shownSubtitle_ = QFontMetricsF(smallFont()).elidedText(subtitle_, Qt::ElideMiddle, room);
 }
 
 void NodeItem::setFill(const QColor& fill)
@@ -89,16 +105,14 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(textColorOn(fill));
     if (subtitle_.isEmpty()) {
         painter->setFont(sceneFont(shape_ == Shape::Operator));
-        painter->drawText(rect_, Qt::AlignCenter, title_);
+        painter->drawText(rect_, Qt::AlignCenter, shownTitle_);
     } else {
         const QRectF top(rect_.left(), rect_.top() + 3, rect_.width(), rect_.height() / 2 - 2);
         const QRectF bottom(rect_.left(), rect_.center().y(), rect_.width(), rect_.height() / 2 - 3);
         painter->setFont(sceneFont(shape_ == Shape::Operator));
-        painter->drawText(top, Qt::AlignCenter, title_);
-        QFont small = sceneFont(false);
-        small.setPointSizeF(7.5);
-        painter->setFont(small);
-        painter->drawText(bottom, Qt::AlignCenter, subtitle_);
+        painter->drawText(top, Qt::AlignCenter, shownTitle_);
+        painter->setFont(smallFont());
+        painter->drawText(bottom, Qt::AlignCenter, shownSubtitle_);
     }
     if (clones_ > 0) {
         // A badge: this node also runs, cloned, in `clones_` other clusters.

@@ -18,6 +18,11 @@ public:
     double zoom() const;
     void setMinimapVisible(bool visible);
     void setLegendVisible(bool visible);
+    // Where the legend is drawn, in viewport coordinates (empty when hidden):
+    // the first corner (top left, top right, bottom left, bottom right) where
+    // it covers no box, else where it covers the fewest, the graph's inputs
+    // and outputs counting most; it stays put while its corner stays free.
+    QRect legendRect() const { return legendRect_; }
 
 public Q_SLOTS:
     void zoomIn();
@@ -49,10 +54,17 @@ protected:
 private:
     void scaleBy(double factor);
     void placeMinimap();
+    void placeLegend();
+    QSize legendSize() const;
+    // The scene's rectangle with room for the legend before the graph's first
+    // rank (above it top-down, left of it left to right), at the current zoom.
+    void reserveLegendRoom();
 
     GraphScene* scene_;
     Minimap* minimap_;
     bool legendVisible_ = true;
+    QRect legendRect_;
+    Qt::Corner legendCorner_ = Qt::TopLeftCorner;
 };
 
 // A thumbnail of the whole scene, rendered once per change into a pixmap (so

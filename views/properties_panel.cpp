@@ -3,6 +3,7 @@
 #include "metric_rows.h"
 #include "palette.h"
 #include "studio_session.h"
+#include "tree_columns.h"
 
 #include "core/util/text.h"
 
@@ -31,7 +32,7 @@ QTreeWidgetItem* section(QTreeWidget* tree, const QString& title)
 void row(QTreeWidgetItem* parent, const QString& name, const QString& value)
 {
     auto* item = new QTreeWidgetItem(parent, {name, value});
-    item->setToolTip(1, value);
+    setFullTextTips(item);
 }
 
 }  // namespace
@@ -41,7 +42,7 @@ PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent), tree_(new Q
     tree_->setColumnCount(2);
     tree_->setHeaderLabels({tr("Property"), tr("Value")});
     tree_->setAlternatingRowColors(true);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    keepColumnsFitted(tree_, Qt::ElideMiddle);  // names keep their ends: ".../conv1/Conv"
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tree_);
@@ -109,9 +110,8 @@ void PropertiesPanel::rebuild()
 
     const NodeCost& cost = analysis_->prepared->staticCosts[id];
     QTreeWidgetItem* c = section(tree_, tr("Cost"));
-    row(c, tr("FLOPs"), cost.known ? QString::number(cost.flops, 'g', 4) : tr("unknown"));
-    row(c, tr("Bytes moved"), cost.known ? QString::number(cost.bytes(), 'g', 4)
-                                         : tr("unknown"));
+    row(c, tr("FLOPs"), cost.known ? QString::fromStdString(formatFlops(cost.flops)) : tr("unknown"));
+    row(c, tr("Bytes moved"), cost.known ? formatBytes(cost.bytes()) : tr("unknown"));
     row(c, tr("Static estimate"), formatSeconds(analysis_->prepared->staticSeconds[id]));
     row(c, analysis_->costs.measured ? tr("Measured (in use)") : tr("In use"), formatSeconds(analysis_->nodeSeconds[id]));
 
@@ -130,6 +130,7 @@ void PropertiesPanel::rebuild()
     }
     row(sched, tr("Critical path"), analysis_->onCriticalPath[id] ? tr("yes") : tr("no"));
     tree_->expandAll();
+    fitColumns(tree_);
 }
 
 }  // namespace ramiel::studio

@@ -44,7 +44,11 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     QChart* chart = chart_->chart();
     chart->addSeries(serial_);
     chart->addSeries(parallel_);
+    // Iterations are whole numbers: ticks on integers only (never "0 0 0 0 1").
     xAxis_->setLabelFormat(QStringLiteral("%d"));
+    xAxis_->setTickType(QValueAxis::TicksDynamic);
+    xAxis_->setTickAnchor(0);
+    xAxis_->setTitleText(tr("iteration"));
     yAxis_->setTitleText(tr("ms"));
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
@@ -101,6 +105,10 @@ void RunPanel::clearResults()
     busy_.clear();
     wait_.clear();
     workers_->clear();
+    // No axes without points: an empty chart says what it will show.
+    xAxis_->setVisible(false);
+    yAxis_->setVisible(false);
+    chart_->chart()->setTitle(tr("Latency of each iteration, once a run starts"));
     summary_->setText(tr("Runs the model on libtorch with seeded random inputs: serial with one thread and the "
                          "current schedule in parallel, interleaved."));
     Q_EMIT runFigures({});
@@ -202,8 +210,18 @@ void RunPanel::onIteration(const RunIteration& it)
         maxMs = std::max(maxMs, s * 1e3);
     for (double s : parallelTimes_)
         maxMs = std::max(maxMs, s * 1e3);
-    xAxis_->setRange(0, std::max(1, it.index));
+    const int last = std::max(1, it.index);
+    xAxis_->setRange(0, last);
+    // 1, 2, 5, 10, 20, ... iterations a tick: at most about 8 ticks.
+    double step = 1;
+    while (last / step > 8)
+        step *= (QString::number(step).startsWith('2') ? 2.5 : 2);
+    xAxis_->setTickInterval(step);
     yAxis_->setRange(0, maxMs * 1.15);
+    yAxis_->applyNiceNumbers();
+    xAxis_->setVisible(true);
+    yAxis_->setVisible(true);
+    chart_->chart()->setTitle(QString());
     updateSummary();
 }
 

@@ -45,6 +45,7 @@ public:
     int parallelPoints() const;
     bool hasProfile() const { return !profile_.empty(); }
     QLabel* summaryLabel() const { return summary_; }
+    QChartView* chartView() const { return chart_; }
 
 public Q_SLOTS:
     void start();

@@ -197,6 +197,7 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     x->setTitleText(tr("cluster"));
     auto* y = new QValueAxis;
     y->setRange(0, maxMs * 1.1 + 1e-6);
+    y->applyNiceNumbers();  // round ticks: 0, 20, 40, 60 rather than 0, 14, 28.1, 42.1
     y->setTitleText(tr("load (ms)"));
     y->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(x, Qt::AlignBottom);

@@ -1,5 +1,7 @@
 #include "studio_session.h"
 
+#include "graph_items.h"
+
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
@@ -20,7 +22,11 @@ std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bo
     QElapsedTimer timer;
     timer.start();
     auto l = std::make_shared<GraphLayout>();
-    l->display = displayGraphOf(prepared.model.graph, showNames);
+    // Boxes as wide as their labels in the scene's fonts (QFontMetricsF works off the UI thread).
+    LabelWidths widths;
+    widths.title = [](const std::string& t) { return double(titleTextWidth(QString::fromStdString(t), true)); };
+    widths.subtitle = [](const std::string& t) { return double(subtitleTextWidth(QString::fromStdString(t))); };
+    l->display = displayGraphOf(prepared.model.graph, showNames, widths);
     l->layout = layoutWithDot(layoutInputOf(l->display, leftToRight));
     l->leftToRight = leftToRight;
     l->seconds = double(timer.nsecsElapsed()) * 1e-9;
