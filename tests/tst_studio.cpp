@@ -41,6 +41,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -560,6 +561,62 @@ private Q_SLOTS:
         for (QAbstractAxis* axis : w->runPanel()->chartView()->chart()->axes())
             QVERIFY(!axis->isVisible());
         QVERIFY(!w->runPanel()->chartView()->chart()->title().isEmpty());
+    }
+
+    // View > Dark Theme reaches what Studio draws itself: the canvas, its legend
+    // and minimap, Compare's scenes, unchecked check boxes; the Run chart keeps
+    // its series colors.
+    void darkThemeReachesTheCanvas()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QVERIFY(!w->scene()->theme().dark);
+        w->setDarkTheme(true);
+        QVERIFY(isDark(qApp->palette()));
+        QTRY_VERIFY(w->scene()->theme().dark);  // the palette reaches the widgets through posted events
+        QCOMPARE(w->scene()->backgroundBrush().color(), sceneTheme(true).background);
+        QVERIFY(w->compareView()->scene(0)->theme().dark);
+        QTest::qWait(50);
+        const QImage canvas = w->view()->viewport()->grab().toImage();
+        int dark = 0;
+        for (int y = 0; y < canvas.height(); y += 7)
+            for (int x = 0; x < canvas.width(); x += 7)
+                dark += QColor(canvas.pixel(x, y)).lightness() < 60;
+        QVERIFY2(dark > (canvas.width() / 7) * (canvas.height() / 7) / 2, "the canvas is not dark");
+        // The legend's panel is dark too, with light text on it.
+        const QRect legend = w->view()->legendRect();
+        QVERIFY(!legend.isEmpty());
+        QVERIFY(QColor(canvas.pixel(legend.right() - 4, legend.bottom() - 3)).lightness() < 80);
+        int light = 0;
+        for (int y = legend.top(); y < legend.bottom(); ++y)
+            for (int x = legend.left() + 28; x < legend.right(); ++x)
+                light += QColor(canvas.pixel(x, y)).lightness() > 170;
+        QVERIFY(light > 50);
+        // An unchecked check box shows its box: light pixels where the indicator is.
+        QCheckBox* box = nullptr;
+        for (QCheckBox* c : w->tuning()->findChildren<QCheckBox*>())
+            if (!c->isChecked() && c->isEnabled() && c->isVisible())
+                box = c;
+        QVERIFY(box);
+        const QImage boxImage = box->grab().toImage();
+        int frame = 0;
+        for (int y = 0; y < boxImage.height(); ++y)
+            for (int x = 0; x < std::min(20, boxImage.width()); ++x)
+                frame += QColor(boxImage.pixel(x, y)).lightness() > 100;
+        QVERIFY2(frame > 10, qPrintable(box->text()));
+        // The Run chart's series keep their colors in both themes.
+        auto seriesColors = [&] {
+            QList<QColor> colors;
+            for (QAbstractSeries* s : w->runPanel()->chartView()->chart()->series())
+                colors << static_cast<QLineSeries*>(s)->pen().color();
+            return colors;
+        };
+        const QList<QColor> darkColors = seriesColors();
+        QCOMPARE(darkColors, (QList<QColor>{runSeriesColor(false), runSeriesColor(true)}));
+        keepScreenshot(w.get(), "studio-dark.png");
+        w->setDarkTheme(false);
+        QTRY_VERIFY(!w->scene()->theme().dark);
+        QCOMPARE(seriesColors(), darkColors);
     }
 
     // An action of the menus by its text, without the & of its shortcut.

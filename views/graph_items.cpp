@@ -1,5 +1,6 @@
 #include "graph_items.h"
 
+#include "graph_scene.h"
 #include "palette.h"
 
 #include <QFontMetricsF>
@@ -27,6 +28,12 @@ QFont smallFont()
     return f;
 }
 
+const SceneTheme& themeOf(const QGraphicsItem* item)
+{
+    const auto* scene = qobject_cast<const GraphScene*>(item->scene());
+    return scene ? scene->theme() : sceneTheme(false);
+}
+
 }  // namespace
 
 qreal titleTextWidth(const QString& text, bool bold) { return QFontMetricsF(sceneFont(bold)).horizontalAdvance(text); }
@@ -41,7 +48,7 @@ NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString s
     setAcceptHoverEvents(false);
     setZValue(1);
     if (shape_ == Shape::Terminal)
-        fill_ = QColor(0xd8, 0xdc, 0xe0);
+        fill_ = sceneTheme(false).terminalFill;
     // Text wider than the box is elided (names keep their ends: ".../conv1/Conv").
     const qreal room = rect_.width() - (shape_ == Shape::Terminal ? rect_.height() * 0.6 : 0) - 10;
     shownTitle_ = QFontMetricsF(sceneFont(shape_ == Shape::Operator)).elidedText(title_, Qt::ElideRight, room);
@@ -86,7 +93,8 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = fill_;
     const bool selected = isSelected();
-    QPen pen(critical_ ? QColor(0x20, 0x20, 0x20) : QColor(0x60, 0x60, 0x60), critical_ ? 2.6 : 0.8);
+    const SceneTheme& theme = themeOf(this);
+    QPen pen(critical_ ? theme.criticalOutline : theme.outline, critical_ ? 2.6 : 0.8);
     if (selected)
         pen = QPen(QColor(0x00, 0x78, 0xd7), 3.2);
     if (lod < kTextDetail) {
@@ -132,7 +140,7 @@ EdgeItem::EdgeItem(int index, const QPainterPath& path, const QPolygonF& arrow, 
 {
     labelAt_ = path.pointAtPercent(0.5);
     setZValue(0);
-    setStyle(Style::Normal, QColor(0x80, 0x80, 0x80));
+    setStyle(Style::Normal, sceneTheme(false).edge);
 }
 
 void EdgeItem::setStyle(Style style, const QColor& color)
@@ -179,7 +187,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         QFont f;
         f.setPointSizeF(7);
         painter->setFont(f);
-        painter->setPen(QColor(0x40, 0x40, 0x40));
+        painter->setPen(themeOf(this).edgeLabel);
         painter->drawText(labelAt_ + QPointF(4, 3), label_);
     }
 }

@@ -47,7 +47,7 @@ QString formatMs(double seconds) { return QString::number(seconds * 1e3, 'f', se
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent)
 {
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
-    setBackgroundBrush(QColor(0xfc, 0xfc, 0xfc));
+    setBackgroundBrush(theme_->background);
     connect(this, &QGraphicsScene::selectionChanged, this, [this] { Q_EMIT nodeSelected(selectedNode()); });
 }
 
@@ -130,6 +130,16 @@ void GraphScene::setCopy(int copy)
     recolor();
 }
 
+void GraphScene::setDark(bool dark)
+{
+    if (theme_->dark == dark)
+        return;
+    theme_ = &sceneTheme(dark);
+    setBackgroundBrush(theme_->background);
+    recolor();
+    update();
+}
+
 void GraphScene::setShowShapes(bool show)
 {
     showShapes_ = show;
@@ -194,7 +204,7 @@ void GraphScene::recolorTeaching()
         if (di.kind != DisplayItem::Kind::Operator)
             continue;
         const int c = teachClusters_[size_t(di.node)];
-        items_[i]->setFill(c >= 0 ? clusterColor(c) : QColor(0xf2, 0xf2, 0xf2));
+        items_[i]->setFill(c >= 0 ? clusterColor(c) : theme_->unclustered);
         items_[i]->setCritical(current[size_t(di.node)] != 0);
         items_[i]->setCloneCount(0);
     }
@@ -202,7 +212,7 @@ void GraphScene::recolorTeaching()
         const DisplayEdge& de = d.edges[i];
         const bool onPath = path.count({de.fromNode, de.toNode}) > 0;
         edges_[i]->setStyle(onPath ? EdgeItem::Style::Critical : EdgeItem::Style::Normal,
-                            onPath ? QColor(0xc0, 0x1c, 0x28) : QColor(0xb0, 0xb0, 0xb0));
+                            onPath ? theme_->critical : theme_->fadedEdge);
     }
     Q_EMIT legendChanged();
 }
@@ -231,11 +241,12 @@ void GraphScene::recolor()
         const DisplayItem& di = d.items[i];
         NodeItem* item = items_[i];
         if (di.kind != DisplayItem::Kind::Operator) {
+            item->setFill(theme_->terminalFill);
             item->setCritical(false);
             continue;
         }
         const size_t n = size_t(di.node);
-        QColor fill(0xe6, 0xe6, 0xe6);
+        QColor fill = theme_->unknownFill;
         switch (mode_) {
         case ColorMode::Cluster:
             if (valid)
@@ -256,11 +267,11 @@ void GraphScene::recolor()
     for (size_t i = 0; i < d.edges.size(); ++i) {
         const DisplayEdge& de = d.edges[i];
         EdgeItem::Style style = EdgeItem::Style::Normal;
-        QColor color(0x90, 0x90, 0x90);
+        QColor color = theme_->edge;
         if (valid && de.fromNode != kNone && de.toNode != kNone) {
             if (showCritical_ && a->criticalEdges.count({de.fromNode, de.toNode})) {
                 style = EdgeItem::Style::Critical;
-                color = QColor(0xc0, 0x1c, 0x28);
+                color = theme_->critical;
             } else if (a->crossClusterEdges[copy].count({de.fromNode, de.toNode})) {
                 style = EdgeItem::Style::CrossCluster;
                 color = clusterColor(a->clusterOfNode[copy][size_t(de.fromNode)]).darker(140);
@@ -278,8 +289,8 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
         return out;
     const PlannedModel* a = analysis_.get();
     if (teachingOverlay()) {
-        out.append({QColor(0xf2, 0xf2, 0xf2), tr("not clustered yet")});
-        out.append({QColor(0xc0, 0x1c, 0x28), teachCaption_});
+        out.append({theme_->unclustered, tr("not clustered yet")});
+        out.append({theme_->critical, teachCaption_});
         return out;
     }
     switch (mode_) {
@@ -315,7 +326,7 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     }
     }
     if (a && showCritical_ && mode_ == ColorMode::Cluster)
-        out.append({QColor(0xc0, 0x1c, 0x28), tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
+        out.append({theme_->critical, tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
     return out;
 }
 

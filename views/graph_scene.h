@@ -3,6 +3,7 @@
 #pragma once
 
 #include "graph_items.h"
+#include "palette.h"
 #include "studio_session.h"
 
 #include <QGraphicsScene>
@@ -26,6 +27,9 @@ public:
     void setColorMode(ColorMode mode);
     void setShowCriticalPath(bool show);
     void setShowShapes(bool show);
+    // The canvas's colors: the light or the dark theme (the view follows its palette).
+    void setDark(bool dark);
+    const SceneTheme& theme() const { return *theme_; }
     // With hyperclustering (d > 1): which graph copy's clusters to show.
     void setCopy(int copy);
     int copy() const { return copy_; }
@@ -67,6 +71,7 @@ private:
     std::vector<int> teachClusters_;
     std::vector<NodeId> teachCurrent_;
     QString teachCaption_;
+    const SceneTheme* theme_ = &sceneTheme(false);
 };
 
 }  // namespace ramiel::studio

@@ -2,6 +2,7 @@
 
 #include "graph_items.h"
 #include "graph_scene.h"
+#include "palette.h"
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -33,6 +34,7 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
     setOptimizationFlags(QGraphicsView::DontSavePainterState);
     setFocusPolicy(Qt::StrongFocus);
     minimap_ = new Minimap(this, this);
+    scene_->setDark(isDark(palette()));
     connect(scene_, &QGraphicsScene::sceneRectChanged, this, &GraphView::reserveLegendRoom);
     connect(scene_, &GraphScene::legendChanged, this, &GraphView::reserveLegendRoom);
     connect(scene_, &GraphScene::legendChanged, this, &GraphView::placeLegend);
@@ -235,6 +237,16 @@ void GraphView::keyPressEvent(QKeyEvent* event)
         QGraphicsView::keyPressEvent(event);
 }
 
+void GraphView::changeEvent(QEvent* event)
+{
+    QGraphicsView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        scene_->setDark(isDark(palette()));
+        minimap_->refresh();
+        viewport()->update();
+    }
+}
+
 void GraphView::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
@@ -343,17 +355,18 @@ void GraphView::drawForeground(QPainter* painter, const QRectF&)
     const QFontMetrics fm(f);
     const int row = fm.height() + 3;
     const QRect box = legendRect_;
-    painter->setPen(QColor(0xb0, 0xb0, 0xb0));
-    painter->setBrush(QColor(255, 255, 255, 225));
+    const SceneTheme& theme = scene_->theme();
+    painter->setPen(theme.panelBorder);
+    painter->setBrush(theme.panel);
     painter->drawRoundedRect(box, 4, 4);
     int y = box.top() + 5;
     for (const auto& [color, text] : entries) {
         if (color.alpha() > 0) {
-            painter->setPen(QColor(0x50, 0x50, 0x50));
+            painter->setPen(theme.swatchBorder);
             painter->setBrush(color);
             painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
         }
-        painter->setPen(Qt::black);
+        painter->setPen(theme.panelText);
         painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, text);
         y += row;
     }
@@ -399,7 +412,7 @@ void Minimap::render()
     const qreal dpr = devicePixelRatioF();
     pixmap_ = QPixmap((t.size() * dpr).toSize());
     pixmap_.setDevicePixelRatio(dpr);
-    pixmap_.fill(QColor(0xfc, 0xfc, 0xfc));
+    pixmap_.fill(main_->graphScene()->theme().background);
     QPainter p(&pixmap_);
     p.setRenderHint(QPainter::Antialiasing);
     main_->scene()->render(&p, QRectF(QPointF(0, 0), t.size()), main_->scene()->sceneRect());
@@ -413,8 +426,9 @@ void Minimap::showEvent(QShowEvent*) { refresh(); }
 void Minimap::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    p.fillRect(rect(), QColor(250, 250, 250, 235));
-    p.setPen(QColor(0x99, 0x99, 0x99));
+    const SceneTheme& theme = main_->graphScene()->theme();
+    p.fillRect(rect(), theme.panel);
+    p.setPen(theme.panelBorder);
     p.drawRect(rect().adjusted(0, 0, -1, -1));
     const QRectF t = target();
     if (t.isEmpty())

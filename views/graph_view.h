@@ -50,6 +50,8 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void keyPressEvent(QKeyEvent* event) override;
+    // A palette change (View > Dark Theme) recolors the canvas, the legend and the minimap.
+    void changeEvent(QEvent* event) override;
 
 private:
     void scaleBy(double factor);

@@ -7,6 +7,7 @@
 
 #include "core/util/text.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -61,6 +62,13 @@ void PropertiesPanel::showNode(NodeId node)
 {
     node_ = node;
     rebuild();
+}
+
+void PropertiesPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        rebuild();
 }
 
 void PropertiesPanel::rebuild()

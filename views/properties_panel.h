@@ -28,6 +28,9 @@ public:
     NodeId node() const { return node_; }
     QTreeWidget* tree() const { return tree_; }
 
+protected:
+    void changeEvent(QEvent* event) override;  // the hint's color follows the palette
+
 private:
     void rebuild();
 

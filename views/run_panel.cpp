@@ -1,6 +1,7 @@
 #include "run_panel.h"
 
 #include "metric_rows.h"
+#include "palette.h"
 
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
@@ -60,6 +61,7 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->setMinimumSize(260, 140);
+    applyChartTheme();
 
     // Controls and figures on the left, the live chart filling the rest.
     auto* controls = new QGridLayout;
@@ -189,8 +191,18 @@ void RunPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() != QEvent::PaletteChange)
         return;
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    chart_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    applyChartTheme();
+}
+
+void RunPanel::applyChartTheme()
+{
+    QChart* chart = chart_->chart();
+    chart->setTheme(isDark(palette()) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    // setTheme recolors the series: give them back their own colors, the same in both themes.
+    serial_->setPen(QPen(runSeriesColor(false), 2));
+    parallel_->setPen(QPen(runSeriesColor(true), 2));
+    chart->setBackgroundBrush(palette().color(QPalette::Base));
+    chart->setBackgroundRoundness(0);
 }
 
 void RunPanel::onIteration(const RunIteration& it)

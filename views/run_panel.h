@@ -65,6 +65,7 @@ private:
     void clearResults();
     void onDone(const QString& error, std::vector<double> profile);
     void updateSummary();
+    void applyChartTheme();
 
     StudioSession* session_;
     QSpinBox* iterations_;

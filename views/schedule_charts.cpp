@@ -168,8 +168,9 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     QChart* chart = view_->chart();
     chart->removeAllSeries();
     // Follow the application's light or dark palette (before the bars get their cluster colors).
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setTheme(isDark(palette()) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setBackgroundBrush(palette().color(QPalette::Base));
+    chart->setBackgroundRoundness(0);
     chart->legend()->hide();
     for (QAbstractAxis* axis : chart->axes())
         chart->removeAxis(axis);

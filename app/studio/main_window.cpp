@@ -7,6 +7,7 @@
 #include "views/graph_view.h"
 #include "views/graph_export.h"
 #include "views/input_sizes_panel.h"
+#include "views/palette.h"
 #include "views/metrics_panel.h"
 #include "views/properties_panel.h"
 #include "views/run_panel.h"
@@ -257,12 +258,11 @@ void MainWindow::createActions()
     toggle(tr("&Minimap"), true, [this](bool on) { view_->setMinimapVisible(on); });
     toggle(tr("L&egend"), true, [this](bool on) { view_->setLegendVisible(on); });
     viewMenu_->addSeparator();
-    QAction* dark = toggle(tr("&Dark Theme"), QSettings().value(QStringLiteral("view/dark"), false).toBool(),
-                           [this](bool on) {
-                               applyTheme(on);
-                               QSettings().setValue(QStringLiteral("view/dark"), on);
-                           });
-    Q_UNUSED(dark);
+    darkAction_ = toggle(tr("&Dark Theme"), QSettings().value(QStringLiteral("view/dark"), false).toBool(),
+                         [this](bool on) {
+                             applyTheme(on);
+                             QSettings().setValue(QStringLiteral("view/dark"), on);
+                         });
     viewMenu_->addSeparator();
     QMenu* panels = viewMenu_->addMenu(tr("&Panels"));
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -311,28 +311,20 @@ void MainWindow::createActions()
 
 void MainWindow::applyTheme(bool dark)
 {
-    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    if (!dark) {
-        qApp->setPalette(qApp->style()->standardPalette());
-        return;
+    // Fusion everywhere (the same look on every desktop), with check boxes that show on a dark palette.
+    if (qApp->property("ramielStyle").isNull()) {
+        qApp->setStyle(createStudioStyle());
+        qApp->setProperty("ramielStyle", true);
     }
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
-    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-    p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2c));
-    p.setColor(QPalette::ToolTipBase, QColor(0x3c, 0x3f, 0x41));
-    p.setColor(QPalette::ToolTipText, QColor(0xee, 0xee, 0xee));
-    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-    p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3a));
-    p.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xca));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-    qApp->setPalette(p);
+    qApp->setPalette(dark ? darkPalette() : qApp->style()->standardPalette());
+}
+
+void MainWindow::setDarkTheme(bool dark)
+{
+    // For this run only (--theme): the View menu shows it, the stored choice stays.
+    const QSignalBlocker block(darkAction_);
+    darkAction_->setChecked(dark);
+    applyTheme(dark);
 }
 
 void MainWindow::showOpenDialog()
