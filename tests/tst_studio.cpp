@@ -25,6 +25,9 @@
 
 #include <QAbstractAxis>
 #include <QApplication>
+#include <QClipboard>
+#include <QMenu>
+#include <QToolTip>
 #include <QChart>
 #include <QChartView>
 #include <QFontMetricsF>
@@ -617,6 +620,78 @@ private Q_SLOTS:
         w->setDarkTheme(false);
         QTRY_VERIFY(!w->scene()->theme().dark);
         QCOMPARE(seriesColors(), darkColors);
+    }
+
+    // Hovering a box says what it is and how it is scheduled; a Gantt bar says
+    // which node on which worker when; right-click copies a name; clicking a
+    // graph input shows its properties.
+    void tooltipsCopyNamesAndTerminals()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        auto a = w->session()->analysis();
+        const Graph& g = a->prepared->model.graph;
+        for (const Node& n : g.nodes()) {
+            const QString tip = w->scene()->itemOfNode(n.id)->toolTip();
+            for (const QString& part : {QString::fromStdString(n.name), QString("FLOPs"), QString("cluster"),
+                                        QString("t-level"), QString("b-level"),
+                                        QString::fromStdString(g.value(n.outputs[0]).type.toString())})
+                QVERIFY2(tip.contains(part), qPrintable(tip + " lacks " + part));
+            QCOMPARE(tip.contains("critical path"), bool(a->onCriticalPath[size_t(n.id)]));
+        }
+        // Gantt: every bar's tooltip names its node, its worker and its times.
+        GanttChart* gantt = w->gantt();
+        const auto& entries = a->plan.simulation.gantt;
+        QVERIFY(!entries.empty());
+        for (size_t i = 0; i < entries.size(); i += 7) {
+            const QRectF bar = gantt->barRect(int(i));
+            if (bar.width() < 3)
+                continue;  // a sliver: the neighbour's tooltip may win
+            const QString tip = gantt->toolTipAt(bar.center());
+            const Node& n = g.node(a->plan.schedule.node(entries[i].instance));
+            QVERIFY2(tip.contains(QString::fromStdString(n.name)), qPrintable(tip));
+            QVERIFY2(tip.contains(QStringLiteral("worker W%1").arg(entries[i].worker)), qPrintable(tip));
+            QVERIFY2(tip.contains(" to "), qPrintable(tip));
+        }
+        // Copy Name on a box, an input and an edge.
+        auto copied = [&](QGraphicsItem* item) {
+            std::unique_ptr<QMenu> menu(w->view()->contextMenuFor(item, w.get()));
+            QAction* copy = menu->findChild<QAction*>("copyName");
+            if (!copy)
+                return QString("(no Copy Name)");
+            QGuiApplication::clipboard()->clear();
+            copy->trigger();
+            return QGuiApplication::clipboard()->text();
+        };
+        const Node& some = g.node(NodeId(5));
+        QCOMPARE(copied(w->scene()->itemOfNode(some.id)), QString::fromStdString(some.name));
+        NodeItem* input = w->scene()->displayItems().front();
+        QVERIFY(input->isTerminal());
+        const ValueId x = w->session()->layout()->display.items.front().value;
+        QCOMPARE(copied(input), QString::fromStdString(g.value(x).name));
+        EdgeItem* edge = w->scene()->edgeItems().front();
+        QCOMPARE(copied(edge), QString::fromStdString(g.value(w->session()->layout()->display.edges.front().value).name));
+        QVERIFY(!w->view()->contextMenuFor(nullptr, w.get())->findChild<QAction*>("copyName"));
+        // What the tooltip looks like, to look at.
+        const NodeId critical = a->metrics.criticalPath.at(4);
+        QToolTip::showText(QPoint(100, 100), w->scene()->itemOfNode(critical)->toolTip(), w->view()->viewport());
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (top->inherits("QTipLabel") && top->isVisible())
+                keepScreenshot(top, "studio-tooltip.png");
+        QToolTip::hideText();
+
+        // A click on the graph input shows it in Properties.
+        w->view()->centerOn(input);
+        QTest::mouseClick(w->view()->viewport(), Qt::LeftButton, {}, w->view()->mapFromScene(input->pos()));
+        QCOMPARE(w->scene()->selectedValue(), x);
+        QCOMPARE(w->properties()->value(), x);
+        QTreeWidget* tree = w->properties()->tree();
+        QCOMPARE(tree->topLevelItem(0)->text(0), QString("Graph input"));
+        QCOMPARE(tree->topLevelItem(0)->child(0)->text(1), QString::fromStdString(g.value(x).name));
+        // And a box shows its node again.
+        w->scene()->selectNode(some.id);
+        QCOMPARE(w->properties()->node(), some.id);
+        QCOMPARE(w->properties()->value(), kNone);
     }
 
     // An action of the menus by its text, without the & of its shortcut.

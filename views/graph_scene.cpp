@@ -1,6 +1,9 @@
 #include "graph_scene.h"
 
+#include "metric_rows.h"
 #include "palette.h"
+
+#include "core/util/text.h"
 
 #include <QPainterPath>
 
@@ -48,7 +51,11 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent)
 {
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     setBackgroundBrush(theme_->background);
-    connect(this, &QGraphicsScene::selectionChanged, this, [this] { Q_EMIT nodeSelected(selectedNode()); });
+    connect(this, &QGraphicsScene::selectionChanged, this, [this] {
+        Q_EMIT nodeSelected(selectedNode());
+        if (const ValueId v = selectedValue(); v != kNone)
+            Q_EMIT valueSelected(v);
+    });
 }
 
 void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::shared_ptr<const GraphLayout> layout)
@@ -76,16 +83,14 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
                                   QSizeF(di.width, di.height), QString::fromStdString(di.title),
                                   QString::fromStdString(di.subtitle));
         item->setPos(l.centers[i].x, l.centers[i].y);
-        QString tip;
-        if (di.kind == DisplayItem::Kind::Operator) {
-            const Node& n = graph.node(di.node);
-            tip = QStringLiteral("%1 (%2)").arg(QString::fromStdString(n.name), QString::fromStdString(n.opType));
-        } else {
-            tip = (di.kind == DisplayItem::Kind::Input ? tr("graph input ") : tr("graph output ")) +
-                  QString::fromStdString(graph.value(di.value).name) + " " +
-                  QString::fromStdString(shapeText(graph.value(di.value).type));
+        // Operators get theirs from the analysis (recolor); inputs and outputs say what they are.
+        if (di.kind != DisplayItem::Kind::Operator) {
+            const Value& v = graph.value(di.value);
+            item->setToolTip(QStringLiteral("<b>%1</b><br>%2<br>%3")
+                                 .arg(di.kind == DisplayItem::Kind::Input ? tr("graph input") : tr("graph output"),
+                                      QString::fromStdString(printable(v.name)).toHtmlEscaped(),
+                                      QString::fromStdString(v.type.toString()).toHtmlEscaped()));
         }
-        item->setToolTip(tip.toHtmlEscaped());
         addItem(item);
         items_.push_back(item);
     }
@@ -165,6 +170,81 @@ NodeId GraphScene::selectedNode() const
     if (!item)
         return kNone;
     return layout_->display.items[size_t(item->index())].node;
+}
+
+ValueId GraphScene::selectedValue() const
+{
+    const QList<QGraphicsItem*> selected = selectedItems();
+    if (selected.isEmpty() || !layout_)
+        return kNone;
+    const auto* item = dynamic_cast<const NodeItem*>(selected.first());
+    if (!item)
+        return kNone;
+    const DisplayItem& di = layout_->display.items[size_t(item->index())];
+    return di.kind == DisplayItem::Kind::Operator ? kNone : di.value;
+}
+
+QString GraphScene::nameOf(const QGraphicsItem* item) const
+{
+    if (!layout_ || !prepared_)
+        return {};
+    const Graph& graph = prepared_->model.graph;
+    if (const auto* node = dynamic_cast<const NodeItem*>(item)) {
+        const DisplayItem& di = layout_->display.items[size_t(node->index())];
+        return QString::fromStdString(di.kind == DisplayItem::Kind::Operator ? graph.node(di.node).name
+                                                                             : graph.value(di.value).name);
+    }
+    if (const auto* edge = dynamic_cast<const EdgeItem*>(item)) {
+        const DisplayEdge& de = layout_->display.edges[size_t(edge->index())];
+        return de.value == kNone ? QString() : QString::fromStdString(graph.value(de.value).name);
+    }
+    return {};
+}
+
+QString GraphScene::toolTipOf(NodeId node) const
+{
+    if (!prepared_ || node < 0 || size_t(node) >= prepared_->model.graph.nodeCount())
+        return {};
+    const Graph& graph = prepared_->model.graph;
+    const Node& n = graph.node(node);
+    const size_t id = size_t(node);
+    auto esc = [](const std::string& s) { return QString::fromStdString(printable(s)).toHtmlEscaped(); };
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(esc(n.domain.empty() ? n.opType : n.domain + "." + n.opType));
+    lines << esc(n.name);
+    QStringList shapes;
+    for (ValueId v : n.outputs)
+        if (v != kNone)
+            shapes << esc(graph.value(v).type.toString());
+    lines << tr("output: %1", "", int(shapes.size())).arg(shapes.join(QStringLiteral(", ")));
+    const NodeCost& cost = prepared_->staticCosts[id];
+    const PlannedModel* a = analysis_.get();
+    const bool planned = a && a->nodeSeconds.size() == graph.nodeCount();
+    QString costText = cost.known ? tr("FLOPs %1, %2 moved")
+                                        .arg(QString::fromStdString(formatFlops(cost.flops)),
+                                             formatBytes(cost.bytes()))
+                                  : tr("FLOPs unknown (sizes not known)");
+    if (planned)
+        costText += tr("; cost %1 (%2)").arg(formatSeconds(a->nodeSeconds[id]),
+                                             a->costs.measured ? tr("measured") : tr("estimated"));
+    lines << costText;
+    if (planned) {
+        const Schedule& s = a->plan.schedule;
+        QStringList owners;
+        for (int copy = 0; copy < s.degree; ++copy)
+            owners << QString::number(s.owner[size_t(s.instance(node, copy))]);
+        QString cluster = s.degree > 1 ? tr("clusters %1 (per copy)").arg(owners.join(QStringLiteral(", ")))
+                                       : tr("cluster %1").arg(owners.join(QString()));
+        if (a->cloneCount[0][id] > 0)
+            cluster += tr(", cloned into %n more", "", a->cloneCount[0][id]);
+        lines << cluster;
+        const Distances& d = a->metrics.distances;
+        if (id < d.tlevel.size())
+            lines << tr("t-level %1, b-level %2").arg(formatSeconds(d.tlevel[id]), formatSeconds(d.blevel[id]));
+        if (a->onCriticalPath[id])
+            lines << tr("on the critical path");
+    }
+    return QStringLiteral("<div style=\"white-space:nowrap\">%1</div>").arg(lines.join(QStringLiteral("<br>")));
 }
 
 void GraphScene::selectNode(NodeId node)
@@ -261,6 +341,7 @@ void GraphScene::recolor()
             break;
         }
         item->setFill(fill);
+        item->setToolTip(toolTipOf(di.node));
         item->setCritical(valid && showCritical_ && a->onCriticalPath[n]);
         item->setCloneCount(valid ? a->cloneCount[copy][n] : 0);
     }

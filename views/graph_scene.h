@@ -40,7 +40,15 @@ public:
     NodeItem* itemOfNode(NodeId node) const;
     // The operator selected, or kNone.
     NodeId selectedNode() const;
+    // The graph input or output selected, or kNone.
+    ValueId selectedValue() const;
     void selectNode(NodeId node);
+    // What "Copy Name" copies for an item: the operator's or the value's name
+    // as in the file (an edge: the value it carries); empty for anything else.
+    QString nameOf(const QGraphicsItem* item) const;
+    // An operator's tooltip: type, name, output shapes, FLOPs, cost, cluster,
+    // t-level and b-level (rich text).
+    QString toolTipOf(NodeId node) const;
     std::shared_ptr<const GraphLayout> layout() const { return layout_; }
     std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
     // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
@@ -53,6 +61,7 @@ public:
 
 Q_SIGNALS:
     void nodeSelected(ramiel::NodeId node);  // kNone when the selection is cleared
+    void valueSelected(ramiel::ValueId value);  // a graph input or output was clicked
     void legendChanged();
 
 private:

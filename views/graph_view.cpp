@@ -4,7 +4,11 @@
 #include "graph_scene.h"
 #include "palette.h"
 
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QDragEnterEvent>
+#include <QGuiApplication>
+#include <QMenu>
 #include <QDropEvent>
 #include <QKeyEvent>
 #include <QMimeData>
@@ -245,6 +249,30 @@ void GraphView::changeEvent(QEvent* event)
         minimap_->refresh();
         viewport()->update();
     }
+}
+
+QMenu* GraphView::contextMenuFor(QGraphicsItem* item, QWidget* parent)
+{
+    auto* menu = new QMenu(parent);
+    const QString name = scene_->nameOf(item);
+    if (!name.isEmpty()) {
+        const bool isEdge = dynamic_cast<EdgeItem*>(item) != nullptr;
+        QAction* copy = menu->addAction(isEdge ? tr("Copy Value Name") : tr("Copy Name"), menu,
+                                        [name] { QGuiApplication::clipboard()->setText(name); });
+        copy->setObjectName(QStringLiteral("copyName"));
+        copy->setToolTip(name);
+        menu->addSeparator();
+    }
+    menu->addAction(tr("Fit to Window"), this, &GraphView::fitToWindow);
+    return menu;
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu* menu = contextMenuFor(itemAt(event->pos()), this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
+    event->accept();
 }
 
 void GraphView::resizeEvent(QResizeEvent* event)

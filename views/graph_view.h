@@ -4,6 +4,8 @@
 
 #include <QGraphicsView>
 
+class QMenu;
+
 namespace ramiel::studio {
 
 class GraphScene;
@@ -23,6 +25,9 @@ public:
     // it covers no box, else where it covers the fewest, the graph's inputs
     // and outputs counting most; it stays put while its corner stays free.
     QRect legendRect() const { return legendRect_; }
+    // The context menu for an item of the scene (a box, a terminal, an edge;
+    // nullptr: the canvas): Copy Name, and what applies to it.
+    QMenu* contextMenuFor(QGraphicsItem* item, QWidget* parent);
 
 public Q_SLOTS:
     void zoomIn();
@@ -50,6 +55,7 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     // A palette change (View > Dark Theme) recolors the canvas, the legend and the minimap.
     void changeEvent(QEvent* event) override;
 

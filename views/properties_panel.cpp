@@ -5,7 +5,9 @@
 #include "studio_session.h"
 #include "tree_columns.h"
 
+#include "core/ir/data_type.h"
 #include "core/util/text.h"
+#include "display_graph.h"
 
 #include <QEvent>
 #include <QHeaderView>
@@ -55,13 +57,50 @@ void PropertiesPanel::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     analysis_ = std::move(analysis);
     if (analysis_ && node_ != kNone && size_t(node_) >= analysis_->prepared->model.graph.nodeCount())
         node_ = kNone;
+    if (analysis_ && value_ != kNone && size_t(value_) >= analysis_->prepared->model.graph.valueCount())
+        value_ = kNone;
     rebuild();
 }
 
 void PropertiesPanel::showNode(NodeId node)
 {
     node_ = node;
+    value_ = kNone;
     rebuild();
+}
+
+void PropertiesPanel::showValue(ValueId value)
+{
+    node_ = kNone;
+    value_ = value;
+    rebuild();
+}
+
+void PropertiesPanel::rebuildValue()
+{
+    const Graph& graph = analysis_->prepared->model.graph;
+    const Value& v = graph.value(value_);
+    QTreeWidgetItem* s = section(tree_, v.isGraphInput    ? tr("Graph input")
+                                        : v.isGraphOutput ? tr("Graph output")
+                                        : v.isConstant()  ? tr("Constant")
+                                                          : tr("Value"));
+    row(s, tr("Name"), text(v.name));
+    row(s, tr("Element type"), QString::fromStdString(dataTypeName(v.type.dtype)));
+    row(s, tr("Shape"), QString::fromStdString(shapeText(v.type)));
+    if (const auto bytes = v.type.byteSize())
+        row(s, tr("Size"), formatBytes(double(*bytes)));
+    if (v.isGraphInput && v.isGraphOutput)
+        row(s, tr("Also"), tr("graph output"));
+    QTreeWidgetItem* links = section(tree_, tr("Connections"));
+    row(links, tr("Produced by"), v.producer == kNone ? (v.isGraphInput ? tr("(the caller)") : tr("(none)"))
+                                                      : text(graph.node(v.producer).name));
+    QStringList consumers;
+    for (NodeId c : v.consumers)
+        consumers << text(graph.node(c).name);
+    row(links, tr("Read by"), consumers.isEmpty() ? (v.isGraphOutput ? tr("(the caller)") : tr("(none)"))
+                                                  : consumers.join(QStringLiteral(", ")));
+    tree_->expandAll();
+    fitColumns(tree_);
 }
 
 void PropertiesPanel::changeEvent(QEvent* event)
@@ -74,8 +113,10 @@ void PropertiesPanel::changeEvent(QEvent* event)
 void PropertiesPanel::rebuild()
 {
     tree_->clear();
+    if (analysis_ && value_ != kNone)
+        return rebuildValue();
     if (!analysis_ || node_ == kNone) {
-        auto* hint = new QTreeWidgetItem(tree_, {tr("Select a node to see its properties")});
+        auto* hint = new QTreeWidgetItem(tree_, {tr("Select a node, a graph input or an output to see its properties")});
         hint->setFirstColumnSpanned(true);
         hint->setForeground(0, palette().brush(QPalette::PlaceholderText));
         return;

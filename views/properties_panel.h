@@ -25,7 +25,10 @@ public:
     explicit PropertiesPanel(QWidget* parent = nullptr);
     void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     void showNode(NodeId node);
+    // A value instead of a node: a graph input or output (clicked in the graph).
+    void showValue(ValueId value);
     NodeId node() const { return node_; }
+    ValueId value() const { return value_; }
     QTreeWidget* tree() const { return tree_; }
 
 protected:
@@ -33,10 +36,12 @@ protected:
 
 private:
     void rebuild();
+    void rebuildValue();
 
     QTreeWidget* tree_;
     std::shared_ptr<const PlannedModel> analysis_;
     NodeId node_ = kNone;
+    ValueId value_ = kNone;
 };
 
 }  // namespace ramiel::studio

@@ -103,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(session_, &StudioSession::analysisChanged, this, &MainWindow::onAnalysisChanged);
     connect(session_, &StudioSession::failed, this, &MainWindow::showError);
     connect(scene_, &GraphScene::nodeSelected, properties_, &PropertiesPanel::showNode);
+    connect(scene_, &GraphScene::valueSelected, properties_, &PropertiesPanel::showValue);
     connect(findBar_, &FindBar::nodeFound, this, [this](NodeId n) {
         scene_->selectNode(n);
         view_->centerOnNode(n);
