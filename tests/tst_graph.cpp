@@ -1,5 +1,6 @@
 // Graph IR: building, SSA checks, topological order, levels, cycles; the
-// byte and FLOP counts as text.
+// byte and FLOP counts as text; a constant tensor's statistics.
+#include "core/analysis/tensor_stats.h"
 #include "core/ir/topology.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
@@ -149,6 +150,54 @@ private Q_SLOTS:
         QCOMPARE(formatFlops(950), std::string("950 FLOP"));
         QCOMPARE(formatFlops(1.183e8), std::string("118 MFLOP"));
         QCOMPARE(formatFlops(5.708e9), std::string("5.71 GFLOP"));
+    }
+
+    // Statistics of a weight, worked out by hand.
+    void tensorStatistics()
+    {
+        auto tensor = [](DataType dtype, std::vector<int64_t> dims, const auto& values) {
+            Tensor t;
+            t.dtype = dtype;
+            t.dims = std::move(dims);
+            t.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
+            return t;
+        };
+        const std::vector<float> f = {1, 2, 3, 4, 0, 0, std::nanf(""), INFINITY};
+        const auto s = tensorStats(tensor(DataType::Float, {2, 4}, f), 4);
+        QVERIFY(s);
+        QCOMPARE(s->count, int64_t(8));
+        QCOMPARE(s->finite, int64_t(6));
+        QCOMPARE(s->nans, int64_t(1));
+        QCOMPARE(s->infinities, int64_t(1));
+        QCOMPARE(s->zeros, int64_t(2));
+        QCOMPARE(s->min, 0.0);
+        QCOMPARE(s->max, 4.0);
+        QCOMPARE(s->mean, 10.0 / 6);
+        // Population variance: mean of squares 30/6 = 5 less the squared mean (10/6)^2.
+        QVERIFY(std::abs(s->stddev - std::sqrt(5.0 - 100.0 / 36)) < 1e-12);
+        // Bins of width 1 over [0, 4]: 0 0 | 1 | 2 | 3 4.
+        QCOMPARE(s->histogram, (std::vector<int64_t>{2, 1, 1, 2}));
+        // All equal: one bin.
+        const auto same = tensorStats(tensor(DataType::Int64, {3}, std::vector<int64_t>{7, 7, 7}), 32);
+        QCOMPARE(same->histogram, std::vector<int64_t>{3});
+        QCOMPARE(same->stddev, 0.0);
+        // Float16: 1.0, -2.0, 65504 (the largest), 2^-24 (the smallest subnormal).
+        const auto half = tensorStats(tensor(DataType::Float16, {4}, std::vector<uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001}));
+        QCOMPARE(half->min, -2.0);
+        QCOMPARE(half->max, 65504.0);
+        QCOMPARE(half->mean, (1.0 - 2.0 + 65504.0 + std::ldexp(1.0, -24)) / 4);
+        // No data (external, not loaded), a size that does not match, strings: nothing to count.
+        Tensor external;
+        external.dtype = DataType::Float;
+        external.dims = {4};
+        external.externalLocation = "weights.bin";
+        QVERIFY(!tensorStats(external));
+        QVERIFY(!tensorStats(tensor(DataType::Float, {5}, f)));
+        Tensor strings;
+        strings.dtype = DataType::String;
+        strings.dims = {1};
+        strings.data = "abcd";
+        QVERIFY(!tensorStats(strings));
     }
 };
 

@@ -6,6 +6,7 @@
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
+#include "views/initializer_view.h"
 #include "views/input_sizes_panel.h"
 #include "views/metric_rows.h"
 #include "views/metrics_panel.h"
@@ -17,6 +18,7 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/analysis/tensor_stats.h"
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/schedule/scheduler.h"
@@ -692,6 +694,48 @@ private Q_SLOTS:
         w->scene()->selectNode(some.id);
         QCOMPARE(w->properties()->node(), some.id);
         QCOMPARE(w->properties()->value(), kNone);
+    }
+
+    // A weight clicked among a node's inputs in Properties: its shape, type,
+    // statistics (core's tensorStats) and histogram.
+    void initializerIsInspected()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        const Graph& g = w->session()->prepared()->model.graph;
+        NodeId conv = kNone;
+        for (const Node& n : g.nodes())
+            if (n.inputs.size() > 1 && n.inputs[1] != kNone && g.value(n.inputs[1]).isConstant() &&
+                g.value(n.inputs[1]).initializer->numel() > 1000) {
+                conv = n.id;
+                break;
+            }
+        QVERIFY(conv != kNone);
+        const ValueId weight = g.node(conv).inputs[1];
+        w->scene()->selectNode(conv);
+        InitializerView* view = w->properties()->initializerView();
+        QVERIFY(!view->isVisible());
+        QTreeWidgetItem* row = w->properties()->rowOf(weight);
+        QVERIFY(row);
+        w->properties()->tree()->setCurrentItem(row);
+        QCOMPARE(view->value(), weight);
+        QVERIFY(view->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(view->stats().has_value(), 10000);
+        const auto expected = tensorStats(*g.value(weight).initializer, 40);
+        QVERIFY(expected);
+        QCOMPARE(view->stats()->min, expected->min);
+        QCOMPARE(view->stats()->max, expected->max);
+        QCOMPARE(view->stats()->histogram, expected->histogram);
+        const QString figures = view->figuresLabel()->text();
+        for (double v : {expected->min, expected->max, expected->mean, expected->stddev})
+            QVERIFY2(figures.contains(QString::number(v, 'g', 4)), qPrintable(figures));
+        QCOMPARE(view->histogram()->chart()->series().size(), 1);
+        QVERIFY(view->histogram()->isVisible());
+        keepScreenshot(w.get(), "studio-initializer.png");
+        // Another node: nothing inspected until a constant is clicked again.
+        w->scene()->selectNode(NodeId(conv + 1));
+        QVERIFY(!view->isVisible());
+        QCOMPARE(view->value(), kNone);
     }
 
     // An action of the menus by its text, without the & of its shortcut.

@@ -1,5 +1,6 @@
 #include "properties_panel.h"
 
+#include "initializer_view.h"
 #include "metric_rows.h"
 #include "palette.h"
 #include "studio_session.h"
@@ -11,6 +12,8 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QSplitter>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -32,24 +35,54 @@ QTreeWidgetItem* section(QTreeWidget* tree, const QString& title)
     return item;
 }
 
-void row(QTreeWidgetItem* parent, const QString& name, const QString& value)
+QTreeWidgetItem* row(QTreeWidgetItem* parent, const QString& name, const QString& value)
 {
     auto* item = new QTreeWidgetItem(parent, {name, value});
     setFullTextTips(item);
+    return item;
 }
+
+constexpr int kValueRole = Qt::UserRole + 1;  // the ValueId an input or output row stands for
 
 }  // namespace
 
-PropertiesPanel::PropertiesPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget(this))
+PropertiesPanel::PropertiesPanel(QWidget* parent)
+    : QWidget(parent), tree_(new QTreeWidget(this)), initializer_(new InitializerView(this))
 {
     tree_->setColumnCount(2);
     tree_->setHeaderLabels({tr("Property"), tr("Value")});
     tree_->setAlternatingRowColors(true);
     keepColumnsFitted(tree_, Qt::ElideMiddle);  // names keep their ends: ".../conv1/Conv"
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(tree_);
+    split->addWidget(initializer_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(tree_);
+    layout->addWidget(split);
+    // A constant input clicked (or reached with the keys): its statistics below.
+    connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        const QVariant v = item ? item->data(0, kValueRole) : QVariant();
+        if (v.isValid() && analysis_ && analysis_->prepared->model.graph.value(ValueId(v.toInt())).isConstant()) {
+            initializer_->inspect(analysis_, ValueId(v.toInt()));
+            // The list got shorter: keep the clicked row in sight.
+            QTimer::singleShot(0, this, [this] {
+                if (tree_->currentItem())
+                    tree_->scrollToItem(tree_->currentItem());
+            });
+        }
+    });
     rebuild();
+}
+
+QTreeWidgetItem* PropertiesPanel::rowOf(ValueId value) const
+{
+    for (QTreeWidgetItemIterator it(tree_); *it; ++it)
+        if ((*it)->data(0, kValueRole).isValid() && (*it)->data(0, kValueRole).toInt() == value)
+            return *it;
+    return nullptr;
 }
 
 void PropertiesPanel::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
@@ -113,6 +146,8 @@ void PropertiesPanel::changeEvent(QEvent* event)
 void PropertiesPanel::rebuild()
 {
     tree_->clear();
+    // A constant shown on its own is inspected; else nothing until a constant input is clicked.
+    initializer_->inspect(analysis_, value_);
     if (analysis_ && value_ != kNone)
         return rebuildValue();
     if (!analysis_ || node_ == kNone) {
@@ -146,12 +181,13 @@ void PropertiesPanel::rebuild()
             const Value& v = graph.value(ids[k]);
             QString detail = QString::fromStdString(v.type.toString());
             if (v.isConstant())
-                detail += tr("  constant");
+                detail += tr("  constant (click: statistics)");
             else if (v.isGraphInput)
                 detail += tr("  graph input");
             if (v.isGraphOutput)
                 detail += tr("  graph output");
-            row(s, text(v.name), detail);
+            QTreeWidgetItem* r = row(s, text(v.name), detail);
+            r->setData(0, kValueRole, int(ids[k]));
         }
     };
     values(tr("Inputs"), n.inputs);
