@@ -301,6 +301,29 @@ private Q_SLOTS:
         QVERIFY(!image.isNull());
         // Full resolution: twice the scene's size, not a screen grab.
         QVERIFY(image.width() >= int(w->scene()->sceneRect().width() * 1.9));
+        // With its legend, like the view: each cluster's swatch and the critical path's red
+        // in the top left corner, where the graph leaves room for it.
+        auto a = w->session()->analysis();
+        QVERIFY(image.height() > int(w->scene()->sceneRect().height() * 1.9) + 40);
+        const QImage corner = image.copy(0, 0, 400, 220);
+        auto hasColor = [](const QImage& img, const QColor& c) {
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x)
+                    if (img.pixelColor(x, y) == c)
+                        return true;
+            return false;
+        };
+        for (size_t c = 0; c < a->loads.size(); ++c)
+            QVERIFY2(hasColor(corner, clusterColor(int(c))), qPrintable(QString("cluster %1").arg(c)));
+        QVERIFY(hasColor(corner, sceneTheme(false).critical));
+        QVERIFY(svgText.contains("critical path ("));
+        QVERIFY(svgText.contains("cluster 0: "));
+        image.save(QDir(RAMIEL_SCREENSHOT_DIR).filePath("studio-export.png"));
+        // Without it when the legend is hidden in the view.
+        w->view()->setLegendVisible(false);
+        w->exportGraphImage(png);
+        QCOMPARE(QImage(png).height(), int(std::ceil(w->scene()->sceneRect().height() * 2)));
+        w->view()->setLegendVisible(true);
         QFile j(json);
         QVERIFY(j.open(QIODevice::ReadOnly));
         const QJsonObject doc = QJsonDocument::fromJson(j.readAll()).object();

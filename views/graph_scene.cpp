@@ -5,6 +5,8 @@
 
 #include "core/util/text.h"
 
+#include <QFontMetrics>
+#include <QPainter>
 #include <QPainterPath>
 
 #include <algorithm>
@@ -409,6 +411,45 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     if (a && showCritical_ && mode_ == ColorMode::Cluster)
         out.append({theme_->critical, tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
     return out;
+}
+
+QSize GraphScene::legendSize(const QFont& font) const
+{
+    const QList<QPair<QColor, QString>> entries = legend();
+    if (entries.isEmpty())
+        return {};
+    const QFontMetrics fm(font);
+    int width = 0;
+    for (const auto& e : entries)
+        width = std::max(width, fm.horizontalAdvance(e.second));
+    const int row = fm.height() + 3;
+    return QSize(width + 34, row * int(entries.size()) + 10);
+}
+
+void GraphScene::paintLegend(QPainter* painter, const QRect& box, const QFont& font) const
+{
+    const QList<QPair<QColor, QString>> entries = legend();
+    if (entries.isEmpty())
+        return;
+    painter->save();
+    painter->setFont(font);
+    const QFontMetrics fm(font);
+    const int row = fm.height() + 3;
+    painter->setPen(theme_->panelBorder);
+    painter->setBrush(theme_->panel);
+    painter->drawRoundedRect(box, 4, 4);
+    int y = box.top() + 5;
+    for (const auto& [color, text] : entries) {
+        if (color.alpha() > 0) {
+            painter->setPen(theme_->swatchBorder);
+            painter->setBrush(color);
+            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
+        }
+        painter->setPen(theme_->panelText);
+        painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, text);
+        y += row;
+    }
+    painter->restore();
 }
 
 }  // namespace ramiel::studio

@@ -58,6 +58,10 @@ public:
     bool teachingOverlay() const { return !teachClusters_.empty(); }
     // Swatches and captions for the legend of the current color mode.
     QList<QPair<QColor, QString>> legend() const;
+    // The legend drawn in `font`: its size, and the legend painted into `box`
+    // (the view draws it over the canvas, the exports beside the graph).
+    QSize legendSize(const QFont& font) const;
+    void paintLegend(QPainter* painter, const QRect& box, const QFont& font) const;
 
 Q_SIGNALS:
     void nodeSelected(ramiel::NodeId node);  // kNone when the selection is cleared

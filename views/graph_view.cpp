@@ -301,20 +301,14 @@ void GraphView::placeMinimap()
     minimap_->refresh();
 }
 
-QSize GraphView::legendSize() const
+QFont GraphView::legendFont() const
 {
-    const QList<QPair<QColor, QString>> entries = scene_->legend();
-    if (entries.isEmpty())
-        return {};
     QFont f = font();
     f.setPointSizeF(std::max(8.0, f.pointSizeF() - 1));
-    const QFontMetrics fm(f);
-    int width = 0;
-    for (const auto& e : entries)
-        width = std::max(width, fm.horizontalAdvance(e.second));
-    const int row = fm.height() + 3;
-    return QSize(width + 34, row * int(entries.size()) + 10);
+    return f;
 }
+
+QSize GraphView::legendSize() const { return scene_->legendSize(legendFont()); }
 
 void GraphView::placeLegend()
 {
@@ -372,32 +366,9 @@ void GraphView::drawForeground(QPainter* painter, const QRectF&)
 {
     if (!legendVisible_ || legendRect_.isEmpty())
         return;
-    const QList<QPair<QColor, QString>> entries = scene_->legend();
-    if (entries.isEmpty())
-        return;
     painter->save();
     painter->resetTransform();
-    QFont f = font();
-    f.setPointSizeF(std::max(8.0, f.pointSizeF() - 1));
-    painter->setFont(f);
-    const QFontMetrics fm(f);
-    const int row = fm.height() + 3;
-    const QRect box = legendRect_;
-    const SceneTheme& theme = scene_->theme();
-    painter->setPen(theme.panelBorder);
-    painter->setBrush(theme.panel);
-    painter->drawRoundedRect(box, 4, 4);
-    int y = box.top() + 5;
-    for (const auto& [color, text] : entries) {
-        if (color.alpha() > 0) {
-            painter->setPen(theme.swatchBorder);
-            painter->setBrush(color);
-            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
-        }
-        painter->setPen(theme.panelText);
-        painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, text);
-        y += row;
-    }
+    scene_->paintLegend(painter, legendRect_, legendFont());
     painter->restore();
 }
 

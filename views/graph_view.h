@@ -20,6 +20,7 @@ public:
     double zoom() const;
     void setMinimapVisible(bool visible);
     void setLegendVisible(bool visible);
+    bool legendVisible() const { return legendVisible_; }
     // Where the legend is drawn, in viewport coordinates (empty when hidden):
     // the first corner (top left, top right, bottom left, bottom right) where
     // it covers no box, else where it covers the fewest, the graph's inputs
@@ -64,6 +65,7 @@ private:
     void placeMinimap();
     void placeLegend();
     QSize legendSize() const;
+    QFont legendFont() const;
     // The scene's rectangle with room for the legend before the graph's first
     // rank (above it top-down, left of it left to right), at the current zoom.
     void reserveLegendRoom();

@@ -505,9 +505,9 @@ void MainWindow::exportGraphImage(const QString& path)
 {
     try {
         if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive))
-            writeSceneSvg(*scene_, path, QFileInfo(currentPath_).fileName());
+            writeSceneSvg(*scene_, path, QFileInfo(currentPath_).fileName(), view_->legendVisible());
         else
-            writeScenePng(*scene_, path);
+            writeScenePng(*scene_, path, view_->legendVisible());
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     } catch (const std::exception& e) {
         showError(path, QString::fromStdString(e.what()));
