@@ -1,5 +1,6 @@
 // Graph IR: building, SSA checks, topological order, levels, cycles; the
 // byte and FLOP counts as text; a constant tensor's statistics.
+#include "core/analysis/grouping.h"
 #include "core/analysis/tensor_stats.h"
 #include "core/ir/topology.h"
 #include "core/util/error.h"
@@ -198,6 +199,34 @@ private Q_SLOTS:
         strings.dims = {1};
         strings.data = "abcd";
         QVERIFY(!tensorStats(strings));
+    }
+
+    // Modules from node names, collapsed and nested.
+    void modulesFromNames()
+    {
+        QCOMPARE(modulePrefixes("/features/denseblock1/denselayer2/conv1/Conv"),
+                 (std::vector<std::string>{"/features/", "/features/denseblock1/", "/features/denseblock1/denselayer2/",
+                                           "/features/denseblock1/denselayer2/conv1/"}));
+        QCOMPARE(modulePrefixes("Conv_12"), std::vector<std::string>{});
+        QCOMPARE(modulePrefixes("/fc/Gemm"), std::vector<std::string>{"/fc/"});
+        QCOMPARE(modulePrefixes("/a//b/"), std::vector<std::string>{"/a/"});  // no empty module, no empty name
+        const auto s = graphFromSpec("/f/b1/l1/Conv:1 /f/b1/l2/Conv:1 /f/t/Pool:1 /f/b2/l1/Conv:1 /fc/Gemm:1 x:1 ; "
+                                     "/f/b1/l1/Conv>/f/b1/l2/Conv /f/b1/l2/Conv>/f/t/Pool");
+        const Graph& g = s.graph;
+        QCOMPARE(modulesAtDepth(g, 1), std::vector<std::string>{"/f/"});  // "/fc/" holds one node
+        QCOMPARE(modulesAtDepth(g, 2), std::vector<std::string>{"/f/b1/"});
+        QCOMPARE(modulesAtDepth(g, 5), std::vector<std::string>{});
+        NodeGroups groups = groupByModules(g, {"/f/b1/", "/f/t/", "/nothing/"});
+        QCOMPARE(groups.prefixes, (std::vector<std::string>{"/f/b1/", "/f/t/"}));
+        QCOMPARE(groups.members[0], (std::vector<NodeId>{s.id.at("/f/b1/l1/Conv"), s.id.at("/f/b1/l2/Conv")}));
+        QCOMPARE(groups.groupOf[size_t(s.id.at("/f/t/Pool"))], 1);
+        QCOMPARE(groups.groupOf[size_t(s.id.at("/f/b2/l1/Conv"))], -1);
+        QCOMPARE(groups.groupOf[size_t(s.id.at("x"))], -1);
+        // Nested: the outer module holds the nodes.
+        groups = groupByModules(g, {"/f/b1/", "/f/"});
+        QCOMPARE(groups.prefixes, std::vector<std::string>{"/f/"});
+        QCOMPARE(groups.members[0].size(), size_t(4));
+        QVERIFY(groupByModules(g, {}).prefixes.empty());
     }
 };
 

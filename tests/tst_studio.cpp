@@ -18,6 +18,7 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/analysis/grouping.h"
 #include "core/analysis/tensor_stats.h"
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
@@ -759,6 +760,88 @@ private Q_SLOTS:
         w->scene()->selectNode(NodeId(conv + 1));
         QVERIFY(!view->isVisible());
         QCOMPARE(view->value(), kNone);
+    }
+
+    // A module collapsed from a box's context menu is one box, colored by the
+    // clusters inside it; expanded from its own menu, the graph is as before.
+    void moduleCollapsesAndExpands()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        auto a = w->session()->analysis();
+        const Graph& g = a->prepared->model.graph;
+        const size_t items = w->scene()->displayItems().size(), edges = w->scene()->edgeItems().size();
+        NodeId inside = kNone;
+        for (const Node& n : g.nodes())
+            if (QString::fromStdString(n.name).startsWith("/inception4a/")) {
+                inside = n.id;
+                break;
+            }
+        QVERIFY(inside != kNone);
+        std::vector<NodeId> members;
+        std::set<int> clusters;
+        for (const Node& n : g.nodes())
+            if (QString::fromStdString(n.name).startsWith("/inception4a/")) {
+                members.push_back(n.id);
+                clusters.insert(a->clusterOfNode[0][size_t(n.id)]);
+            }
+        QVERIFY(members.size() > 5);
+        QVERIFY(clusters.size() > 1);  // the module's branches run on several workers
+
+        std::unique_ptr<QMenu> menu(w->view()->contextMenuFor(w->scene()->itemOfNode(inside), w.get()));
+        auto* collapse = menu->findChild<QMenu*>("collapseModule");
+        QVERIFY(collapse);
+        QAction* module = nullptr;
+        for (QAction* action : collapse->actions())
+            if (action->text() == "/inception4a/")
+                module = action;
+        QVERIFY(module);
+        QSignalSpy laid(w->session(), &StudioSession::layoutChanged);
+        module->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(w->session()->collapsedModules(), std::vector<std::string>{"/inception4a/"});
+        QCOMPARE(w->scene()->displayItems().size(), items - members.size() + 1);
+        QVERIFY(w->scene()->edgeItems().size() < edges);
+        NodeItem* box = w->scene()->itemOfNode(inside);
+        QVERIFY(box->isGroup());
+        for (NodeId n : members)
+            QCOMPARE(w->scene()->itemOfNode(n), box);
+        // Colored by the clusters inside: a band each, the most frequent one as the fill.
+        QCOMPARE(box->bands().size(), int(clusters.size()));
+        QVERIFY(clusters.count(a->clusterOfNode[0][size_t(members.front())]) == 1);
+        QSet<QRgb> bandColors;
+        for (const auto& band : box->bands())
+            bandColors.insert(band.first.rgb());
+        for (int c : clusters)
+            QVERIFY(bandColors.contains(clusterColor(c).rgb()));
+        QCOMPARE(box->fill(), box->bands().front().first);
+        QVERIFY(box->toolTip().contains("module /inception4a/"));
+        QVERIFY(box->toolTip().contains(QString("%1 nodes").arg(members.size())));
+        QCOMPARE(w->scene()->nameOf(box), QString("/inception4a/"));
+        w->view()->centerOnNode(inside);
+        keepScreenshot(w.get(), "studio-module-collapsed.png");
+
+        // Expand from the box's own menu.
+        menu.reset(w->view()->contextMenuFor(box, w.get()));
+        QAction* expand = menu->findChild<QAction*>("expandModule");
+        QVERIFY(expand);
+        expand->trigger();
+        QVERIFY(laid.wait(30000));
+        QVERIFY(w->session()->collapsedModules().empty());
+        QCOMPARE(w->scene()->displayItems().size(), items);
+        QCOMPARE(w->scene()->edgeItems().size(), edges);
+        verifyClusterColors(*w);
+
+        // View > Collapse Modules > At Depth 1: every top-level module a box.
+        action(*w, "At Depth 1")->trigger();
+        QVERIFY(laid.wait(30000));
+        const auto top = modulesAtDepth(g, 1);
+        QCOMPARE(w->session()->layout()->display.groups.prefixes.size(), top.size());
+        QVERIFY(w->scene()->displayItems().size() < items / 2);
+        keepScreenshot(w.get(), "studio-modules.png");
+        action(*w, "Expand All")->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(w->scene()->displayItems().size(), items);
     }
 
     // An action of the menus by its text, without the & of its shortcut.

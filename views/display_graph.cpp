@@ -45,11 +45,14 @@ std::string shapeText(const TensorType& type)
     return type.shape ? type.shape->toString() : "?";
 }
 
-DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths)
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths,
+                            const std::vector<std::string>& collapsed)
 {
     DisplayGraph d;
     d.showNames = showNames;
     d.itemOfNode.assign(graph.nodeCount(), -1);
+    d.groups = groupByModules(graph, collapsed);
+    std::vector<int> itemOfGroup(d.groups.prefixes.size(), -1);
     std::map<ValueId, int> inputItem;
     for (ValueId v : graph.inputs()) {
         const Value& value = graph.value(v);
@@ -65,6 +68,25 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
         d.items.push_back(std::move(item));
     }
     for (const Node& node : graph.nodes()) {
+        if (const int g = d.groups.groupOf[size_t(node.id)]; g >= 0) {
+            // A collapsed module: one box where its first node would be, for all of its nodes.
+            if (itemOfGroup[size_t(g)] < 0) {
+                DisplayItem item;
+                item.kind = DisplayItem::Kind::Group;
+                item.group = g;
+                std::string prefix = d.groups.prefixes[size_t(g)];
+                prefix.pop_back();  // the trailing '/'
+                item.title = clipped(prefix.substr(prefix.rfind('/') + 1));
+                const size_t count = d.groups.members[size_t(g)].size();
+                item.subtitle = (showNames ? clipped(prefix) + "  " : std::string()) + std::to_string(count) + " nodes";
+                sizeItem(item, widths);
+                item.height += 8;  // a module reads as a block
+                itemOfGroup[size_t(g)] = int(d.items.size());
+                d.items.push_back(std::move(item));
+            }
+            d.itemOfNode[size_t(node.id)] = itemOfGroup[size_t(g)];
+            continue;
+        }
         DisplayItem item;
         item.node = node.id;
         if (node.domain == kRamielDomain && node.opType == kFusedConv)
@@ -80,7 +102,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
 
     std::map<std::pair<int, int>, size_t> seen;
     auto addEdge = [&](int from, int to, ValueId v, NodeId fromNode, NodeId toNode) {
-        if (from < 0 || to < 0 || seen.count({from, to}))
+        if (from < 0 || to < 0 || from == to || seen.count({from, to}))  // none inside a collapsed module
             return;
         seen[{from, to}] = d.edges.size();
         d.edges.push_back(DisplayEdge{from, to, v, fromNode, toNode});

@@ -5,7 +5,10 @@
 
 #include <QFontMetricsF>
 #include <QPainter>
+#include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
 
 namespace ramiel::studio {
 namespace {
@@ -51,7 +54,7 @@ NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString s
         fill_ = sceneTheme(false).terminalFill;
     // Text wider than the box is elided (names keep their ends: ".../conv1/Conv").
     const qreal room = rect_.width() - (shape_ == Shape::Terminal ? rect_.height() * 0.6 : 0) - 10;
-    shownTitle_ = QFontMetricsF(sceneFont(shape_ == Shape::Operator)).elidedText(title_, Qt::ElideRight, room);
+    shownTitle_ = QFontMetricsF(sceneFont(shape_ != Shape::Terminal)).elidedText(title_, Qt::ElideRight, room);
     shownSubtitle_ = QFontMetricsF(smallFont()).elidedText(subtitle_, Qt::ElideMiddle, room);
 }
 
@@ -59,6 +62,14 @@ void NodeItem::setFill(const QColor& fill)
 {
     if (fill != fill_) {
         fill_ = fill;
+        update();
+    }
+}
+
+void NodeItem::setBands(QList<QPair<QColor, double>> bands)
+{
+    if (bands != bands_) {
+        bands_ = std::move(bands);
         update();
     }
 }
@@ -105,19 +116,45 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     }
     painter->setPen(pen);
     painter->setBrush(fill);
-    if (shape_ == Shape::Terminal)
+    if (shape_ == Shape::Terminal) {
         painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
-    else
+    } else if (shape_ == Shape::Group) {
+        // A module: a block with a second outline, banded by the clusters inside.
+        QPainterPath outline;
+        outline.addRoundedRect(rect_, 6, 6);
+        painter->fillPath(outline, fill);
+        if (bands_.size() > 1) {
+            // A strip along the bottom: each cluster's share of the module's nodes.
+            painter->save();
+            painter->setClipPath(outline);
+            const qreal h = std::min<qreal>(8, rect_.height() / 4);
+            qreal x = rect_.left();
+            for (const auto& [color, share] : bands_) {
+                const qreal w = rect_.width() * share;
+                painter->fillRect(QRectF(x, rect_.bottom() - h, w + 0.5, h), color);
+                x += w;
+            }
+            painter->restore();
+        }
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(outline);
+        QPen inner(pen.color(), 0.8);
+        painter->setPen(inner);
+        painter->drawRoundedRect(rect_.adjusted(3, 3, -3, -3), 4, 4);
+    } else {
         painter->drawRoundedRect(rect_, 4, 4);
+    }
 
     painter->setPen(textColorOn(fill));
+    // A module's text stays above its strip of cluster bands.
+    const QRectF body = shape_ == Shape::Group ? rect_.adjusted(0, 2, 0, -6) : rect_;
     if (subtitle_.isEmpty()) {
-        painter->setFont(sceneFont(shape_ == Shape::Operator));
-        painter->drawText(rect_, Qt::AlignCenter, shownTitle_);
+        painter->setFont(sceneFont(shape_ != Shape::Terminal));
+        painter->drawText(body, Qt::AlignCenter, shownTitle_);
     } else {
-        const QRectF top(rect_.left(), rect_.top() + 3, rect_.width(), rect_.height() / 2 - 2);
-        const QRectF bottom(rect_.left(), rect_.center().y(), rect_.width(), rect_.height() / 2 - 3);
-        painter->setFont(sceneFont(shape_ == Shape::Operator));
+        const QRectF top(body.left(), body.top() + 3, body.width(), body.height() / 2 - 2);
+        const QRectF bottom(body.left(), body.center().y(), body.width(), body.height() / 2 - 3);
+        painter->setFont(sceneFont(shape_ != Shape::Terminal));
         painter->drawText(top, Qt::AlignCenter, shownTitle_);
         painter->setFont(smallFont());
         painter->drawText(bottom, Qt::AlignCenter, shownSubtitle_);

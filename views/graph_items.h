@@ -5,6 +5,8 @@
 
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
+#include <QList>
+#include <QPair>
 #include <QString>
 
 namespace ramiel::studio {
@@ -15,11 +17,16 @@ qreal subtitleTextWidth(const QString& text);
 
 class NodeItem : public QGraphicsItem {
 public:
-    enum class Shape { Operator, Terminal };
+    enum class Shape { Operator, Terminal, Group };
     NodeItem(int index, Shape shape, QSizeF size, QString title, QString subtitle);
 
     int index() const { return index_; }
     bool isTerminal() const { return shape_ == Shape::Terminal; }
+    bool isGroup() const { return shape_ == Shape::Group; }
+    // A collapsed module holding nodes of several clusters: a band of each
+    // color, widths by share of nodes (shares sum to 1); empty: the fill.
+    void setBands(QList<QPair<QColor, double>> bands);
+    const QList<QPair<QColor, double>>& bands() const { return bands_; }
     void setFill(const QColor& fill);
     QColor fill() const { return fill_; }
     void setCritical(bool critical);
@@ -44,6 +51,7 @@ private:
     QColor fill_ = QColor(0xee, 0xee, 0xee);
     bool critical_ = false;
     int clones_ = 0;
+    QList<QPair<QColor, double>> bands_;
 };
 
 class EdgeItem : public QGraphicsPathItem {

@@ -79,14 +79,15 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
     items_.reserve(d.items.size());
     for (size_t i = 0; i < d.items.size(); ++i) {
         const DisplayItem& di = d.items[i];
-        auto* item = new NodeItem(int(i),
-                                  di.kind == DisplayItem::Kind::Operator ? NodeItem::Shape::Operator
-                                                                         : NodeItem::Shape::Terminal,
+        const NodeItem::Shape shape = di.kind == DisplayItem::Kind::Operator ? NodeItem::Shape::Operator
+                                      : di.kind == DisplayItem::Kind::Group  ? NodeItem::Shape::Group
+                                                                             : NodeItem::Shape::Terminal;
+        auto* item = new NodeItem(int(i), shape,
                                   QSizeF(di.width, di.height), QString::fromStdString(di.title),
                                   QString::fromStdString(di.subtitle));
         item->setPos(l.centers[i].x, l.centers[i].y);
         // Operators get theirs from the analysis (recolor); inputs and outputs say what they are.
-        if (di.kind != DisplayItem::Kind::Operator) {
+        if (di.kind == DisplayItem::Kind::Input || di.kind == DisplayItem::Kind::Output) {
             const Value& v = graph.value(di.value);
             item->setToolTip(QStringLiteral("<b>%1</b><br>%2<br>%3")
                                  .arg(di.kind == DisplayItem::Kind::Input ? tr("graph input") : tr("graph output"),
@@ -193,8 +194,11 @@ QString GraphScene::nameOf(const QGraphicsItem* item) const
     const Graph& graph = prepared_->model.graph;
     if (const auto* node = dynamic_cast<const NodeItem*>(item)) {
         const DisplayItem& di = layout_->display.items[size_t(node->index())];
-        return QString::fromStdString(di.kind == DisplayItem::Kind::Operator ? graph.node(di.node).name
-                                                                             : graph.value(di.value).name);
+        switch (di.kind) {
+        case DisplayItem::Kind::Operator: return QString::fromStdString(graph.node(di.node).name);
+        case DisplayItem::Kind::Group: return QString::fromStdString(layout_->display.groups.prefixes[size_t(di.group)]);
+        default: return QString::fromStdString(graph.value(di.value).name);
+        }
     }
     if (const auto* edge = dynamic_cast<const EdgeItem*>(item)) {
         const DisplayEdge& de = layout_->display.edges[size_t(edge->index())];
@@ -299,6 +303,86 @@ void GraphScene::recolorTeaching()
     Q_EMIT legendChanged();
 }
 
+void GraphScene::recolorGroup(NodeItem* item, int group, const PlannedModel* a, size_t copy, double maxSeconds)
+{
+    const Graph& graph = prepared_->model.graph;
+    const std::vector<NodeId>& members = layout_->display.groups.members[size_t(group)];
+    // What the module holds: its clusters (by share of nodes), operators, costs, critical nodes.
+    std::map<int, int> clusters;          // nodes by cluster
+    std::map<int, double> clusterSeconds;  // their costs by cluster
+    std::map<std::string, int> ops;
+    double seconds = 0;
+    bool critical = false, allKnown = true;
+    for (NodeId n : members) {
+        ++ops[graph.node(n).opType];
+        if (a) {
+            const int c = a->clusterOfNode[copy][size_t(n)];
+            ++clusters[c];
+            if (std::isfinite(a->nodeSeconds[size_t(n)])) {
+                seconds += a->nodeSeconds[size_t(n)];
+                clusterSeconds[c] += a->nodeSeconds[size_t(n)];
+            } else {
+                allKnown = false;
+            }
+            critical = critical || a->onCriticalPath[size_t(n)];
+        }
+    }
+    // Shares by cost (the work each cluster does in the module), by node count when costs are unknown.
+    const bool byCost = allKnown && seconds > 0;
+    std::vector<std::pair<double, int>> byShare;  // (-share, cluster)
+    for (const auto& [c, count] : clusters)
+        byShare.emplace_back(-(byCost ? clusterSeconds[c] / seconds : double(count) / double(members.size())), c);
+    std::sort(byShare.begin(), byShare.end());
+    std::vector<std::pair<int, std::string>> opsByCount;
+    for (const auto& [op, count] : ops)
+        opsByCount.emplace_back(-count, op);
+    std::sort(opsByCount.begin(), opsByCount.end());
+
+    QColor fill = theme_->unknownFill;
+    QList<QPair<QColor, double>> bands;
+    switch (mode_) {
+    case ColorMode::Cluster:
+        if (!byShare.empty())
+            fill = clusterColor(byShare.front().second);
+        for (const auto& [share, c] : byShare)
+            bands.append({clusterColor(c), -share});
+        if (bands.size() < 2)
+            bands.clear();
+        break;
+    case ColorMode::OpType:
+        if (!opsByCount.empty())
+            fill = opTypeColor(QString::fromStdString(opsByCount.front().second));
+        break;
+    case ColorMode::Time:
+        if (a && maxSeconds > 0)  // the module's mean node on the nodes' scale
+            fill = heatColor(std::sqrt(std::min(1.0, seconds / double(members.size()) / maxSeconds)));
+        break;
+    }
+    item->setFill(fill);
+    item->setBands(bands);
+    item->setCritical(a && showCritical_ && critical);
+    item->setCloneCount(0);
+
+    QStringList lines;
+    const QString prefix = QString::fromStdString(printable(layout_->display.groups.prefixes[size_t(group)]));
+    lines << tr("<b>module %1</b>").arg(prefix.toHtmlEscaped());
+    lines << tr("%1 nodes, collapsed (right-click to expand)").arg(members.size());
+    QStringList opText;
+    for (size_t k = 0; k < opsByCount.size() && k < 5; ++k)
+        opText << QStringLiteral("%1 %2").arg(QString::fromStdString(opsByCount[k].second)).arg(-opsByCount[k].first);
+    lines << opText.join(QStringLiteral(", ")).toHtmlEscaped();
+    if (a) {
+        QStringList parts;
+        for (const auto& [share, c] : byShare)
+            parts << tr("%1 (%2 nodes, %3 %)").arg(c).arg(clusters[c]).arg(-share * 100, 0, 'f', 0);
+        lines << tr("clusters %1").arg(parts.join(QStringLiteral(", ")));
+        lines << tr("cost %1 (%2)").arg(formatSeconds(seconds), a->costs.measured ? tr("measured") : tr("estimated"));
+        if (critical)
+            lines << tr("holds nodes of the critical path");
+    }
+    item->setToolTip(QStringLiteral("<div style=\"white-space:nowrap\">%1</div>").arg(lines.join(QStringLiteral("<br>"))));
+}
+
 void GraphScene::recolor()
 {
     if (!layout_ || !prepared_)
@@ -322,6 +406,10 @@ void GraphScene::recolor()
     for (size_t i = 0; i < d.items.size(); ++i) {
         const DisplayItem& di = d.items[i];
         NodeItem* item = items_[i];
+        if (di.kind == DisplayItem::Kind::Group) {
+            recolorGroup(item, di.group, valid ? a : nullptr, copy, maxSeconds);
+            continue;
+        }
         if (di.kind != DisplayItem::Kind::Operator) {
             item->setFill(theme_->terminalFill);
             item->setCritical(false);
@@ -347,12 +435,17 @@ void GraphScene::recolor()
         item->setCritical(valid && showCritical_ && a->onCriticalPath[n]);
         item->setCloneCount(valid ? a->cloneCount[copy][n] : 0);
     }
+    // Critical edges between boxes: a collapsed module's box stands for all of its nodes.
+    std::set<std::pair<int, int>> criticalItems;
+    if (valid && !d.groups.prefixes.empty())
+        for (const auto& [u, v] : a->criticalEdges)
+            criticalItems.insert({d.itemOfNode[size_t(u)], d.itemOfNode[size_t(v)]});
     for (size_t i = 0; i < d.edges.size(); ++i) {
         const DisplayEdge& de = d.edges[i];
         EdgeItem::Style style = EdgeItem::Style::Normal;
         QColor color = theme_->edge;
         if (valid && de.fromNode != kNone && de.toNode != kNone) {
-            if (showCritical_ && a->criticalEdges.count({de.fromNode, de.toNode})) {
+            if (showCritical_ && (a->criticalEdges.count({de.fromNode, de.toNode}) || criticalItems.count({de.from, de.to}))) {
                 style = EdgeItem::Style::Critical;
                 color = theme_->critical;
             } else if (a->crossClusterEdges[copy].count({de.fromNode, de.toNode})) {

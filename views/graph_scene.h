@@ -71,6 +71,7 @@ Q_SIGNALS:
 private:
     void recolor();
     void recolorTeaching();
+    void recolorGroup(NodeItem* item, int group, const PlannedModel* analysis, size_t copy, double maxSeconds);
 
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;

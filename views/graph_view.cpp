@@ -4,6 +4,8 @@
 #include "graph_scene.h"
 #include "palette.h"
 
+#include "core/analysis/grouping.h"
+
 #include <QClipboard>
 #include <QContextMenuEvent>
 #include <QDragEnterEvent>
@@ -261,6 +263,26 @@ QMenu* GraphView::contextMenuFor(QGraphicsItem* item, QWidget* parent)
                                         [name] { QGuiApplication::clipboard()->setText(name); });
         copy->setObjectName(QStringLiteral("copyName"));
         copy->setToolTip(name);
+        menu->addSeparator();
+    }
+    // Modules: the ones around a box to collapse, a collapsed one to expand.
+    if (auto* node = dynamic_cast<NodeItem*>(item); node && scene_->layout()) {
+        const DisplayItem& di = scene_->layout()->display.items[size_t(node->index())];
+        if (di.kind == DisplayItem::Kind::Group) {
+            QAction* expand = menu->addAction(tr("Expand Module %1").arg(name), this,
+                                              [this, name] { Q_EMIT expandRequested(name); });
+            expand->setObjectName(QStringLiteral("expandModule"));
+        } else if (di.kind == DisplayItem::Kind::Operator) {
+            const std::vector<std::string> modules = modulePrefixes(name.toStdString());
+            if (!modules.empty()) {
+                QMenu* collapse = menu->addMenu(tr("Collapse Module"));
+                collapse->setObjectName(QStringLiteral("collapseModule"));
+                for (const std::string& m : modules) {
+                    const QString module = QString::fromStdString(m);
+                    collapse->addAction(module, this, [this, module] { Q_EMIT collapseRequested(module); });
+                }
+            }
+        }
         menu->addSeparator();
     }
     menu->addAction(tr("Fit to Window"), this, &GraphView::fitToWindow);

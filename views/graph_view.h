@@ -45,6 +45,9 @@ Q_SIGNALS:
     void scrolled();
     // A local file was dropped on the canvas (the window opens it).
     void fileDropped(const QString& path);
+    // From the context menu: draw a module (a node-name prefix) as one box, or its nodes again.
+    void collapseRequested(const QString& module);
+    void expandRequested(const QString& module);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -151,7 +151,7 @@ void PropertiesPanel::rebuild()
     if (analysis_ && value_ != kNone)
         return rebuildValue();
     if (!analysis_ || node_ == kNone) {
-        auto* hint = new QTreeWidgetItem(tree_, {tr("Select a node, a graph input or an output to see its properties")});
+        auto* hint = new QTreeWidgetItem(tree_, {tr("Click a box, an input or an output")});
         hint->setFirstColumnSpanned(true);
         hint->setForeground(0, palette().brush(QPalette::PlaceholderText));
         return;

@@ -17,7 +17,8 @@ namespace ramiel::studio {
 
 std::vector<std::string> defaultModelPasses() { return passes::parsePassList("default"); }
 
-std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames)
+std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames,
+                                               const std::vector<std::string>& collapsed)
 {
     QElapsedTimer timer;
     timer.start();
@@ -26,7 +27,7 @@ std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bo
     LabelWidths widths;
     widths.title = [](const std::string& t) { return double(titleTextWidth(QString::fromStdString(t), true)); };
     widths.subtitle = [](const std::string& t) { return double(subtitleTextWidth(QString::fromStdString(t))); };
-    l->display = displayGraphOf(prepared.model.graph, showNames, widths);
+    l->display = displayGraphOf(prepared.model.graph, showNames, widths, collapsed);
     l->layout = layoutWithDot(layoutInputOf(l->display, leftToRight));
     l->leftToRight = leftToRight;
     l->seconds = double(timer.nsecsElapsed()) * 1e-9;
@@ -108,6 +109,9 @@ void StudioSession::setBusy(bool busy, const QString& stage)
 
 void StudioSession::open(const QString& path, const std::vector<std::string>& inputShapes)
 {
+    // Modules collapsed in one model mean nothing in another.
+    if (!prepared_ || QFileInfo(path).absoluteFilePath() != QFileInfo(QString::fromStdString(prepared_->path)).absoluteFilePath())
+        collapsed_.clear();
     prepareAsync(path, nullptr, inputShapes);
 }
 
@@ -143,6 +147,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
     const PlanSettings settings = settings_;
     const bool leftToRight = leftToRight_, showNames = showNames_;
     const std::vector<std::string> passNames = passes_;
+    const std::vector<std::string> collapsed = collapsed_;
     auto stage = [this, generation](const QString& text) {
         QMetaObject::invokeMethod(
             this, [this, generation, text] {
@@ -163,7 +168,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
                 stage(tr("%1: running the graph passes").arg(name));
             o.prepared = pipeline::prepare(model, prepareOptions(passNames, machineFile), readSeconds);
             stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
-            o.layout = layoutModel(*o.prepared, leftToRight, showNames);
+            o.layout = layoutModel(*o.prepared, leftToRight, showNames, collapsed);
             stage(tr("%1: scheduling").arg(name));
             o.analysis = planWith(o.prepared, settings, {});
         } catch (const std::exception& e) {
@@ -277,14 +282,31 @@ void StudioSession::setLayoutOptions(bool leftToRight, bool showNames)
         return;
     leftToRight_ = leftToRight;
     showNames_ = showNames;
+    relayout();
+}
+
+void StudioSession::setCollapsedModules(std::vector<std::string> modules)
+{
+    std::sort(modules.begin(), modules.end());
+    modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+    if (modules == collapsed_)
+        return;
+    collapsed_ = std::move(modules);
+    relayout();
+}
+
+void StudioSession::relayout()
+{
     if (!prepared_)
         return;
     const int generation = ++layoutGeneration_;
     auto prepared = prepared_;
+    const bool leftToRight = leftToRight_, showNames = showNames_;
+    const std::vector<std::string> collapsed = collapsed_;
     setBusy(true, tr("Laying out the graph"));
     QFuture<std::pair<std::shared_ptr<const GraphLayout>, QString>> future = QtConcurrent::run([=]() {
         try {
-            return std::make_pair(layoutModel(*prepared, leftToRight, showNames), QString());
+            return std::make_pair(layoutModel(*prepared, leftToRight, showNames, collapsed), QString());
         } catch (const std::exception& e) {
             return std::make_pair(std::shared_ptr<const GraphLayout>(), messageOf(e));
         }

@@ -17,6 +17,7 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/analysis/grouping.h"
 #include "core/layout/dot_layout.h"
 #include "core/onnx/onnx_import.h"
 #include "core/util/version.h"
@@ -46,6 +47,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace ramiel::studio {
 namespace {
@@ -118,6 +121,16 @@ MainWindow::MainWindow(QWidget* parent)
     connect(run_, &RunPanel::runFigures, metrics_, &MetricsPanel::setRunFigures);
     connect(tuning_, &TuningPanel::shownCopyChanged, scene_, &GraphScene::setCopy);
     connect(view_, &GraphView::fileDropped, this, &MainWindow::openFile);
+    connect(view_, &GraphView::collapseRequested, this, [this](const QString& module) {
+        std::vector<std::string> modules = session_->collapsedModules();
+        modules.push_back(module.toStdString());
+        session_->setCollapsedModules(modules);
+    });
+    connect(view_, &GraphView::expandRequested, this, [this](const QString& module) {
+        std::vector<std::string> modules = session_->collapsedModules();
+        modules.erase(std::remove(modules.begin(), modules.end(), module.toStdString()), modules.end());
+        session_->setCollapsedModules(modules);
+    });
 
     QSettings settings;
     // The plan settings as the last session left them; every change is kept.
@@ -256,6 +269,21 @@ void MainWindow::createActions()
         session_->setLayoutOptions(on, session_->showNames());
         QSettings().setValue(QStringLiteral("view/leftToRight"), on);
     });
+    // Modules by depth of their name prefix: densenet121 at depth 2 reads as its dense blocks.
+    QMenu* modules = viewMenu_->addMenu(tr("Collapse &Modules"));
+    for (int depth = 1; depth <= 3; ++depth)
+        modules->addAction(tr("At Depth %1").arg(depth), this, [this, depth] {
+            if (!requireModel(tr("Collapse Modules")))
+                return;
+            std::vector<std::string> all;
+            for (const std::string& m : modulesAtDepth(session_->prepared()->model.graph, depth))
+                all.push_back(m);
+            if (all.empty())
+                statusBar()->showMessage(tr("No modules %1 levels deep in the node names").arg(depth), 5000);
+            session_->setCollapsedModules(all);
+        });
+    modules->addSeparator();
+    modules->addAction(tr("&Expand All"), this, [this] { session_->setCollapsedModules({}); });
     toggle(tr("&Minimap"), true, [this](bool on) { view_->setMinimapVisible(on); });
     toggle(tr("L&egend"), true, [this](bool on) { view_->setLegendVisible(on); });
     viewMenu_->addSeparator();
