@@ -1,9 +1,15 @@
-// Graph IR: building, SSA checks, topological order, levels, cycles.
+// Graph IR: building, SSA checks, topological order, levels, cycles; the
+// byte and FLOP counts as text; a constant tensor's statistics.
+#include "core/analysis/grouping.h"
+#include "core/analysis/tensor_stats.h"
 #include "core/ir/topology.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 #include "test_support.h"
 
 #include <QtTest>
+
+#include <cmath>
 
 using namespace ramiel;
 using ramiel::test::graphFromSpec;
@@ -127,6 +133,100 @@ private Q_SLOTS:
         TensorType t{DataType::Float, Shape::of({2, 3})};
         QCOMPARE(t.byteSize().value(), int64_t(24));
         QCOMPARE(t.toString(), std::string("float[2x3]"));
+    }
+
+    void byteCountsReadAsBinaryUnits()
+    {
+        QCOMPARE(formatBytes(0), std::string("0 B"));
+        QCOMPARE(formatBytes(512), std::string("512 B"));
+        QCOMPARE(formatBytes(1023), std::string("1023 B"));
+        QCOMPARE(formatBytes(1024), std::string("1.00 KiB"));
+        QCOMPARE(formatBytes(1536), std::string("1.50 KiB"));
+        // The Compare table's "13634.3 KiB" of cross-cluster traffic.
+        QCOMPARE(formatBytes(13634.3 * 1024), std::string("13.3 MiB"));
+        QCOMPARE(formatBytes(140326.5 * 1024), std::string("137 MiB"));
+        QCOMPARE(formatBytes(1024.0 * 1024 - 1), std::string("1.00 MiB"));  // never "1024 KiB"
+        QCOMPARE(formatBytes(95.2 * 1024 * 1024 * 1024), std::string("95.2 GiB"));
+        QCOMPARE(formatBytes(std::nan("")), std::string("unknown"));
+        QCOMPARE(formatFlops(950), std::string("950 FLOP"));
+        QCOMPARE(formatFlops(1.183e8), std::string("118 MFLOP"));
+        QCOMPARE(formatFlops(5.708e9), std::string("5.71 GFLOP"));
+    }
+
+    // Statistics of a weight, worked out by hand.
+    void tensorStatistics()
+    {
+        auto tensor = [](DataType dtype, std::vector<int64_t> dims, const auto& values) {
+            Tensor t;
+            t.dtype = dtype;
+            t.dims = std::move(dims);
+            t.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(values[0]));
+            return t;
+        };
+        const std::vector<float> f = {1, 2, 3, 4, 0, 0, std::nanf(""), INFINITY};
+        const auto s = tensorStats(tensor(DataType::Float, {2, 4}, f), 4);
+        QVERIFY(s);
+        QCOMPARE(s->count, int64_t(8));
+        QCOMPARE(s->finite, int64_t(6));
+        QCOMPARE(s->nans, int64_t(1));
+        QCOMPARE(s->infinities, int64_t(1));
+        QCOMPARE(s->zeros, int64_t(2));
+        QCOMPARE(s->min, 0.0);
+        QCOMPARE(s->max, 4.0);
+        QCOMPARE(s->mean, 10.0 / 6);
+        // Population variance: mean of squares 30/6 = 5 less the squared mean (10/6)^2.
+        QVERIFY(std::abs(s->stddev - std::sqrt(5.0 - 100.0 / 36)) < 1e-12);
+        // Bins of width 1 over [0, 4]: 0 0 | 1 | 2 | 3 4.
+        QCOMPARE(s->histogram, (std::vector<int64_t>{2, 1, 1, 2}));
+        // All equal: one bin.
+        const auto same = tensorStats(tensor(DataType::Int64, {3}, std::vector<int64_t>{7, 7, 7}), 32);
+        QCOMPARE(same->histogram, std::vector<int64_t>{3});
+        QCOMPARE(same->stddev, 0.0);
+        // Float16: 1.0, -2.0, 65504 (the largest), 2^-24 (the smallest subnormal).
+        const auto half = tensorStats(tensor(DataType::Float16, {4}, std::vector<uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001}));
+        QCOMPARE(half->min, -2.0);
+        QCOMPARE(half->max, 65504.0);
+        QCOMPARE(half->mean, (1.0 - 2.0 + 65504.0 + std::ldexp(1.0, -24)) / 4);
+        // No data (external, not loaded), a size that does not match, strings: nothing to count.
+        Tensor external;
+        external.dtype = DataType::Float;
+        external.dims = {4};
+        external.externalLocation = "weights.bin";
+        QVERIFY(!tensorStats(external));
+        QVERIFY(!tensorStats(tensor(DataType::Float, {5}, f)));
+        Tensor strings;
+        strings.dtype = DataType::String;
+        strings.dims = {1};
+        strings.data = "abcd";
+        QVERIFY(!tensorStats(strings));
+    }
+
+    // Modules from node names, collapsed and nested.
+    void modulesFromNames()
+    {
+        QCOMPARE(modulePrefixes("/features/denseblock1/denselayer2/conv1/Conv"),
+                 (std::vector<std::string>{"/features/", "/features/denseblock1/", "/features/denseblock1/denselayer2/",
+                                           "/features/denseblock1/denselayer2/conv1/"}));
+        QCOMPARE(modulePrefixes("Conv_12"), std::vector<std::string>{});
+        QCOMPARE(modulePrefixes("/fc/Gemm"), std::vector<std::string>{"/fc/"});
+        QCOMPARE(modulePrefixes("/a//b/"), std::vector<std::string>{"/a/"});  // no empty module, no empty name
+        const auto s = graphFromSpec("/f/b1/l1/Conv:1 /f/b1/l2/Conv:1 /f/t/Pool:1 /f/b2/l1/Conv:1 /fc/Gemm:1 x:1 ; "
+                                     "/f/b1/l1/Conv>/f/b1/l2/Conv /f/b1/l2/Conv>/f/t/Pool");
+        const Graph& g = s.graph;
+        QCOMPARE(modulesAtDepth(g, 1), std::vector<std::string>{"/f/"});  // "/fc/" holds one node
+        QCOMPARE(modulesAtDepth(g, 2), std::vector<std::string>{"/f/b1/"});
+        QCOMPARE(modulesAtDepth(g, 5), std::vector<std::string>{});
+        NodeGroups groups = groupByModules(g, {"/f/b1/", "/f/t/", "/nothing/"});
+        QCOMPARE(groups.prefixes, (std::vector<std::string>{"/f/b1/", "/f/t/"}));
+        QCOMPARE(groups.members[0], (std::vector<NodeId>{s.id.at("/f/b1/l1/Conv"), s.id.at("/f/b1/l2/Conv")}));
+        QCOMPARE(groups.groupOf[size_t(s.id.at("/f/t/Pool"))], 1);
+        QCOMPARE(groups.groupOf[size_t(s.id.at("/f/b2/l1/Conv"))], -1);
+        QCOMPARE(groups.groupOf[size_t(s.id.at("x"))], -1);
+        // Nested: the outer module holds the nodes.
+        groups = groupByModules(g, {"/f/b1/", "/f/"});
+        QCOMPARE(groups.prefixes, std::vector<std::string>{"/f/"});
+        QCOMPARE(groups.members[0].size(), size_t(4));
+        QVERIFY(groupByModules(g, {}).prefixes.empty());
     }
 };
 

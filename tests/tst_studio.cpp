@@ -6,6 +6,7 @@
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
+#include "views/initializer_view.h"
 #include "views/input_sizes_panel.h"
 #include "views/metric_rows.h"
 #include "views/metrics_panel.h"
@@ -17,13 +18,23 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/analysis/grouping.h"
+#include "core/analysis/tensor_stats.h"
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/schedule/scheduler.h"
 #include "onnx_builder.h"
 #include "test_support.h"
 
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QClipboard>
+#include <QMenu>
+#include <QToolTip>
+#include <QChart>
+#include <QChartView>
+#include <QFontMetricsF>
+#include <QRegularExpression>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -36,6 +47,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -290,6 +302,29 @@ private Q_SLOTS:
         QVERIFY(!image.isNull());
         // Full resolution: twice the scene's size, not a screen grab.
         QVERIFY(image.width() >= int(w->scene()->sceneRect().width() * 1.9));
+        // With its legend, like the view: each cluster's swatch and the critical path's red
+        // in the top left corner, where the graph leaves room for it.
+        auto a = w->session()->analysis();
+        QVERIFY(image.height() > int(w->scene()->sceneRect().height() * 1.9) + 40);
+        const QImage corner = image.copy(0, 0, 400, 220);
+        auto hasColor = [](const QImage& img, const QColor& c) {
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x)
+                    if (img.pixelColor(x, y) == c)
+                        return true;
+            return false;
+        };
+        for (size_t c = 0; c < a->loads.size(); ++c)
+            QVERIFY2(hasColor(corner, clusterColor(int(c))), qPrintable(QString("cluster %1").arg(c)));
+        QVERIFY(hasColor(corner, sceneTheme(false).critical));
+        QVERIFY(svgText.contains("critical path ("));
+        QVERIFY(svgText.contains("cluster 0: "));
+        image.save(QDir(RAMIEL_SCREENSHOT_DIR).filePath("studio-export.png"));
+        // Without it when the legend is hidden in the view.
+        w->view()->setLegendVisible(false);
+        w->exportGraphImage(png);
+        QCOMPARE(QImage(png).height(), int(std::ceil(w->scene()->sceneRect().height() * 2)));
+        w->view()->setLegendVisible(true);
         QFile j(json);
         QVERIFY(j.open(QIODevice::ReadOnly));
         const QJsonObject doc = QJsonDocument::fromJson(j.readAll()).object();
@@ -475,6 +510,338 @@ private Q_SLOTS:
         c->algorithmBox(1)->setCurrentIndex(c->algorithmBox(1)->findData("dsc"));
         QTRY_COMPARE_WITH_TIMEOUT(c->analysis(1)->plan.schedule.algorithm, std::string("dsc"), 30000);
         QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+    }
+
+    // Labels elided to their boxes, table cells whole in their tooltips, byte
+    // counts in binary units, differences that matter in bold, a legend that
+    // leaves the graph's input alone, no ticks on an empty chart.
+    void textFitsItsPlace()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QSignalSpy laid(w->session(), &StudioSession::layoutChanged);
+        w->session()->setLayoutOptions(false, true);  // node names under the operators
+        QVERIFY(laid.wait(30000));
+        int elided = 0;
+        QFont small;
+        small.setPointSizeF(7.5);
+        for (NodeItem* item : w->scene()->displayItems()) {
+            const QRectF box = item->shape().boundingRect();
+            QVERIFY2(QFontMetricsF(small).horizontalAdvance(item->shownSubtitle()) <= box.width(),
+                     qPrintable(item->shownSubtitle()));
+            if (item->shownSubtitle().contains(QChar(0x2026)))
+                ++elided;
+        }
+        QVERIFY(elided > 0);  // googlenet's names are longer than their boxes
+
+        // The legend is in a corner where it covers no input or output.
+        auto inputOnScreen = [&] {
+            for (NodeItem* item : w->scene()->displayItems())
+                if (item->isTerminal())
+                    return w->view()->mapFromScene(item->sceneBoundingRect()).boundingRect();
+            return QRect();
+        };
+        QVERIFY(!w->view()->legendRect().isEmpty());
+        QVERIFY(!w->view()->legendRect().intersects(inputOnScreen()));
+        w->session()->setLayoutOptions(true, true);  // left to right: the input on the left
+        QVERIFY(laid.wait(30000));
+        for (int zoom : {0, 1}) {
+            zoom ? w->view()->fitToWindow() : w->view()->showReadable();
+            QVERIFY2(!w->view()->legendRect().intersects(inputOnScreen()), zoom ? "fit" : "readable");
+        }
+
+        // Properties: the name column leaves the values room; every cell whole in its tooltip.
+        w->scene()->selectNode(w->session()->analysis()->metrics.criticalPath.at(3));
+        QTreeWidget* tree = w->properties()->tree();
+        QVERIFY(tree->topLevelItemCount() > 3);
+        QVERIFY(tree->columnWidth(0) <= tree->viewport()->width() / 2);
+        int cells = 0;
+        for (QTreeWidgetItemIterator it(tree); *it; ++it)
+            for (int c = 0; c < 2; ++c)
+                if (!(*it)->isFirstColumnSpanned() && !(*it)->text(c).isEmpty()) {
+                    QCOMPARE((*it)->toolTip(c), (*it)->text(c));
+                    ++cells;
+                }
+        QVERIFY(cells > 10);
+        keepScreenshot(w.get(), "studio-text-fits.png");
+
+        // Bytes in binary units; no "KiB" counts in the thousands.
+        const QVector<MetricRow> rows = metricRows(*w->session()->analysis());
+        bool sawBytes = false;
+        for (const MetricRow& r : rows)
+            if (r.name == "Cross-cluster edges") {
+                QVERIFY2(QRegularExpression("^\\d+ \\(\\d{1,3}(\\.\\d+)? (B|KiB|MiB|GiB)\\)$").match(r.value).hasMatch(),
+                         qPrintable(r.value));
+                sawBytes = true;
+            }
+        QVERIFY(sawBytes);
+        // Compare bolds figures 1 % apart or more, not 0.01 %; text when it differs.
+        MetricRow a{"s", "Makespan", "10.00 ms", {}, 0.010};
+        MetricRow b = a;
+        b.number = 0.010001;
+        QVERIFY(!rowsDiffer(a, b));
+        b.number = 0.0102;
+        QVERIFY(rowsDiffer(a, b));
+        MetricRow ta{"s", "Valid", "yes", {}}, tb{"s", "Valid", "NO", {}};
+        QVERIFY(rowsDiffer(ta, tb));
+        QVERIFY(!rowsDiffer(ta, ta));
+
+        // The Run chart before any run: no axes, so no "0 0 0 0 1" ticks.
+        for (QAbstractAxis* axis : w->runPanel()->chartView()->chart()->axes())
+            QVERIFY(!axis->isVisible());
+        QVERIFY(!w->runPanel()->chartView()->chart()->title().isEmpty());
+    }
+
+    // View > Dark Theme reaches what Studio draws itself: the canvas, its legend
+    // and minimap, Compare's scenes, unchecked check boxes; the Run chart keeps
+    // its series colors.
+    void darkThemeReachesTheCanvas()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        QVERIFY(!w->scene()->theme().dark);
+        w->setDarkTheme(true);
+        QVERIFY(isDark(qApp->palette()));
+        QTRY_VERIFY(w->scene()->theme().dark);  // the palette reaches the widgets through posted events
+        QCOMPARE(w->scene()->backgroundBrush().color(), sceneTheme(true).background);
+        QVERIFY(w->compareView()->scene(0)->theme().dark);
+        QTest::qWait(50);
+        const QImage canvas = w->view()->viewport()->grab().toImage();
+        int dark = 0;
+        for (int y = 0; y < canvas.height(); y += 7)
+            for (int x = 0; x < canvas.width(); x += 7)
+                dark += QColor(canvas.pixel(x, y)).lightness() < 60;
+        QVERIFY2(dark > (canvas.width() / 7) * (canvas.height() / 7) / 2, "the canvas is not dark");
+        // The legend's panel is dark too, with light text on it.
+        const QRect legend = w->view()->legendRect();
+        QVERIFY(!legend.isEmpty());
+        QVERIFY(QColor(canvas.pixel(legend.right() - 4, legend.bottom() - 3)).lightness() < 80);
+        int light = 0;
+        for (int y = legend.top(); y < legend.bottom(); ++y)
+            for (int x = legend.left() + 28; x < legend.right(); ++x)
+                light += QColor(canvas.pixel(x, y)).lightness() > 170;
+        QVERIFY(light > 50);
+        // An unchecked check box shows its box: light pixels where the indicator is.
+        QCheckBox* box = nullptr;
+        for (QCheckBox* c : w->tuning()->findChildren<QCheckBox*>())
+            if (!c->isChecked() && c->isEnabled() && c->isVisible())
+                box = c;
+        QVERIFY(box);
+        const QImage boxImage = box->grab().toImage();
+        int frame = 0;
+        for (int y = 0; y < boxImage.height(); ++y)
+            for (int x = 0; x < std::min(20, boxImage.width()); ++x)
+                frame += QColor(boxImage.pixel(x, y)).lightness() > 100;
+        QVERIFY2(frame > 10, qPrintable(box->text()));
+        // The Run chart's series keep their colors in both themes.
+        auto seriesColors = [&] {
+            QList<QColor> colors;
+            for (QAbstractSeries* s : w->runPanel()->chartView()->chart()->series())
+                colors << static_cast<QLineSeries*>(s)->pen().color();
+            return colors;
+        };
+        const QList<QColor> darkColors = seriesColors();
+        QCOMPARE(darkColors, (QList<QColor>{runSeriesColor(false), runSeriesColor(true)}));
+        keepScreenshot(w.get(), "studio-dark.png");
+        w->setDarkTheme(false);
+        QTRY_VERIFY(!w->scene()->theme().dark);
+        QCOMPARE(seriesColors(), darkColors);
+    }
+
+    // Hovering a box says what it is and how it is scheduled; a Gantt bar says
+    // which node on which worker when; right-click copies a name; clicking a
+    // graph input shows its properties.
+    void tooltipsCopyNamesAndTerminals()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        auto a = w->session()->analysis();
+        const Graph& g = a->prepared->model.graph;
+        for (const Node& n : g.nodes()) {
+            const QString tip = w->scene()->itemOfNode(n.id)->toolTip();
+            for (const QString& part : {QString::fromStdString(n.name), QString("FLOPs"), QString("cluster"),
+                                        QString("t-level"), QString("b-level"),
+                                        QString::fromStdString(g.value(n.outputs[0]).type.toString())})
+                QVERIFY2(tip.contains(part), qPrintable(tip + " lacks " + part));
+            QCOMPARE(tip.contains("critical path"), bool(a->onCriticalPath[size_t(n.id)]));
+        }
+        // Gantt: every bar's tooltip names its node, its worker and its times.
+        GanttChart* gantt = w->gantt();
+        const auto& entries = a->plan.simulation.gantt;
+        QVERIFY(!entries.empty());
+        for (size_t i = 0; i < entries.size(); i += 7) {
+            const QRectF bar = gantt->barRect(int(i));
+            if (bar.width() < 3)
+                continue;  // a sliver: the neighbour's tooltip may win
+            const QString tip = gantt->toolTipAt(bar.center());
+            const Node& n = g.node(a->plan.schedule.node(entries[i].instance));
+            QVERIFY2(tip.contains(QString::fromStdString(n.name)), qPrintable(tip));
+            QVERIFY2(tip.contains(QStringLiteral("worker W%1").arg(entries[i].worker)), qPrintable(tip));
+            QVERIFY2(tip.contains(" to "), qPrintable(tip));
+        }
+        // Copy Name on a box, an input and an edge.
+        auto copied = [&](QGraphicsItem* item) {
+            std::unique_ptr<QMenu> menu(w->view()->contextMenuFor(item, w.get()));
+            QAction* copy = menu->findChild<QAction*>("copyName");
+            if (!copy)
+                return QString("(no Copy Name)");
+            QGuiApplication::clipboard()->clear();
+            copy->trigger();
+            return QGuiApplication::clipboard()->text();
+        };
+        const Node& some = g.node(NodeId(5));
+        QCOMPARE(copied(w->scene()->itemOfNode(some.id)), QString::fromStdString(some.name));
+        NodeItem* input = w->scene()->displayItems().front();
+        QVERIFY(input->isTerminal());
+        const ValueId x = w->session()->layout()->display.items.front().value;
+        QCOMPARE(copied(input), QString::fromStdString(g.value(x).name));
+        EdgeItem* edge = w->scene()->edgeItems().front();
+        QCOMPARE(copied(edge), QString::fromStdString(g.value(w->session()->layout()->display.edges.front().value).name));
+        QVERIFY(!w->view()->contextMenuFor(nullptr, w.get())->findChild<QAction*>("copyName"));
+        // What the tooltip looks like, to look at.
+        const NodeId critical = a->metrics.criticalPath.at(4);
+        QToolTip::showText(QPoint(100, 100), w->scene()->itemOfNode(critical)->toolTip(), w->view()->viewport());
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (top->inherits("QTipLabel") && top->isVisible())
+                keepScreenshot(top, "studio-tooltip.png");
+        QToolTip::hideText();
+
+        // A click on the graph input shows it in Properties.
+        w->view()->centerOn(input);
+        QTest::mouseClick(w->view()->viewport(), Qt::LeftButton, {}, w->view()->mapFromScene(input->pos()));
+        QCOMPARE(w->scene()->selectedValue(), x);
+        QCOMPARE(w->properties()->value(), x);
+        QTreeWidget* tree = w->properties()->tree();
+        QCOMPARE(tree->topLevelItem(0)->text(0), QString("Graph input"));
+        QCOMPARE(tree->topLevelItem(0)->child(0)->text(1), QString::fromStdString(g.value(x).name));
+        // And a box shows its node again.
+        w->scene()->selectNode(some.id);
+        QCOMPARE(w->properties()->node(), some.id);
+        QCOMPARE(w->properties()->value(), kNone);
+    }
+
+    // A weight clicked among a node's inputs in Properties: its shape, type,
+    // statistics (core's tensorStats) and histogram.
+    void initializerIsInspected()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        const Graph& g = w->session()->prepared()->model.graph;
+        NodeId conv = kNone;
+        for (const Node& n : g.nodes())
+            if (n.inputs.size() > 1 && n.inputs[1] != kNone && g.value(n.inputs[1]).isConstant() &&
+                g.value(n.inputs[1]).initializer->numel() > 1000) {
+                conv = n.id;
+                break;
+            }
+        QVERIFY(conv != kNone);
+        const ValueId weight = g.node(conv).inputs[1];
+        w->scene()->selectNode(conv);
+        InitializerView* view = w->properties()->initializerView();
+        QVERIFY(!view->isVisible());
+        QTreeWidgetItem* row = w->properties()->rowOf(weight);
+        QVERIFY(row);
+        w->properties()->tree()->setCurrentItem(row);
+        QCOMPARE(view->value(), weight);
+        QVERIFY(view->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(view->stats().has_value(), 10000);
+        const auto expected = tensorStats(*g.value(weight).initializer, 40);
+        QVERIFY(expected);
+        QCOMPARE(view->stats()->min, expected->min);
+        QCOMPARE(view->stats()->max, expected->max);
+        QCOMPARE(view->stats()->histogram, expected->histogram);
+        const QString figures = view->figuresLabel()->text();
+        for (double v : {expected->min, expected->max, expected->mean, expected->stddev})
+            QVERIFY2(figures.contains(QString::number(v, 'g', 4)), qPrintable(figures));
+        QCOMPARE(view->histogram()->chart()->series().size(), 1);
+        QVERIFY(view->histogram()->isVisible());
+        keepScreenshot(w.get(), "studio-initializer.png");
+        // Another node: nothing inspected until a constant is clicked again.
+        w->scene()->selectNode(NodeId(conv + 1));
+        QVERIFY(!view->isVisible());
+        QCOMPARE(view->value(), kNone);
+    }
+
+    // A module collapsed from a box's context menu is one box, colored by the
+    // clusters inside it; expanded from its own menu, the graph is as before.
+    void moduleCollapsesAndExpands()
+    {
+        auto w = window();
+        QVERIFY(open(*w, test::modelPath("googlenet")));
+        auto a = w->session()->analysis();
+        const Graph& g = a->prepared->model.graph;
+        const size_t items = w->scene()->displayItems().size(), edges = w->scene()->edgeItems().size();
+        NodeId inside = kNone;
+        for (const Node& n : g.nodes())
+            if (QString::fromStdString(n.name).startsWith("/inception4a/")) {
+                inside = n.id;
+                break;
+            }
+        QVERIFY(inside != kNone);
+        std::vector<NodeId> members;
+        std::set<int> clusters;
+        for (const Node& n : g.nodes())
+            if (QString::fromStdString(n.name).startsWith("/inception4a/")) {
+                members.push_back(n.id);
+                clusters.insert(a->clusterOfNode[0][size_t(n.id)]);
+            }
+        QVERIFY(members.size() > 5);
+        QVERIFY(clusters.size() > 1);  // the module's branches run on several workers
+
+        std::unique_ptr<QMenu> menu(w->view()->contextMenuFor(w->scene()->itemOfNode(inside), w.get()));
+        auto* collapse = menu->findChild<QMenu*>("collapseModule");
+        QVERIFY(collapse);
+        QAction* module = nullptr;
+        for (QAction* action : collapse->actions())
+            if (action->text() == "/inception4a/")
+                module = action;
+        QVERIFY(module);
+        QSignalSpy laid(w->session(), &StudioSession::layoutChanged);
+        module->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(w->session()->collapsedModules(), std::vector<std::string>{"/inception4a/"});
+        QCOMPARE(w->scene()->displayItems().size(), items - members.size() + 1);
+        QVERIFY(w->scene()->edgeItems().size() < edges);
+        NodeItem* box = w->scene()->itemOfNode(inside);
+        QVERIFY(box->isGroup());
+        for (NodeId n : members)
+            QCOMPARE(w->scene()->itemOfNode(n), box);
+        // Colored by the clusters inside: a band each, the most frequent one as the fill.
+        QCOMPARE(box->bands().size(), int(clusters.size()));
+        QVERIFY(clusters.count(a->clusterOfNode[0][size_t(members.front())]) == 1);
+        QSet<QRgb> bandColors;
+        for (const auto& band : box->bands())
+            bandColors.insert(band.first.rgb());
+        for (int c : clusters)
+            QVERIFY(bandColors.contains(clusterColor(c).rgb()));
+        QCOMPARE(box->fill(), box->bands().front().first);
+        QVERIFY(box->toolTip().contains("module /inception4a/"));
+        QVERIFY(box->toolTip().contains(QString("%1 nodes").arg(members.size())));
+        QCOMPARE(w->scene()->nameOf(box), QString("/inception4a/"));
+        w->view()->centerOnNode(inside);
+        keepScreenshot(w.get(), "studio-module-collapsed.png");
+
+        // Expand from the box's own menu.
+        menu.reset(w->view()->contextMenuFor(box, w.get()));
+        QAction* expand = menu->findChild<QAction*>("expandModule");
+        QVERIFY(expand);
+        expand->trigger();
+        QVERIFY(laid.wait(30000));
+        QVERIFY(w->session()->collapsedModules().empty());
+        QCOMPARE(w->scene()->displayItems().size(), items);
+        QCOMPARE(w->scene()->edgeItems().size(), edges);
+        verifyClusterColors(*w);
+
+        // View > Collapse Modules > At Depth 1: every top-level module a box.
+        action(*w, "At Depth 1")->trigger();
+        QVERIFY(laid.wait(30000));
+        const auto top = modulesAtDepth(g, 1);
+        QCOMPARE(w->session()->layout()->display.groups.prefixes.size(), top.size());
+        QVERIFY(w->scene()->displayItems().size() < items / 2);
+        keepScreenshot(w.get(), "studio-modules.png");
+        action(*w, "Expand All")->trigger();
+        QVERIFY(laid.wait(30000));
+        QCOMPARE(w->scene()->displayItems().size(), items);
     }
 
     // An action of the menus by its text, without the & of its shortcut.

@@ -1,23 +1,28 @@
 #include "code_highlighter.h"
 
+#include "palette.h"
+
 #include <QColor>
 #include <QFont>
+#include <QGuiApplication>
 
 namespace ramiel::studio {
 
 CodeHighlighter::CodeHighlighter(Language language, QTextDocument* document)
     : QSyntaxHighlighter(document), language_(language)
 {
+    // Colors that read on the palette the dialog opens with.
+    const bool dark = isDark(QGuiApplication::palette());
     QTextCharFormat keyword;
-    keyword.setForeground(QColor(0x2f, 0x5f, 0xb3));
+    keyword.setForeground(dark ? QColor(0x6c, 0xa8, 0xff) : QColor(0x2f, 0x5f, 0xb3));
     keyword.setFontWeight(QFont::Bold);
     QTextCharFormat string;
-    string.setForeground(QColor(0x2e, 0x8b, 0x3a));
+    string.setForeground(dark ? QColor(0x7e, 0xc8, 0x7e) : QColor(0x2e, 0x8b, 0x3a));
     QTextCharFormat number;
-    number.setForeground(QColor(0xa3, 0x4e, 0x00));
+    number.setForeground(dark ? QColor(0xe0, 0xa0, 0x60) : QColor(0xa3, 0x4e, 0x00));
     QTextCharFormat call;
-    call.setForeground(QColor(0x7a, 0x3e, 0x9d));
-    comment_.setForeground(QColor(0x80, 0x80, 0x80));
+    call.setForeground(dark ? QColor(0xc4, 0x9e, 0xe8) : QColor(0x7a, 0x3e, 0x9d));
+    comment_.setForeground(dark ? QColor(0x8c, 0x8c, 0x8c) : QColor(0x80, 0x80, 0x80));
     comment_.setFontItalic(true);
 
     QString words;

@@ -3,6 +3,7 @@
 #include "graph_scene.h"
 #include "graph_view.h"
 #include "metric_rows.h"
+#include "tree_columns.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -82,7 +83,7 @@ CompareView::CompareView(StudioSession* session, QWidget* parent)
     table_->setHeaderLabels({tr("Metric"), tr("A"), tr("B")});
     table_->setRootIsDecorated(false);
     table_->setAlternatingRowColors(true);
-    table_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    keepColumnsFitted(table_);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(graphs);
@@ -179,13 +180,16 @@ void CompareView::fillTable()
         const QString vb = i < b.size() ? b[i].value : QString();
         auto* item = new QTreeWidgetItem(table_, {rows[i].name, va, vb});
         item->setToolTip(0, rows[i].help);
-        if (va != vb) {
+        setFullTextTips(item);
+        // Bold only what differs by more than 1 %: planning noise of 0.01 % is no difference.
+        if (i < a.size() && i < b.size() && rowsDiffer(a[i], b[i])) {
             QFont f = item->font(1);
             f.setBold(true);
             item->setFont(1, f);
             item->setFont(2, f);
         }
     }
+    fitColumns(table_);
 }
 
 }  // namespace ramiel::studio

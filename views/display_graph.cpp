@@ -10,22 +10,32 @@
 namespace ramiel::studio {
 namespace {
 
+// Boxes grow with their text up to this many characters; longer labels are
+// elided to the box when drawn (the full text is in the tooltip).
 constexpr size_t kMaxLabel = 28;
 
 std::string clipped(const std::string& s)
 {
+    // Printable, and bounded: a name of a megabyte stays a label.
     std::string p = printable(s);
-    if (p.size() > kMaxLabel)
-        p = p.substr(0, kMaxLabel - 1) + "~";
+    if (p.size() > 512)
+        p = p.substr(0, 512);
     return p;
 }
 
-void sizeItem(DisplayItem& item)
+void sizeItem(DisplayItem& item, const LabelWidths& widths)
 {
-    // About 6.2 points per character at the scene's 8.5 pt font, plus padding.
-    const size_t chars = std::max(item.title.size(), item.subtitle.size());
-    item.width = std::clamp(14.0 + 6.2 * double(chars), 54.0, 200.0);
     item.height = item.subtitle.empty() ? 24.0 : 36.0;
+    // About 6.2 points per character at the scene's 8.5 pt font when not measured.
+    auto width = [](const std::function<double(const std::string&)>& measure, const std::string& text) {
+        return measure ? measure(text) : 6.2 * double(text.size());
+    };
+    // Boxes grow with their text up to about kMaxLabel characters; the rest is elided.
+    const double text = std::min(std::max(width(widths.title, item.title), width(widths.subtitle, item.subtitle)),
+                                 6.8 * double(kMaxLabel));
+    // Terminals are ovals: their round ends hold no text.
+    const double ends = item.kind == DisplayItem::Kind::Operator ? 0.0 : item.height * 0.6;
+    item.width = std::max(54.0, 14.0 + ends + text);
 }
 
 }  // namespace
@@ -35,11 +45,14 @@ std::string shapeText(const TensorType& type)
     return type.shape ? type.shape->toString() : "?";
 }
 
-DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths,
+                            const std::vector<std::string>& collapsed)
 {
     DisplayGraph d;
     d.showNames = showNames;
     d.itemOfNode.assign(graph.nodeCount(), -1);
+    d.groups = groupByModules(graph, collapsed);
+    std::vector<int> itemOfGroup(d.groups.prefixes.size(), -1);
     std::map<ValueId, int> inputItem;
     for (ValueId v : graph.inputs()) {
         const Value& value = graph.value(v);
@@ -50,11 +63,30 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
         item.value = v;
         item.title = clipped(value.name);
         item.subtitle = shapeText(value.type);
-        sizeItem(item);
+        sizeItem(item, widths);
         inputItem[v] = int(d.items.size());
         d.items.push_back(std::move(item));
     }
     for (const Node& node : graph.nodes()) {
+        if (const int g = d.groups.groupOf[size_t(node.id)]; g >= 0) {
+            // A collapsed module: one box where its first node would be, for all of its nodes.
+            if (itemOfGroup[size_t(g)] < 0) {
+                DisplayItem item;
+                item.kind = DisplayItem::Kind::Group;
+                item.group = g;
+                std::string prefix = d.groups.prefixes[size_t(g)];
+                prefix.pop_back();  // the trailing '/'
+                item.title = clipped(prefix.substr(prefix.rfind('/') + 1));
+                const size_t count = d.groups.members[size_t(g)].size();
+                item.subtitle = (showNames ? clipped(prefix) + "  " : std::string()) + std::to_string(count) + " nodes";
+                sizeItem(item, widths);
+                item.height += 8;  // a module reads as a block
+                itemOfGroup[size_t(g)] = int(d.items.size());
+                d.items.push_back(std::move(item));
+            }
+            d.itemOfNode[size_t(node.id)] = itemOfGroup[size_t(g)];
+            continue;
+        }
         DisplayItem item;
         item.node = node.id;
         if (node.domain == kRamielDomain && node.opType == kFusedConv)
@@ -63,14 +95,14 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
             item.title = clipped(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
         if (showNames)
             item.subtitle = clipped(node.name);
-        sizeItem(item);
+        sizeItem(item, widths);
         d.itemOfNode[size_t(node.id)] = int(d.items.size());
         d.items.push_back(std::move(item));
     }
 
     std::map<std::pair<int, int>, size_t> seen;
     auto addEdge = [&](int from, int to, ValueId v, NodeId fromNode, NodeId toNode) {
-        if (from < 0 || to < 0 || seen.count({from, to}))
+        if (from < 0 || to < 0 || from == to || seen.count({from, to}))  // none inside a collapsed module
             return;
         seen[{from, to}] = d.edges.size();
         d.edges.push_back(DisplayEdge{from, to, v, fromNode, toNode});
@@ -99,7 +131,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames)
         item.value = v;
         item.title = clipped(value.name);
         item.subtitle = shapeText(value.type);
-        sizeItem(item);
+        sizeItem(item, widths);
         const int index = int(d.items.size());
         d.items.push_back(std::move(item));
         const auto [from, fromNode] = sourceOf(v);

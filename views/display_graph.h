@@ -4,19 +4,22 @@
 // they show up in the node's properties, as in Netron.
 #pragma once
 
+#include "core/analysis/grouping.h"
 #include "core/ir/graph.h"
 #include "core/layout/dot_layout.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ramiel::studio {
 
 struct DisplayItem {
-    enum class Kind { Operator, Input, Output };
+    enum class Kind { Operator, Input, Output, Group };
     Kind kind = Kind::Operator;
     NodeId node = kNone;    // Operator
     ValueId value = kNone;  // Input / Output
+    int group = -1;         // Group: index into DisplayGraph::groups
     std::string title;      // op type, or the value's name
     std::string subtitle;   // node name (when names are shown) or the value's shape
     double width = 0;       // points
@@ -34,11 +37,21 @@ struct DisplayEdge {
 struct DisplayGraph {
     std::vector<DisplayItem> items;
     std::vector<DisplayEdge> edges;
-    std::vector<int> itemOfNode;  // by node id
+    std::vector<int> itemOfNode;  // by node id (a collapsed module's nodes: its box)
     bool showNames = false;
+    NodeGroups groups;            // the collapsed modules drawn as one box each
 };
 
-DisplayGraph displayGraphOf(const Graph& graph, bool showNames);
+// How wide a label is drawn, in points: the views measure with the scene's
+// fonts; without them, an estimate per character.
+struct LabelWidths {
+    std::function<double(const std::string&)> title;     // bold operator type, or a terminal's name
+    std::function<double(const std::string&)> subtitle;  // node name or shape, smaller
+};
+
+// `collapsed`: modules (name prefixes, core/analysis/grouping.h) drawn as one box each.
+DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths = {},
+                            const std::vector<std::string>& collapsed = {});
 LayoutInput layoutInputOf(const DisplayGraph& display, bool leftToRight);
 // "1x3x224x224", "?" when unknown.
 std::string shapeText(const TensorType& type);

@@ -1,9 +1,14 @@
 #include "graph_items.h"
 
+#include "graph_scene.h"
 #include "palette.h"
 
+#include <QFontMetricsF>
 #include <QPainter>
+#include <QPainterPath>
 #include <QStyleOptionGraphicsItem>
+
+#include <algorithm>
 
 namespace ramiel::studio {
 namespace {
@@ -19,7 +24,24 @@ QFont sceneFont(bool bold)
     return f;
 }
 
+QFont smallFont()
+{
+    QFont f = sceneFont(false);
+    f.setPointSizeF(7.5);
+    return f;
+}
+
+const SceneTheme& themeOf(const QGraphicsItem* item)
+{
+    const auto* scene = qobject_cast<const GraphScene*>(item->scene());
+    return scene ? scene->theme() : sceneTheme(false);
+}
+
 }  // namespace
+
+qreal titleTextWidth(const QString& text, bool bold) { return QFontMetricsF(sceneFont(bold)).horizontalAdvance(text); }
+
+qreal subtitleTextWidth(const QString& text) { return QFontMetricsF(smallFont()).horizontalAdvance(text); }
 
 NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString subtitle)
     : index_(index), shape_(shape), rect_(-size.width() / 2, -size.height() / 2, size.width(), size.height()),
@@ -29,13 +51,25 @@ NodeItem::NodeItem(int index, Shape shape, QSizeF size, QString title, QString s
     setAcceptHoverEvents(false);
     setZValue(1);
     if (shape_ == Shape::Terminal)
-        fill_ = QColor(0xd8, 0xdc, 0xe0);
+        fill_ = sceneTheme(false).terminalFill;
+    // Text wider than the box is elided (names keep their ends: ".../conv1/Conv").
+    const qreal room = rect_.width() - (shape_ == Shape::Terminal ? rect_.height() * 0.6 : 0) - 10;
+    shownTitle_ = QFontMetricsF(sceneFont(shape_ != Shape::Terminal)).elidedText(title_, Qt::ElideRight, room);
+    shownSubtitle_ = QFontMetricsF(smallFont()).elidedText(subtitle_, Qt::ElideMiddle, room);
 }
 
 void NodeItem::setFill(const QColor& fill)
 {
     if (fill != fill_) {
         fill_ = fill;
+        update();
+    }
+}
+
+void NodeItem::setBands(QList<QPair<QColor, double>> bands)
+{
+    if (bands != bands_) {
+        bands_ = std::move(bands);
         update();
     }
 }
@@ -70,7 +104,8 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = fill_;
     const bool selected = isSelected();
-    QPen pen(critical_ ? QColor(0x20, 0x20, 0x20) : QColor(0x60, 0x60, 0x60), critical_ ? 2.6 : 0.8);
+    const SceneTheme& theme = themeOf(this);
+    QPen pen(critical_ ? theme.criticalOutline : theme.outline, critical_ ? 2.6 : 0.8);
     if (selected)
         pen = QPen(QColor(0x00, 0x78, 0xd7), 3.2);
     if (lod < kTextDetail) {
@@ -81,24 +116,48 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     }
     painter->setPen(pen);
     painter->setBrush(fill);
-    if (shape_ == Shape::Terminal)
+    if (shape_ == Shape::Terminal) {
         painter->drawRoundedRect(rect_, rect_.height() / 2, rect_.height() / 2);
-    else
+    } else if (shape_ == Shape::Group) {
+        // A module: a block with a second outline, banded by the clusters inside.
+        QPainterPath outline;
+        outline.addRoundedRect(rect_, 6, 6);
+        painter->fillPath(outline, fill);
+        if (bands_.size() > 1) {
+            // A strip along the bottom: each cluster's share of the module's nodes.
+            painter->save();
+            painter->setClipPath(outline);
+            const qreal h = std::min<qreal>(8, rect_.height() / 4);
+            qreal x = rect_.left();
+            for (const auto& [color, share] : bands_) {
+                const qreal w = rect_.width() * share;
+                painter->fillRect(QRectF(x, rect_.bottom() - h, w + 0.5, h), color);
+                x += w;
+            }
+            painter->restore();
+        }
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(outline);
+        QPen inner(pen.color(), 0.8);
+        painter->setPen(inner);
+        painter->drawRoundedRect(rect_.adjusted(3, 3, -3, -3), 4, 4);
+    } else {
         painter->drawRoundedRect(rect_, 4, 4);
+    }
 
     painter->setPen(textColorOn(fill));
+    // A module's text stays above its strip of cluster bands.
+    const QRectF body = shape_ == Shape::Group ? rect_.adjusted(0, 2, 0, -6) : rect_;
     if (subtitle_.isEmpty()) {
-        painter->setFont(sceneFont(shape_ == Shape::Operator));
-        painter->drawText(rect_, Qt::AlignCenter, title_);
+        painter->setFont(sceneFont(shape_ != Shape::Terminal));
+        painter->drawText(body, Qt::AlignCenter, shownTitle_);
     } else {
-        const QRectF top(rect_.left(), rect_.top() + 3, rect_.width(), rect_.height() / 2 - 2);
-        const QRectF bottom(rect_.left(), rect_.center().y(), rect_.width(), rect_.height() / 2 - 3);
-        painter->setFont(sceneFont(shape_ == Shape::Operator));
-        painter->drawText(top, Qt::AlignCenter, title_);
-        QFont small = sceneFont(false);
-        small.setPointSizeF(7.5);
-        painter->setFont(small);
-        painter->drawText(bottom, Qt::AlignCenter, subtitle_);
+        const QRectF top(body.left(), body.top() + 3, body.width(), body.height() / 2 - 2);
+        const QRectF bottom(body.left(), body.center().y(), body.width(), body.height() / 2 - 3);
+        painter->setFont(sceneFont(shape_ != Shape::Terminal));
+        painter->drawText(top, Qt::AlignCenter, shownTitle_);
+        painter->setFont(smallFont());
+        painter->drawText(bottom, Qt::AlignCenter, shownSubtitle_);
     }
     if (clones_ > 0) {
         // A badge: this node also runs, cloned, in `clones_` other clusters.
@@ -118,7 +177,7 @@ EdgeItem::EdgeItem(int index, const QPainterPath& path, const QPolygonF& arrow, 
 {
     labelAt_ = path.pointAtPercent(0.5);
     setZValue(0);
-    setStyle(Style::Normal, QColor(0x80, 0x80, 0x80));
+    setStyle(Style::Normal, sceneTheme(false).edge);
 }
 
 void EdgeItem::setStyle(Style style, const QColor& color)
@@ -165,7 +224,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         QFont f;
         f.setPointSizeF(7);
         painter->setFont(f);
-        painter->setPen(QColor(0x40, 0x40, 0x40));
+        painter->setPen(themeOf(this).edgeLabel);
         painter->drawText(labelAt_ + QPointF(4, 3), label_);
     }
 }

@@ -1,7 +1,12 @@
 #include "graph_scene.h"
 
+#include "metric_rows.h"
 #include "palette.h"
 
+#include "core/util/text.h"
+
+#include <QFontMetrics>
+#include <QPainter>
 #include <QPainterPath>
 
 #include <algorithm>
@@ -47,8 +52,12 @@ QString formatMs(double seconds) { return QString::number(seconds * 1e3, 'f', se
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent)
 {
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
-    setBackgroundBrush(QColor(0xfc, 0xfc, 0xfc));
-    connect(this, &QGraphicsScene::selectionChanged, this, [this] { Q_EMIT nodeSelected(selectedNode()); });
+    setBackgroundBrush(theme_->background);
+    connect(this, &QGraphicsScene::selectionChanged, this, [this] {
+        Q_EMIT nodeSelected(selectedNode());
+        if (const ValueId v = selectedValue(); v != kNone)
+            Q_EMIT valueSelected(v);
+    });
 }
 
 void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::shared_ptr<const GraphLayout> layout)
@@ -70,22 +79,21 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
     items_.reserve(d.items.size());
     for (size_t i = 0; i < d.items.size(); ++i) {
         const DisplayItem& di = d.items[i];
-        auto* item = new NodeItem(int(i),
-                                  di.kind == DisplayItem::Kind::Operator ? NodeItem::Shape::Operator
-                                                                         : NodeItem::Shape::Terminal,
+        const NodeItem::Shape shape = di.kind == DisplayItem::Kind::Operator ? NodeItem::Shape::Operator
+                                      : di.kind == DisplayItem::Kind::Group  ? NodeItem::Shape::Group
+                                                                             : NodeItem::Shape::Terminal;
+        auto* item = new NodeItem(int(i), shape,
                                   QSizeF(di.width, di.height), QString::fromStdString(di.title),
                                   QString::fromStdString(di.subtitle));
         item->setPos(l.centers[i].x, l.centers[i].y);
-        QString tip;
-        if (di.kind == DisplayItem::Kind::Operator) {
-            const Node& n = graph.node(di.node);
-            tip = QStringLiteral("%1 (%2)").arg(QString::fromStdString(n.name), QString::fromStdString(n.opType));
-        } else {
-            tip = (di.kind == DisplayItem::Kind::Input ? tr("graph input ") : tr("graph output ")) +
-                  QString::fromStdString(graph.value(di.value).name) + " " +
-                  QString::fromStdString(shapeText(graph.value(di.value).type));
+        // Operators get theirs from the analysis (recolor); inputs and outputs say what they are.
+        if (di.kind == DisplayItem::Kind::Input || di.kind == DisplayItem::Kind::Output) {
+            const Value& v = graph.value(di.value);
+            item->setToolTip(QStringLiteral("<b>%1</b><br>%2<br>%3")
+                                 .arg(di.kind == DisplayItem::Kind::Input ? tr("graph input") : tr("graph output"),
+                                      QString::fromStdString(printable(v.name)).toHtmlEscaped(),
+                                      QString::fromStdString(v.type.toString()).toHtmlEscaped()));
         }
-        item->setToolTip(tip.toHtmlEscaped());
         addItem(item);
         items_.push_back(item);
     }
@@ -130,6 +138,16 @@ void GraphScene::setCopy(int copy)
     recolor();
 }
 
+void GraphScene::setDark(bool dark)
+{
+    if (theme_->dark == dark)
+        return;
+    theme_ = &sceneTheme(dark);
+    setBackgroundBrush(theme_->background);
+    recolor();
+    update();
+}
+
 void GraphScene::setShowShapes(bool show)
 {
     showShapes_ = show;
@@ -155,6 +173,84 @@ NodeId GraphScene::selectedNode() const
     if (!item)
         return kNone;
     return layout_->display.items[size_t(item->index())].node;
+}
+
+ValueId GraphScene::selectedValue() const
+{
+    const QList<QGraphicsItem*> selected = selectedItems();
+    if (selected.isEmpty() || !layout_)
+        return kNone;
+    const auto* item = dynamic_cast<const NodeItem*>(selected.first());
+    if (!item)
+        return kNone;
+    const DisplayItem& di = layout_->display.items[size_t(item->index())];
+    return di.kind == DisplayItem::Kind::Operator ? kNone : di.value;
+}
+
+QString GraphScene::nameOf(const QGraphicsItem* item) const
+{
+    if (!layout_ || !prepared_)
+        return {};
+    const Graph& graph = prepared_->model.graph;
+    if (const auto* node = dynamic_cast<const NodeItem*>(item)) {
+        const DisplayItem& di = layout_->display.items[size_t(node->index())];
+        switch (di.kind) {
+        case DisplayItem::Kind::Operator: return QString::fromStdString(graph.node(di.node).name);
+        case DisplayItem::Kind::Group: return QString::fromStdString(layout_->display.groups.prefixes[size_t(di.group)]);
+        default: return QString::fromStdString(graph.value(di.value).name);
+        }
+    }
+    if (const auto* edge = dynamic_cast<const EdgeItem*>(item)) {
+        const DisplayEdge& de = layout_->display.edges[size_t(edge->index())];
+        return de.value == kNone ? QString() : QString::fromStdString(graph.value(de.value).name);
+    }
+    return {};
+}
+
+QString GraphScene::toolTipOf(NodeId node) const
+{
+    if (!prepared_ || node < 0 || size_t(node) >= prepared_->model.graph.nodeCount())
+        return {};
+    const Graph& graph = prepared_->model.graph;
+    const Node& n = graph.node(node);
+    const size_t id = size_t(node);
+    auto esc = [](const std::string& s) { return QString::fromStdString(printable(s)).toHtmlEscaped(); };
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(esc(n.domain.empty() ? n.opType : n.domain + "." + n.opType));
+    lines << esc(n.name);
+    QStringList shapes;
+    for (ValueId v : n.outputs)
+        if (v != kNone)
+            shapes << esc(graph.value(v).type.toString());
+    lines << tr("output: %1", "", int(shapes.size())).arg(shapes.join(QStringLiteral(", ")));
+    const NodeCost& cost = prepared_->staticCosts[id];
+    const PlannedModel* a = analysis_.get();
+    const bool planned = a && a->nodeSeconds.size() == graph.nodeCount();
+    QString costText = cost.known ? tr("FLOPs %1, %2 moved")
+                                        .arg(QString::fromStdString(formatFlops(cost.flops)),
+                                             formatBytes(cost.bytes()))
+                                  : tr("FLOPs unknown (sizes not known)");
+    if (planned)
+        costText += tr("; cost %1 (%2)").arg(formatSeconds(a->nodeSeconds[id]),
+                                             a->costs.measured ? tr("measured") : tr("estimated"));
+    lines << costText;
+    if (planned) {
+        const Schedule& s = a->plan.schedule;
+        QStringList owners;
+        for (int copy = 0; copy < s.degree; ++copy)
+            owners << QString::number(s.owner[size_t(s.instance(node, copy))]);
+        QString cluster = s.degree > 1 ? tr("clusters %1 (per copy)").arg(owners.join(QStringLiteral(", ")))
+                                       : tr("cluster %1").arg(owners.join(QString()));
+        if (a->cloneCount[0][id] > 0)
+            cluster += tr(", cloned into %n more", "", a->cloneCount[0][id]);
+        lines << cluster;
+        const Distances& d = a->metrics.distances;
+        if (id < d.tlevel.size())
+            lines << tr("t-level %1, b-level %2").arg(formatSeconds(d.tlevel[id]), formatSeconds(d.blevel[id]));
+        if (a->onCriticalPath[id])
+            lines << tr("on the critical path");
+    }
+    return QStringLiteral("<div style=\"white-space:nowrap\">%1</div>").arg(lines.join(QStringLiteral("<br>")));
 }
 
 void GraphScene::selectNode(NodeId node)
@@ -194,7 +290,7 @@ void GraphScene::recolorTeaching()
         if (di.kind != DisplayItem::Kind::Operator)
             continue;
         const int c = teachClusters_[size_t(di.node)];
-        items_[i]->setFill(c >= 0 ? clusterColor(c) : QColor(0xf2, 0xf2, 0xf2));
+        items_[i]->setFill(c >= 0 ? clusterColor(c) : theme_->unclustered);
         items_[i]->setCritical(current[size_t(di.node)] != 0);
         items_[i]->setCloneCount(0);
     }
@@ -202,9 +298,89 @@ void GraphScene::recolorTeaching()
         const DisplayEdge& de = d.edges[i];
         const bool onPath = path.count({de.fromNode, de.toNode}) > 0;
         edges_[i]->setStyle(onPath ? EdgeItem::Style::Critical : EdgeItem::Style::Normal,
-                            onPath ? QColor(0xc0, 0x1c, 0x28) : QColor(0xb0, 0xb0, 0xb0));
+                            onPath ? theme_->critical : theme_->fadedEdge);
     }
     Q_EMIT legendChanged();
+}
+
+void GraphScene::recolorGroup(NodeItem* item, int group, const PlannedModel* a, size_t copy, double maxSeconds)
+{
+    const Graph& graph = prepared_->model.graph;
+    const std::vector<NodeId>& members = layout_->display.groups.members[size_t(group)];
+    // What the module holds: its clusters (by share of nodes), operators, costs, critical nodes.
+    std::map<int, int> clusters;          // nodes by cluster
+    std::map<int, double> clusterSeconds;  // their costs by cluster
+    std::map<std::string, int> ops;
+    double seconds = 0;
+    bool critical = false, allKnown = true;
+    for (NodeId n : members) {
+        ++ops[graph.node(n).opType];
+        if (a) {
+            const int c = a->clusterOfNode[copy][size_t(n)];
+            ++clusters[c];
+            if (std::isfinite(a->nodeSeconds[size_t(n)])) {
+                seconds += a->nodeSeconds[size_t(n)];
+                clusterSeconds[c] += a->nodeSeconds[size_t(n)];
+            } else {
+                allKnown = false;
+            }
+            critical = critical || a->onCriticalPath[size_t(n)];
+        }
+    }
+    // Shares by cost (the work each cluster does in the module), by node count when costs are unknown.
+    const bool byCost = allKnown && seconds > 0;
+    std::vector<std::pair<double, int>> byShare;  // (-share, cluster)
+    for (const auto& [c, count] : clusters)
+        byShare.emplace_back(-(byCost ? clusterSeconds[c] / seconds : double(count) / double(members.size())), c);
+    std::sort(byShare.begin(), byShare.end());
+    std::vector<std::pair<int, std::string>> opsByCount;
+    for (const auto& [op, count] : ops)
+        opsByCount.emplace_back(-count, op);
+    std::sort(opsByCount.begin(), opsByCount.end());
+
+    QColor fill = theme_->unknownFill;
+    QList<QPair<QColor, double>> bands;
+    switch (mode_) {
+    case ColorMode::Cluster:
+        if (!byShare.empty())
+            fill = clusterColor(byShare.front().second);
+        for (const auto& [share, c] : byShare)
+            bands.append({clusterColor(c), -share});
+        if (bands.size() < 2)
+            bands.clear();
+        break;
+    case ColorMode::OpType:
+        if (!opsByCount.empty())
+            fill = opTypeColor(QString::fromStdString(opsByCount.front().second));
+        break;
+    case ColorMode::Time:
+        if (a && maxSeconds > 0)  // the module's mean node on the nodes' scale
+            fill = heatColor(std::sqrt(std::min(1.0, seconds / double(members.size()) / maxSeconds)));
+        break;
+    }
+    item->setFill(fill);
+    item->setBands(bands);
+    item->setCritical(a && showCritical_ && critical);
+    item->setCloneCount(0);
+
+    QStringList lines;
+    const QString prefix = QString::fromStdString(printable(layout_->display.groups.prefixes[size_t(group)]));
+    lines << tr("<b>module %1</b>").arg(prefix.toHtmlEscaped());
+    lines << tr("%1 nodes, collapsed (right-click to expand)").arg(members.size());
+    QStringList opText;
+    for (size_t k = 0; k < opsByCount.size() && k < 5; ++k)
+        opText << QStringLiteral("%1 %2").arg(QString::fromStdString(opsByCount[k].second)).arg(-opsByCount[k].first);
+    lines << opText.join(QStringLiteral(", ")).toHtmlEscaped();
+    if (a) {
+        QStringList parts;
+        for (const auto& [share, c] : byShare)
+            parts << tr("%1 (%2 nodes, %3 %)").arg(c).arg(clusters[c]).arg(-share * 100, 0, 'f', 0);
+        lines << tr("clusters %1").arg(parts.join(QStringLiteral(", ")));
+        lines << tr("cost %1 (%2)").arg(formatSeconds(seconds), a->costs.measured ? tr("measured") : tr("estimated"));
+        if (critical)
+            lines << tr("holds nodes of the critical path");
+    }
+    item->setToolTip(QStringLiteral("<div style=\"white-space:nowrap\">%1</div>").arg(lines.join(QStringLiteral("<br>"))));
 }
 
 void GraphScene::recolor()
@@ -230,12 +406,17 @@ void GraphScene::recolor()
     for (size_t i = 0; i < d.items.size(); ++i) {
         const DisplayItem& di = d.items[i];
         NodeItem* item = items_[i];
+        if (di.kind == DisplayItem::Kind::Group) {
+            recolorGroup(item, di.group, valid ? a : nullptr, copy, maxSeconds);
+            continue;
+        }
         if (di.kind != DisplayItem::Kind::Operator) {
+            item->setFill(theme_->terminalFill);
             item->setCritical(false);
             continue;
         }
         const size_t n = size_t(di.node);
-        QColor fill(0xe6, 0xe6, 0xe6);
+        QColor fill = theme_->unknownFill;
         switch (mode_) {
         case ColorMode::Cluster:
             if (valid)
@@ -250,17 +431,23 @@ void GraphScene::recolor()
             break;
         }
         item->setFill(fill);
+        item->setToolTip(toolTipOf(di.node));
         item->setCritical(valid && showCritical_ && a->onCriticalPath[n]);
         item->setCloneCount(valid ? a->cloneCount[copy][n] : 0);
     }
+    // Critical edges between boxes: a collapsed module's box stands for all of its nodes.
+    std::set<std::pair<int, int>> criticalItems;
+    if (valid && !d.groups.prefixes.empty())
+        for (const auto& [u, v] : a->criticalEdges)
+            criticalItems.insert({d.itemOfNode[size_t(u)], d.itemOfNode[size_t(v)]});
     for (size_t i = 0; i < d.edges.size(); ++i) {
         const DisplayEdge& de = d.edges[i];
         EdgeItem::Style style = EdgeItem::Style::Normal;
-        QColor color(0x90, 0x90, 0x90);
+        QColor color = theme_->edge;
         if (valid && de.fromNode != kNone && de.toNode != kNone) {
-            if (showCritical_ && a->criticalEdges.count({de.fromNode, de.toNode})) {
+            if (showCritical_ && (a->criticalEdges.count({de.fromNode, de.toNode}) || criticalItems.count({de.from, de.to}))) {
                 style = EdgeItem::Style::Critical;
-                color = QColor(0xc0, 0x1c, 0x28);
+                color = theme_->critical;
             } else if (a->crossClusterEdges[copy].count({de.fromNode, de.toNode})) {
                 style = EdgeItem::Style::CrossCluster;
                 color = clusterColor(a->clusterOfNode[copy][size_t(de.fromNode)]).darker(140);
@@ -278,8 +465,8 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
         return out;
     const PlannedModel* a = analysis_.get();
     if (teachingOverlay()) {
-        out.append({QColor(0xf2, 0xf2, 0xf2), tr("not clustered yet")});
-        out.append({QColor(0xc0, 0x1c, 0x28), teachCaption_});
+        out.append({theme_->unclustered, tr("not clustered yet")});
+        out.append({theme_->critical, teachCaption_});
         return out;
     }
     switch (mode_) {
@@ -315,8 +502,47 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     }
     }
     if (a && showCritical_ && mode_ == ColorMode::Cluster)
-        out.append({QColor(0xc0, 0x1c, 0x28), tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
+        out.append({theme_->critical, tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
     return out;
+}
+
+QSize GraphScene::legendSize(const QFont& font) const
+{
+    const QList<QPair<QColor, QString>> entries = legend();
+    if (entries.isEmpty())
+        return {};
+    const QFontMetrics fm(font);
+    int width = 0;
+    for (const auto& e : entries)
+        width = std::max(width, fm.horizontalAdvance(e.second));
+    const int row = fm.height() + 3;
+    return QSize(width + 34, row * int(entries.size()) + 10);
+}
+
+void GraphScene::paintLegend(QPainter* painter, const QRect& box, const QFont& font) const
+{
+    const QList<QPair<QColor, QString>> entries = legend();
+    if (entries.isEmpty())
+        return;
+    painter->save();
+    painter->setFont(font);
+    const QFontMetrics fm(font);
+    const int row = fm.height() + 3;
+    painter->setPen(theme_->panelBorder);
+    painter->setBrush(theme_->panel);
+    painter->drawRoundedRect(box, 4, 4);
+    int y = box.top() + 5;
+    for (const auto& [color, text] : entries) {
+        if (color.alpha() > 0) {
+            painter->setPen(theme_->swatchBorder);
+            painter->setBrush(color);
+            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
+        }
+        painter->setPen(theme_->panelText);
+        painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, text);
+        y += row;
+    }
+    painter->restore();
 }
 
 }  // namespace ramiel::studio

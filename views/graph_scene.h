@@ -3,6 +3,7 @@
 #pragma once
 
 #include "graph_items.h"
+#include "palette.h"
 #include "studio_session.h"
 
 #include <QGraphicsScene>
@@ -26,6 +27,9 @@ public:
     void setColorMode(ColorMode mode);
     void setShowCriticalPath(bool show);
     void setShowShapes(bool show);
+    // The canvas's colors: the light or the dark theme (the view follows its palette).
+    void setDark(bool dark);
+    const SceneTheme& theme() const { return *theme_; }
     // With hyperclustering (d > 1): which graph copy's clusters to show.
     void setCopy(int copy);
     int copy() const { return copy_; }
@@ -36,7 +40,15 @@ public:
     NodeItem* itemOfNode(NodeId node) const;
     // The operator selected, or kNone.
     NodeId selectedNode() const;
+    // The graph input or output selected, or kNone.
+    ValueId selectedValue() const;
     void selectNode(NodeId node);
+    // What "Copy Name" copies for an item: the operator's or the value's name
+    // as in the file (an edge: the value it carries); empty for anything else.
+    QString nameOf(const QGraphicsItem* item) const;
+    // An operator's tooltip: type, name, output shapes, FLOPs, cost, cluster,
+    // t-level and b-level (rich text).
+    QString toolTipOf(NodeId node) const;
     std::shared_ptr<const GraphLayout> layout() const { return layout_; }
     std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
     // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
@@ -46,14 +58,20 @@ public:
     bool teachingOverlay() const { return !teachClusters_.empty(); }
     // Swatches and captions for the legend of the current color mode.
     QList<QPair<QColor, QString>> legend() const;
+    // The legend drawn in `font`: its size, and the legend painted into `box`
+    // (the view draws it over the canvas, the exports beside the graph).
+    QSize legendSize(const QFont& font) const;
+    void paintLegend(QPainter* painter, const QRect& box, const QFont& font) const;
 
 Q_SIGNALS:
     void nodeSelected(ramiel::NodeId node);  // kNone when the selection is cleared
+    void valueSelected(ramiel::ValueId value);  // a graph input or output was clicked
     void legendChanged();
 
 private:
     void recolor();
     void recolorTeaching();
+    void recolorGroup(NodeItem* item, int group, const PlannedModel* analysis, size_t copy, double maxSeconds);
 
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;
@@ -67,6 +85,7 @@ private:
     std::vector<int> teachClusters_;
     std::vector<NodeId> teachCurrent_;
     QString teachCaption_;
+    const SceneTheme* theme_ = &sceneTheme(false);
 };
 
 }  // namespace ramiel::studio

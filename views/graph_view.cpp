@@ -1,22 +1,33 @@
 #include "graph_view.h"
 
+#include "graph_items.h"
 #include "graph_scene.h"
+#include "palette.h"
 
+#include "core/analysis/grouping.h"
+
+#include <QClipboard>
+#include <QContextMenuEvent>
 #include <QDragEnterEvent>
+#include <QGuiApplication>
+#include <QMenu>
 #include <QDropEvent>
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QPainter>
+#include <QScrollBar>
 #include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ramiel::studio {
 namespace {
 constexpr double kMinZoom = 0.02;
 constexpr double kMaxZoom = 8.0;
+constexpr double kSceneMargin = 40;  // GraphScene's margin around the layout
 }  // namespace
 
 GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent), scene_(scene)
@@ -29,6 +40,10 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
     setOptimizationFlags(QGraphicsView::DontSavePainterState);
     setFocusPolicy(Qt::StrongFocus);
     minimap_ = new Minimap(this, this);
+    scene_->setDark(isDark(palette()));
+    connect(scene_, &QGraphicsScene::sceneRectChanged, this, &GraphView::reserveLegendRoom);
+    connect(scene_, &GraphScene::legendChanged, this, &GraphView::reserveLegendRoom);
+    connect(scene_, &GraphScene::legendChanged, this, &GraphView::placeLegend);
     connect(scene_, &GraphScene::legendChanged, viewport(), qOverload<>(&QWidget::update));
     connect(scene_, &QGraphicsScene::sceneRectChanged, this, [this] { minimap_->refresh(); });
     connect(scene_, &GraphScene::legendChanged, this, [this] { minimap_->refresh(); });
@@ -36,11 +51,17 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
 
 double GraphView::zoom() const { return transform().m11(); }
 
-void GraphView::setMinimapVisible(bool visible) { minimap_->setVisible(visible); }
+void GraphView::setMinimapVisible(bool visible)
+{
+    minimap_->setVisible(visible);
+    placeLegend();
+}
 
 void GraphView::setLegendVisible(bool visible)
 {
     legendVisible_ = visible;
+    reserveLegendRoom();
+    placeLegend();
     viewport()->update();
 }
 
@@ -51,7 +72,9 @@ void GraphView::scaleBy(double factor)
     if (std::abs(factor - 1) < 1e-9)
         return;
     scale(factor, factor);
+    reserveLegendRoom();
     minimap_->update();
+    placeLegend();
     Q_EMIT zoomChanged(zoom());
 }
 
@@ -85,22 +108,30 @@ void GraphView::fitToWindow()
 {
     if (scene_->sceneRect().isEmpty())
         return;
-    fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+    // Twice: the legend's room depends on the zoom the fit gives.
+    for (int k = 0; k < 2; ++k) {
+        reserveLegendRoom();
+        fitInView(sceneRect(), Qt::KeepAspectRatio);
+    }
+    reserveLegendRoom();
     minimap_->update();
+    placeLegend();
     Q_EMIT zoomChanged(zoom());
 }
 
 void GraphView::showReadable()
 {
-    const QRectF r = scene_->sceneRect();
-    if (r.isEmpty())
+    if (scene_->sceneRect().isEmpty())
         return;
     // The whole graph if it is readable that way; else readable size, from the top.
-    const double fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+    const QRectF graph = scene_->sceneRect();
+    const double fit = std::min(viewport()->width() / graph.width(), viewport()->height() / graph.height());
     const double z = std::clamp(fit, 0.75, 1.0);
     resetTransform();
     scale(z, z);
-    if (fit >= 0.75) {
+    reserveLegendRoom();
+    const QRectF r = sceneRect();  // with the legend's room
+    if (fit >= 0.75 && r.width() * z <= viewport()->width() && r.height() * z <= viewport()->height()) {
         centerOn(r.center());
     } else {
         // Start where the data enters: the first graph input (or the first box).
@@ -113,7 +144,33 @@ void GraphView::showReadable()
             centerOn(entry.x(), r.top() + viewport()->height() / (2 * z));
     }
     minimap_->update();
+    placeLegend();
     Q_EMIT zoomChanged(zoom());
+}
+
+void GraphView::reserveLegendRoom()
+{
+    QRectF r = scene_->sceneRect();
+    const QSize legend = legendVisible_ && !r.isEmpty() ? legendSize() : QSize();
+    if (!legend.isEmpty() && zoom() > 0) {
+        // The legend sits 8 pixels in from the edge and wants 8 more before the graph; the
+        // scene's own margin (40 units) counts towards that.
+        auto room = [&](int extent) { return std::max(0.0, extent + 16 - kSceneMargin * zoom()) / zoom(); };
+        if (scene_->layout() && scene_->layout()->leftToRight)
+            r.adjust(-room(legend.width()), 0, 0, 0);
+        else
+            r.adjust(0, -room(legend.height()), 0, 0);
+    }
+    if (r == sceneRect())
+        return;
+    // A view showing the graph's start keeps showing it, now with the legend's room.
+    const bool leftToRight = scene_->layout() && scene_->layout()->leftToRight;
+    QScrollBar* bar = leftToRight ? horizontalScrollBar() : verticalScrollBar();
+    // (within the scene's margin of it: a resize around the view's center moves it a little)
+    const bool atStart = bar->value() <= bar->minimum() + int(kSceneMargin * zoom());
+    setSceneRect(r);
+    if (atStart)
+        bar->setValue(bar->minimum());
 }
 
 void GraphView::actualSize()
@@ -186,16 +243,75 @@ void GraphView::keyPressEvent(QKeyEvent* event)
         QGraphicsView::keyPressEvent(event);
 }
 
+void GraphView::changeEvent(QEvent* event)
+{
+    QGraphicsView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        scene_->setDark(isDark(palette()));
+        minimap_->refresh();
+        viewport()->update();
+    }
+}
+
+QMenu* GraphView::contextMenuFor(QGraphicsItem* item, QWidget* parent)
+{
+    auto* menu = new QMenu(parent);
+    const QString name = scene_->nameOf(item);
+    if (!name.isEmpty()) {
+        const bool isEdge = dynamic_cast<EdgeItem*>(item) != nullptr;
+        QAction* copy = menu->addAction(isEdge ? tr("Copy Value Name") : tr("Copy Name"), menu,
+                                        [name] { QGuiApplication::clipboard()->setText(name); });
+        copy->setObjectName(QStringLiteral("copyName"));
+        copy->setToolTip(name);
+        menu->addSeparator();
+    }
+    // Modules: the ones around a box to collapse, a collapsed one to expand.
+    if (auto* node = dynamic_cast<NodeItem*>(item); node && scene_->layout()) {
+        const DisplayItem& di = scene_->layout()->display.items[size_t(node->index())];
+        if (di.kind == DisplayItem::Kind::Group) {
+            QAction* expand = menu->addAction(tr("Expand Module %1").arg(name), this,
+                                              [this, name] { Q_EMIT expandRequested(name); });
+            expand->setObjectName(QStringLiteral("expandModule"));
+        } else if (di.kind == DisplayItem::Kind::Operator) {
+            const std::vector<std::string> modules = modulePrefixes(name.toStdString());
+            if (!modules.empty()) {
+                QMenu* collapse = menu->addMenu(tr("Collapse Module"));
+                collapse->setObjectName(QStringLiteral("collapseModule"));
+                for (const std::string& m : modules) {
+                    const QString module = QString::fromStdString(m);
+                    collapse->addAction(module, this, [this, module] { Q_EMIT collapseRequested(module); });
+                }
+            }
+        }
+        menu->addSeparator();
+    }
+    menu->addAction(tr("Fit to Window"), this, &GraphView::fitToWindow);
+    return menu;
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu* menu = contextMenuFor(itemAt(event->pos()), this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(event->globalPos());
+    event->accept();
+}
+
 void GraphView::resizeEvent(QResizeEvent* event)
 {
     QGraphicsView::resizeEvent(event);
     placeMinimap();
+    placeLegend();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy)
 {
     QGraphicsView::scrollContentsBy(dx, dy);
+    // The legend stays where it is on screen: repaint it and where the scroll carried its pixels.
+    if (!legendRect_.isEmpty())
+        viewport()->update(QRegion(legendRect_) + QRegion(legendRect_.translated(dx, dy)));
     minimap_->update();
+    placeLegend();
     Q_EMIT scrolled();
 }
 
@@ -207,38 +323,74 @@ void GraphView::placeMinimap()
     minimap_->refresh();
 }
 
+QFont GraphView::legendFont() const
+{
+    QFont f = font();
+    f.setPointSizeF(std::max(8.0, f.pointSizeF() - 1));
+    return f;
+}
+
+QSize GraphView::legendSize() const { return scene_->legendSize(legendFont()); }
+
+void GraphView::placeLegend()
+{
+    const QSize size = legendVisible_ ? legendSize() : QSize();
+    QRect placed;
+    if (!size.isEmpty()) {
+        const QRect area = viewport()->rect().adjusted(8, 8, -8, -8);
+        auto rectAt = [&](Qt::Corner corner) {
+            QRect r(QPoint(0, 0), size);
+            switch (corner) {
+            case Qt::TopLeftCorner: r.moveTopLeft(area.topLeft()); break;
+            case Qt::TopRightCorner: r.moveTopRight(area.topRight()); break;
+            case Qt::BottomLeftCorner: r.moveBottomLeft(area.bottomLeft()); break;
+            case Qt::BottomRightCorner: r.moveBottomRight(area.bottomRight()); break;
+            }
+            return r;
+        };
+        // How much of the graph a legend there would hide: boxes count 1, inputs and outputs 100.
+        auto covered = [&](const QRect& r) {
+            int cost = 0;
+            for (QGraphicsItem* item : items(r, Qt::IntersectsItemShape))
+                if (auto* node = dynamic_cast<NodeItem*>(item))
+                    cost += node->isTerminal() ? 100 : 1;
+            return cost;
+        };
+        std::vector<Qt::Corner> corners = {Qt::TopLeftCorner, Qt::TopRightCorner, Qt::BottomLeftCorner};
+        if (!minimap_->isVisible())
+            corners.push_back(Qt::BottomRightCorner);
+        int best = -1;
+        Qt::Corner chosen = legendCorner_;
+        if (std::find(corners.begin(), corners.end(), legendCorner_) != corners.end() &&
+            covered(rectAt(legendCorner_)) == 0) {
+            best = 0;
+        } else {
+            for (Qt::Corner c : corners) {
+                const int cost = covered(rectAt(c));
+                if (best < 0 || cost < best) {
+                    best = cost;
+                    chosen = c;
+                }
+                if (cost == 0)
+                    break;
+            }
+        }
+        legendCorner_ = chosen;
+        placed = rectAt(chosen);
+    }
+    if (placed != legendRect_) {
+        viewport()->update(QRegion(legendRect_.adjusted(-1, -1, 1, 1)) + QRegion(placed.adjusted(-1, -1, 1, 1)));
+        legendRect_ = placed;
+    }
+}
+
 void GraphView::drawForeground(QPainter* painter, const QRectF&)
 {
-    if (!legendVisible_)
-        return;
-    const QList<QPair<QColor, QString>> entries = scene_->legend();
-    if (entries.isEmpty())
+    if (!legendVisible_ || legendRect_.isEmpty())
         return;
     painter->save();
     painter->resetTransform();
-    QFont f = font();
-    f.setPointSizeF(std::max(8.0, f.pointSizeF() - 1));
-    painter->setFont(f);
-    const QFontMetrics fm(f);
-    int width = 0;
-    for (const auto& e : entries)
-        width = std::max(width, fm.horizontalAdvance(e.second));
-    const int row = fm.height() + 3;
-    const QRect box(8, 8, width + 34, row * int(entries.size()) + 10);
-    painter->setPen(QColor(0xb0, 0xb0, 0xb0));
-    painter->setBrush(QColor(255, 255, 255, 225));
-    painter->drawRoundedRect(box, 4, 4);
-    int y = box.top() + 5;
-    for (const auto& [color, text] : entries) {
-        if (color.alpha() > 0) {
-            painter->setPen(QColor(0x50, 0x50, 0x50));
-            painter->setBrush(color);
-            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
-        }
-        painter->setPen(Qt::black);
-        painter->drawText(QRect(box.left() + 28, y, width + 4, row), Qt::AlignVCenter | Qt::AlignLeft, text);
-        y += row;
-    }
+    scene_->paintLegend(painter, legendRect_, legendFont());
     painter->restore();
 }
 
@@ -281,7 +433,7 @@ void Minimap::render()
     const qreal dpr = devicePixelRatioF();
     pixmap_ = QPixmap((t.size() * dpr).toSize());
     pixmap_.setDevicePixelRatio(dpr);
-    pixmap_.fill(QColor(0xfc, 0xfc, 0xfc));
+    pixmap_.fill(main_->graphScene()->theme().background);
     QPainter p(&pixmap_);
     p.setRenderHint(QPainter::Antialiasing);
     main_->scene()->render(&p, QRectF(QPointF(0, 0), t.size()), main_->scene()->sceneRect());
@@ -295,8 +447,9 @@ void Minimap::showEvent(QShowEvent*) { refresh(); }
 void Minimap::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    p.fillRect(rect(), QColor(250, 250, 250, 235));
-    p.setPen(QColor(0x99, 0x99, 0x99));
+    const SceneTheme& theme = main_->graphScene()->theme();
+    p.fillRect(rect(), theme.panel);
+    p.setPen(theme.panelBorder);
     p.drawRect(rect().adjusted(0, 0, -1, -1));
     const QRectF t = target();
     if (t.isEmpty())

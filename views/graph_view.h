@@ -4,6 +4,8 @@
 
 #include <QGraphicsView>
 
+class QMenu;
+
 namespace ramiel::studio {
 
 class GraphScene;
@@ -18,6 +20,15 @@ public:
     double zoom() const;
     void setMinimapVisible(bool visible);
     void setLegendVisible(bool visible);
+    bool legendVisible() const { return legendVisible_; }
+    // Where the legend is drawn, in viewport coordinates (empty when hidden):
+    // the first corner (top left, top right, bottom left, bottom right) where
+    // it covers no box, else where it covers the fewest, the graph's inputs
+    // and outputs counting most; it stays put while its corner stays free.
+    QRect legendRect() const { return legendRect_; }
+    // The context menu for an item of the scene (a box, a terminal, an edge;
+    // nullptr: the canvas): Copy Name, and what applies to it.
+    QMenu* contextMenuFor(QGraphicsItem* item, QWidget* parent);
 
 public Q_SLOTS:
     void zoomIn();
@@ -34,6 +45,9 @@ Q_SIGNALS:
     void scrolled();
     // A local file was dropped on the canvas (the window opens it).
     void fileDropped(const QString& path);
+    // From the context menu: draw a module (a node-name prefix) as one box, or its nodes again.
+    void collapseRequested(const QString& module);
+    void expandRequested(const QString& module);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
@@ -45,14 +59,25 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    // A palette change (View > Dark Theme) recolors the canvas, the legend and the minimap.
+    void changeEvent(QEvent* event) override;
 
 private:
     void scaleBy(double factor);
     void placeMinimap();
+    void placeLegend();
+    QSize legendSize() const;
+    QFont legendFont() const;
+    // The scene's rectangle with room for the legend before the graph's first
+    // rank (above it top-down, left of it left to right), at the current zoom.
+    void reserveLegendRoom();
 
     GraphScene* scene_;
     Minimap* minimap_;
     bool legendVisible_ = true;
+    QRect legendRect_;
+    Qt::Corner legendCorner_ = Qt::TopLeftCorner;
 };
 
 // A thumbnail of the whole scene, rendered once per change into a pixmap (so

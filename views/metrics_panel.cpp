@@ -1,6 +1,7 @@
 #include "metrics_panel.h"
 
 #include "metric_rows.h"
+#include "tree_columns.h"
 
 #include <QHeaderView>
 #include <QTreeWidget>
@@ -15,8 +16,7 @@ MetricsPanel::MetricsPanel(QWidget* parent) : QWidget(parent), tree_(new QTreeWi
     tree_->setRootIsDecorated(false);
     tree_->setAlternatingRowColors(true);
     tree_->setUniformRowHeights(true);
-    tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    tree_->header()->setStretchLastSection(true);
+    keepColumnsFitted(tree_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tree_);
@@ -56,6 +56,7 @@ void MetricsPanel::rebuild()
         item->setToolTip(0, row.help);
         item->setToolTip(1, row.value);
     }
+    fitColumns(tree_);
 }
 
 }  // namespace ramiel::studio

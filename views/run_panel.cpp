@@ -1,6 +1,7 @@
 #include "run_panel.h"
 
 #include "metric_rows.h"
+#include "palette.h"
 
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
@@ -44,7 +45,11 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     QChart* chart = chart_->chart();
     chart->addSeries(serial_);
     chart->addSeries(parallel_);
+    // Iterations are whole numbers: ticks on integers only (never "0 0 0 0 1").
     xAxis_->setLabelFormat(QStringLiteral("%d"));
+    xAxis_->setTickType(QValueAxis::TicksDynamic);
+    xAxis_->setTickAnchor(0);
+    xAxis_->setTitleText(tr("iteration"));
     yAxis_->setTitleText(tr("ms"));
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
@@ -56,6 +61,7 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->setMinimumSize(260, 140);
+    applyChartTheme();
 
     // Controls and figures on the left, the live chart filling the rest.
     auto* controls = new QGridLayout;
@@ -101,6 +107,10 @@ void RunPanel::clearResults()
     busy_.clear();
     wait_.clear();
     workers_->clear();
+    // No axes without points: an empty chart says what it will show.
+    xAxis_->setVisible(false);
+    yAxis_->setVisible(false);
+    chart_->chart()->setTitle(tr("Latency of each iteration, once a run starts"));
     summary_->setText(tr("Runs the model on libtorch with seeded random inputs: serial with one thread and the "
                          "current schedule in parallel, interleaved."));
     Q_EMIT runFigures({});
@@ -181,8 +191,18 @@ void RunPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() != QEvent::PaletteChange)
         return;
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    chart_->chart()->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    applyChartTheme();
+}
+
+void RunPanel::applyChartTheme()
+{
+    QChart* chart = chart_->chart();
+    chart->setTheme(isDark(palette()) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    // setTheme recolors the series: give them back their own colors, the same in both themes.
+    serial_->setPen(QPen(runSeriesColor(false), 2));
+    parallel_->setPen(QPen(runSeriesColor(true), 2));
+    chart->setBackgroundBrush(palette().color(QPalette::Base));
+    chart->setBackgroundRoundness(0);
 }
 
 void RunPanel::onIteration(const RunIteration& it)
@@ -202,8 +222,18 @@ void RunPanel::onIteration(const RunIteration& it)
         maxMs = std::max(maxMs, s * 1e3);
     for (double s : parallelTimes_)
         maxMs = std::max(maxMs, s * 1e3);
-    xAxis_->setRange(0, std::max(1, it.index));
+    const int last = std::max(1, it.index);
+    xAxis_->setRange(0, last);
+    // 1, 2, 5, 10, 20, ... iterations a tick: at most about 8 ticks.
+    double step = 1;
+    while (last / step > 8)
+        step *= (QString::number(step).startsWith('2') ? 2.5 : 2);
+    xAxis_->setTickInterval(step);
     yAxis_->setRange(0, maxMs * 1.15);
+    yAxis_->applyNiceNumbers();
+    xAxis_->setVisible(true);
+    yAxis_->setVisible(true);
+    chart_->chart()->setTitle(QString());
     updateSummary();
 }
 

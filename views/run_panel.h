@@ -45,6 +45,7 @@ public:
     int parallelPoints() const;
     bool hasProfile() const { return !profile_.empty(); }
     QLabel* summaryLabel() const { return summary_; }
+    QChartView* chartView() const { return chart_; }
 
 public Q_SLOTS:
     void start();
@@ -64,6 +65,7 @@ private:
     void clearResults();
     void onDone(const QString& error, std::vector<double> profile);
     void updateSummary();
+    void applyChartTheme();
 
     StudioSession* session_;
     QSpinBox* iterations_;

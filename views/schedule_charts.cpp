@@ -4,6 +4,8 @@
 #include "palette.h"
 #include "studio_session.h"
 
+#include "core/util/text.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -73,9 +75,9 @@ void GanttChart::paintEvent(QPaintEvent*)
                    QStringLiteral("W%1").arg(w));
 
     const auto& critical = analysis_->onCriticalPath;
-    for (const GanttEntry& e : sim.gantt) {
-        const QRectF r(area.left() + e.start * scale, area.top() + e.worker * rowH + 2,
-                       std::max(1.0, (e.end - e.start) * scale), rowH - 4);
+    for (size_t i = 0; i < sim.gantt.size(); ++i) {
+        const GanttEntry& e = sim.gantt[i];
+        const QRectF r = barRect(int(i));
         QColor c = clusterColor(e.worker);
         if (e.clone)
             c = c.lighter(140);
@@ -106,33 +108,61 @@ int GanttChart::entryAt(QPointF pos) const
     const int worker = int((pos.y() - area.top()) / (area.height() / workers));
     const double t = (pos.x() - area.left()) / area.width() * sim.makespan;
     const double slack = 2.0 / area.width() * sim.makespan;
+    // The bar under the pointer; else one within 2 pixels (thin bars are hard to hit).
+    int near = -1;
     for (size_t i = 0; i < sim.gantt.size(); ++i) {
         const GanttEntry& e = sim.gantt[i];
-        if (e.worker == worker && t >= e.start - slack && t <= e.end + slack)
+        if (e.worker != worker)
+            continue;
+        if (t >= e.start && t <= e.end)
             return int(i);
+        if (near < 0 && t >= e.start - slack && t <= e.end + slack)
+            near = int(i);
     }
-    return -1;
+    return near;
+}
+
+QString GanttChart::toolTipAt(QPointF pos) const
+{
+    const int i = entryAt(pos);
+    if (i < 0)
+        return {};
+    const GanttEntry& e = analysis_->plan.simulation.gantt[size_t(i)];
+    const Schedule& s = analysis_->plan.schedule;
+    const Node& n = analysis_->prepared->model.graph.node(s.node(e.instance));
+    QString copy;
+    if (s.degree > 1)
+        copy = tr(", copy %1").arg(s.copy(e.instance));
+    return tr("%1 (%2)\nworker W%3%4%5\n%6 to %7 (%8)")
+        .arg(QString::fromStdString(printable(n.name)), QString::fromStdString(n.opType))
+        .arg(e.worker)
+        .arg(copy, e.clone ? tr(", a clone") : QString())
+        .arg(formatSeconds(e.start), formatSeconds(e.end), formatSeconds(e.end - e.start));
+}
+
+QRectF GanttChart::barRect(int i) const
+{
+    if (!analysis_ || i < 0 || size_t(i) >= analysis_->plan.simulation.gantt.size())
+        return {};
+    const Simulation& sim = analysis_->plan.simulation;
+    const QRectF area = plotArea();
+    const int workers = std::max<int>(1, int(analysis_->plan.schedule.clusters.size()));
+    const double rowH = area.height() / workers;
+    const double scale = sim.makespan > 0 ? area.width() / sim.makespan : 0;
+    const GanttEntry& e = sim.gantt[size_t(i)];
+    return QRectF(area.left() + e.start * scale, area.top() + e.worker * rowH + 2,
+                  std::max(1.0, (e.end - e.start) * scale), rowH - 4);
 }
 
 bool GanttChart::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const int i = entryAt(help->pos());
-        if (i < 0) {
+        const QString tip = toolTipAt(help->pos());
+        if (tip.isEmpty())
             QToolTip::hideText();
-        } else {
-            const GanttEntry& e = analysis_->plan.simulation.gantt[size_t(i)];
-            const Schedule& s = analysis_->plan.schedule;
-            const Node& n = analysis_->prepared->model.graph.node(s.node(e.instance));
-            QToolTip::showText(help->globalPos(),
-                               tr("%1 (%2), copy %3%4\n%5 to %6")
-                                   .arg(QString::fromStdString(n.name), QString::fromStdString(n.opType))
-                                   .arg(s.copy(e.instance))
-                                   .arg(e.clone ? tr(", clone") : QString())
-                                   .arg(formatSeconds(e.start), formatSeconds(e.end)),
-                               this);
-        }
+        else
+            QToolTip::showText(help->globalPos(), tip, this);
         return true;
     }
     return QWidget::event(event);
@@ -168,8 +198,9 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     QChart* chart = view_->chart();
     chart->removeAllSeries();
     // Follow the application's light or dark palette (before the bars get their cluster colors).
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setTheme(isDark(palette()) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setBackgroundBrush(palette().color(QPalette::Base));
+    chart->setBackgroundRoundness(0);
     chart->legend()->hide();
     for (QAbstractAxis* axis : chart->axes())
         chart->removeAxis(axis);
@@ -197,6 +228,7 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     x->setTitleText(tr("cluster"));
     auto* y = new QValueAxis;
     y->setRange(0, maxMs * 1.1 + 1e-6);
+    y->applyNiceNumbers();  // round ticks: 0, 20, 40, 60 rather than 0, 14, 28.1, 42.1
     y->setTitleText(tr("load (ms)"));
     y->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(x, Qt::AlignBottom);

@@ -24,6 +24,10 @@ public:
     void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     QSize sizeHint() const override { return {480, 220}; }
     QSize minimumSizeHint() const override { return {200, 90}; }
+    // The tooltip of the bar at `pos` (node, operator, worker, copy, start and end); empty off the bars.
+    QString toolTipAt(QPointF pos) const;
+    // Where entry `i` of the simulation's Gantt list is drawn.
+    QRectF barRect(int i) const;
 
 Q_SIGNALS:
     void nodeClicked(int node);

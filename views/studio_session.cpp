@@ -1,5 +1,7 @@
 #include "studio_session.h"
 
+#include "graph_items.h"
+
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
@@ -15,12 +17,17 @@ namespace ramiel::studio {
 
 std::vector<std::string> defaultModelPasses() { return passes::parsePassList("default"); }
 
-std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames)
+std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames,
+                                               const std::vector<std::string>& collapsed)
 {
     QElapsedTimer timer;
     timer.start();
     auto l = std::make_shared<GraphLayout>();
-    l->display = displayGraphOf(prepared.model.graph, showNames);
+    // Boxes as wide as their labels in the scene's fonts (QFontMetricsF works off the UI thread).
+    LabelWidths widths;
+    widths.title = [](const std::string& t) { return double(titleTextWidth(QString::fromStdString(t), true)); };
+    widths.subtitle = [](const std::string& t) { return double(subtitleTextWidth(QString::fromStdString(t))); };
+    l->display = displayGraphOf(prepared.model.graph, showNames, widths, collapsed);
     l->layout = layoutWithDot(layoutInputOf(l->display, leftToRight));
     l->leftToRight = leftToRight;
     l->seconds = double(timer.nsecsElapsed()) * 1e-9;
@@ -102,6 +109,9 @@ void StudioSession::setBusy(bool busy, const QString& stage)
 
 void StudioSession::open(const QString& path, const std::vector<std::string>& inputShapes)
 {
+    // Modules collapsed in one model mean nothing in another.
+    if (!prepared_ || QFileInfo(path).absoluteFilePath() != QFileInfo(QString::fromStdString(prepared_->path)).absoluteFilePath())
+        collapsed_.clear();
     prepareAsync(path, nullptr, inputShapes);
 }
 
@@ -137,6 +147,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
     const PlanSettings settings = settings_;
     const bool leftToRight = leftToRight_, showNames = showNames_;
     const std::vector<std::string> passNames = passes_;
+    const std::vector<std::string> collapsed = collapsed_;
     auto stage = [this, generation](const QString& text) {
         QMetaObject::invokeMethod(
             this, [this, generation, text] {
@@ -157,7 +168,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
                 stage(tr("%1: running the graph passes").arg(name));
             o.prepared = pipeline::prepare(model, prepareOptions(passNames, machineFile), readSeconds);
             stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
-            o.layout = layoutModel(*o.prepared, leftToRight, showNames);
+            o.layout = layoutModel(*o.prepared, leftToRight, showNames, collapsed);
             stage(tr("%1: scheduling").arg(name));
             o.analysis = planWith(o.prepared, settings, {});
         } catch (const std::exception& e) {
@@ -271,14 +282,31 @@ void StudioSession::setLayoutOptions(bool leftToRight, bool showNames)
         return;
     leftToRight_ = leftToRight;
     showNames_ = showNames;
+    relayout();
+}
+
+void StudioSession::setCollapsedModules(std::vector<std::string> modules)
+{
+    std::sort(modules.begin(), modules.end());
+    modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+    if (modules == collapsed_)
+        return;
+    collapsed_ = std::move(modules);
+    relayout();
+}
+
+void StudioSession::relayout()
+{
     if (!prepared_)
         return;
     const int generation = ++layoutGeneration_;
     auto prepared = prepared_;
+    const bool leftToRight = leftToRight_, showNames = showNames_;
+    const std::vector<std::string> collapsed = collapsed_;
     setBusy(true, tr("Laying out the graph"));
     QFuture<std::pair<std::shared_ptr<const GraphLayout>, QString>> future = QtConcurrent::run([=]() {
         try {
-            return std::make_pair(layoutModel(*prepared, leftToRight, showNames), QString());
+            return std::make_pair(layoutModel(*prepared, leftToRight, showNames, collapsed), QString());
         } catch (const std::exception& e) {
             return std::make_pair(std::shared_ptr<const GraphLayout>(), messageOf(e));
         }

@@ -35,7 +35,8 @@ struct GraphLayout {
 
 // The model passes on by default in the registry (the GUI's starting set).
 std::vector<std::string> defaultModelPasses();
-std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames);
+std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames,
+                                               const std::vector<std::string>& collapsed = {});
 
 class StudioSession : public QObject {
     Q_OBJECT
@@ -57,6 +58,10 @@ public:
     // settings.costs: "static", or "measured" for the last run's profile (static where there is none).
     void setSettings(const PlanSettings& settings);
     void setLayoutOptions(bool leftToRight, bool showNames);
+    // Modules (node-name prefixes such as "/features/denseblock1/") drawn as one
+    // box each; lays the graph out again. Opening another model clears them.
+    void setCollapsedModules(std::vector<std::string> modules);
+    const std::vector<std::string>& collapsedModules() const { return collapsed_; }
     // The model passes to run (registry names; requirements are added). Re-runs
     // them on the model as read, then layout and scheduling, off the UI thread.
     void setPasses(const std::vector<std::string>& names);
@@ -91,6 +96,7 @@ private:
     void prepareAsync(const QString& path, std::shared_ptr<const Model> source,
                       const std::vector<std::string>& inputShapes);
     void runAnalysis();
+    void relayout();
 
     QString machineFile_;
     PlanSettings settings_;
@@ -98,6 +104,7 @@ private:
     bool showNames_ = false;
     std::vector<double> measured_;
     std::vector<std::string> inputShapes_;
+    std::vector<std::string> collapsed_;
     std::vector<std::string> passes_ = defaultModelPasses();
     std::shared_ptr<const PreparedModel> prepared_;
     std::shared_ptr<const GraphLayout> layout_;

@@ -52,12 +52,24 @@ int main(int argc, char** argv)
                                         QStringLiteral("png"));
     const QCommandLineOption workers(QStringLiteral("workers"), QStringLiteral("Workers P to schedule for"),
                                      QStringLiteral("P"));
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QStringLiteral("light or dark, for this run (View > Dark Theme is kept as it was)"),
+                                   QStringLiteral("theme"));
     parser.addOption(machine);
+    parser.addOption(theme);
     parser.addOption(screenshot);
     parser.addOption(workers);
     parser.process(app);
 
     ramiel::studio::MainWindow window;
+    if (parser.isSet(theme)) {
+        const QString t = parser.value(theme);
+        if (t != QStringLiteral("light") && t != QStringLiteral("dark")) {
+            std::fprintf(stderr, "ramiel-studio: --theme is light or dark, not '%s'\n", t.toLocal8Bit().constData());
+            return 2;
+        }
+        window.setDarkTheme(t == QStringLiteral("dark"));
+    }
     if (parser.isSet(machine))
         window.session()->setMachineFile(parser.value(machine));
     if (parser.isSet(workers)) {

@@ -7,6 +7,7 @@
 #include "views/graph_view.h"
 #include "views/graph_export.h"
 #include "views/input_sizes_panel.h"
+#include "views/palette.h"
 #include "views/metrics_panel.h"
 #include "views/properties_panel.h"
 #include "views/run_panel.h"
@@ -16,6 +17,7 @@
 #include "views/teaching_panel.h"
 #include "views/tuning_panel.h"
 
+#include "core/analysis/grouping.h"
 #include "core/layout/dot_layout.h"
 #include "core/onnx/onnx_import.h"
 #include "core/util/version.h"
@@ -45,6 +47,8 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace ramiel::studio {
 namespace {
@@ -102,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(session_, &StudioSession::analysisChanged, this, &MainWindow::onAnalysisChanged);
     connect(session_, &StudioSession::failed, this, &MainWindow::showError);
     connect(scene_, &GraphScene::nodeSelected, properties_, &PropertiesPanel::showNode);
+    connect(scene_, &GraphScene::valueSelected, properties_, &PropertiesPanel::showValue);
     connect(findBar_, &FindBar::nodeFound, this, [this](NodeId n) {
         scene_->selectNode(n);
         view_->centerOnNode(n);
@@ -116,6 +121,16 @@ MainWindow::MainWindow(QWidget* parent)
     connect(run_, &RunPanel::runFigures, metrics_, &MetricsPanel::setRunFigures);
     connect(tuning_, &TuningPanel::shownCopyChanged, scene_, &GraphScene::setCopy);
     connect(view_, &GraphView::fileDropped, this, &MainWindow::openFile);
+    connect(view_, &GraphView::collapseRequested, this, [this](const QString& module) {
+        std::vector<std::string> modules = session_->collapsedModules();
+        modules.push_back(module.toStdString());
+        session_->setCollapsedModules(modules);
+    });
+    connect(view_, &GraphView::expandRequested, this, [this](const QString& module) {
+        std::vector<std::string> modules = session_->collapsedModules();
+        modules.erase(std::remove(modules.begin(), modules.end(), module.toStdString()), modules.end());
+        session_->setCollapsedModules(modules);
+    });
 
     QSettings settings;
     // The plan settings as the last session left them; every change is kept.
@@ -254,15 +269,29 @@ void MainWindow::createActions()
         session_->setLayoutOptions(on, session_->showNames());
         QSettings().setValue(QStringLiteral("view/leftToRight"), on);
     });
+    // Modules by depth of their name prefix: densenet121 at depth 2 reads as its dense blocks.
+    QMenu* modules = viewMenu_->addMenu(tr("Collapse &Modules"));
+    for (int depth = 1; depth <= 3; ++depth)
+        modules->addAction(tr("At Depth %1").arg(depth), this, [this, depth] {
+            if (!requireModel(tr("Collapse Modules")))
+                return;
+            std::vector<std::string> all;
+            for (const std::string& m : modulesAtDepth(session_->prepared()->model.graph, depth))
+                all.push_back(m);
+            if (all.empty())
+                statusBar()->showMessage(tr("No modules %1 levels deep in the node names").arg(depth), 5000);
+            session_->setCollapsedModules(all);
+        });
+    modules->addSeparator();
+    modules->addAction(tr("&Expand All"), this, [this] { session_->setCollapsedModules({}); });
     toggle(tr("&Minimap"), true, [this](bool on) { view_->setMinimapVisible(on); });
     toggle(tr("L&egend"), true, [this](bool on) { view_->setLegendVisible(on); });
     viewMenu_->addSeparator();
-    QAction* dark = toggle(tr("&Dark Theme"), QSettings().value(QStringLiteral("view/dark"), false).toBool(),
-                           [this](bool on) {
-                               applyTheme(on);
-                               QSettings().setValue(QStringLiteral("view/dark"), on);
-                           });
-    Q_UNUSED(dark);
+    darkAction_ = toggle(tr("&Dark Theme"), QSettings().value(QStringLiteral("view/dark"), false).toBool(),
+                         [this](bool on) {
+                             applyTheme(on);
+                             QSettings().setValue(QStringLiteral("view/dark"), on);
+                         });
     viewMenu_->addSeparator();
     QMenu* panels = viewMenu_->addMenu(tr("&Panels"));
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -311,28 +340,20 @@ void MainWindow::createActions()
 
 void MainWindow::applyTheme(bool dark)
 {
-    qApp->setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    if (!dark) {
-        qApp->setPalette(qApp->style()->standardPalette());
-        return;
+    // Fusion everywhere (the same look on every desktop), with check boxes that show on a dark palette.
+    if (qApp->property("ramielStyle").isNull()) {
+        qApp->setStyle(createStudioStyle());
+        qApp->setProperty("ramielStyle", true);
     }
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
-    p.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
-    p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2c));
-    p.setColor(QPalette::ToolTipBase, QColor(0x3c, 0x3f, 0x41));
-    p.setColor(QPalette::ToolTipText, QColor(0xee, 0xee, 0xee));
-    p.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-    p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3a));
-    p.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
-    p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xca));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-    qApp->setPalette(p);
+    qApp->setPalette(dark ? darkPalette() : qApp->style()->standardPalette());
+}
+
+void MainWindow::setDarkTheme(bool dark)
+{
+    // For this run only (--theme): the View menu shows it, the stored choice stays.
+    const QSignalBlocker block(darkAction_);
+    darkAction_->setChecked(dark);
+    applyTheme(dark);
 }
 
 void MainWindow::showOpenDialog()
@@ -512,9 +533,9 @@ void MainWindow::exportGraphImage(const QString& path)
 {
     try {
         if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive))
-            writeSceneSvg(*scene_, path, QFileInfo(currentPath_).fileName());
+            writeSceneSvg(*scene_, path, QFileInfo(currentPath_).fileName(), view_->legendVisible());
         else
-            writeScenePng(*scene_, path);
+            writeScenePng(*scene_, path, view_->legendVisible());
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     } catch (const std::exception& e) {
         showError(path, QString::fromStdString(e.what()));

@@ -55,6 +55,8 @@ public Q_SLOTS:
     void showOpenDialog();
     void exportGraphImage(const QString& path);  // .svg or .png, by suffix; errors in a dialog
     void exportJson(const QString& path);
+    // The dark or the light palette for this run, without changing the stored choice.
+    void setDarkTheme(bool dark);
 
 Q_SIGNALS:
     // After a model (or a failure) finished loading: for scripting and tests.
@@ -99,6 +101,7 @@ private:
     InputSizesPanel* inputSizes_;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
+    QAction* darkAction_ = nullptr;
     QLabel* modelLabel_;
     QLabel* zoomLabel_;
     QProgressBar* progress_;

@@ -1,5 +1,8 @@
 #include "core/util/text.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace ramiel {
 
 namespace {
@@ -64,6 +67,49 @@ std::string printable(std::string_view text)
         ++i;
     }
     return out;
+}
+
+namespace {
+
+// Three significant digits: "512", "13.3", "1.50".
+std::string threeDigits(double v)
+{
+    char buf[64];
+    const double a = std::fabs(v);
+    std::snprintf(buf, sizeof buf, "%.*f", a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2, v);
+    return buf;
+}
+
+std::string scaled(double v, double base, const char* const* units, int count)
+{
+    if (!std::isfinite(v))
+        return "unknown";
+    int i = 0;
+    // Move up a unit once the figure would print as base or more ("1024 KiB" reads as "1.00 MiB").
+    while (i + 1 < count && std::fabs(v) >= base - 0.5) {
+        v /= base;
+        ++i;
+    }
+    if (i == 0) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0f %s", v, units[0]);
+        return buf;
+    }
+    return threeDigits(v) + " " + units[i];
+}
+
+}  // namespace
+
+std::string formatBytes(double bytes)
+{
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    return scaled(bytes, 1024.0, units, 6);
+}
+
+std::string formatFlops(double flops)
+{
+    static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
+    return scaled(flops, 1000.0, units, 6);
 }
 
 }  // namespace ramiel

@@ -1,5 +1,6 @@
 // Making text from a model safe to print: names in ONNX files are arbitrary
-// bytes (NUL, newlines, escape sequences, invalid UTF-8).
+// bytes (NUL, newlines, escape sequences, invalid UTF-8); byte and FLOP
+// counts written to read.
 #pragma once
 
 #include <string>
@@ -10,5 +11,12 @@ namespace ramiel {
 // Valid UTF-8 with control characters, DEL and invalid bytes written as \xNN
 // (and backslash as \\), so the result is one printable line.
 std::string printable(std::string_view text);
+
+// Sizes in binary units with three significant digits: "512 B", "1.50 KiB",
+// "13.3 MiB", "95.2 GiB"; "unknown" when not finite. The one way Studio
+// writes a byte count.
+std::string formatBytes(double bytes);
+// Operation counts with a decimal prefix: "950 FLOP", "118 MFLOP", "5.71 GFLOP".
+std::string formatFlops(double flops);
 
 }  // namespace ramiel
