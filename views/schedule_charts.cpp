@@ -32,7 +32,7 @@ void GanttChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     update();
 }
 
-QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 8, -10, -24); }
+QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 18, -10, -24); }
 
 void GanttChart::paintEvent(QPaintEvent*)
 {
@@ -73,6 +73,8 @@ void GanttChart::paintEvent(QPaintEvent*)
                    QStringLiteral("W%1").arg(w));
 
     const auto& critical = analysis_->onCriticalPath;
+    const QFontMetricsF metrics(f);
+    bool threaded = false;
     for (const GanttEntry& e : sim.gantt) {
         const QRectF r(area.left() + e.start * scale, area.top() + e.worker * rowH + 2,
                        std::max(1.0, (e.end - e.start) * scale), rowH - 4);
@@ -80,6 +82,21 @@ void GanttChart::paintEvent(QPaintEvent*)
         if (e.clone)
             c = c.lighter(140);
         p.fillRect(r, c);
+        // Items on several intra-op threads: hatched, with the count where it fits.
+        const int threads = s.threadsOf(size_t(e.worker), e.instance);
+        if (threads > 1) {
+            threaded = true;
+            p.fillRect(r, QBrush(c.darker(150), Qt::BDiagPattern));
+            const QString count = QStringLiteral("%1t").arg(threads);
+            if (r.width() >= metrics.horizontalAdvance(count) + 6 && r.height() >= metrics.height()) {
+                const QRectF label = metrics.boundingRect(count).adjusted(-2, 0, 2, 0);
+                QRectF box(0, 0, label.width(), label.height());
+                box.moveCenter(r.center());
+                p.fillRect(box, c.lighter(130));
+                p.setPen(Qt::black);
+                p.drawText(box, Qt::AlignCenter, count);
+            }
+        }
         const NodeId n = s.node(e.instance);
         // Outline critical-path items where there is room (thin ones would turn the row black).
         if (r.width() >= 4 && size_t(n) < critical.size() && critical[size_t(n)] && s.copy(e.instance) == 0) {
@@ -87,11 +104,24 @@ void GanttChart::paintEvent(QPaintEvent*)
             p.drawRect(r);
         }
     }
+    QString title = caption();
+    if (threaded)
+        title = tr("hatched: on several threads (2t: two)") + QStringLiteral("  |  ") + title;
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(area.left(), 0, area.width(), area.top() + 2), Qt::AlignRight | Qt::AlignTop,
-               analysis_->metrics.costsComplete()
-                   ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
-                   : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
+               metrics.elidedText(title, Qt::ElideLeft, area.width()));
+}
+
+QString GanttChart::caption() const
+{
+    if (!analysis_)
+        return {};
+    const Simulation& sim = analysis_->plan.simulation;
+    // What runs: the workers and their threads, then the simulated figures.
+    return QString::fromStdString(pipeline::describeThreads(analysis_->plan.schedule)) + QStringLiteral("  |  ") +
+           (analysis_->metrics.costsComplete()
+                ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
+                : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
 }
 
 int GanttChart::entryAt(QPointF pos) const
@@ -125,12 +155,15 @@ bool GanttChart::event(QEvent* event)
             const GanttEntry& e = analysis_->plan.simulation.gantt[size_t(i)];
             const Schedule& s = analysis_->plan.schedule;
             const Node& n = analysis_->prepared->model.graph.node(s.node(e.instance));
+            const int threads = s.threadsOf(size_t(e.worker), e.instance);
             QToolTip::showText(help->globalPos(),
-                               tr("%1 (%2), copy %3%4\n%5 to %6")
+                               tr("%1 (%2), copy %3%4\n%5 to %6 on worker W%7, %8")
                                    .arg(QString::fromStdString(n.name), QString::fromStdString(n.opType))
                                    .arg(s.copy(e.instance))
                                    .arg(e.clone ? tr(", clone") : QString())
-                                   .arg(formatSeconds(e.start), formatSeconds(e.end)),
+                                   .arg(formatSeconds(e.start), formatSeconds(e.end))
+                                   .arg(e.worker)
+                                   .arg(threads == 1 ? tr("1 intra-op thread") : tr("%1 intra-op threads").arg(threads)),
                                this);
         }
         return true;

@@ -24,6 +24,8 @@ public:
     void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
     QSize sizeHint() const override { return {480, 220}; }
     QSize minimumSizeHint() const override { return {200, 90}; }
+    // The line above the chart: the workers and their threads, makespan and speedup.
+    QString caption() const;
 
 Q_SIGNALS:
     void nodeClicked(int node);
