@@ -16,6 +16,7 @@
 #include "views/schedule_charts.h"
 #include "views/studio_session.h"
 #include "views/teaching_panel.h"
+#include "views/tune_panel.h"
 #include "views/tuning_panel.h"
 
 #include "core/analysis/grouping.h"
@@ -38,13 +39,18 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
 #include <QProcess>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -113,6 +119,41 @@ private:
             const int owner = s.owner[size_t(s.instance(n.id, copy))];
             QCOMPARE(w.scene()->itemOfNode(n.id)->fill(), clusterColor(owner));
         }
+    }
+
+    // Processes whose parent is this test (the tuner's timing workers).
+    static int childProcesses()
+    {
+        int children = 0;
+        const QString self = QString::number(getpid());
+        QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot);
+        while (it.hasNext()) {
+            QFile stat(it.next() + QStringLiteral("/stat"));
+            if (!stat.open(QIODevice::ReadOnly))
+                continue;
+            // pid (comm) state ppid ...: the fields after the last ')'.
+            const QString line = QString::fromLocal8Bit(stat.readAll());
+            const QStringList fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+            children += fields.size() > 1 && fields[1] == self;
+        }
+        return children;
+    }
+    static bool sameRun(const Schedule& a, const Schedule& b)
+    {
+        return a.clusters == b.clusters && a.workerThreads == b.workerThreads && a.threads == b.threads;
+    }
+    // A window at P = 2, B = 1 with squeezenet open.
+    static std::unique_ptr<MainWindow> squeezenetAtTwo()
+    {
+        auto w = window();
+        PlanSettings s = w->session()->settings();
+        s.workers = 2;
+        s.batch = 1;
+        s.degree = 1;
+        w->session()->setSettings(s);
+        if (!open(*w, test::modelPath("squeezenet1_0")))
+            return nullptr;
+        return w;
     }
 
 private Q_SLOTS:
@@ -447,6 +488,9 @@ private Q_SLOTS:
     void runUpdatesTheChart()
     {
         auto w = window();
+        PlanSettings two = w->session()->settings();
+        two.workers = 2;
+        w->session()->setSettings(two);
         QVERIFY(open(*w, test::sourcePath("resources/models/inception_sample.onnx")));
         RunPanel* run = w->runPanel();
         run->iterationsBox()->setValue(5);
@@ -458,8 +502,29 @@ private Q_SLOTS:
         QCOMPARE(run->serialPoints(), 5);
         QCOMPARE(run->parallelPoints(), 5);
         QVERIFY(run->hasProfile());
+        // Rows named by their workers and threads: serial on 1 and on P threads, then the plan.
+        const auto planned = w->session()->analysis();
+        const size_t clusters = planned->plan.schedule.clusters.size();
+        QCOMPARE(run->rowLabels().size(), 3);
+        QCOMPARE(run->rowLabels()[0], QString("serial, 1 worker x 1 thread"));
+        QCOMPARE(run->rowLabels()[1], QString("serial, 1 worker x 2 threads"));
+        QCOMPARE(run->rowLabels()[2], (clusters == 1 ? QString("serial, ") : QString("linear, ")) +
+                                          QString::fromStdString(describeThreads(planned->plan.schedule)));
+        {
+            const QString text = run->summaryLabel()->text();
+            QVERIFY2(text.contains("inter-op bound " + QString::number(planned->bound, 'f', 2) + "x"), qPrintable(text));
+            QVERIFY2(text.contains("vs best serial") && text.contains("over the best serial"), qPrintable(text));
+            for (const QString& label : run->rowLabels())
+                QVERIFY2(text.contains(label), qPrintable(text));
+            QVERIFY2(!text.contains("parallel"), qPrintable(text));
+        }
         w->findChild<QDockWidget*>("run")->raise();
+        w->resizeDocks({w->findChild<QDockWidget*>("run")}, {900}, Qt::Horizontal);
+        w->resizeDocks({w->findChild<QDockWidget*>("run")}, {330}, Qt::Vertical);
         keepScreenshot(w.get(), "studio-run.png");
+        action(*w, "Dark Theme")->setChecked(true);
+        keepScreenshot(w.get(), "studio-run-dark.png");
+        action(*w, "Dark Theme")->setChecked(false);
         // One click: the profile becomes the costs the schedule uses.
         QSignalSpy analysis(w->session(), &StudioSession::analysisChanged);
         run->useProfile();
@@ -484,6 +549,173 @@ private Q_SLOTS:
         QCOMPARE(w->session()->settings().costs, std::string("static"));
         QCOMPARE(w->tuning()->costsBox()->currentIndex(), 0);
         QVERIFY(!w->session()->analysis()->costs.measured);
+    }
+
+    // One worker is serial, whatever its threads: never "parallel".
+    void runNamesAOneWorkerPlanSerial()
+    {
+        auto w = window();
+        PlanSettings s = w->session()->settings();
+        s.algorithm = "serial";
+        s.workers = 2;
+        w->session()->setSettings(s);
+        QVERIFY(open(*w, test::sourcePath("resources/models/inception_sample.onnx")));
+        QCOMPARE(w->session()->analysis()->plan.schedule.clusters.size(), size_t(1));
+        RunPanel* run = w->runPanel();
+        run->iterationsBox()->setValue(2);
+        QSignalSpy done(run, &RunPanel::finished);
+        run->start();
+        QVERIFY(done.wait(180000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(done.first().at(1).toString()));
+        const QString planLabel = run->rowLabels().last();
+        QVERIFY2(planLabel.startsWith("serial, 1 worker x "), qPrintable(planLabel));
+        QVERIFY(!run->summaryLabel()->text().contains("parallel"));
+        QCOMPARE(w->gantt()->caption().section("  |  ", 0, 0),
+                 QString::fromStdString(describeThreads(w->session()->analysis()->plan.schedule)));
+    }
+
+    // Tune at a long budget, cancelled while its timing processes run: idle again, none left.
+    void tuneReportsProgressAndCancels()
+    {
+        auto w = squeezenetAtTwo();
+        QVERIFY(w);
+        TunePanel* t = w->tunePanel();
+        t->budgetBox()->setValue(600);
+        QSignalSpy progress(t, &TunePanel::progressed);
+        QSignalSpy done(t, &TunePanel::finished);
+        action(*w, "Tune...")->trigger();
+        QVERIFY(t->running());
+        QVERIFY(!t->tuneButton()->isEnabled());
+        QVERIFY(t->cancelButton()->isEnabled());
+        QVERIFY(w->findChild<QDockWidget*>("tune")->isVisible());
+        auto measuring = [&] {
+            for (const auto& p : progress)
+                if (p.first().toString() == "measuring")
+                    return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(measuring() || !done.isEmpty(), 300000);
+        QVERIFY2(done.isEmpty(), "the tune ended before it could be cancelled");
+        QCOMPARE(progress.first().first().toString(), QString("profiling"));
+        QVERIFY(progress.first().at(2).toInt() > 0);
+        QVERIFY2(t->progressBar()->format().startsWith("measuring"), qPrintable(t->progressBar()->format()));
+        QVERIFY(childProcesses() > 0);  // the timing workers
+        t->cancelButton()->click();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.first().first().toBool(), false);
+        QCOMPARE(done.first().at(1).toString(), QString("cancelled"));
+        QVERIFY(!t->running());
+        QVERIFY(t->tuneButton()->isEnabled());
+        QVERIFY(!t->cancelButton()->isEnabled());
+        QCOMPARE(t->table()->rowCount(), 0);
+        QVERIFY(!t->result());
+        QVERIFY(t->statusLabel()->text().startsWith("Cancelled"));
+        QTRY_COMPARE_WITH_TIMEOUT(childProcesses(), 0, 5000);
+    }
+
+    // A short tune: the table, the chosen row, the verdict; applying rows shows their exact schedules.
+    void tuneShowsRowsAndAppliesThem()
+    {
+        auto w = squeezenetAtTwo();
+        QVERIFY(w);
+        TunePanel* t = w->tunePanel();
+        t->budgetBox()->setValue(5);
+        QSignalSpy done(t, &TunePanel::finished);
+        w->startTune();
+        QVERIFY(done.wait(300000));
+        QVERIFY2(done.first().first().toBool(), qPrintable(done.first().at(1).toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(childProcesses(), 0, 5000);
+        auto r = t->result();
+        QVERIFY(r);
+        QCOMPARE(r->cores, 2);
+        QTableWidget* table = t->table();
+        QCOMPARE(table->rowCount(), int(r->candidates.size()));
+        QCOMPARE(table->columnCount(), int(TunePanel::Columns));
+        int marked = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const auto& c = r->candidates[size_t(row)];
+            const QString name = table->item(row, TunePanel::Configuration)->text();
+            marked += name.startsWith(QChar(0x2605));
+            QCOMPARE(name.mid(2).trimmed(), QString::fromStdString(c.config.title()));
+            QCOMPARE(table->item(row, TunePanel::Threads)->text(), QString::fromStdString(c.config.threadsText()));
+            QCOMPARE(table->item(row, TunePanel::VsOneThread)->text().isEmpty(), !c.measuredAlone());
+        }
+        QCOMPARE(marked, 1);
+        QVERIFY(table->item(int(r->chosen), TunePanel::Configuration)->text().startsWith(QChar(0x2605)));
+        QVERIFY(table->item(int(r->chosen), TunePanel::Configuration)->font().bold());
+        QCOMPARE(table->item(int(r->serialOneThread), TunePanel::VsOneThread)->text(), QString("1.00x"));
+        QCOMPARE(table->item(int(r->bestSerial), TunePanel::VsBestSerial)->text(), QString("1.00x"));
+        QVERIFY(t->verdictLabel()->text().contains(QString::fromStdString(r->verdict).toHtmlEscaped()));
+        QVERIFY(t->statusLabel()->text().startsWith("P = 2, B = 1"));
+        QCOMPARE(table->currentRow(), int(r->chosen));
+        w->resizeDocks({w->findChild<QDockWidget*>("tune")}, {900}, Qt::Horizontal);
+        keepScreenshot(w.get(), "studio-tune.png");
+
+        // A schedule on two workers, with the passes off if one was tried.
+        int pick = -1;
+        for (size_t i = 0; i < r->candidates.size(); ++i) {
+            const auto& c = r->candidates[i].config;
+            if (!c.serial() && c.schedule->clusters.size() >= 2 && (pick < 0 || c.passes == "none"))
+                pick = int(i);
+        }
+        QVERIFY(pick >= 0);
+        const pipeline::RunConfig& config = r->candidates[size_t(pick)].config;
+        t->applyRow(pick);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->prepared->passes == passes::parsePassList(config.passes) &&
+                                     sameRun(w->session()->analysis()->plan.schedule, *config.schedule),
+                                 30000);
+        QVERIFY(w->session()->shownConfig());
+        QCOMPARE(w->tuning()->algorithmBox()->currentData().toString(),
+                 QString::fromStdString(config.settings.algorithm));
+        QCOMPARE(w->tuning()->workersBox()->value(), config.settings.workers);
+        QCOMPARE(w->tuning()->degreeBox()->value(), config.settings.degree);
+        QCOMPARE(w->tuning()->passBox("fuse-conv-activation")->isChecked(), config.passes != "none");
+        QVERIFY(w->gantt()->caption().startsWith(QString::fromStdString(config.threadsText())));
+        QCOMPARE(w->scene()->itemOfNode(0)->fill(), clusterColor(config.schedule->owner[size_t(config.schedule->instance(0, 0))]));
+
+        // A serial row: one worker on its threads, the Tuning panel on "serial".
+        int serial = -1;
+        for (size_t i = 0; i < r->candidates.size(); ++i)
+            if (r->candidates[i].config.serial() && r->candidates[i].config.serialThreads == 2)
+                serial = int(i);
+        QVERIFY(serial >= 0);
+        t->applyRow(serial);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->plan.schedule.clusters.size() == 1, 30000);
+        QCOMPARE(w->session()->analysis()->plan.schedule.workerThreads, std::vector<int32_t>{2});
+        QCOMPARE(w->tuning()->algorithmBox()->currentData().toString(), QString("serial"));
+        QVERIFY(w->gantt()->caption().startsWith("1 worker x 2 threads"));
+        QCOMPARE(t->result(), r);  // other passes, same file: the table stays
+
+        // For the eye: a row whose items use several threads (hatched in the Gantt), light and dark.
+        int threaded = serial;
+        for (size_t i = 0; i < r->candidates.size(); ++i) {
+            const auto& c = r->candidates[i].config;
+            if (!c.serial() && c.schedule->clusters.size() >= 2 && c.schedule->maxThreads() > 1) {
+                threaded = int(i);
+                break;
+            }
+        }
+        t->applyRow(threaded);
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->plan.schedule.maxThreads() > 1, 30000);
+        w->resizeDocks({w->findChild<QDockWidget*>("tune")}, {420}, Qt::Vertical);
+        keepScreenshot(w.get(), "studio-tune-applied.png");
+        action(*w, "Dark Theme")->setChecked(true);
+        keepScreenshot(w.get(), "studio-tune-dark.png");
+        action(*w, "Dark Theme")->setChecked(false);
+
+        // Any change of a knob plans again.
+        w->tuning()->algorithmBox()->setCurrentIndex(w->tuning()->algorithmBox()->findData("heft"));
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->settings.algorithm == "heft", 30000);
+        QVERIFY(!w->session()->shownConfig());
+
+        // The chosen configuration as 'ramiel tune -o' writes it opens with its schedule.
+        auto again = window();
+        QSignalSpy ready(again.get(), &MainWindow::modelReady);
+        const pipeline::RunConfig& chosen = r->candidates[r->chosen].config;
+        again->openWithConfig(test::modelPath("squeezenet1_0"), pipeline::runConfigFromJson(pipeline::runConfigToJson(chosen), "chosen"));
+        QVERIFY(ready.wait(60000));
+        QVERIFY(sameRun(again->session()->analysis()->plan.schedule,
+                        pipeline::scheduleFor(chosen, *again->session()->prepared())));
     }
 
     void compareHoldsTwoScenes()
@@ -641,7 +873,7 @@ private Q_SLOTS:
             return colors;
         };
         const QList<QColor> darkColors = seriesColors();
-        QCOMPARE(darkColors, (QList<QColor>{runSeriesColor(false), runSeriesColor(true)}));
+        QCOMPARE(darkColors, (QList<QColor>{runSeriesColor(0), runSeriesColor(1), runSeriesColor(2)}));
         keepScreenshot(w.get(), "studio-dark.png");
         w->setDarkTheme(false);
         QTRY_VERIFY(!w->scene()->theme().dark);

@@ -43,9 +43,10 @@ QColor textColorOn(const QColor& background)
     return background.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white);
 }
 
-QColor runSeriesColor(bool parallel)
+QColor runSeriesColor(int row)
 {
-    return parallel ? QColor(0x4e, 0x79, 0xa7) : QColor(0xf2, 0x8e, 0x2b);
+    static const QColor colors[] = {QColor(0xf2, 0x8e, 0x2b), QColor(0x9c, 0x75, 0x5f), QColor(0x4e, 0x79, 0xa7)};
+    return colors[std::clamp(row, 0, 2)];
 }
 
 const SceneTheme& sceneTheme(bool dark)

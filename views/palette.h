@@ -18,8 +18,9 @@ QColor heatColor(double t);
 // Black or white, whichever reads better on `background`.
 QColor textColorOn(const QColor& background);
 
-// The Run chart's series: serial and parallel, the same in both themes.
-QColor runSeriesColor(bool parallel);
+// The Run chart's series by row (serial on one thread, serial on P threads,
+// the plan), the same in both themes.
+QColor runSeriesColor(int row);
 
 // The graph canvas's colors in the light or the dark theme: the scene, its
 // items, the legend and the minimap draw with these, not with literals.

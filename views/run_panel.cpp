@@ -11,8 +11,12 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
 #include <QSpinBox>
 #include <QThread>
 #include <QValueAxis>
@@ -23,62 +27,98 @@
 
 namespace ramiel::studio {
 
+namespace {
+
+// "linear, 2 workers x 1 thread"; one worker is "serial", never parallel.
+QString planLabel(const PlannedModel& a)
+{
+    const Schedule& s = a.plan.schedule;
+    pipeline::RunConfig c;
+    c.settings = a.settings;
+    if (s.clusters.size() == 1 && std::all_of(s.threads.begin(), s.threads.end(), [](int32_t t) { return t == 0; }))
+        c.serialThreads = s.maxThreads();
+    else
+        c.schedule = s;
+    return QString::fromStdString(c.title() + ", " + c.threadsText());
+}
+
+// The chart's short names ("1 thread", "2 threads", "plan"); the summary has the full ones.
+QString legendName(size_t row, const std::vector<int>& serialThreads)
+{
+    if (row >= serialThreads.size())
+        return RunPanel::tr("plan");
+    const int n = serialThreads[row];
+    return n == 1 ? RunPanel::tr("1 thread") : RunPanel::tr("%1 threads").arg(n);
+}
+
+}  // namespace
+
 RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     : QWidget(parent), session_(session), iterations_(new QSpinBox(this)), runButton_(new QPushButton(tr("Run"), this)),
       stopButton_(new QPushButton(tr("Stop"), this)),
       profileButton_(new QPushButton(tr("Use as measured costs"), this)), summary_(new QLabel(this)),
-      workers_(new QLabel(this)), chart_(new QChartView(this)), serial_(new QLineSeries(this)),
-      parallel_(new QLineSeries(this)), xAxis_(new QValueAxis(this)), yAxis_(new QValueAxis(this))
+      workers_(new QLabel(this)), chart_(new QChartView(this)), xAxis_(new QValueAxis(this)),
+      yAxis_(new QValueAxis(this))
 {
     iterations_->setRange(1, 10000);
     iterations_->setValue(20);
     iterations_->setSuffix(tr(" iterations"));
     stopButton_->setEnabled(false);
     profileButton_->setEnabled(false);
-    profileButton_->setToolTip(tr("Schedule with the per-node times measured in the serial runs"));
+    profileButton_->setToolTip(tr("Schedule with the per-node times measured in the serial runs on one thread"));
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     summary_->setWordWrap(true);
     workers_->setWordWrap(true);
 
-    serial_->setName(tr("serial, 1 thread"));
-    parallel_->setName(tr("parallel (schedule)"));
     QChart* chart = chart_->chart();
-    chart->addSeries(serial_);
-    chart->addSeries(parallel_);
     // Iterations are whole numbers: ticks on integers only (never "0 0 0 0 1").
     xAxis_->setLabelFormat(QStringLiteral("%d"));
     xAxis_->setTickType(QValueAxis::TicksDynamic);
     xAxis_->setTickAnchor(0);
     xAxis_->setTitleText(tr("iteration"));
     yAxis_->setTitleText(tr("ms"));
+    yAxis_->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
-    for (QLineSeries* s : {serial_, parallel_}) {
+    for (int row = 0; row < 3; ++row) {
+        auto* s = new QLineSeries(this);
+        chart->addSeries(s);
         s->attachAxis(xAxis_);
         s->attachAxis(yAxis_);
+        series_.push_back(s);
     }
-    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart_->setRenderHint(QPainter::Antialiasing);
     chart_->setMinimumSize(260, 140);
     applyChartTheme();
 
     // Controls and figures on the left, the live chart filling the rest.
-    auto* controls = new QGridLayout;
-    controls->addWidget(iterations_, 0, 0);
-    controls->addWidget(runButton_, 0, 1);
-    controls->addWidget(stopButton_, 1, 1);
-    controls->addWidget(profileButton_, 1, 0);
-    controls->addWidget(summary_, 2, 0, 1, 2);
-    controls->addWidget(workers_, 3, 0, 1, 2);
-    controls->setRowStretch(4, 1);
-    auto* controlsWidget = new QWidget(this);
-    controlsWidget->setLayout(controls);
-    controlsWidget->setMaximumWidth(300);
-    auto* layout = new QHBoxLayout(this);
+    // Controls in a row; the figures (scrolling when the dock is low) beside the live chart.
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(iterations_);
+    controls->addWidget(runButton_);
+    controls->addWidget(stopButton_);
+    controls->addWidget(profileButton_);
+    controls->addStretch();
+    auto* figures = new QWidget(this);
+    auto* figuresLayout = new QVBoxLayout(figures);
+    figuresLayout->setContentsMargins(0, 0, 4, 0);
+    figuresLayout->addWidget(summary_);
+    figuresLayout->addWidget(workers_);
+    figuresLayout->addStretch();
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(figures);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(300);
+    auto* body = new QHBoxLayout;
+    body->addWidget(scroll, 3);
+    body->addWidget(chart_, 2);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(controlsWidget);
-    layout->addWidget(chart_, 1);
+    layout->addLayout(controls);
+    layout->addLayout(body, 1);
 
     connect(runButton_, &QPushButton::clicked, this, &RunPanel::start);
     connect(stopButton_, &QPushButton::clicked, this, &RunPanel::stop);
@@ -100,10 +140,12 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
 void RunPanel::clearResults()
 {
     runAnalysis_.reset();
-    serial_->clear();
-    parallel_->clear();
-    serialTimes_.clear();
-    parallelTimes_.clear();
+    for (QLineSeries* s : series_) {
+        s->clear();
+        s->setName(QString());
+    }
+    labels_.clear();
+    times_.clear();
     busy_.clear();
     wait_.clear();
     workers_->clear();
@@ -111,8 +153,8 @@ void RunPanel::clearResults()
     xAxis_->setVisible(false);
     yAxis_->setVisible(false);
     chart_->chart()->setTitle(tr("Latency of each iteration, once a run starts"));
-    summary_->setText(tr("Runs the model on libtorch with seeded random inputs: serial with one thread and the "
-                         "current schedule in parallel, interleaved."));
+    summary_->setText(tr("Runs the model on libtorch with seeded random inputs, interleaved in this process: serial "
+                         "on one thread, serial on P threads and the current schedule."));
     Q_EMIT runFigures({});
 }
 
@@ -123,8 +165,8 @@ RunPanel::~RunPanel()
         thread_->wait();
 }
 
-int RunPanel::serialPoints() const { return int(serial_->count()); }
-int RunPanel::parallelPoints() const { return int(parallel_->count()); }
+int RunPanel::serialPoints() const { return int(series_.front()->count()); }
+int RunPanel::parallelPoints() const { return labels_.isEmpty() ? 0 : int(series_[size_t(labels_.size() - 1)]->count()); }
 
 void RunPanel::start()
 {
@@ -137,10 +179,30 @@ void RunPanel::start()
     stopButton_->setEnabled(true);
     summary_->setText(tr("Loading libtorch and preparing the model..."));
 
+    // The rows: serial on one thread, serial on P threads (P > 1), the plan.
+    const Schedule& schedule = analysis->plan.schedule;
+    const int cores = analysis->settings.cores();
+    std::vector<int> serialThreads = {1};
+    if (cores > 1)
+        serialThreads.push_back(cores);
+    for (int t : serialThreads) {
+        pipeline::RunConfig serial;
+        serial.serialThreads = t;
+        labels_ << tr("serial, %1").arg(QString::fromStdString(serial.threadsText()));
+    }
+    labels_ << planLabel(*analysis);
+    for (size_t row = 0; row < series_.size(); ++row) {
+        series_[row]->setName(row < size_t(labels_.size()) ? legendName(row, serialThreads) : QString());
+        for (auto* marker : chart_->chart()->legend()->markers(series_[row]))
+            marker->setVisible(row < size_t(labels_.size()));
+    }
+    times_.assign(size_t(labels_.size()), {});
+    chart_->setToolTip(labels_.join(QStringLiteral("\n")));
+
     stop_ = std::make_shared<std::atomic<bool>>(false);
     auto stopFlag = stop_;
     const int iterations = iterations_->value();
-    thread_ = QThread::create([this, analysis, stopFlag, iterations] {
+    thread_ = QThread::create([this, analysis, stopFlag, iterations, serialThreads, schedule] {
         QString error;
         std::vector<double> profile;
         try {
@@ -148,22 +210,26 @@ void RunPanel::start()
             const size_t nodes = p.model.graph.nodeCount();
             std::unique_ptr<CompiledModel> model = runtime().compile(p.model);
             model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
-            std::unique_ptr<Executor> serial = model->serialExecutor(1);
-            std::unique_ptr<Executor> parallel =
-                model->parallelExecutor(analysis->plan.schedule);
-            serial->run();  // warm-up: first-touch allocations, oneDNN primitive creation
-            parallel->run();
+            std::vector<std::unique_ptr<Executor>> executors;
+            for (int t : serialThreads)
+                executors.push_back(model->serialExecutor(t));
+            executors.push_back(model->parallelExecutor(schedule));
+            for (auto& e : executors)
+                e->run();  // warm-up: first-touch allocations, oneDNN primitive creation
             std::vector<std::vector<double>> perNode(nodes);
             for (int i = 0; i < iterations && !*stopFlag; ++i) {
-                RunProfile sp, pp;
                 RunIteration it;
                 it.index = i;
-                it.serialSeconds = serial->run(&sp);
-                it.parallelSeconds = parallel->run(&pp);
-                it.workerBusy = pp.workerBusy;
-                it.workerWait = pp.workerWait;
-                for (size_t n = 0; n < nodes && n < sp.nodeSeconds.size(); ++n)
-                    perNode[n].push_back(sp.nodeSeconds[n] / analysis->settings.batch);
+                RunProfile serialProfile, planProfile;
+                for (size_t row = 0; row < executors.size(); ++row) {
+                    const bool last = row + 1 == executors.size();
+                    it.seconds.push_back(
+                        executors[row]->run(row == 0 ? &serialProfile : last ? &planProfile : nullptr));
+                }
+                it.workerBusy = planProfile.workerBusy;
+                it.workerWait = planProfile.workerWait;
+                for (size_t n = 0; n < nodes && n < serialProfile.nodeSeconds.size(); ++n)
+                    perNode[n].push_back(serialProfile.nodeSeconds[n] / analysis->settings.batch);
                 QMetaObject::invokeMethod(this, [this, it] { onIteration(it); }, Qt::QueuedConnection);
             }
             if (!perNode.empty() && !perNode[0].empty()) {
@@ -199,29 +265,28 @@ void RunPanel::applyChartTheme()
     QChart* chart = chart_->chart();
     chart->setTheme(isDark(palette()) ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     // setTheme recolors the series: give them back their own colors, the same in both themes.
-    serial_->setPen(QPen(runSeriesColor(false), 2));
-    parallel_->setPen(QPen(runSeriesColor(true), 2));
+    for (size_t row = 0; row < series_.size(); ++row)
+        series_[row]->setPen(QPen(runSeriesColor(int(row)), 2));
     chart->setBackgroundBrush(palette().color(QPalette::Base));
     chart->setBackgroundRoundness(0);
 }
 
 void RunPanel::onIteration(const RunIteration& it)
 {
-    serialTimes_.push_back(it.serialSeconds);
-    parallelTimes_.push_back(it.parallelSeconds);
-    serial_->append(it.index, it.serialSeconds * 1e3);
-    parallel_->append(it.index, it.parallelSeconds * 1e3);
+    double maxMs = 0;
+    for (size_t row = 0; row < it.seconds.size() && row < times_.size(); ++row) {
+        times_[row].push_back(it.seconds[row]);
+        series_[row]->append(it.index, it.seconds[row] * 1e3);
+    }
+    for (const auto& row : times_)
+        for (double s : row)
+            maxMs = std::max(maxMs, s * 1e3);
     busy_.resize(it.workerBusy.size(), 0);
     wait_.resize(it.workerWait.size(), 0);
     for (size_t w = 0; w < it.workerBusy.size(); ++w)
         busy_[w] += it.workerBusy[w];
     for (size_t w = 0; w < it.workerWait.size(); ++w)
         wait_[w] += it.workerWait[w];
-    double maxMs = 0;
-    for (double s : serialTimes_)
-        maxMs = std::max(maxMs, s * 1e3);
-    for (double s : parallelTimes_)
-        maxMs = std::max(maxMs, s * 1e3);
     const int last = std::max(1, it.index);
     xAxis_->setRange(0, last);
     // 1, 2, 5, 10, 20, ... iterations a tick: at most about 8 ticks.
@@ -239,16 +304,65 @@ void RunPanel::onIteration(const RunIteration& it)
 
 void RunPanel::updateSummary()
 {
-    if (serialTimes_.empty())
+    if (times_.empty() || times_.front().empty())
         return;
-    const double s = median(serialTimes_), p = median(parallelTimes_);
-    const double simulated = runAnalysis_ ? runAnalysis_->plan.simulation.makespan : 0;
-    QString text = tr("<b>%1 iterations</b><br>serial (1 thread): median %2<br>parallel: median %3<br>"
-                      "speedup <b>%4x</b><br>simulated makespan: %5")
-                       .arg(serialTimes_.size())
-                       .arg(formatSeconds(s), formatSeconds(p))
-                       .arg(p > 0 ? s / p : 0, 0, 'f', 2)
-                       .arg(formatSeconds(simulated));
+    const size_t rows = times_.size(), planRow = rows - 1;
+    std::vector<double> medians;
+    for (const auto& t : times_)
+        medians.push_back(t.empty() ? std::nan("") : median(t));
+    // The best serial row: the faster of the serial ones measured here.
+    size_t best = 0;
+    for (size_t r = 1; r < planRow; ++r)
+        if (medians[r] < medians[best])
+            best = r;
+    const double one = medians[0], bestSerial = medians[best], plan = medians[planRow];
+    auto times = [](double x) { return std::isfinite(x) ? QStringLiteral("%1x").arg(x, 0, 'f', 2) : QString(); };
+    const int done = int(times_.front().size());
+    QString text = (done == 1 ? tr("<b>1 iteration</b>") : tr("<b>%1 iterations</b>").arg(done)) +
+                   tr(", interleaved in this process");
+    text += QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><th align='left'>%1</th><th>&nbsp;%2</th>"
+                           "<th>&nbsp;%3</th><th>&nbsp;%4</th></tr>")
+                .arg(tr("configuration"), tr("median"), tr("vs 1 thread"), tr("vs best serial"));
+    for (size_t r = 0; r < rows; ++r) {
+        const bool strong = r == planRow;
+        text += QStringLiteral("<tr><td>%1%2%3</td><td align='right'>&nbsp;%4</td><td align='right'>%5</td>"
+                               "<td align='right'>%6</td></tr>")
+                    .arg(strong ? QStringLiteral("<b>") : QString(), labels_[int(r)].toHtmlEscaped(),
+                         strong ? QStringLiteral("</b>") : QString(), formatSeconds(medians[r]),
+                         times(one / medians[r]), times(bestSerial / medians[r]));
+    }
+    text += QStringLiteral("</table>");
+    const double speedup = one / plan;
+    const double bound = runAnalysis_ ? runAnalysis_->bound : 0;
+    const double simulated = runAnalysis_ ? runAnalysis_->plan.simulation.speedup : 0;
+    const bool oneWorker = runAnalysis_ && runAnalysis_->plan.schedule.clusters.size() == 1;
+    text += tr("The plan: <b>%1</b> over serial on 1 thread (inter-op bound %2, simulated %3); %4 over the best "
+               "serial (%5).")
+                .arg(times(speedup), times(bound), times(simulated), times(bestSerial / plan), labels_[int(best)]);
+    // Why a figure is out of line with the plan's.
+    if (runAnalysis_ && bound > 0 && speedup > bound * 1.001) {
+        const Schedule& s = runAnalysis_->plan.schedule;
+        text += QStringLiteral("<br>") +
+                (s.maxThreads() > 1
+                     ? tr("Above the inter-op bound: the workers use intra-op threads (%1), which the inter-op "
+                          "bound does not count.")
+                           .arg(QString::fromStdString(describeThreads(s)))
+                     : tr("Above the inter-op bound: the costs it is computed from (%1) misjudge some nodes, or "
+                          "the serial runs were slowed by other work on the machine.")
+                           .arg(runAnalysis_->costs.measured ? tr("measured") : tr("static estimates")));
+    }
+    if (simulated > 0 && plan > 1.3 * one / simulated)
+        text += QStringLiteral("<br>") +
+                tr("%1 % slower than simulated (against serial on 1 thread): %2")
+                    .arg(qRound(100 * (plan / (one / simulated) - 1)))
+                    .arg(oneWorker ? tr("the machine is busy.")
+                                   : tr("the machine is busy or hand-offs cost more than modelled."));
+    if (planRow > 1 && medians[1] > medians[0])
+        text += QStringLiteral("<br>") +
+                tr("Serial on %1 is slower than on one thread: in one process the rows disturb each other "
+                   "(idle intra-op threads spin, cores are shared). Tune measures each configuration in its own "
+                   "process.")
+                    .arg(labels_[1].section(QStringLiteral(", "), 1));
     if (runAnalysis_ && runAnalysis_ != session_->analysis() && !running()) {
         const PlanSettings& r = runAnalysis_->settings;
         text += tr("<br><i>Measured with the plan of that run (%1, P = %2, B = %3, d = %4); the plan has changed "
@@ -260,14 +374,17 @@ void RunPanel::updateSummary()
     }
     summary_->setText(text);
     QStringList w;
-    const double total = std::accumulate(parallelTimes_.begin(), parallelTimes_.end(), 0.0);
+    const double total = std::accumulate(times_[planRow].begin(), times_[planRow].end(), 0.0);
     for (size_t k = 0; k < busy_.size(); ++k)
         w << tr("W%1 busy %2%").arg(k).arg(total > 0 ? 100.0 * busy_[k] / total : 0, 0, 'f', 0);
-    workers_->setText(tr("Worker utilization: ") + w.join(QStringLiteral(", ")));
-    Q_EMIT runFigures({{tr("Serial, 1 thread (median)"), formatSeconds(s)},
-                       {tr("Parallel (median)"), formatSeconds(p)},
-                       {tr("Speedup"), QString::number(p > 0 ? s / p : 0, 'f', 3)},
-                       {tr("Iterations"), QString::number(serialTimes_.size())}});
+    workers_->setText(tr("Worker utilization (the plan): ") + w.join(QStringLiteral(", ")));
+    Q_EMIT runFigures({{tr("Serial, 1 thread (median)"), formatSeconds(one)},
+                       {tr("Best serial (median)"), formatSeconds(bestSerial) + " (" + labels_[int(best)] + ")"},
+                       {tr("The plan (median)"), formatSeconds(plan) + " (" + labels_[int(planRow)] + ")"},
+                       {tr("Speedup over serial, 1 thread"), QString::number(speedup, 'f', 3)},
+                       {tr("Speedup over the best serial"), QString::number(bestSerial / plan, 'f', 3)},
+                       {tr("Inter-op bound"), QString::number(bound, 'f', 3)},
+                       {tr("Iterations"), QString::number(times_.front().size())}});
 }
 
 void RunPanel::onDone(const QString& error, std::vector<double> profile)

@@ -1,13 +1,15 @@
-// Runs the open model on libtorch, serial (one thread) and parallel (the
-// current schedule) interleaved, in a background thread, with a live chart
-// of each iteration's latency, running medians, the speedup and per-worker
-// utilization. The serial runs' per-node profile can become the measured
-// costs in one click.
+// Runs the open model on libtorch in this process, interleaved, in a
+// background thread: serial on one thread, serial on P threads (the best
+// serial guess) and the current schedule, with a live chart of each
+// iteration's latency, running medians, the speedups over both serial rows
+// beside the plan's inter-op bound, and per-worker utilization. The 1-thread
+// runs' per-node profile can become the measured costs in one click.
 #pragma once
 
 #include "studio_session.h"
 
 #include <QList>
+#include <QStringList>
 #include <QPair>
 #include <QWidget>
 
@@ -27,8 +29,7 @@ namespace ramiel::studio {
 
 struct RunIteration {
     int index = 0;
-    double serialSeconds = 0;
-    double parallelSeconds = 0;
+    std::vector<double> seconds;  // by row: serial 1 thread, [serial P threads,] the plan
     std::vector<double> workerBusy;
     std::vector<double> workerWait;
 };
@@ -41,8 +42,10 @@ public:
 
     QSpinBox* iterationsBox() const { return iterations_; }
     bool running() const { return thread_ != nullptr; }
-    int serialPoints() const;
-    int parallelPoints() const;
+    int serialPoints() const;    // serial on one thread
+    int parallelPoints() const;  // the plan
+    // The rows measured, in order: "serial, 1 worker x 1 thread", ..., the plan's label.
+    QStringList rowLabels() const { return labels_; }
     bool hasProfile() const { return !profile_.empty(); }
     QLabel* summaryLabel() const { return summary_; }
     QChartView* chartView() const { return chart_; }
@@ -75,13 +78,13 @@ private:
     QLabel* summary_;
     QLabel* workers_;
     QChartView* chart_;
-    QLineSeries* serial_;
-    QLineSeries* parallel_;
+    std::vector<QLineSeries*> series_;  // by row
     QValueAxis* xAxis_;
     QValueAxis* yAxis_;
     QThread* thread_ = nullptr;
     std::shared_ptr<std::atomic<bool>> stop_;
-    std::vector<double> serialTimes_, parallelTimes_;
+    QStringList labels_;
+    std::vector<std::vector<double>> times_;  // by row
     std::vector<double> busy_, wait_;
     std::vector<double> profile_;  // per-sample seconds by node id, from the serial runs
     std::shared_ptr<const PlannedModel> runAnalysis_;

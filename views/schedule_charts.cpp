@@ -34,7 +34,7 @@ void GanttChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
     update();
 }
 
-QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 8, -10, -24); }
+QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 18, -10, -24); }
 
 void GanttChart::paintEvent(QPaintEvent*)
 {
@@ -75,6 +75,8 @@ void GanttChart::paintEvent(QPaintEvent*)
                    QStringLiteral("W%1").arg(w));
 
     const auto& critical = analysis_->onCriticalPath;
+    const QFontMetricsF metrics(f);
+    bool threaded = false;
     for (size_t i = 0; i < sim.gantt.size(); ++i) {
         const GanttEntry& e = sim.gantt[i];
         const QRectF r = barRect(int(i));
@@ -82,6 +84,21 @@ void GanttChart::paintEvent(QPaintEvent*)
         if (e.clone)
             c = c.lighter(140);
         p.fillRect(r, c);
+        // Items on several intra-op threads: hatched, with the count where it fits.
+        const int threads = s.threadsOf(size_t(e.worker), e.instance);
+        if (threads > 1) {
+            threaded = true;
+            p.fillRect(r, QBrush(c.darker(150), Qt::BDiagPattern));
+            const QString count = QStringLiteral("%1t").arg(threads);
+            if (r.width() >= metrics.horizontalAdvance(count) + 6 && r.height() >= metrics.height()) {
+                const QRectF label = metrics.boundingRect(count).adjusted(-2, 0, 2, 0);
+                QRectF box(0, 0, label.width(), label.height());
+                box.moveCenter(r.center());
+                p.fillRect(box, c.lighter(130));
+                p.setPen(Qt::black);
+                p.drawText(box, Qt::AlignCenter, count);
+            }
+        }
         const NodeId n = s.node(e.instance);
         // Outline critical-path items where there is room (thin ones would turn the row black).
         if (r.width() >= 4 && size_t(n) < critical.size() && critical[size_t(n)] && s.copy(e.instance) == 0) {
@@ -89,11 +106,24 @@ void GanttChart::paintEvent(QPaintEvent*)
             p.drawRect(r);
         }
     }
+    QString title = caption();
+    if (threaded)
+        title = tr("hatched: on several threads (2t: two)") + QStringLiteral("  |  ") + title;
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRectF(area.left(), 0, area.width(), area.top() + 2), Qt::AlignRight | Qt::AlignTop,
-               analysis_->metrics.costsComplete()
-                   ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
-                   : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
+               metrics.elidedText(title, Qt::ElideLeft, area.width()));
+}
+
+QString GanttChart::caption() const
+{
+    if (!analysis_)
+        return {};
+    const Simulation& sim = analysis_->plan.simulation;
+    // What runs: the workers and their threads, then the simulated figures.
+    return QString::fromStdString(describeThreads(analysis_->plan.schedule)) + QStringLiteral("  |  ") +
+           (analysis_->metrics.costsComplete()
+                ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
+                : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
 }
 
 int GanttChart::entryAt(QPointF pos) const
@@ -133,10 +163,12 @@ QString GanttChart::toolTipAt(QPointF pos) const
     QString copy;
     if (s.degree > 1)
         copy = tr(", copy %1").arg(s.copy(e.instance));
-    return tr("%1 (%2)\nworker W%3%4%5\n%6 to %7 (%8)")
+    const int threads = s.threadsOf(size_t(e.worker), e.instance);
+    return tr("%1 (%2)\nworker W%3%4%5, %6\n%7 to %8 (%9)")
         .arg(QString::fromStdString(printable(n.name)), QString::fromStdString(n.opType))
         .arg(e.worker)
-        .arg(copy, e.clone ? tr(", a clone") : QString())
+        .arg(copy, e.clone ? tr(", a clone") : QString(),
+             threads == 1 ? tr("1 intra-op thread") : tr("%1 intra-op threads").arg(threads))
         .arg(formatSeconds(e.start), formatSeconds(e.end), formatSeconds(e.end - e.start));
 }
 

@@ -28,6 +28,8 @@ public:
     QString toolTipAt(QPointF pos) const;
     // Where entry `i` of the simulation's Gantt list is drawn.
     QRectF barRect(int i) const;
+    // The line above the chart: the workers and their threads, makespan and speedup.
+    QString caption() const;
 
 Q_SIGNALS:
     void nodeClicked(int node);

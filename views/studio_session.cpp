@@ -6,6 +6,8 @@
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
 
+#include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
@@ -37,12 +39,17 @@ std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bo
 namespace {
 
 // A plan with Studio's costs: "measured" is the last run's profile, static while there is none.
+// With a configuration: its own schedule, simulated with those costs.
 std::shared_ptr<const PlannedModel> planWith(std::shared_ptr<const PreparedModel> prepared,
-                                             const PlanSettings& settings, const std::vector<double>& profile)
+                                             const PlanSettings& settings, const std::vector<double>& profile,
+                                             const std::optional<pipeline::RunConfig>& config = {})
 {
     PlanSettings costs = settings;
     if (costs.costs != "measured" || profile.size() != prepared->model.graph.nodeCount())
         costs.costs = "static";
+    if (config)
+        return pipeline::planWithSchedule(prepared, settings, pipeline::costTable(*prepared, costs, profile),
+                                          pipeline::scheduleFor(*config, *prepared, config->label()));
     return pipeline::plan(prepared, settings, pipeline::costTable(*prepared, costs, profile));
 }
 
@@ -54,6 +61,9 @@ std::string passList(const std::vector<std::string>& names)
         list += "," + n;
     return list;
 }
+
+// A run configuration's --passes spec as Studio's pass names.
+std::vector<std::string> passNamesOf(const std::string& spec) { return passes::parsePassList(spec); }
 
 pipeline::PrepareOptions prepareOptions(const std::vector<std::string>& passNames, const QString& machineFile)
 {
@@ -112,11 +122,89 @@ void StudioSession::open(const QString& path, const std::vector<std::string>& in
     // Modules collapsed in one model mean nothing in another.
     if (!prepared_ || QFileInfo(path).absoluteFilePath() != QFileInfo(QString::fromStdString(prepared_->path)).absoluteFilePath())
         collapsed_.clear();
+    config_.reset();
     prepareAsync(path, nullptr, inputShapes);
+}
+
+void StudioSession::openWithConfig(const QString& path, const pipeline::RunConfig& config)
+{
+    config_ = config;
+    passes_ = passNamesOf(config.passes);
+    PlanSettings s = pipeline::planSettingsOf(config);
+    s.costs = "static";  // a new model has no run profile
+    settings_ = s;
+    Q_EMIT settingsChanged();
+    prepareAsync(path, nullptr, config.shapes);
+}
+
+void StudioSession::showConfig(const pipeline::RunConfig& config)
+{
+    if (!prepared_)
+        return;
+    config_ = config;
+    PlanSettings s = pipeline::planSettingsOf(config);
+    s.costs = settings_.costs;  // the costs in use stay
+    settings_ = s;
+    const std::vector<std::string> names = passNamesOf(config.passes);
+    const bool samePasses = names == passes_;
+    passes_ = names;
+    Q_EMIT settingsChanged();
+    if (samePasses)
+        runAnalysis();
+    else
+        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_);
+}
+
+QString StudioSession::tuneWorkerProgram() const
+{
+    return tuneWorker_.isEmpty() ? QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ramiel"))
+                                 : tuneWorker_;
+}
+
+QString StudioSession::tuneUnavailable() const
+{
+    if (!prepared_)
+        return tr("Tune needs a model: open an .onnx file first.");
+    const QFileInfo worker(tuneWorkerProgram());
+    if (!worker.isFile() || !worker.isExecutable())
+        return tr("Tune times each configuration in its own process with the ramiel command-line program, which "
+                  "should be next to Ramiel Studio: %1 is missing. Build the 'ramiel' target or install both.")
+            .arg(worker.filePath());
+    return {};
+}
+
+QFuture<TuneOutcome> StudioSession::tuneAsync(double budgetSeconds, std::shared_ptr<std::atomic<bool>> cancelled,
+                                              pipeline::TuneProgress progress) const
+{
+    pipeline::TuneOptions o;
+    o.cores = settings_.cores();
+    o.batch = settings_.batch;
+    o.budgetSeconds = budgetSeconds;
+    // The passes chosen here first, then none (as 'ramiel tune' does with the default ones).
+    const std::string chosen = passes_ == defaultModelPasses() ? "default" : passList(passes_);
+    o.passes = {chosen};
+    if (!passes_.empty())
+        o.passes.push_back("none");
+    o.shapes = inputShapes_;
+    o.machineFile = machineFile_.toStdString();
+    o.workerCommand = {tuneWorkerProgram().toStdString(), "time-worker"};
+    const std::string model = prepared_ ? prepared_->path : std::string();
+    return QtConcurrent::run([=]() {
+        TuneOutcome out;
+        try {
+            out.result = std::make_shared<const pipeline::TuneResult>(pipeline::tune(model, o, progress, cancelled.get()));
+        } catch (const pipeline::TuneCancelled&) {
+            out.cancelled = true;
+        } catch (const std::exception& e) {
+            out.error = QString::fromStdString(e.what());
+        }
+        return out;
+    });
 }
 
 void StudioSession::setInputShapes(const std::vector<std::string>& inputShapes)
 {
+    config_.reset();
     if (prepared_)
         prepareAsync(QString::fromStdString(prepared_->path), nullptr, inputShapes);
 }
@@ -127,6 +215,7 @@ void StudioSession::setPasses(const std::vector<std::string>& names)
     if (effective == passes_)
         return;
     passes_ = effective;
+    config_.reset();
     Q_EMIT settingsChanged();
     if (prepared_)
         prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_);
@@ -148,6 +237,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
     const bool leftToRight = leftToRight_, showNames = showNames_;
     const std::vector<std::string> passNames = passes_;
     const std::vector<std::string> collapsed = collapsed_;
+    const std::optional<pipeline::RunConfig> config = config_;
     auto stage = [this, generation](const QString& text) {
         QMetaObject::invokeMethod(
             this, [this, generation, text] {
@@ -170,7 +260,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
             stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
             o.layout = layoutModel(*o.prepared, leftToRight, showNames, collapsed);
             stage(tr("%1: scheduling").arg(name));
-            o.analysis = planWith(o.prepared, settings, {});
+            o.analysis = planWith(o.prepared, settings, {}, config);
         } catch (const std::exception& e) {
             o.error = messageOf(e);
         }
@@ -181,6 +271,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
             return;
         setBusy(false);
         if (!o.error.isEmpty()) {
+            config_.reset();  // it was for this model or these passes
             Q_EMIT failed(path, o.error);
             return;
         }
@@ -213,6 +304,7 @@ void StudioSession::setSettings(const PlanSettings& settings)
     if (settings == settings_)
         return;
     settings_ = settings;
+    config_.reset();
     Q_EMIT settingsChanged();
     runAnalysis();
 }
@@ -232,9 +324,10 @@ void StudioSession::runAnalysis()
     auto prepared = prepared_;
     const PlanSettings settings = settings_;
     const std::vector<double> measured = measured_;
+    const std::optional<pipeline::RunConfig> config = config_;
     QFuture<std::pair<std::shared_ptr<const PlannedModel>, QString>> future = QtConcurrent::run([=]() {
         try {
-            return std::make_pair(planWith(prepared, settings, measured), QString());
+            return std::make_pair(planWith(prepared, settings, measured, config), QString());
         } catch (const std::exception& e) {
             return std::make_pair(std::shared_ptr<const PlannedModel>(), messageOf(e));
         }
@@ -243,6 +336,7 @@ void StudioSession::runAnalysis()
         if (generation != analysisGeneration_ || (r.first && r.first->prepared != prepared_))
             return;
         if (!r.first) {
+            config_.reset();
             Q_EMIT failed(prepared_ ? QString::fromStdString(prepared_->path) : QString(), r.second);
             return;
         }

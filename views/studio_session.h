@@ -7,13 +7,18 @@
 
 #include "core/layout/dot_layout.h"
 #include "core/pipeline/pipeline.h"
+#include "core/pipeline/run_config.h"
+#include "core/pipeline/tune.h"
 #include "display_graph.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +36,13 @@ struct GraphLayout {
     Layout layout;
     bool leftToRight = false;
     double seconds = 0;
+};
+
+// What a tune run gives back: a result, or an error, or neither (cancelled).
+struct TuneOutcome {
+    std::shared_ptr<const pipeline::TuneResult> result;
+    QString error;
+    bool cancelled = false;
 };
 
 // The model passes on by default in the registry (the GUI's starting set).
@@ -53,6 +65,25 @@ public:
     void setInputShapes(const std::vector<std::string>& inputShapes);
     // The input sizes the open model was read with.
     const std::vector<std::string>& inputShapes() const { return inputShapes_; }
+    // Opens a model with a run configuration applied (`ramiel tune -o`, Studio's --config).
+    void openWithConfig(const QString& path, const pipeline::RunConfig& config);
+    // Shows a configuration of the open model: its settings and passes, and its
+    // own schedule (threads included) instead of a planned one, simulated with
+    // the costs in use. Any later change of settings, passes or sizes plans again.
+    void showConfig(const pipeline::RunConfig& config);
+    // The configuration shown instead of a plan, if any.
+    const std::optional<pipeline::RunConfig>& shownConfig() const { return config_; }
+    // The program that serves `time-worker REQUEST.json` for Tune: `ramiel`
+    // beside this executable unless set.
+    QString tuneWorkerProgram() const;
+    void setTuneWorkerProgram(const QString& path) { tuneWorker_ = path; }
+    // Why Tune cannot start (no model, no worker program); empty when it can.
+    QString tuneUnavailable() const;
+    // The tuner (core/pipeline/tune.h) on the open model, off the UI thread, at
+    // the current P, B, passes (and no passes) and input sizes. `progress` is
+    // called on the worker thread; `cancelled` stops it (and its worker processes).
+    QFuture<TuneOutcome> tuneAsync(double budgetSeconds, std::shared_ptr<std::atomic<bool>> cancelled,
+                                   pipeline::TuneProgress progress) const;
     // Drops the request in flight; the previous model (if any) stays.
     void cancel();
     // settings.costs: "static", or "measured" for the last run's profile (static where there is none).
@@ -98,6 +129,8 @@ private:
     void runAnalysis();
     void relayout();
 
+    std::optional<pipeline::RunConfig> config_;
+    QString tuneWorker_;
     QString machineFile_;
     PlanSettings settings_;
     bool leftToRight_ = false;

@@ -77,7 +77,13 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     connect(session_, &StudioSession::modelChanged, this, &TuningPanel::showPassStats);
     connect(session_, &StudioSession::analysisChanged, this, [this] {
         showSettings();
-        if (auto a = session_->analysis())
+        auto a = session_->analysis();
+        if (a && session_->shownConfig())
+            status_->setText(tr("Showing %1 as given (Tune or --config), simulated speedup %2 with these costs; "
+                                "any change plans again")
+                                 .arg(QString::fromStdString(session_->shownConfig()->label()))
+                                 .arg(a->plan.simulation.speedup, 0, 'f', 2));
+        else if (a)
             status_->setText(a->metrics.costsComplete()
                                  ? tr("Planned in %1 (simulated speedup %2)")
                                        .arg(formatSeconds(a->seconds))

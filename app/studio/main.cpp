@@ -3,6 +3,7 @@
 
 #include "views/studio_session.h"
 
+#include "core/pipeline/run_config.h"
 #include "core/util/version.h"
 
 #include <QApplication>
@@ -15,6 +16,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
 
 namespace {
 
@@ -55,11 +57,35 @@ int main(int argc, char** argv)
     const QCommandLineOption theme(QStringLiteral("theme"),
                                    QStringLiteral("light or dark, for this run (View > Dark Theme is kept as it was)"),
                                    QStringLiteral("theme"));
+    const QCommandLineOption config(QStringLiteral("config"),
+                                    QStringLiteral("Open the model with a run configuration applied (from 'ramiel tune -o'); "
+                                                   "the model is the file's unless one is given"),
+                                    QStringLiteral("file"));
     parser.addOption(machine);
     parser.addOption(theme);
+    parser.addOption(config);
     parser.addOption(screenshot);
     parser.addOption(workers);
     parser.process(app);
+
+    // The configuration first: a bad file ends here, before a window opens.
+    std::optional<ramiel::pipeline::RunConfig> runConfig;
+    QString model = parser.positionalArguments().value(0);
+    if (parser.isSet(config)) {
+        try {
+            runConfig = ramiel::pipeline::readRunConfig(parser.value(config).toStdString());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ramiel-studio: %s\n", e.what());
+            return 2;
+        }
+        // Its model as written (relative to here), else beside the file.
+        if (model.isEmpty()) {
+            model = QString::fromStdString(runConfig->model);
+            const QString beside = QFileInfo(parser.value(config)).dir().filePath(QFileInfo(model).fileName());
+            if (!QFileInfo::exists(model) && QFileInfo::exists(beside))
+                model = beside;
+        }
+    }
 
     ramiel::studio::MainWindow window;
     if (parser.isSet(theme)) {
@@ -79,12 +105,13 @@ int main(int argc, char** argv)
     }
     window.show();
 
-    QString model = parser.positionalArguments().value(0);
     QSettings settings;
     if (model.isEmpty() && !settings.value(QStringLiteral("app/started"), false).toBool())
         model = bundledSample();
     settings.setValue(QStringLiteral("app/started"), true);
-    if (!model.isEmpty())
+    if (runConfig)
+        window.openWithConfig(model, *runConfig);
+    else if (!model.isEmpty())
         window.openFile(model);
 
     if (parser.isSet(screenshot)) {

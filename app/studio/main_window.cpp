@@ -15,6 +15,7 @@
 #include "views/settings_store.h"
 #include "views/studio_session.h"
 #include "views/teaching_panel.h"
+#include "views/tune_panel.h"
 #include "views/tuning_panel.h"
 
 #include "core/analysis/grouping.h"
@@ -60,7 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
       view_(new GraphView(scene_, this)), findBar_(new FindBar(this)), tabs_(new QTabWidget(this)),
       tuning_(new TuningPanel(session_, this)), metrics_(new MetricsPanel(this)),
       properties_(new PropertiesPanel(this)), loads_(new LoadsChart(this)), gantt_(new GanttChart(this)),
-      run_(new RunPanel(session_, this)), compare_(new CompareView(session_, this)),
+      run_(new RunPanel(session_, this)), tune_(new TunePanel(session_, this)), compare_(new CompareView(session_, this)),
       teaching_(new TeachingPanel(session_, scene_, this)), inputSizes_(new InputSizesPanel(session_, this)),
       modelLabel_(new QLabel(this)),
       zoomLabel_(new QLabel(this)), progress_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
@@ -169,12 +170,14 @@ void MainWindow::createDocks()
     QDockWidget* gantt = dock(gantt_, tr("Gantt (simulated)"), QStringLiteral("gantt"), Qt::BottomDockWidgetArea);
     QDockWidget* loads = dock(loads_, tr("Cluster loads"), QStringLiteral("loads"), Qt::BottomDockWidgetArea);
     QDockWidget* run = dock(run_, tr("Run"), QStringLiteral("run"), Qt::BottomDockWidgetArea);
+    QDockWidget* tune = dock(tune_, tr("Tune"), QStringLiteral("tune"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(tuning, teaching);
     tabifyDockWidget(teaching, sizes);
     tuning->raise();
     splitDockWidget(metrics, props, Qt::Vertical);
     splitDockWidget(gantt, loads, Qt::Horizontal);
     tabifyDockWidget(loads, run);
+    tabifyDockWidget(run, tune);
     loads->raise();
     // Default proportions, applied once the window has its size (a saved layout wins).
     QTimer::singleShot(0, this, [this, tuning, metrics, gantt, loads] {
@@ -308,7 +311,12 @@ void MainWindow::createActions()
         run_->start();
     });
     runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    QAction* tuneAction = runMenu->addAction(tr("&Tune..."), this, &MainWindow::startTune);
+    tuneAction->setIconText(tr("Tune"));
+    tuneAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    tuneAction->setToolTip(tr("Measure the ways to run the model on P cores and pick the fastest"));
     runMenu->addAction(tr("&Stop"), run_, &RunPanel::stop);
+    runMenu->addAction(tr("&Cancel Tune"), tune_, &TunePanel::cancel);
     runMenu->addAction(tr("Use Profile as &Measured Costs"), run_, &RunPanel::useProfile);
 
     QToolBar* bar = addToolBar(tr("Main"));
@@ -331,6 +339,7 @@ void MainWindow::createActions()
     bar->addAction(critical);
     bar->addSeparator();
     bar->addAction(runAction);
+    bar->addAction(tuneAction);
     bar->addAction(exportCode);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -375,6 +384,27 @@ void MainWindow::openFile(const QString& path)
     for (const QString& s : sizes.value(QFileInfo(path).absoluteFilePath()).toStringList())
         shapes.push_back(s.toStdString());
     session_->open(path, shapes);
+}
+
+void MainWindow::openWithConfig(const QString& path, const pipeline::RunConfig& config)
+{
+    pendingPath_ = path;
+    session_->openWithConfig(path, config);
+}
+
+void MainWindow::startTune()
+{
+    if (!requireModel(tr("Tune")))
+        return;
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("tune"))) {
+        dock->show();
+        dock->raise();
+    }
+    if (run_->running()) {
+        statusBar()->showMessage(tr("Tune: a run is going; stop it first (both would share the cores)."), 8000);
+        return;
+    }
+    tune_->start();
 }
 
 void MainWindow::rememberInputSizes()
@@ -493,6 +523,7 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     run_->stop();
+    tune_->cancel();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -582,7 +613,7 @@ void MainWindow::showAbout()
                           "<p>Qt %2 (run time %3), Graphviz %4; ONNX import with ONNX %5's own checker and "
                           "shape inference; runs on libtorch (loaded on the first run).</p>"
                           "<p>Shortcuts: Open Ctrl+O, Find Ctrl+F, Zoom Ctrl+= / Ctrl+-, Fit Ctrl+0, "
-                          "Run Ctrl+R, Export Ctrl+E.</p>")
+                          "Run Ctrl+R, Tune Ctrl+T, Export Ctrl+E.</p>")
                            .arg(QString::fromLatin1(ramiel::kVersion), QStringLiteral(QT_VERSION_STR),
                                 QString::fromLatin1(qVersion()), QString::fromStdString(graphvizVersion()),
                                 QString::fromStdString(onnxVersion())));

@@ -5,6 +5,10 @@
 #include <QMainWindow>
 #include <QStringList>
 
+namespace ramiel::pipeline {
+struct RunConfig;
+}
+
 class QAction;
 class QActionGroup;
 class QLabel;
@@ -28,6 +32,7 @@ class StudioSession;
 class TeachingPanel;
 class InputSizesPanel;
 class TuningPanel;
+class TunePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -43,6 +48,7 @@ public:
     PropertiesPanel* properties() const { return properties_; }
     FindBar* findBar() const { return findBar_; }
     RunPanel* runPanel() const { return run_; }
+    TunePanel* tunePanel() const { return tune_; }
     CompareView* compareView() const { return compare_; }
     TeachingPanel* teaching() const { return teaching_; }
     InputSizesPanel* inputSizes() const { return inputSizes_; }
@@ -52,6 +58,10 @@ public:
 
 public Q_SLOTS:
     void openFile(const QString& path);
+    // Opens a model with a run configuration applied (--config FILE from 'ramiel tune -o').
+    void openWithConfig(const QString& path, const pipeline::RunConfig& config);
+    // Raises the Tune panel and starts the search (unless a run is going).
+    void startTune();
     void showOpenDialog();
     void exportGraphImage(const QString& path);  // .svg or .png, by suffix; errors in a dialog
     void exportJson(const QString& path);
@@ -96,6 +106,7 @@ private:
     LoadsChart* loads_;
     GanttChart* gantt_;
     RunPanel* run_;
+    TunePanel* tune_;
     CompareView* compare_;
     TeachingPanel* teaching_;
     InputSizesPanel* inputSizes_;

@@ -131,6 +131,31 @@ SchedulingProblem problemOf(const PreparedModel& prepared, const CostTable& cost
     return p;
 }
 
+namespace {
+
+// Everything shown about p->plan: loads, bound, costs in use, metrics, clusters, critical path.
+void describePlan(PlannedModel& p)
+{
+    const CostTable& table = *p.costs.table;
+    const PreparedModel& prepared = *p.prepared;
+    const Graph& graph = prepared.model.graph;
+    p.loads = clusterLoads(p.plan.schedule, table);
+    const double lowerBound = std::max(p.plan.span, p.plan.work / p.problem.workers);
+    p.bound = lowerBound > 0 ? p.plan.simulation.serial / lowerBound : 0;
+
+    // Nodes whose static cost is unknown (a size the formula needs is not known) have no
+    // cost in the metrics until one is measured: the figures say unknown, not a guess.
+    p.nodeSeconds.resize(graph.nodeCount());
+    for (size_t n = 0; n < graph.nodeCount(); ++n)
+        p.nodeSeconds[n] =
+            p.costs.measured || prepared.staticCosts[n].known ? table.node(NodeId(n), 1) : std::nan("");
+    p.metrics = computeMetrics(graph, prepared.topo, prepared.staticCosts, p.nodeSeconds);
+    mapClusters(p);
+    mapCriticalPath(p);
+}
+
+}  // namespace
+
 std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> prepared, const PlanSettings& settings,
                                          Costs costs, bool gantt)
 {
@@ -140,23 +165,27 @@ std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> pr
     p->prepared = prepared;
     p->settings = settings;
     p->costs = std::move(costs);
-    const CostTable& table = *p->costs.table;
-    const Graph& graph = prepared->model.graph;
-    p->problem = problemOf(*prepared, table, settings);
+    p->problem = problemOf(*prepared, *p->costs.table, settings);
     p->plan = planSchedule(p->problem, settings.algorithm, gantt);
-    p->loads = clusterLoads(p->plan.schedule, table);
-    const double lowerBound = std::max(p->plan.span, p->plan.work / p->problem.workers);
-    p->bound = lowerBound > 0 ? p->plan.simulation.serial / lowerBound : 0;
+    describePlan(*p);
+    p->seconds = secondsSince(start);
+    return p;
+}
 
-    // Nodes whose static cost is unknown (a size the formula needs is not known) have no
-    // cost in the metrics until one is measured: the figures say unknown, not a guess.
-    p->nodeSeconds.resize(graph.nodeCount());
-    for (size_t n = 0; n < graph.nodeCount(); ++n)
-        p->nodeSeconds[n] = p->costs.measured || prepared->staticCosts[n].known ? table.node(NodeId(n), 1)
-                                                                              : std::nan("");
-    p->metrics = computeMetrics(graph, prepared->topo, prepared->staticCosts, p->nodeSeconds);
-    mapClusters(*p);
-    mapCriticalPath(*p);
+std::shared_ptr<const PlannedModel> planWithSchedule(std::shared_ptr<const PreparedModel> prepared,
+                                                     const PlanSettings& settings, Costs costs, Schedule schedule,
+                                                     bool gantt)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto p = std::make_shared<PlannedModel>();
+    p->prepared = prepared;
+    p->settings = settings;
+    p->costs = std::move(costs);
+    p->problem = problemOf(*prepared, *p->costs.table, settings);
+    p->problem.workers = std::max<int>(1, int(schedule.clusters.size()));
+    p->plan.schedule = std::move(schedule);
+    measurePlan(p->plan, p->problem, gantt);
+    describePlan(*p);
     p->seconds = secondsSince(start);
     return p;
 }

@@ -98,6 +98,11 @@ SchedulingProblem problemOf(const PreparedModel& prepared, const CostTable& cost
 // Plans with settings.algorithm. `gantt`: keep the simulated Gantt chart.
 std::shared_ptr<const PlannedModel> plan(std::shared_ptr<const PreparedModel> prepared, const PlanSettings& settings,
                                          Costs costs, bool gantt = true);
+// A given schedule (a run configuration's: scheduleFor) instead of a planned
+// one, simulated with `costs` and described as `plan` does; P is its worker count.
+std::shared_ptr<const PlannedModel> planWithSchedule(std::shared_ptr<const PreparedModel> prepared,
+                                                     const PlanSettings& settings, Costs costs, Schedule schedule,
+                                                     bool gantt = true);
 
 // Linear clustering as taught: the peeled paths (heaviest first), then the
 // merges down to P that the linear scheduler makes of them, in order.

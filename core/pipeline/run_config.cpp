@@ -154,6 +154,19 @@ Schedule oneWorkerSchedule(const PreparedModel& prepared, int batch, int threads
     return s;
 }
 
+PlanSettings planSettingsOf(const RunConfig& config)
+{
+    PlanSettings s = config.settings;
+    const bool oneWorker = config.serial() || (config.schedule && config.schedule->clusters.size() == 1);
+    if (oneWorker) {
+        s.algorithm = "serial";
+        s.workers = config.serial() ? config.serialThreads : std::max(1, config.schedule->maxThreads());
+        s.degree = 1;
+        s.hybrid = false;
+    }
+    return s;
+}
+
 Schedule scheduleFor(const RunConfig& config, const PreparedModel& prepared, const std::string& path)
 {
     if (config.serial())

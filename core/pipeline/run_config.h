@@ -58,4 +58,8 @@ Schedule scheduleFor(const RunConfig& config, const PreparedModel& prepared, con
 // One worker holding every node of `batch` samples in topological order, on `threads` threads.
 Schedule oneWorkerSchedule(const PreparedModel& prepared, int batch, int threads);
 
+// The plan settings closest to the configuration, for a view's knobs: its
+// own, but "serial" with P = its threads where it runs on one worker.
+PlanSettings planSettingsOf(const RunConfig& config);
+
 }  // namespace ramiel::pipeline

@@ -111,6 +111,21 @@ std::vector<int> threadsPerWorker(const Plan& plan, const CostTable& costs, int 
     return threads;
 }
 
+void measurePlan(Plan& plan, const SchedulingProblem& p, bool withGantt)
+{
+    plan.simulation = simulate(plan.schedule, *p.costs, withGantt);
+    plan.validation = validate(plan.schedule, *p.topo);
+    plan.crossEdges = crossEdges(plan.schedule, *p.costs);
+    const int largest = *std::max_element(plan.schedule.subBatch.begin(), plan.schedule.subBatch.end());
+    std::vector<double> w(p.nodeCount());
+    for (size_t n = 0; n < w.size(); ++n)
+        w[n] = p.costs->node(NodeId(n), largest);
+    plan.span = computeDistances(*p.topo, w).span;
+    plan.work = 0;
+    for (size_t i = 0; i < plan.schedule.instanceCount(); ++i)
+        plan.work += p.costs->node(plan.schedule.node(InstanceId(i)), plan.schedule.samples(InstanceId(i)));  // one thread
+}
+
 Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool withGantt)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -130,17 +145,7 @@ Plan planSchedule(const SchedulingProblem& p, const std::string& algorithm, bool
     const std::vector<int> threads = threadsPerWorker(plan, *p.costs, p.workers);
     plan.schedule.workerThreads.assign(threads.begin(), threads.end());
     plan.planningSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    plan.simulation = simulate(plan.schedule, *p.costs, withGantt);
-    plan.validation = validate(plan.schedule, *p.topo);
-    plan.crossEdges = crossEdges(plan.schedule, *p.costs);
-    const int largest = *std::max_element(plan.schedule.subBatch.begin(), plan.schedule.subBatch.end());
-    std::vector<double> w(p.nodeCount());
-    for (size_t n = 0; n < w.size(); ++n)
-        w[n] = p.costs->node(NodeId(n), largest);
-    plan.span = computeDistances(*p.topo, w).span;
-    for (size_t i = 0; i < plan.schedule.instanceCount(); ++i)
-        plan.work += p.costs->node(plan.schedule.node(InstanceId(i)), plan.schedule.samples(InstanceId(i)));  // one thread
+    measurePlan(plan, p, withGantt);
     return plan;
 }
 

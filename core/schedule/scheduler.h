@@ -50,6 +50,9 @@ struct Plan {
 };
 
 Plan planSchedule(const SchedulingProblem& problem, const std::string& algorithm, bool withGantt = false);
+// The figures of `plan.schedule` on `problem`'s costs: simulation, validation,
+// hand-offs, span and work (planSchedule's last step; also for a given schedule).
+void measurePlan(Plan& plan, const SchedulingProblem& problem, bool withGantt = false);
 
 // Intra-op threads per worker for a plan on `cores` cores: one each, and the
 // cores no cluster uses go to the cluster with the largest load (the critical
