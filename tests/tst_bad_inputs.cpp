@@ -1,9 +1,12 @@
 // Bad input gets a specific error that names the file, from the library and
 // from the CLI (one line on stderr, a documented exit code). Never a crash.
+#include "core/analysis/cost_model.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/topology.h"
 #include "core/onnx/onnx_import.h"
 #include "core/passes/registry.h"
 #include "core/runtime/runtime.h"
+#include "core/schedule/scheduler.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
@@ -727,6 +730,48 @@ private Q_SLOTS:
             const int at = lines.indexOf(QRegularExpression("^  " + QRegularExpression::escape(names[i]) + "  .*"));
             QVERIFY2(at >= 0 && at + 1 < lines.size(), qPrintable(r.out));
             QCOMPARE(lines[at + 1], "    saved " + out + "/" + files[i]);
+        }
+    }
+
+    // Found by tests/fuzz/fuzz_onnx_run: models that must run, serially and on a
+    // 2-worker schedule, with the same outputs. output_is_second_input.onnx: a graph
+    // output that is the second graph input came back as the first from the
+    // parallel executor.
+    void fuzzFindingsRun_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("output is the second input") << "output_is_second_input.onnx";
+    }
+
+    void fuzzFindingsRun()
+    {
+        QFETCH(QString, file);
+        const Model m = loadOnnx(test::sourcePath("tests/data/bad/" + file).toStdString());
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 7);
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(1)->run();
+        const std::vector<Tensor> serial = compiled->outputs();
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        compiled->parallelExecutor(planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2), "linear").schedule, {1, 1})
+            ->run();
+        const std::vector<Tensor> parallel = compiled->outputs();
+        QCOMPARE(parallel.size(), serial.size());
+        for (size_t i = 0; i < serial.size(); ++i) {
+            QCOMPARE(parallel[i].dims, serial[i].dims);
+            QVERIFY(parallel[i].data == serial[i].data);
+        }
+        // Where an output is a graph input, it is that input.
+        size_t k = 0;
+        for (ValueId in : m.graph.inputs()) {
+            if (m.graph.value(in).isConstant())
+                continue;
+            for (size_t i = 0; i < m.graph.outputs().size(); ++i)
+                if (m.graph.outputs()[i] == in)
+                    QVERIFY(serial[i].data == inputs[k].data);
+            ++k;
         }
     }
 

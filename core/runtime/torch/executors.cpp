@@ -271,8 +271,10 @@ public:
             const NodeId p = g.value(v).producer;
             std::vector<at::Tensor> parts;
             for (int j = 0; j < schedule_.degree; ++j) {
-                if (p == kNone) {
-                    parts.push_back(g.value(v).isConstant() ? m_.constant(v) : slices_[size_t(j)][0]);
+                if (p == kNone) {  // a constant, or a graph input passed through (not always the first)
+                    const auto& ids = m_.inputIds();
+                    const size_t input = size_t(std::find(ids.begin(), ids.end(), v) - ids.begin());
+                    parts.push_back(g.value(v).isConstant() ? m_.constant(v) : slices_[size_t(j)][input]);
                     continue;
                 }
                 const auto& outs = g.node(p).outputs;
