@@ -156,18 +156,16 @@ std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) c
                             ": its sizes are not known (set them with --shape NAME=d1,d2,..., in Ramiel Studio's "
                             "Input Sizes, or with an input file)");
         std::vector<int64_t> dims = *v.type.shape->sizes();
-        if (!dims.empty())
-            dims[0] *= batch;
         const auto type = scalarTypeOf(v.type.dtype);
         if (!type)
             throw Error(ErrorKind::Unsupported, model_.path, "input '" + v.name + "' has an unsupported element type");
         // The random draw (8 bytes an element at most), its conversion and the copy out.
         int64_t numel = 1;
-        for (int64_t d : dims)
-            if (__builtin_mul_overflow(numel, d, &numel)) {
-                numel = -1;
-                break;
-            }
+        bool overflow = !dims.empty() && __builtin_mul_overflow(dims[0], int64_t(batch), &dims[0]);
+        for (size_t d = 0; d < dims.size() && !overflow; ++d)
+            overflow = __builtin_mul_overflow(numel, dims[d], &numel);
+        if (overflow)
+            numel = -1;
         requireMemory(model_.path,
                       "input '" + v.name + "' " + v.type.toString() + (batch > 1 ? " at batch " + std::to_string(batch) : ""),
                       byteCount(numel, 8 + 2 * elementSize(v.type.dtype)));
