@@ -5,9 +5,12 @@
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 #include "core/util/version.h"
 
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,13 @@ std::string versionText()
            ramiel::graphvizVersion() + ", " + torch;
 }
 
+// The command's model file, for messages that arise where no file is known.
+std::string modelArgument(const CLI::App& command)
+{
+    const CLI::Option* model = command.get_option_no_throw("model");
+    return model && model->count() > 0 ? model->as<std::string>() : std::string();
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -37,7 +47,8 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", versionText);
     app.require_subcommand(1);
     app.footer("Run 'ramiel COMMAND --help' for a command's options. Exit codes: 0 ok, 1 internal error, "
-               "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported, 8 run-time error.");
+               "2 usage, 3 I/O, 4 not an ONNX model, 5 invalid graph, 6 external data, 7 unsupported, 8 run-time error "
+               "or not enough memory.");
 
     const std::vector<ramiel::cli::Command> commands = {
         ramiel::cli::addInfoCommand(app),
@@ -64,16 +75,30 @@ int main(int argc, char** argv)
         return ramiel::exitCode(ramiel::ErrorKind::Usage);
     }
 
-    try {
-        for (const auto& command : commands)
-            if (command.app->parsed())
-                return command.run();
+    const ramiel::cli::Command* parsed = nullptr;
+    for (const auto& command : commands)
+        if (command.app->parsed())
+            parsed = &command;
+    if (!parsed)
         return ramiel::exitCode(ramiel::ErrorKind::Usage);
+    try {
+        return parsed->run();
     } catch (const ramiel::Error& e) {
         std::cerr << "ramiel: error: " << e.what() << "\n";
         return ramiel::exitCode(e.kind());
+    } catch (const std::bad_alloc&) {
+        // Anywhere, not only where a size was checked first: one line, exit code 8.
+        const ramiel::Error e(ramiel::ErrorKind::Resource, modelArgument(*parsed->app), "not enough memory (std::bad_alloc)");
+        std::cerr << "ramiel: error: " << e.what() << "\n";
+        return ramiel::exitCode(e.kind());
+    } catch (const std::length_error& le) {  // a size past what a container can hold
+        const ramiel::Error e(ramiel::ErrorKind::Resource, modelArgument(*parsed->app),
+                              std::string("not enough memory (") + le.what() + ")");
+        std::cerr << "ramiel: error: " << e.what() << "\n";
+        return ramiel::exitCode(e.kind());
     } catch (const std::exception& e) {
-        std::cerr << "ramiel: internal error: " << e.what() << "\n";
+        const std::string what = e.what();
+        std::cerr << "ramiel: internal error: " << ramiel::printable(what.substr(0, what.find('\n'))) << "\n";
         return ramiel::exitCode(ramiel::ErrorKind::Internal);
     }
 }

@@ -10,6 +10,7 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -30,6 +31,18 @@ struct RunOptions {
 std::string summary(const Tensor& t)
 {
     std::string s = dataTypeName(t.dtype) + "[" + t.shape().toString() + "]";
+    if (t.dtype == DataType::Complex64 || t.dtype == DataType::Complex128) {  // the first values, real+imag j
+        const int64_t n = t.numel();
+        if (n <= 0 || int64_t(t.data.size()) != n * elementSize(t.dtype))
+            return s;
+        s += "  first [";
+        for (int64_t i = 0; i < n && i < 4; ++i) {
+            const double re = t.dtype == DataType::Complex64 ? double(t.at<float>(2 * i)) : t.at<double>(2 * i);
+            const double im = t.dtype == DataType::Complex64 ? double(t.at<float>(2 * i + 1)) : t.at<double>(2 * i + 1);
+            s += (i ? ", " : "") + formatFixed(re, 4) + (im < 0 ? "-" : "+") + formatFixed(std::abs(im), 4) + "j";
+        }
+        return s + (n > 4 ? ", ...]" : "]");
+    }
     const auto v = t.toDoubles();
     if (!v || v->empty())
         return s;
@@ -95,30 +108,45 @@ Command addRunCommand(CLI::App& app)
                     "Write each output as DIR/<name>.npy (<name>_2.npy, ... where names clash)");
     return {sub, [o] {
                 const Model model = pipeline::loadModel(o->model.model, o->model.prepare);
+                // Refused before the run where the model declares an output .npy cannot hold,
+                // after it (nothing printed yet) where only the run tells.
+                auto checkStorable = [&](ValueId v, DataType t) {
+                    if (!o->saveDir.empty() && t != DataType::Undefined && !npyCanStore(t))
+                        throw Error(ErrorKind::Unsupported, model.path,
+                                    "output '" + model.graph.value(v).name + "' is " + dataTypeName(t) +
+                                        ", which a .npy file cannot hold (run without --save-outputs)");
+                };
+                for (ValueId v : model.graph.outputs())
+                    checkStorable(v, model.graph.value(v).type.dtype);
                 const auto compiled = runtime().compile(model);
                 compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, o->seed));
                 const double seconds = compiled->serialExecutor(o->threads)->run();
                 const std::vector<Tensor> outputs = compiled->outputs();
-                std::cout << printable(model.path) << ": ran in " << formatSeconds(seconds) << " (" << o->threads
-                          << (o->threads == 1 ? " thread" : " threads") << ", first run)\n";
-                if (!o->saveDir.empty()) {
-                    std::error_code ec;
-                    std::filesystem::create_directories(o->saveDir, ec);
-                    if (ec)
-                        throw Error(ErrorKind::Io, o->saveDir, "cannot create the folder: " + ec.message());
-                }
+                for (size_t i = 0; i < outputs.size(); ++i)
+                    checkStorable(model.graph.outputs()[i], outputs[i].dtype);
                 // Distinct files even where names clash once made file names ("out/1" and "out_1").
                 std::vector<std::string> names;
                 for (ValueId v : model.graph.outputs())
                     names.push_back(model.graph.value(v).name);
                 const std::vector<std::string> files = uniqueFileNames(names, ".npy");
+                // Saved before anything is printed: a failed write is one line on stderr, nothing on stdout.
+                std::vector<std::string> saved;
+                if (!o->saveDir.empty()) {
+                    std::error_code ec;
+                    std::filesystem::create_directories(o->saveDir, ec);
+                    if (ec)
+                        throw Error(ErrorKind::Io, o->saveDir, "cannot create the folder: " + ec.message());
+                    for (size_t i = 0; i < outputs.size(); ++i) {
+                        saved.push_back((std::filesystem::path(o->saveDir) / files[i]).string());
+                        writeNpy(saved.back(), outputs[i]);
+                    }
+                }
+                std::cout << printable(model.path) << ": ran in " << formatSeconds(seconds) << " (" << o->threads
+                          << (o->threads == 1 ? " thread" : " threads") << ", first run)\n";
                 for (size_t i = 0; i < outputs.size(); ++i) {
                     std::cout << "  " << printable(names[i]) << "  " << summary(outputs[i]) << "\n";
-                    if (!o->saveDir.empty()) {
-                        const std::string path = (std::filesystem::path(o->saveDir) / files[i]).string();
-                        writeNpy(path, outputs[i]);
-                        std::cout << "    saved " << printable(path) << "\n";
-                    }
+                    if (!saved.empty())
+                        std::cout << "    saved " << printable(saved[i]) << "\n";
                 }
                 return 0;
             }};

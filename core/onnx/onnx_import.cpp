@@ -4,6 +4,7 @@
 #include "core/onnx/isolated_inference.h"
 #include "core/onnx/wire_scan.h"
 #include "core/util/error.h"
+#include "core/util/resources.h"
 #include "core/util/text.h"
 
 #include <onnx/common/version.h>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +43,9 @@ struct Context {
     [[noreturn]] void fail(ErrorKind kind, const std::string& message) const { throw Error(kind, file, message); }
 };
 
+// Protobuf parses at most 2 GiB; larger models keep their weights in external data.
+constexpr uint64_t kMaxProtobufBytes = uint64_t(INT_MAX);
+
 std::string readWholeFile(const std::string& path)
 {
     std::error_code ec;
@@ -57,6 +62,12 @@ std::string readWholeFile(const std::string& path)
     const std::streamoff size = in.tellg();
     if (size < 0)
         throw Error(ErrorKind::Io, path, "cannot be read (not a regular file?)");
+    // Sized before anything is read: a file larger than memory is refused, not read.
+    requireMemory(path, "reading the whole file", uint64_t(size));
+    if (uint64_t(size) > kMaxProtobufBytes)
+        throw Error(ErrorKind::Resource, path,
+                    "is " + formatBytes(uint64_t(size)) +
+                        ", past the 2 GiB that protobuf can parse (larger models keep their weights in external data)");
     bytes.resize(static_cast<size_t>(size));
     in.seekg(0);
     if (size > 0 && !in.read(bytes.data(), size))
@@ -178,6 +189,7 @@ void loadExternalData(onnx::TensorProto& tp, Tensor& t, int64_t expectedBytes, c
     if (length != expectedBytes)
         ctx.fail(ErrorKind::ExternalData, what + " has " + std::to_string(length) + " bytes of external data in '" +
                                               location + "', its shape needs " + std::to_string(expectedBytes));
+    requireMemory(ctx.file, what + " in '" + location + "'", uint64_t(length));
     std::ifstream in(full, std::ios::binary);
     t.data.resize(static_cast<size_t>(length));
     in.seekg(offset);
@@ -531,6 +543,10 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
 
     if (bytes.empty())
         ctx.fail(ErrorKind::NotOnnx, "file is empty");
+    if (bytes.size() > kMaxProtobufBytes)
+        ctx.fail(ErrorKind::Resource, "is " + formatBytes(bytes.size()) +
+                                          ", past the 2 GiB that protobuf can parse (larger models keep their "
+                                          "weights in external data)");
     if (const std::string problem = scanModelWireFormat(bytes); !problem.empty())
         ctx.fail(ErrorKind::NotOnnx, problem);
     onnx::ModelProto proto;

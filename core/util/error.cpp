@@ -15,6 +15,7 @@ const char* errorKindName(ErrorKind k)
     case ErrorKind::ExternalData: return "external data error";
     case ErrorKind::Unsupported: return "unsupported";
     case ErrorKind::Runtime: return "run-time error";
+    case ErrorKind::Resource: return "not enough memory";
     }
     return "error";
 }

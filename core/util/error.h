@@ -16,10 +16,12 @@ enum class ErrorKind {
     ExternalData = 6,     // external-data file missing, outside the model folder, too short
     Unsupported = 7,      // valid ONNX that Ramiel cannot handle (e.g. an operator)
     Runtime = 8,          // a node failed while the model ran
+    Resource = 9,         // more memory than the machine has (a file, a tensor, an allocation)
 };
 
-// Process exit code for an error kind (the CLI documents these in docs/cli.md).
-inline int exitCode(ErrorKind k) { return static_cast<int>(k); }
+// Process exit code for an error kind (the CLI documents these in docs/cli.md):
+// the kind's number; resource errors share 8 with run-time errors.
+inline int exitCode(ErrorKind k) { return k == ErrorKind::Resource ? 8 : static_cast<int>(k); }
 
 const char* errorKindName(ErrorKind k);
 

@@ -2,8 +2,10 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/resources.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -20,6 +22,7 @@ const Descr kDescrs[] = {
     {"<f4", DataType::Float}, {"<f8", DataType::Double}, {"<f2", DataType::Float16}, {"<i8", DataType::Int64},
     {"<i4", DataType::Int32}, {"<i2", DataType::Int16},  {"|i1", DataType::Int8},    {"|u1", DataType::UInt8},
     {"|b1", DataType::Bool},  {"<u2", DataType::UInt16}, {"<u4", DataType::UInt32},  {"<u8", DataType::UInt64},
+    {"<c8", DataType::Complex64}, {"<c16", DataType::Complex128},
 };
 
 std::string quotedValue(const std::string& header, const std::string& key)
@@ -34,11 +37,23 @@ std::string quotedValue(const std::string& header, const std::string& key)
 
 }  // namespace
 
+bool npyCanStore(DataType t)
+{
+    for (const Descr& d : kDescrs)
+        if (d.type == t)
+            return true;
+    return false;
+}
+
 Tensor readNpy(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(ErrorKind::Io, path, std::string("cannot open: ") + std::strerror(errno));
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec)
+        requireMemory(path, "reading the whole file", uint64_t(size));
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
         throw Error(ErrorKind::Usage, path, "not a NumPy .npy file");
@@ -72,15 +87,29 @@ Tensor readNpy(const std::string& path)
         throw Error(ErrorKind::Usage, path, ".npy header has no shape");
     std::stringstream dims(header.substr(open + 1, close - open - 1));
     std::string item;
-    while (std::getline(dims, item, ','))
-        if (item.find_first_not_of(' ') != std::string::npos)
-            t.dims.push_back(std::stoll(item));
+    while (std::getline(dims, item, ',')) {
+        const auto first = item.find_first_not_of(' ');
+        if (first == std::string::npos)
+            continue;
+        const auto last = item.find_last_not_of(' ');
+        const std::string digits = item.substr(first, last - first + 1);
+        int64_t d = 0;
+        bool ok = !digits.empty() && digits.size() <= 18;
+        for (char c : digits)
+            ok = ok && c >= '0' && c <= '9';
+        for (size_t i = 0; ok && i < digits.size(); ++i)
+            d = d * 10 + (digits[i] - '0');
+        if (!ok)
+            throw Error(ErrorKind::Usage, path, ".npy header has a bad dimension '" + digits + "'");
+        t.dims.push_back(d);
+    }
     const int64_t n = t.numel();
-    const size_t need = size_t(n) * size_t(elementSize(t.dtype));
+    const uint64_t need = byteCount(n, elementSize(t.dtype));
     const size_t data = offset + headerLen;
-    if (n < 0 || bytes.size() - data != need)
+    if (n < 0 || uint64_t(bytes.size() - data) != need)
         throw Error(ErrorKind::Usage, path, "holds " + std::to_string(bytes.size() - data) + " bytes of data, shape " +
-                                                t.shape().toString() + " needs " + std::to_string(need));
+                                                t.shape().toString() + " needs " +
+                                                (n < 0 || need == UINT64_MAX ? std::string("more") : std::to_string(need)));
     t.data = bytes.substr(data);
     return t;
 }

@@ -10,8 +10,10 @@ namespace ramiel {
 
 // Throws Error(Io) if unreadable, Error(Usage) if not a supported .npy.
 Tensor readNpy(const std::string& path);
-// Writes atomically; throws Error(Io).
+// Writes atomically; throws Error(Io), Error(Unsupported) for a type npyCanStore refuses.
 void writeNpy(const std::string& path, const Tensor& t);
+// Whether .npy has the element type (not bfloat16, string).
+bool npyCanStore(DataType t);
 
 // A file name from an arbitrary value name: letters, digits, '-', '_', '.'
 // kept, everything else '_'; never empty, never "." or "..".

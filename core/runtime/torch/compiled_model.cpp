@@ -3,7 +3,9 @@
 #include "core/onnx/node_checks.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
+#include "core/runtime/torch/torch_errors.h"
 #include "core/util/error.h"
+#include "core/util/resources.h"
 
 #include <map>
 
@@ -13,6 +15,29 @@ namespace {
 
 // The kernel registry's key: ONNX operators by name, other domains as "domain:Op".
 std::string registryKey(const Node& n) { return n.domain.empty() ? n.opType : n.domain + ":" + n.opType; }
+
+// Every tensor a run makes whose size is known, and the weights' copy, must fit in
+// memory: refused here, before anything is allocated, rather than failing mid-run.
+void checkMemory(const Model& model)
+{
+    const Graph& g = model.graph;
+    const uint64_t available = availableMemoryBytes();
+    uint64_t weights = 0;
+    for (const Value& v : g.values()) {
+        if (v.isConstant()) {
+            weights += v.initializer->data.size();
+            continue;
+        }
+        if (!v.type.shape || !v.type.shape->isFullyKnown() || elementSize(v.type.dtype) == 0)
+            continue;
+        const auto bytes = v.type.byteSize();  // none: past int64
+        const std::string what = v.producer == kNone ? "input '" + v.name + "' " + v.type.toString()
+                                                     : "value '" + v.name + "' " + v.type.toString() + " of node '" +
+                                                           g.node(v.producer).name + "'";
+        requireMemory(model.path, what, bytes ? uint64_t(*bytes) : UINT64_MAX, available);
+    }
+    requireMemory(model.path, "a copy of the weights", weights, available);
+}
 
 }  // namespace
 
@@ -36,11 +61,13 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
     // Kernels index their inputs and outputs and divide by strides: every node
     // is checked against its schema and the kernels' assumptions first.
     validateNodes(model_);
+    checkMemory(model_);
 
     constants_.resize(g.valueCount());
     for (const Value& v : g.values())
         if (v.isConstant())
-            constants_[size_t(v.id)] = toATen(*v.initializer, "initializer '" + v.name + "'");
+            constants_[size_t(v.id)] =
+                withTorchErrors(ErrorKind::Runtime, model.path, [&] { return toATen(*v.initializer, "initializer '" + v.name + "'"); });
     for (ValueId v : g.inputs())
         if (!g.value(v).isConstant()) {
             inputIds_.push_back(v);
@@ -57,9 +84,8 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             kernels_.push_back(registry.at(registryKey(n))(ctx));
         } catch (const Error& e) {
             throw Error(e.kind(), model.path, e.message());
-        } catch (const std::exception& e) {
-            throw Error(ErrorKind::Unsupported, model.path,
-                        "node '" + n.name + "' (" + n.opType + ") cannot be prepared: " + e.what());
+        } catch (...) {
+            rethrowAsError(ErrorKind::Unsupported, model.path, "node '" + n.name + "' (" + n.opType + ") cannot be prepared: ");
         }
     }
 }
@@ -68,14 +94,9 @@ void TorchCompiledModel::runNode(NodeId n, const std::vector<at::Tensor>& in, st
 {
     try {
         kernels_[size_t(n)](in, out);
-    } catch (const Error& e) {
-        throw Error(ErrorKind::Runtime, {}, "node '" + model_.graph.node(n).name + "' (" + model_.graph.node(n).opType +
-                                                ") failed: " + e.message());
-    } catch (const std::exception& e) {
-        std::string what = e.what();
-        what = what.substr(0, what.find('\n'));
-        throw Error(ErrorKind::Runtime, {},
-                    "node '" + model_.graph.node(n).name + "' (" + model_.graph.node(n).opType + ") failed: " + what);
+    } catch (...) {
+        const Node& node = model_.graph.node(n);
+        rethrowAsError(ErrorKind::Runtime, model_.path, "node '" + node.name + "' (" + node.opType + ") failed: ", false);
     }
 }
 
@@ -115,7 +136,8 @@ void TorchCompiledModel::setInputs(const std::vector<Tensor>& inputs)
                                                                ", the other inputs " + std::to_string(batch));
             batch = thisBatch;
         }
-        converted.push_back(toATen(t, what));
+        requireMemory(model_.path, what, t.data.size());
+        converted.push_back(withTorchErrors(ErrorKind::Runtime, model_.path, [&] { return toATen(t, what); }));
     }
     inputs_ = std::move(converted);
     batch_ = std::max(batch, 1);
@@ -134,29 +156,46 @@ std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) c
                             ": its sizes are not known (set them with --shape NAME=d1,d2,..., in Ramiel Studio's "
                             "Input Sizes, or with an input file)");
         std::vector<int64_t> dims = *v.type.shape->sizes();
-        if (!dims.empty())
-            dims[0] *= batch;
         const auto type = scalarTypeOf(v.type.dtype);
         if (!type)
             throw Error(ErrorKind::Unsupported, model_.path, "input '" + v.name + "' has an unsupported element type");
-        at::Tensor t;
-        if (at::isFloatingType(*type))
-            t = at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(*type);
-        else if (*type == at::kBool)
-            t = at::randint(0, 2, dims, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
-        else
-            t = at::randint(0, 10, dims, gen, at::TensorOptions().dtype(at::kLong)).to(*type);
-        out.push_back(fromATen(t));
+        // The random draw (8 bytes an element at most), its conversion and the copy out.
+        int64_t numel = 1;
+        bool overflow = !dims.empty() && __builtin_mul_overflow(dims[0], int64_t(batch), &dims[0]);
+        for (size_t d = 0; d < dims.size() && !overflow; ++d)
+            overflow = __builtin_mul_overflow(numel, dims[d], &numel);
+        if (overflow)
+            numel = -1;
+        requireMemory(model_.path,
+                      "input '" + v.name + "' " + v.type.toString() + (batch > 1 ? " at batch " + std::to_string(batch) : ""),
+                      byteCount(numel, 8 + 2 * elementSize(v.type.dtype)));
+        out.push_back(withTorchErrors(ErrorKind::Runtime, model_.path, [&] {
+            at::Tensor t;
+            if (at::isFloatingType(*type))
+                t = at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(*type);
+            else if (*type == at::kBool)
+                t = at::randint(0, 2, dims, gen, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+            else
+                t = at::randint(0, 10, dims, gen, at::TensorOptions().dtype(at::kLong)).to(*type);
+            return fromATen(t);
+        }));
     }
     return out;
 }
 
 std::vector<Tensor> TorchCompiledModel::outputs() const
 {
-    std::vector<Tensor> out;
+    // The copies out come on top of the run's own tensors: checked, not left to the OOM killer.
+    uint64_t bytes = 0;
     for (const at::Tensor& t : outputs_)
-        out.push_back(fromATen(t));
-    return out;
+        bytes += uint64_t(t.numel()) * uint64_t(t.element_size());
+    requireMemory(model_.path, "a copy of the outputs", bytes);
+    return withTorchErrors(ErrorKind::Runtime, model_.path, [&] {
+        std::vector<Tensor> out;
+        for (const at::Tensor& t : outputs_)
+            out.push_back(fromATen(t));
+        return out;
+    });
 }
 
 std::unique_ptr<Executor> TorchCompiledModel::serialExecutor(int intraOpThreads)

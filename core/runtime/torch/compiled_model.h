@@ -10,7 +10,9 @@ namespace ramiel {
 
 class TorchCompiledModel final : public CompiledModel {
 public:
-    explicit TorchCompiledModel(const Model& model);  // throws Error(Unsupported) listing missing operators
+    // Throws Error(Unsupported) listing missing operators, Error(InvalidGraph) for a
+    // broken node, Error(Resource) for a tensor of known size larger than memory.
+    explicit TorchCompiledModel(const Model& model);
 
     void setInputs(const std::vector<Tensor>& inputs) override;
     std::vector<Tensor> randomInputs(int batch, uint64_t seed) const override;
@@ -20,6 +22,7 @@ public:
 
     // For the executors.
     const Graph& graph() const { return model_.graph; }
+    const std::string& path() const { return model_.path; }
     const Topology& topology() const { return topo_; }
     const Kernel& kernel(NodeId n) const { return kernels_[size_t(n)]; }
     const at::Tensor& constant(ValueId v) const { return constants_[size_t(v)]; }
@@ -28,7 +31,8 @@ public:
     int batch() const { return batch_; }
     int64_t sampleRows(size_t input) const { return sampleRows_[input]; }  // dim 0 of one sample
     void setOutputs(std::vector<at::Tensor> outputs) { outputs_ = std::move(outputs); }
-    // Runs one node's kernel; a failure becomes Error(Runtime) naming the node.
+    // Runs one node's kernel; a failure becomes Error(Runtime) naming the file and
+    // the node (Error(Resource) when memory ran out).
     void runNode(NodeId n, const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) const;
 
 private:

@@ -2,14 +2,15 @@
 
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
+#include "core/runtime/torch/torch_errors.h"
 #include "core/schedule/validator.h"
 #include "core/util/error.h"
-
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -254,7 +255,7 @@ public:
             std::lock_guard<std::mutex> lock(m_mutex);
             ++generation_;
             failed_ = false;
-            error_.clear();
+            error_.reset();
             pending_ = int(workers_.size());
         }
         start_.notify_all();
@@ -263,21 +264,24 @@ public:
             done_.wait(lock, [&] { return pending_ == 0; });
         }
         if (failed_)
-            throw Error(errorKind_, {}, error_);
+            throw *error_;
 
         std::vector<at::Tensor> outputs;
         for (ValueId v : g.outputs()) {
             const NodeId p = g.value(v).producer;
             std::vector<at::Tensor> parts;
             for (int j = 0; j < schedule_.degree; ++j) {
-                if (p == kNone) {
-                    parts.push_back(g.value(v).isConstant() ? m_.constant(v) : slices_[size_t(j)][0]);
+                if (p == kNone) {  // a constant, or a graph input passed through (not always the first)
+                    const auto& ids = m_.inputIds();
+                    const size_t input = size_t(std::find(ids.begin(), ids.end(), v) - ids.begin());
+                    parts.push_back(g.value(v).isConstant() ? m_.constant(v) : slices_[size_t(j)][input]);
                     continue;
                 }
                 const auto& outs = g.node(p).outputs;
                 parts.push_back(slots_[size_t(schedule_.instance(p, j))].outputs[size_t(std::find(outs.begin(), outs.end(), v) - outs.begin())]);
             }
-            outputs.push_back(parts.size() == 1 ? parts[0] : at::cat(parts, 0));
+            outputs.push_back(parts.size() == 1 ? parts[0]
+                                                : withTorchErrors(ErrorKind::Runtime, m_.path(), [&] { return at::cat(parts, 0); }));
         }
         m_.setOutputs(std::move(outputs));
         const double total = since(start);
@@ -298,10 +302,8 @@ private:
     {
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            if (!failed_) {
-                error_ = e.message();
-                errorKind_ = e.kind();
-            }
+            if (!failed_)
+                error_ = std::make_unique<Error>(e);
             failed_ = true;
         }
         for (auto& slot : slots_) {  // wake every waiter; they see failed_
@@ -320,7 +322,7 @@ private:
             w.wait += since(t0);
         }
         if (slot.generation != gen)
-            throw Error(ErrorKind::Runtime, {}, "stopped");
+            throw Error(ErrorKind::Runtime, m_.path(), "stopped");
         at::Tensor value = slot.outputs[size_t(output)];
         if (--slot.left == 0)
             slot.outputs.clear();  // every reader has it
@@ -395,11 +397,13 @@ private:
                 gen = seen = generation_;
             }
             try {
-                runItems(c, gen);
+                try {
+                    runItems(c, gen);
+                } catch (...) {
+                    rethrowAsError(ErrorKind::Runtime, m_.path(), {});
+                }
             } catch (const Error& e) {
                 fail(e);
-            } catch (const std::exception& e) {
-                fail(Error(ErrorKind::Runtime, {}, e.what()));
             }
             workers_[c].local.clear();
             {
@@ -424,8 +428,7 @@ private:
     int pending_ = 0;
     bool stop_ = false;
     std::atomic<bool> failed_{false};
-    std::string error_;
-    ErrorKind errorKind_ = ErrorKind::Runtime;
+    std::unique_ptr<Error> error_;  // the first failure of this run
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/kernel.h"
+#include "core/runtime/torch/torch_errors.h"
 
 #include <torch/version.h>
 
@@ -37,7 +38,11 @@ public:
     }
     std::unique_ptr<CompiledModel> compile(const Model& model) override
     {
-        return std::make_unique<TorchCompiledModel>(model);
+        try {
+            return std::make_unique<TorchCompiledModel>(model);
+        } catch (...) {
+            rethrowAsError(ErrorKind::Internal, model.path, {});  // one line; allocation failures are Resource
+        }
     }
 };
 
