@@ -760,7 +760,7 @@ private Q_SLOTS:
         const Topology topo = buildTopology(m.graph);
         const CostTable costs =
             CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
-        compiled->parallelExecutor(planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2), "linear").schedule, {1, 1})
+        compiled->parallelExecutor(planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2), "linear").schedule)
             ->run();
         const std::vector<Tensor> parallel = compiled->outputs();
         QCOMPARE(parallel.size(), serial.size());

@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         const CostTable costs = CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph), MachineConstants{},
                                                       EdgeCostParameters{});
         const Plan plan = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear");
-        compiled->parallelExecutor(plan.schedule, {1, 1})->run();
+        compiled->parallelExecutor(plan.schedule)->run();
         const std::vector<Tensor> parallel = compiled->outputs();
         if (!random(model))
             for (size_t i = 0; i < serial.size(); ++i)
