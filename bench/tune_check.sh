@@ -34,7 +34,10 @@ t, c, b = (json.load(open(p)) for p in (t, c, b))
 rows = b["runs"]
 serial = [r for r in rows if r["configuration"] == "serial"]
 s1, sp = serial[0]["median_ms"], serial[1]["median_ms"]
-chosen = rows[2] if len(rows) > 2 else min(serial, key=lambda r: r["median_ms"])
+if len(rows) > 2:
+    chosen = rows[2]
+else:  # a serial configuration on 1 or P threads is timed as that serial row
+    chosen = next(r for r in serial if r["intra_op_threads"] == c["serial_threads"])
 best = min(s1, sp)
 print("%-14s %2s | %-48s %7.1f | %9.2f %9.2f %9.2f | %7.2fx %7.2fx | %.2f-%.2f" % (
     os.path.basename(model)[:-5], batch, c["label"][:48], t["total_seconds"], s1, sp, chosen["median_ms"],
