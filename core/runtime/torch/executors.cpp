@@ -21,6 +21,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// Waits up to `budget` for `ready` before the caller blocks: a value that comes
+// within a few microseconds is taken without a sleep and a wake-up (each costs
+// tens of microseconds); longer waits block, so an idle worker does not hold a
+// core that another worker's intra-op threads need.
+template <typename Ready>
+bool spinBriefly(Ready ready, std::chrono::microseconds budget = std::chrono::microseconds(20))
+{
+    const auto until = Clock::now() + budget;
+    for (int i = 1;; ++i) {
+        if (ready())
+            return true;
+        if (i % 64 == 0 && Clock::now() >= until)
+            return false;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
 // One thread, nodes in topological order; a value is dropped after its last consumer.
 class SerialExecutor final : public Executor {
 public:
@@ -95,7 +114,8 @@ private:
     std::vector<int> uses_;
 };
 
-// A persistent worker per cluster. Values cross clusters through one-shot
+// A worker per cluster: the thread that calls run() is worker 0, the others are
+// persistent threads woken once per run. Values cross clusters through one-shot
 // slots (one per published instance, reset by a generation counter); every
 // cluster runs in the schedule's global order, so a wait always ends.
 class ParallelExecutor final : public Executor {
@@ -120,6 +140,7 @@ class ParallelExecutor final : public Executor {
         std::mutex m;
         std::condition_variable cv;
         uint64_t generation = 0;  // == the run's generation when ready
+        std::atomic<uint64_t> ready{0};  // the same, readable without the lock
         std::vector<at::Tensor> outputs;
         int readers = 0;  // reads by other workers per run (+1 for a graph output: kept)
         int left = 0;     // reads still to come this run; at 0 the outputs are dropped
@@ -216,7 +237,8 @@ public:
         for (auto& w : workers_)
             for (auto& item : w.items)
                 item.publish = item.publish && published[size_t(item.instance)];
-        for (size_t c = 0; c < workers_.size(); ++c)
+        // The thread that calls run() is worker 0; the others get threads of their own.
+        for (size_t c = 1; c < workers_.size(); ++c)
             workers_[c].thread = std::thread([this, c] { workerLoop(c); });
     }
 
@@ -228,7 +250,8 @@ public:
         }
         start_.notify_all();
         for (auto& w : workers_)
-            w.thread.join();
+            if (w.thread.joinable())
+                w.thread.join();
     }
 
     double run(RunProfile* profile) override
@@ -251,17 +274,23 @@ public:
             profile->nodeSeconds.assign(g.nodeCount(), 0.0);
         profile_ = profile;
         const auto start = Clock::now();
+        uint64_t gen;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            ++generation_;
+            gen = ++generation_;
             failed_ = false;
             error_.reset();
-            pending_ = int(workers_.size());
+            pending_ = int(workers_.size()) - 1;
         }
-        start_.notify_all();
+        if (workers_.size() > 1)
+            start_.notify_all();
         {
+            IntraOpThreadsScope callerThreads(threads_.empty() ? 1 : std::max(1, threads_[0]));  // restored after
+            runWorker(0, gen);
+        }
+        if (!spinBriefly([&] { return pending_.load() == 0; })) {
             std::unique_lock<std::mutex> lock(m_mutex);
-            done_.wait(lock, [&] { return pending_ == 0; });
+            done_.wait(lock, [&] { return pending_.load() == 0; });
         }
         if (failed_)
             throw *error_;
@@ -315,12 +344,16 @@ private:
     at::Tensor await(Worker& w, InstanceId producer, int output, uint64_t gen)
     {
         Slot& slot = slots_[size_t(producer)];
-        std::unique_lock<std::mutex> lock(slot.m);
-        if (slot.generation != gen) {
+        auto ready = [&] { return slot.ready.load(std::memory_order_acquire) == gen || failed_.load(); };
+        if (!ready()) {
             const auto t0 = Clock::now();
-            slot.cv.wait(lock, [&] { return slot.generation == gen || failed_.load(); });
+            if (!spinBriefly(ready)) {
+                std::unique_lock<std::mutex> lock(slot.m);
+                slot.cv.wait(lock, [&] { return slot.generation == gen || failed_.load(); });
+            }
             w.wait += since(t0);
         }
+        std::unique_lock<std::mutex> lock(slot.m);
         if (slot.generation != gen)
             throw Error(ErrorKind::Runtime, m_.path(), "stopped");
         at::Tensor value = slot.outputs[size_t(output)];
@@ -374,6 +407,7 @@ private:
                     slot.outputs = out;
                     slot.left = slot.readers;
                     slot.generation = gen;
+                    slot.ready.store(gen, std::memory_order_release);
                 }
                 slot.cv.notify_all();
             }
@@ -382,6 +416,21 @@ private:
             in.clear();
             out.clear();
         }
+    }
+
+    // One run of worker c's items; a failure stops every worker and is rethrown by run().
+    void runWorker(size_t c, uint64_t gen)
+    {
+        try {
+            try {
+                runItems(c, gen);
+            } catch (...) {
+                rethrowAsError(ErrorKind::Runtime, m_.path(), {});
+            }
+        } catch (const Error& e) {
+            fail(e);
+        }
+        workers_[c].local.clear();
     }
 
     void workerLoop(size_t c)
@@ -396,16 +445,7 @@ private:
                     return;
                 gen = seen = generation_;
             }
-            try {
-                try {
-                    runItems(c, gen);
-                } catch (...) {
-                    rethrowAsError(ErrorKind::Runtime, m_.path(), {});
-                }
-            } catch (const Error& e) {
-                fail(e);
-            }
-            workers_[c].local.clear();
+            runWorker(c, gen);
             {
                 std::lock_guard<std::mutex> lock(m_mutex);
                 --pending_;
@@ -425,7 +465,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable start_, done_;
     uint64_t generation_ = 0;
-    int pending_ = 0;
+    std::atomic<int> pending_{0};  // worker threads still in this run (changed under m_mutex)
     bool stop_ = false;
     std::atomic<bool> failed_{false};
     std::unique_ptr<Error> error_;  // the first failure of this run
