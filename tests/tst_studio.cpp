@@ -156,38 +156,48 @@ private:
         return w;
     }
 
+    // Adds graph attribute `attribute` (graph `name`) to `node`: `ops` in a
+    // chain from `in`, a value of an enclosing graph; an "If" among them is a
+    // nested If on the model's `cond`, its branches a Neg and an Abs.
+    static void addBranch(onnx::NodeProto& node, const std::string& attribute, const std::string& name,
+                          const std::vector<std::string>& ops, std::string in)
+    {
+        auto* a = node.add_attribute();
+        a->set_name(attribute);
+        a->set_type(onnx::AttributeProto::GRAPH);
+        auto* g = a->mutable_g();
+        g->set_name(name);
+        for (size_t k = 0; k < ops.size(); ++k) {
+            auto* n = g->add_node();
+            n->set_op_type(ops[k]);
+            n->set_name(name + "/" + ops[k]);
+            if (ops[k] == "If") {
+                n->add_input("cond");
+                addBranch(*n, "then_branch", name + "_inner_then", {"Neg"}, in);
+                addBranch(*n, "else_branch", name + "_inner_else", {"Abs"}, in);
+            } else {
+                n->add_input(in);
+            }
+            in = name + "_" + std::to_string(k);
+            n->add_output(in);
+        }
+        auto* out = g->add_output();
+        out->set_name(in);
+        auto* tt = out->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(onnx::TensorProto::FLOAT);
+        tt->mutable_shape()->add_dim()->set_dim_value(1);
+        tt->mutable_shape()->add_dim()->set_dim_value(8);
+    }
     // A model whose If reads an outer value in both branches: then_branch has
-    // three nodes, else_branch one.
+    // three nodes, else_branch two, the second an If of its own.
     static QString writeIfModel(const QString& dir)
     {
         test::OnnxBuilder b;
         b.input("x", {1, 8}).input("cond", {}, onnx::TensorProto::BOOL).output("y", {1, 8});
         b.node("Relu", {"x"}, {"r"}, "relu");
         auto& iff = b.node("If", {"cond"}, {"y"}, "the_if");
-        const std::vector<std::pair<std::string, std::vector<std::string>>> branches = {
-            {"then_branch", {"Neg", "Abs", "Sigmoid"}}, {"else_branch", {"Tanh"}}};
-        for (const auto& [branch, ops] : branches) {
-            auto* a = iff.add_attribute();
-            a->set_name(branch);
-            a->set_type(onnx::AttributeProto::GRAPH);
-            auto* g = a->mutable_g();
-            g->set_name(branch);
-            std::string in = "r";  // from the enclosing graph
-            for (size_t k = 0; k < ops.size(); ++k) {
-                auto* n = g->add_node();
-                n->set_op_type(ops[k]);
-                n->set_name(branch + "/" + ops[k]);
-                n->add_input(in);
-                in = branch + "_" + std::to_string(k);
-                n->add_output(in);
-            }
-            auto* out = g->add_output();
-            out->set_name(in);
-            auto* tt = out->mutable_type()->mutable_tensor_type();
-            tt->set_elem_type(onnx::TensorProto::FLOAT);
-            tt->mutable_shape()->add_dim()->set_dim_value(1);
-            tt->mutable_shape()->add_dim()->set_dim_value(8);
-        }
+        addBranch(iff, "then_branch", "then_branch", {"Neg", "Abs", "Sigmoid"}, "r");
+        addBranch(iff, "else_branch", "else_branch", {"Tanh", "If"}, "r");
         const QString path = QDir(dir).filePath("if.onnx");
         QFile f(path);
         if (!f.open(QIODevice::WriteOnly))
@@ -1469,7 +1479,7 @@ private Q_SLOTS:
         QTest::addColumn<bool>("doubleClick");
         QTest::addColumn<int>("nodes");
         QTest::newRow("then_branch from the menu") << "then_branch" << false << 3;
-        QTest::newRow("else_branch from the menu") << "else_branch" << false << 1;
+        QTest::newRow("else_branch from the menu") << "else_branch" << false << 2;
         QTest::newRow("a double-click opens the first") << "then_branch" << true << 3;
     }
     void bodyOpensAndCloses()
@@ -1558,6 +1568,44 @@ private Q_SLOTS:
         verifyClusterColors(*w);
         w->scene()->selectNode(iff);
         QCOMPARE(w->properties()->node(), iff);
+    }
+
+    // A body inside a body: the bar shows both levels; Back goes up one at a time.
+    void nestedBodiesGoBackOneLevelAtATime()
+    {
+        QTemporaryDir dir;
+        auto w = window();
+        QVERIFY(open(*w, writeIfModel(dir.path())));
+        auto findIf = [](const Graph& g) {
+            for (const Node& n : g.nodes())
+                if (n.opType == "If")
+                    return n.id;
+            return NodeId(kNone);
+        };
+        const NodeId outer = findIf(w->session()->prepared()->model.graph);
+        w->openBody(outer, "else_branch", 0);
+        QCOMPARE(w->bodyDepth(), 1);
+        const NodeId inner = findIf(*w->scene()->graph());
+        QVERIFY(inner != kNone);
+        w->openBody(inner, "then_branch", 0);
+        QCOMPARE(w->bodyDepth(), 2);
+        QCOMPARE(w->scene()->graph()->name, std::string("else_branch_inner_then"));
+        QCOMPARE(int(w->scene()->graph()->nodeCount()), 1);
+        const QString path = w->bodyPath()->text();
+        QVERIFY2(path.contains("If 'the_if'") && path.contains("If 'else_branch/If'") &&
+                     path.indexOf("else_branch") < path.lastIndexOf("then_branch"),
+                 qPrintable(path));
+        QPushButton* back = w->bodyBar()->findChild<QPushButton*>("bodyBack");
+        back->click();
+        QCOMPARE(w->bodyDepth(), 1);
+        QCOMPARE(w->scene()->graph()->name, std::string("else_branch"));
+        QVERIFY(!w->bodyPath()->text().contains("inner"));
+        back->click();
+        QCOMPARE(w->bodyDepth(), 0);
+        QVERIFY(w->scene()->graph() == &w->session()->prepared()->model.graph);
+        // A body that is not there opens nothing.
+        w->openBody(outer, "no_such_branch", 0);
+        QCOMPARE(w->bodyDepth(), 0);
     }
 };
 
