@@ -1388,9 +1388,11 @@ private Q_SLOTS:
             QCOMPARE(clusters, size_t(step + 2));
             QCOMPARE(t->stepColors().back(), -1);
             QCOMPARE(w->loadsChart()->categories().last(), QString("rest"));
+            QVERIFY(legendTexts(*w->scene()).contains("not clustered yet"));
         } else {
             QCOMPARE(clusters, size_t(peeled - (step - peeled) - 1));
             QVERIFY(std::is_sorted(t->stepColors().begin(), t->stepColors().end()));
+            QVERIFY(!legendTexts(*w->scene()).contains("not clustered yet"));  // every node is by now
         }
         QCOMPARE(w->loadsChart()->barCount(), int(clusters));
         // Every node's row in the Gantt has the color the node is drawn in.

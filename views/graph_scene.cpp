@@ -475,7 +475,8 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
         for (const QString& line : note_.split(QLatin1Char('\n')))
             out.append({QColor(Qt::transparent), line});
     if (teachingOverlay()) {
-        out.append({theme_->unclustered, tr("not clustered yet")});
+        if (std::find(teachClusters_.begin(), teachClusters_.end(), -1) != teachClusters_.end())
+            out.append({theme_->unclustered, tr("not clustered yet")});
         out.append({theme_->critical, teachCaption_});
         return out;
     }
