@@ -193,7 +193,7 @@ execute_process(
   COMMAND ${root}/usr/bin/ramiel info ${root}/usr/share/ramiel/models/inception_sample.onnx
           --machine ${SOURCE_DIR}/tests/data/machine.json
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "graph +39 nodes, 44 edges" OR NOT out MATCHES "critical path +17 nodes")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "graph +74 nodes, 79 edges" OR NOT out MATCHES "critical path +26 nodes")
   fail("ramiel info on the packaged sample (exit ${rc}): ${out}${err}")
 endif()
 

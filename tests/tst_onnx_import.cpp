@@ -55,8 +55,8 @@ private Q_SLOTS:
     void bundledSample()
     {
         const Model m = loadOnnx(test::sourcePath("resources/models/inception_sample.onnx").toStdString());
-        QCOMPARE(m.graph.nodeCount(), size_t(39));
-        QCOMPARE(m.graph.initializerCount(), size_t(35));
+        QCOMPARE(m.graph.nodeCount(), size_t(74));
+        QCOMPARE(m.graph.initializerCount(), size_t(71));
         QCOMPARE(m.opsetVersion(), int64_t(13));
         QVERIFY2(m.warnings.empty(), m.warnings.empty() ? "" : m.warnings.front().c_str());
         for (const Value& v : m.graph.values())

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QtTest>
 
+#include <cmath>
 #include <set>
 
 using namespace ramiel;
@@ -216,6 +217,57 @@ private Q_SLOTS:
         try {
             pipeline::plan(prepared, s, pipeline::costTable(*prepared, s));
             QFAIL("accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+        }
+    }
+
+    // Every step of the teaching as a schedule: valid, the paths peeled so far
+    // (and one cluster for the rest) or the groups merged so far, each node in
+    // the cluster of its color, loads summing to the serial work.
+    void teachingStatesAreValidSchedules_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("workers");
+        QTest::newRow("sample P=2") << test::sourcePath("resources/models/inception_sample.onnx") << 2;
+        QTest::newRow("googlenet P=3") << test::modelPath("googlenet") << 3;
+    }
+    void teachingStatesAreValidSchedules()
+    {
+        QFETCH(QString, model);
+        QFETCH(int, workers);
+        const auto prepared = pipeline::prepare(model.toStdString(), fixedMachine());
+        pipeline::PlanSettings s;
+        s.workers = workers;
+        const auto planned = pipeline::plan(prepared, s, pipeline::costTable(*prepared, s));
+        const pipeline::TeachingSteps steps = pipeline::teachingSteps(*planned);
+        const int peeled = int(steps.paths.size()), merged = int(steps.merges.size());
+        QVERIFY(peeled > workers && merged > 0);
+        for (int step = 0; step < peeled + merged; ++step) {
+            const pipeline::TeachingState st = pipeline::teachingState(*planned, steps, step);
+            const Schedule& sched = st.schedule;
+            const bool rest = step < peeled - 1;
+            QCOMPARE(st.groups, step < peeled ? step + 1 : peeled - (step - peeled) - 1);
+            QCOMPARE(int(sched.clusters.size()), st.groups + (rest ? 1 : 0));
+            QCOMPARE(st.clusterColors.size(), sched.clusters.size());
+            QCOMPARE(st.clusterColors.back() == -1, rest);
+            for (size_t n = 0; n < st.clusterOfNode.size(); ++n)
+                QCOMPARE(st.clusterColors[size_t(sched.owner[n])], st.clusterOfNode[n]);
+            if (step < peeled)
+                QCOMPARE(st.current, steps.paths[size_t(step)]);
+            const auto p = pipeline::teachingPlan(*planned, steps, st);
+            QVERIFY2(p->plan.validation.valid, qPrintable(QString("step %1").arg(step)));
+            double load = 0;
+            for (double l : p->loads)
+                load += l;
+            QVERIFY(std::abs(load - p->plan.simulation.serial) <= 1e-6 * load);
+        }
+        // After the last merge: as many groups as the linear plan has clusters.
+        QCOMPARE(pipeline::teachingState(*planned, steps, peeled + merged - 1).groups,
+                 int(planned->plan.schedule.clusters.size()));
+        try {
+            pipeline::teachingState(*planned, steps, peeled + merged);
+            QFAIL("accepted a step past the merges");
         } catch (const Error& e) {
             QCOMPARE(e.kind(), ErrorKind::Usage);
         }

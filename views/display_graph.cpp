@@ -40,6 +40,28 @@ void sizeItem(DisplayItem& item, const LabelWidths& widths)
 
 }  // namespace
 
+std::vector<SubgraphRef> subgraphsOf(const Node& node)
+{
+    std::vector<SubgraphRef> out;
+    for (const Attribute& a : node.attributes) {
+        if (a.kind == Attribute::Kind::Graph && a.g)
+            out.push_back({a.name, 0, 1, a.g.get()});
+        if (a.kind == Attribute::Kind::Graphs)
+            for (size_t k = 0; k < a.graphs.size(); ++k)
+                if (a.graphs[k])
+                    out.push_back({a.name, int(k), int(a.graphs.size()), a.graphs[k].get()});
+    }
+    return out;
+}
+
+const Graph* subgraphOf(const Node& node, const std::string& attribute, int index)
+{
+    for (const SubgraphRef& r : subgraphsOf(node))
+        if (r.attribute == attribute && r.index == index)
+            return r.graph;
+    return nullptr;
+}
+
 std::string shapeText(const TensorType& type)
 {
     return type.shape ? type.shape->toString() : "?";
@@ -65,6 +87,19 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
         item.subtitle = shapeText(value.type);
         sizeItem(item, widths);
         inputItem[v] = int(d.items.size());
+        d.items.push_back(std::move(item));
+    }
+    // A subgraph's reads of the enclosing graph's values: drawn as inputs.
+    for (const Value& value : graph.values()) {
+        if (!value.isOuterScope || value.consumers.empty() || inputItem.count(value.id))
+            continue;
+        DisplayItem item;
+        item.kind = DisplayItem::Kind::Input;
+        item.value = value.id;
+        item.title = clipped(value.name);
+        item.subtitle = "outer scope";
+        sizeItem(item, widths);
+        inputItem[value.id] = int(d.items.size());
         d.items.push_back(std::move(item));
     }
     for (const Node& node : graph.nodes()) {

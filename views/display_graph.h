@@ -53,6 +53,18 @@ struct LabelWidths {
 DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidths& widths = {},
                             const std::vector<std::string>& collapsed = {});
 LayoutInput layoutInputOf(const DisplayGraph& display, bool leftToRight);
+// A subgraph a node holds (an If's then_branch, a Loop's body): the
+// attribute, its index among the attribute's graphs, and how many it has.
+struct SubgraphRef {
+    std::string attribute;
+    int index = 0;
+    int count = 1;
+    const Graph* graph = nullptr;
+};
+std::vector<SubgraphRef> subgraphsOf(const Node& node);
+// The subgraph `index` of attribute `attribute`, or nullptr.
+const Graph* subgraphOf(const Node& node, const std::string& attribute, int index);
+
 // "1x3x224x224", "?" when unknown.
 std::string shapeText(const TensorType& type);
 

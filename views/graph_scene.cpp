@@ -90,7 +90,8 @@ void GraphScene::setGraph(std::shared_ptr<const PreparedModel> prepared, std::sh
         if (di.kind == DisplayItem::Kind::Input || di.kind == DisplayItem::Kind::Output) {
             const Value& v = graph.value(di.value);
             item->setToolTip(QStringLiteral("<b>%1</b><br>%2<br>%3")
-                                 .arg(di.kind == DisplayItem::Kind::Input ? tr("graph input") : tr("graph output"),
+                                 .arg(v.isOuterScope ? tr("from the enclosing graph")
+                                      : di.kind == DisplayItem::Kind::Input ? tr("graph input") : tr("graph output"),
                                       QString::fromStdString(printable(v.name)).toHtmlEscaped(),
                                       QString::fromStdString(v.type.toString()).toHtmlEscaped()));
         }
@@ -118,6 +119,12 @@ void GraphScene::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
 {
     analysis_ = std::move(analysis);
     recolor();
+}
+
+void GraphScene::setNote(const QString& note)
+{
+    note_ = note;
+    Q_EMIT legendChanged();
 }
 
 void GraphScene::setColorMode(ColorMode mode)
@@ -464,8 +471,12 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     if (!prepared_)
         return out;
     const PlannedModel* a = analysis_.get();
+    if (!note_.isEmpty())
+        for (const QString& line : note_.split(QLatin1Char('\n')))
+            out.append({QColor(Qt::transparent), line});
     if (teachingOverlay()) {
-        out.append({theme_->unclustered, tr("not clustered yet")});
+        if (std::find(teachClusters_.begin(), teachClusters_.end(), -1) != teachClusters_.end())
+            out.append({theme_->unclustered, tr("not clustered yet")});
         out.append({theme_->critical, teachCaption_});
         return out;
     }

@@ -50,6 +50,12 @@ public:
     // t-level and b-level (rich text).
     QString toolTipOf(NodeId node) const;
     std::shared_ptr<const GraphLayout> layout() const { return layout_; }
+    std::shared_ptr<const PreparedModel> prepared() const { return prepared_; }
+    // The graph drawn (the model's, or a body opened from it); nullptr when none.
+    const Graph* graph() const { return prepared_ ? &prepared_->model.graph : nullptr; }
+    // Lines ('\n' between them) the legend shows first (a body: why it has no schedule colors); empty: none.
+    void setNote(const QString& note);
+    QString note() const { return note_; }
     std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
     // Teaching mode: colors from `clusters` by node id (-1: not clustered yet,
     // drawn pale) with the nodes of `current` outlined, until cleared.
@@ -85,6 +91,7 @@ private:
     std::vector<int> teachClusters_;
     std::vector<NodeId> teachCurrent_;
     QString teachCaption_;
+    QString note_;
     const SceneTheme* theme_ = &sceneTheme(false);
 };
 

@@ -187,6 +187,52 @@ void GraphView::centerOnNode(int node)
     }
 }
 
+void GraphView::showNodes(const std::vector<NodeId>& nodes)
+{
+    QRectF r;
+    for (NodeId n : nodes)
+        if (NodeItem* item = scene_->itemOfNode(n))
+            r |= item->sceneBoundingRect();
+    if (r.isEmpty())
+        return;
+    r.adjust(-30, -30, 30, 30);
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    if (visible.contains(r))
+        return;
+    const double fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+    setZoom(std::min(zoom(), std::max(fit, 0.4)));
+    const double z = zoom();
+    const double halfW = viewport()->width() / (2 * z);
+    const double halfH = viewport()->height() / (2 * z);
+    // Where the nodes start (their first rank) when they are longer than the view.
+    const bool leftToRight = scene_->layout() && scene_->layout()->leftToRight;
+    QPointF c = r.center();
+    if (leftToRight && r.width() > 2 * halfW)
+        c.setX(r.left() + halfW);
+    if (!leftToRight && r.height() > 2 * halfH)
+        c.setY(r.top() + halfH);
+    centerOn(c);
+    minimap_->update();
+    placeLegend();
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    auto* item = dynamic_cast<NodeItem*>(itemAt(event->pos()));
+    if (item && scene_->layout() && scene_->graph()) {
+        const DisplayItem& di = scene_->layout()->display.items[size_t(item->index())];
+        if (di.kind == DisplayItem::Kind::Operator) {
+            const std::vector<SubgraphRef> bodies = subgraphsOf(scene_->graph()->node(di.node));
+            if (!bodies.empty()) {
+                Q_EMIT bodyRequested(di.node, QString::fromStdString(bodies.front().attribute), bodies.front().index);
+                event->accept();
+                return;
+            }
+        }
+    }
+    QGraphicsView::mouseDoubleClickEvent(event);
+}
+
 namespace {
 
 QString droppedFile(const QMimeData* data)
@@ -268,12 +314,22 @@ QMenu* GraphView::contextMenuFor(QGraphicsItem* item, QWidget* parent)
     // Modules: the ones around a box to collapse, a collapsed one to expand.
     if (auto* node = dynamic_cast<NodeItem*>(item); node && scene_->layout()) {
         const DisplayItem& di = scene_->layout()->display.items[size_t(node->index())];
-        if (di.kind == DisplayItem::Kind::Group) {
+        if (di.kind == DisplayItem::Kind::Group && modulesEnabled_) {
             QAction* expand = menu->addAction(tr("Expand Module %1").arg(name), this,
                                               [this, name] { Q_EMIT expandRequested(name); });
             expand->setObjectName(QStringLiteral("expandModule"));
         } else if (di.kind == DisplayItem::Kind::Operator) {
-            const std::vector<std::string> modules = modulePrefixes(name.toStdString());
+            // Bodies of If/Loop/Scan: one entry each ("Open Body 'then_branch'").
+            for (const SubgraphRef& body : subgraphsOf(scene_->graph()->node(di.node))) {
+                const QString attribute = QString::fromStdString(body.attribute);
+                const int index = body.index;
+                QAction* open = menu->addAction(
+                    body.count > 1 ? tr("Open Body '%1' [%2]").arg(attribute).arg(index) : tr("Open Body '%1'").arg(attribute),
+                    this, [this, node = di.node, attribute, index] { Q_EMIT bodyRequested(node, attribute, index); });
+                open->setObjectName(QStringLiteral("openBody"));
+            }
+            const std::vector<std::string> modules =
+                modulesEnabled_ ? modulePrefixes(name.toStdString()) : std::vector<std::string>();
             if (!modules.empty()) {
                 QMenu* collapse = menu->addMenu(tr("Collapse Module"));
                 collapse->setObjectName(QStringLiteral("collapseModule"));

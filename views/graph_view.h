@@ -2,7 +2,11 @@
 // 100%, a minimap in the corner and the color legend drawn over the view.
 #pragma once
 
+#include "core/ir/graph.h"
+
 #include <QGraphicsView>
+
+#include <vector>
 
 class QMenu;
 
@@ -29,6 +33,8 @@ public:
     // The context menu for an item of the scene (a box, a terminal, an edge;
     // nullptr: the canvas): Copy Name, and what applies to it.
     QMenu* contextMenuFor(QGraphicsItem* item, QWidget* parent);
+    // Whether the menu offers Collapse/Expand Module (not inside a body: modules are the model's).
+    void setModulesEnabled(bool enabled) { modulesEnabled_ = enabled; }
 
 public Q_SLOTS:
     void zoomIn();
@@ -39,6 +45,10 @@ public Q_SLOTS:
     void actualSize();
     void setZoom(double factor);
     void centerOnNode(int node);
+    // Brings `nodes` into view (Teaching's step): nothing when all are visible;
+    // else zooms out to fit them (never in, nor below 40 % unless already
+    // there) and centres on them, on their start when they still do not fit.
+    void showNodes(const std::vector<ramiel::NodeId>& nodes);
 
 Q_SIGNALS:
     void zoomChanged(double factor);
@@ -48,6 +58,8 @@ Q_SIGNALS:
     // From the context menu: draw a module (a node-name prefix) as one box, or its nodes again.
     void collapseRequested(const QString& module);
     void expandRequested(const QString& module);
+    // Open a subgraph (If/Loop/Scan body) of `node`: attribute `attribute`, graph `index` in it.
+    void bodyRequested(int node, const QString& attribute, int index);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
@@ -60,6 +72,8 @@ protected:
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
+    // On an operator with subgraphs: opens its first body.
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     // A palette change (View > Dark Theme) recolors the canvas, the legend and the minimap.
     void changeEvent(QEvent* event) override;
 
@@ -76,6 +90,7 @@ private:
     GraphScene* scene_;
     Minimap* minimap_;
     bool legendVisible_ = true;
+    bool modulesEnabled_ = true;
     QRect legendRect_;
     Qt::Corner legendCorner_ = Qt::TopLeftCorner;
 };

@@ -28,11 +28,37 @@ GanttChart::GanttChart(QWidget* parent) : QWidget(parent)
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
-void GanttChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
+namespace {
+
+// Teaching's colors: the graph's color index of each cluster, -1 for the nodes not yet clustered.
+QColor colorOf(const std::vector<int>& colors, int cluster, const QPalette& palette)
+{
+    if (cluster < 0 || size_t(cluster) >= colors.size())
+        return clusterColor(cluster);
+    return colors[size_t(cluster)] >= 0 ? clusterColor(colors[size_t(cluster)])
+                                        : sceneTheme(isDark(palette)).unclustered;
+}
+
+QString rowLabel(const std::vector<int>& colors, int cluster, const QString& prefix)
+{
+    if (cluster < 0 || size_t(cluster) >= colors.size())
+        return prefix + QString::number(cluster);
+    if (colors[size_t(cluster)] < 0)
+        return GanttChart::tr("rest");
+    return (prefix.isEmpty() ? QString() : QStringLiteral("C")) + QString::number(colors[size_t(cluster)]);
+}
+
+}  // namespace
+
+void GanttChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis, std::vector<int> colors, QString title)
 {
     analysis_ = std::move(analysis);
+    colors_ = std::move(colors);
+    title_ = std::move(title);
     update();
 }
+
+QColor GanttChart::rowColor(int cluster) const { return colorOf(colors_, cluster, palette()); }
 
 QRectF GanttChart::plotArea() const { return QRectF(rect()).adjusted(34, 18, -10, -24); }
 
@@ -72,7 +98,7 @@ void GanttChart::paintEvent(QPaintEvent*)
     }
     for (int w = 0; w < workers; ++w)
         p.drawText(QRectF(0, area.top() + w * rowH, 30, rowH), Qt::AlignVCenter | Qt::AlignRight,
-                   QStringLiteral("W%1").arg(w));
+                   rowLabel(colors_, w, QStringLiteral("W")));
 
     const auto& critical = analysis_->onCriticalPath;
     const QFontMetricsF metrics(f);
@@ -80,10 +106,15 @@ void GanttChart::paintEvent(QPaintEvent*)
     for (size_t i = 0; i < sim.gantt.size(); ++i) {
         const GanttEntry& e = sim.gantt[i];
         const QRectF r = barRect(int(i));
-        QColor c = clusterColor(e.worker);
+        QColor c = rowColor(e.worker);
         if (e.clone)
             c = c.lighter(140);
         p.fillRect(r, c);
+        if (!colors_.empty() && colors_[size_t(e.worker)] < 0) {
+            // Not clustered yet: pale as in the graph, outlined to show on the chart's background.
+            p.setPen(QPen(palette().color(QPalette::Mid), 1));
+            p.drawRect(r);
+        }
         // Items on several intra-op threads: hatched, with the count where it fits.
         const int threads = s.threadsOf(size_t(e.worker), e.instance);
         if (threads > 1) {
@@ -119,8 +150,9 @@ QString GanttChart::caption() const
     if (!analysis_)
         return {};
     const Simulation& sim = analysis_->plan.simulation;
-    // What runs: the workers and their threads, then the simulated figures.
-    return QString::fromStdString(describeThreads(analysis_->plan.schedule)) + QStringLiteral("  |  ") +
+    // What runs: the workers and their threads (or what teaching says), then the simulated figures.
+    const QString what = title_.isEmpty() ? QString::fromStdString(describeThreads(analysis_->plan.schedule)) : title_;
+    return what + QStringLiteral("  |  ") +
            (analysis_->metrics.costsComplete()
                 ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
                 : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
@@ -164,9 +196,11 @@ QString GanttChart::toolTipAt(QPointF pos) const
     if (s.degree > 1)
         copy = tr(", copy %1").arg(s.copy(e.instance));
     const int threads = s.threadsOf(size_t(e.worker), e.instance);
-    return tr("%1 (%2)\nworker W%3%4%5, %6\n%7 to %8 (%9)")
+    return tr("%1 (%2)\n%3%4%5, %6\n%7 to %8 (%9)")
         .arg(QString::fromStdString(printable(n.name)), QString::fromStdString(n.opType))
-        .arg(e.worker)
+        .arg(colors_.empty() ? tr("worker W%1").arg(e.worker)
+             : colors_[size_t(e.worker)] >= 0 ? tr("cluster %1").arg(colors_[size_t(e.worker)])
+                                              : tr("not yet clustered"))
         .arg(copy, e.clone ? tr(", a clone") : QString(),
              threads == 1 ? tr("1 intra-op thread") : tr("%1 intra-op threads").arg(threads))
         .arg(formatSeconds(e.start), formatSeconds(e.end), formatSeconds(e.end - e.start));
@@ -221,12 +255,22 @@ void LoadsChart::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
-        setAnalysis(analysis_);
+        setAnalysis(analysis_, colors_);
 }
 
-void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
+QStringList LoadsChart::categories() const
+{
+    QStringList out;
+    if (analysis_)
+        for (size_t c = 0; c < analysis_->loads.size(); ++c)
+            out << rowLabel(colors_, int(c), QString());
+    return out;
+}
+
+void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis, std::vector<int> colors)
 {
     analysis_ = analysis;
+    colors_ = std::move(colors);
     QChart* chart = view_->chart();
     chart->removeAllSeries();
     // Follow the application's light or dark palette (before the bars get their cluster colors).
@@ -241,22 +285,24 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis)
         return;
     // One set per cluster, non-zero only in its own column, so each bar gets its cluster's color.
     auto* series = new QStackedBarSeries;
-    QStringList categories;
     const size_t clusters = analysis->loads.size();
     double maxMs = 0;
+    const QStringList labels = categories();
     for (size_t c = 0; c < clusters; ++c) {
-        auto* set = new QBarSet(tr("cluster %1").arg(c));
+        auto* set = new QBarSet(tr("cluster %1").arg(labels[int(c)]));
         for (size_t k = 0; k < clusters; ++k)
             *set << (k == c ? analysis->loads[c] * 1e3 : 0.0);
-        set->setColor(clusterColor(int(c)));
-        set->setBorderColor(clusterColor(int(c)).darker(130));
+        const QColor color = colorOf(colors_, int(c), palette());
+        set->setColor(color);
+        set->setBorderColor(color.darker(130));
         series->append(set);
-        categories << QString::number(c);
         maxMs = std::max(maxMs, analysis->loads[c] * 1e3);
     }
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
-    x->append(categories);
+    x->append(labels);
+    if (clusters > 10)
+        x->setLabelsAngle(-90);  // many clusters (Teaching's early steps): upright labels stay whole
     x->setTitleText(tr("cluster"));
     auto* y = new QValueAxis;
     y->setRange(0, maxMs * 1.1 + 1e-6);

@@ -1,10 +1,15 @@
 // The schedule drawn two ways: per-cluster loads as a bar chart (QtCharts)
-// and the simulated run as a Gantt chart (one row per worker).
+// and the simulated run as a Gantt chart (one row per worker). Teaching
+// shows a step's clustering in them: rows and bars then take the colors the
+// graph gives those clusters.
 #pragma once
 
 #include <QWidget>
 
+#include <QString>
+
 #include <memory>
+#include <vector>
 
 class QChartView;
 
@@ -21,7 +26,12 @@ class GanttChart : public QWidget {
     Q_OBJECT
 public:
     explicit GanttChart(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
+    // `colors`: by cluster, the color index to draw it in (-1: grey, "rest");
+    // empty: cluster i in color i. `title` replaces the workers in the caption.
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis, std::vector<int> colors = {}, QString title = {});
+    std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
+    // The color of cluster (row) `cluster` as drawn.
+    QColor rowColor(int cluster) const;
     QSize sizeHint() const override { return {480, 220}; }
     QSize minimumSizeHint() const override { return {200, 90}; }
     // The tooltip of the bar at `pos` (node, operator, worker, copy, start and end); empty off the bars.
@@ -44,14 +54,20 @@ private:
     int entryAt(QPointF p) const;
 
     std::shared_ptr<const PlannedModel> analysis_;
+    std::vector<int> colors_;
+    QString title_;
 };
 
 class LoadsChart : public QWidget {
     Q_OBJECT
 public:
     explicit LoadsChart(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const PlannedModel> analysis);
+    // `colors` as GanttChart's.
+    void setAnalysis(std::shared_ptr<const PlannedModel> analysis, std::vector<int> colors = {});
+    std::shared_ptr<const PlannedModel> analysis() const { return analysis_; }
     int barCount() const { return bars_; }
+    // The bars' labels, left to right.
+    QStringList categories() const;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -59,6 +75,7 @@ protected:
 private:
     QChartView* view_;
     std::shared_ptr<const PlannedModel> analysis_;
+    std::vector<int> colors_;
     int bars_ = 0;
 };
 

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <set>
 
 namespace ramiel::studio {
 
@@ -95,6 +94,11 @@ void TeachingPanel::exit()
     ++request_;
     playButton_->setChecked(false);
     step_ = -1;
+    const bool wasShowing = stepPlan_ != nullptr;
+    stepPlan_.reset();
+    stepColors_.clear();
+    stepNodes_.clear();
+    stepTitle_.clear();
     scene_->clearTeachingOverlay();
     prevButton_->setEnabled(false);
     nextButton_->setEnabled(false);
@@ -103,7 +107,9 @@ void TeachingPanel::exit()
     slider_->setEnabled(false);
     text_->setText(tr("Step through linear clustering: each step peels the heaviest path among the nodes not yet "
                       "clustered and makes it a cluster; the first is the critical path. The last step merges the "
-                      "clusters down to P workers."));
+                      "clusters down to P workers. The view, the Gantt and the cluster loads follow the step."));
+    if (wasShowing)
+        Q_EMIT stepShown();
 }
 
 void TeachingPanel::next() { showStep(step_ + 1); }
@@ -128,75 +134,58 @@ void TeachingPanel::showStep(int step)
         return;
     step = std::clamp(step, 0, stepCount() - 1);
     step_ = step;
-    const size_t nodes = analysis_->prepared->model.graph.nodeCount();
-    std::vector<int> clusters(nodes, -1);
-    std::vector<NodeId> current;
     const int peeled = int(steps_->paths.size());
     const int merged = int(steps_->merges.size());
-    if (step >= peeled && step < peeled + merged) {
-        // Groups after merges 0..j; each drawn in the color of the cluster it merged into.
-        const int j = step - peeled;
-        std::vector<int> head(steps_->paths.size());
-        for (size_t k = 0; k < head.size(); ++k)
-            head[k] = int(k);
-        for (int m = 0; m <= j; ++m)
-            for (int& h : head)
-                if (h == steps_->merges[size_t(m)].first)
-                    h = steps_->merges[size_t(m)].second;
-        std::vector<NodeId> moved;
-        double movedCost = 0;
-        for (size_t k = 0; k < steps_->paths.size(); ++k) {
-            for (NodeId n : steps_->paths[k])
-                clusters[size_t(n)] = head[k];
-            if (head[k] == steps_->merges[size_t(j)].second && int(k) != steps_->merges[size_t(j)].second) {
-                // Only the clusters this step moved (they were in the `from` group before it).
-                int before = int(k);
-                for (int m = 0; m < j; ++m)
-                    if (before == steps_->merges[size_t(m)].first)
-                        before = steps_->merges[size_t(m)].second;
-                if (before == steps_->merges[size_t(j)].first) {
-                    moved.insert(moved.end(), steps_->paths[k].begin(), steps_->paths[k].end());
-                    movedCost += steps_->pathSeconds[k];
-                }
-            }
+    std::vector<int> clusters;
+    if (step < peeled + merged) {
+        pipeline::TeachingState state = pipeline::teachingState(*analysis_, *steps_, step);
+        stepPlan_ = pipeline::teachingPlan(*analysis_, *steps_, state);
+        stepColors_ = state.clusterColors;
+        stepNodes_ = state.current;
+        clusters = std::move(state.clusterOfNode);
+        const bool rest = !stepColors_.empty() && stepColors_.back() < 0;
+        stepTitle_ = rest ? tr("step %1 of %2: %n cluster(s), the rest not yet clustered", "", state.groups)
+                                .arg(step + 1)
+                                .arg(stepCount())
+                          : tr("step %1 of %2: %n cluster(s)", "", state.groups).arg(step + 1).arg(stepCount());
+        if (step >= peeled) {
+            const int j = step - peeled;
+            const bool free = j < steps_->freeMerges;
+            text_->setText(tr("<b>Step %1 of %2</b>: merge %3 of %4. Cluster %5 (%6 node(s), %7) joins cluster "
+                              "%8%9. %10 clusters remain.")
+                               .arg(step + 1)
+                               .arg(stepCount())
+                               .arg(j + 1)
+                               .arg(merged)
+                               .arg(steps_->merges[size_t(j)].first)
+                               .arg(stepNodes_.size())
+                               .arg(formatSeconds(state.currentSeconds))
+                               .arg(steps_->merges[size_t(j)].second)
+                               .arg(free ? tr(": a free merge, their busy times never overlap")
+                                         : tr(": the lightest cluster joins the partner with the smallest "
+                                              "simulated makespan"))
+                               .arg(state.groups));
+        } else {
+            const Graph& g = analysis_->prepared->model.graph;
+            text_->setText(tr("<b>Step %1 of %2</b>: the heaviest path among the %3 nodes not yet clustered has %4 "
+                              "node(s) and costs %5 (%6 to %7). It becomes cluster %8.%9")
+                               .arg(step + 1)
+                               .arg(stepCount())
+                               .arg(std::accumulate(steps_->paths.begin() + step, steps_->paths.end(), size_t(0),
+                                                    [](size_t s, const auto& p) { return s + p.size(); }))
+                               .arg(stepNodes_.size())
+                               .arg(formatSeconds(state.currentSeconds))
+                               .arg(QString::fromStdString(g.node(stepNodes_.front()).name).toHtmlEscaped())
+                               .arg(QString::fromStdString(g.node(stepNodes_.back()).name).toHtmlEscaped())
+                               .arg(step)
+                               .arg(step == 0 ? tr(" This first one is the critical path.") : QString()));
         }
-        current = moved;
-        std::set<int> groups(head.begin(), head.end());
-        const bool free = j < steps_->freeMerges;
-        text_->setText(tr("<b>Step %1 of %2</b>: merge %3 of %4. Cluster %5 (%6 node(s), %7) joins cluster %8%9. "
-                          "%10 clusters remain.")
-                           .arg(step + 1)
-                           .arg(stepCount())
-                           .arg(j + 1)
-                           .arg(merged)
-                           .arg(steps_->merges[size_t(j)].first)
-                           .arg(moved.size())
-                           .arg(formatSeconds(movedCost))
-                           .arg(steps_->merges[size_t(j)].second)
-                           .arg(free ? tr(": a free merge, their busy times never overlap")
-                                     : tr(": the lightest cluster joins the partner with the smallest simulated "
-                                          "makespan"))
-                           .arg(groups.size()));
-    } else if (step < peeled) {
-        for (int k = 0; k <= step; ++k)
-            for (NodeId n : steps_->paths[size_t(k)])
-                clusters[size_t(n)] = k;
-        current = steps_->paths[size_t(step)];
-        const Graph& g = analysis_->prepared->model.graph;
-        text_->setText(tr("<b>Step %1 of %2</b>: the heaviest path among the %3 nodes not yet clustered has %4 "
-                          "node(s) and costs %5 (%6 to %7). It becomes cluster %8.%9")
-                           .arg(step + 1)
-                           .arg(stepCount())
-                           .arg(std::accumulate(steps_->paths.begin() + step, steps_->paths.end(), size_t(0),
-                                                [](size_t s, const auto& p) { return s + p.size(); }))
-                           .arg(current.size())
-                           .arg(formatSeconds(steps_->pathSeconds[size_t(step)]))
-                           .arg(QString::fromStdString(g.node(current.front()).name).toHtmlEscaped())
-                           .arg(QString::fromStdString(g.node(current.back()).name).toHtmlEscaped())
-                           .arg(step)
-                           .arg(step == 0 ? tr(" This first one is the critical path.") : QString()));
     } else {
         clusters = analysis_->clusterOfNode[0];
+        stepPlan_ = analysis_;
+        stepColors_.clear();
+        stepNodes_.clear();
+        stepTitle_ = tr("step %1 of %2: the schedule as planned").arg(step + 1).arg(stepCount());
         const MergeReport& m = analysis_->plan.merges;
         text_->setText(tr("<b>Step %1 of %2</b>: the schedule as planned: %3 linear clusters merged into %4 for "
                           "P = %5 (%6 free merges of clusters that never overlap in time, %7 guided by the simulated "
@@ -212,7 +201,7 @@ void TeachingPanel::showStep(int step)
                            .arg(QString::fromStdString(analysis_->settings.algorithm)));
     }
     const bool merging = step >= peeled && step < peeled + merged;
-    scene_->setTeachingOverlay(std::move(clusters), std::move(current),
+    scene_->setTeachingOverlay(std::move(clusters), stepNodes_,
                                merging ? tr("clusters merged in this step") : QString());
     const QSignalBlocker block(slider_);
     slider_->setValue(step);
@@ -221,6 +210,7 @@ void TeachingPanel::showStep(int step)
     playButton_->setEnabled(true);
     exitButton_->setEnabled(true);
     slider_->setEnabled(true);
+    Q_EMIT stepShown();
 }
 
 }  // namespace ramiel::studio

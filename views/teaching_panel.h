@@ -1,7 +1,8 @@
 // Teaching mode: steps through linear clustering one peeled path at a time
 // (the heaviest path among the nodes not yet clustered), then one merge at a
 // time down to P workers, then the schedule as planned. Drives the graph
-// scene's overlay.
+// scene's overlay; the window moves the view to the step's nodes and shows
+// the step's clustering in the Gantt and the cluster loads (stepShown).
 #pragma once
 
 #include "studio_session.h"
@@ -32,6 +33,20 @@ public:
     const std::vector<std::vector<NodeId>>& paths() const { return steps_->paths; }
     const std::vector<std::pair<int32_t, int32_t>>& merges() const { return steps_->merges; }
     QLabel* description() const { return text_; }
+    // The step shown, simulated as a schedule (the last step: the plan itself);
+    // null when not teaching.
+    std::shared_ptr<const PlannedModel> stepPlan() const { return stepPlan_; }
+    // By cluster of stepPlan(): the color index the graph shows it in (-1: the
+    // nodes not yet clustered); empty: cluster i in color i.
+    const std::vector<int>& stepColors() const { return stepColors_; }
+    // The nodes the step is about: the path peeled, the clusters merged; empty at the last step.
+    const std::vector<NodeId>& stepNodes() const { return stepNodes_; }
+    // What the charts say the step is ("step 3 of 12: 3 clusters, the rest not yet clustered").
+    QString stepTitle() const { return stepTitle_; }
+
+Q_SIGNALS:
+    // A step was shown, or teaching ended (stepPlan() is null then).
+    void stepShown();
 
 public Q_SLOTS:
     void start();
@@ -58,6 +73,10 @@ private:
     std::shared_ptr<const PlannedModel> analysis_;  // the plan the steps are of
     int request_ = 0;                             // the latest start(): older results are dropped
     int step_ = -1;  // -1: not teaching
+    std::shared_ptr<const PlannedModel> stepPlan_;
+    std::vector<int> stepColors_;
+    std::vector<NodeId> stepNodes_;
+    QString stepTitle_;
 };
 
 }  // namespace ramiel::studio

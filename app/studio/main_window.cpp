@@ -21,6 +21,8 @@
 #include "core/analysis/grouping.h"
 #include "core/layout/dot_layout.h"
 #include "core/onnx/onnx_import.h"
+#include "core/util/error.h"
+#include "core/util/text.h"
 #include "core/util/version.h"
 
 #include <QAction>
@@ -31,6 +33,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -63,7 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
       properties_(new PropertiesPanel(this)), loads_(new LoadsChart(this)), gantt_(new GanttChart(this)),
       run_(new RunPanel(session_, this)), tune_(new TunePanel(session_, this)), compare_(new CompareView(session_, this)),
       teaching_(new TeachingPanel(session_, scene_, this)), inputSizes_(new InputSizesPanel(session_, this)),
-      modelLabel_(new QLabel(this)),
+      bodyBar_(new QWidget(this)), bodyPath_(new QLabel(bodyBar_)), modelLabel_(new QLabel(this)),
       zoomLabel_(new QLabel(this)), progress_(new QProgressBar(this)), cancel_(new QPushButton(tr("Cancel"), this))
 {
     setWindowTitle(tr("Ramiel Studio"));
@@ -75,8 +78,24 @@ MainWindow::MainWindow(QWidget* parent)
     graphLayout->setContentsMargins(0, 0, 0, 0);
     graphLayout->setSpacing(0);
     graphLayout->addWidget(findBar_);
+    graphLayout->addWidget(bodyBar_);
     graphLayout->addWidget(view_, 1);
     findBar_->hide();
+    {
+        // Where a body opened from the graph is, and the way back.
+        bodyBar_->setObjectName(QStringLiteral("bodyBar"));
+        auto* bar = new QHBoxLayout(bodyBar_);
+        bar->setContentsMargins(6, 3, 6, 3);
+        auto* back = new QPushButton(tr("< Back"), bodyBar_);
+        back->setObjectName(QStringLiteral("bodyBack"));
+        back->setToolTip(tr("Back to the graph this body was opened from (Alt+Left)"));
+        back->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+        connect(back, &QPushButton::clicked, this, &MainWindow::closeBody);
+        bodyPath_->setTextFormat(Qt::PlainText);
+        bar->addWidget(back);
+        bar->addWidget(bodyPath_, 1);
+        bodyBar_->hide();
+    }
     tabs_->addTab(graphPage, tr("Graph"));
     tabs_->addTab(compare_, tr("Compare"));
     tabs_->setDocumentMode(true);
@@ -100,20 +119,45 @@ MainWindow::MainWindow(QWidget* parent)
     connect(session_, &StudioSession::busyChanged, this, &MainWindow::onBusy);
     connect(session_, &StudioSession::modelChanged, this, &MainWindow::onModelChanged);
     connect(session_, &StudioSession::layoutChanged, this, [this] {
+        bodies_.clear();
+        bodyBar_->hide();
+        scene_->setNote({});
         scene_->setGraph(session_->prepared(), session_->layout());
         scene_->setAnalysis(session_->analysis());
         view_->showReadable();
     });
     connect(session_, &StudioSession::analysisChanged, this, &MainWindow::onAnalysisChanged);
     connect(session_, &StudioSession::failed, this, &MainWindow::showError);
-    connect(scene_, &GraphScene::nodeSelected, properties_, &PropertiesPanel::showNode);
-    connect(scene_, &GraphScene::valueSelected, properties_, &PropertiesPanel::showValue);
+    // Properties describe the model's nodes; inside a body, the tooltips do.
+    connect(scene_, &GraphScene::nodeSelected, this, [this](NodeId n) { properties_->showNode(bodies_.empty() ? n : kNone); });
+    connect(scene_, &GraphScene::valueSelected, this, [this](ValueId v) {
+        if (bodies_.empty())
+            properties_->showValue(v);
+    });
+    connect(view_, &GraphView::bodyRequested, this, &MainWindow::openBody);
+    // Teaching: the view goes to the step's nodes, the charts show its clustering.
+    connect(teaching_, &TeachingPanel::stepShown, this, [this] {
+        if (const auto plan = teaching_->stepPlan()) {
+            if (!bodies_.empty()) {
+                closeAllBodies();  // the overlay is on the model's graph
+                teaching_->showStep(teaching_->step());
+                return;
+            }
+            gantt_->setAnalysis(plan, teaching_->stepColors(), teaching_->stepTitle());
+            loads_->setAnalysis(plan, teaching_->stepColors());
+            view_->showNodes(teaching_->stepNodes());
+        } else {
+            gantt_->setAnalysis(session_->analysis());
+            loads_->setAnalysis(session_->analysis());
+        }
+    });
     connect(findBar_, &FindBar::nodeFound, this, [this](NodeId n) {
         scene_->selectNode(n);
         view_->centerOnNode(n);
     });
     connect(gantt_, &GanttChart::nodeClicked, this, [this](int n) {
         tabs_->setCurrentIndex(0);
+        closeAllBodies();  // the chart's nodes are the model's
         scene_->selectNode(n);
         view_->centerOnNode(n);
     });
@@ -438,6 +482,9 @@ void MainWindow::onModelChanged()
     currentPath_ = QString::fromStdString(prepared->path);
     addRecent(currentPath_);
     rememberInputSizes();
+    bodies_.clear();
+    bodyBar_->hide();
+    scene_->setNote({});
     scene_->setGraph(prepared, session_->layout());
     findBar_->setGraph(&prepared->model.graph);
     properties_->showNode(kNone);
@@ -459,11 +506,84 @@ void MainWindow::onModelChanged()
 void MainWindow::onAnalysisChanged()
 {
     auto a = session_->analysis();
-    scene_->setAnalysis(a);
+    if (bodies_.empty())
+        scene_->setAnalysis(a);  // a body has no schedule
     metrics_->setAnalysis(a);
     properties_->setAnalysis(a);
     loads_->setAnalysis(a);
     gantt_->setAnalysis(a);
+}
+
+void MainWindow::openBody(int node, const QString& attribute, int index)
+{
+    const auto parent = bodies_.empty() ? session_->prepared() : bodies_.back().prepared;
+    if (!parent || node < 0 || size_t(node) >= parent->model.graph.nodeCount())
+        return;
+    const Node& n = parent->model.graph.node(node);
+    const Graph* body = subgraphOf(n, attribute.toStdString(), index);
+    if (!body)
+        return;
+    teaching_->exit();  // its overlay is of the model's graph
+    const QString name = QString::fromStdString(printable(n.name));
+    QString which = attribute;
+    for (const SubgraphRef& r : subgraphsOf(n))
+        if (r.graph == body && r.count > 1)
+            which += QStringLiteral("[%1]").arg(index);
+    Body b;
+    b.crumb = QStringLiteral("%1 '%2' \u203a %3").arg(QString::fromStdString(n.opType), name, which);
+    b.note = tr("body '%1' of %2 '%3'").arg(which, QString::fromStdString(n.opType), name) + QLatin1Char('\n') +
+             tr("not scheduled: the %1 node runs as one task").arg(QString::fromStdString(n.opType));
+    try {
+        b.prepared = pipeline::prepareSubgraph(*parent, *body, attribute.toStdString());
+        b.layout = layoutModel(*b.prepared, session_->leftToRight(), session_->showNames());
+    } catch (const Error& e) {
+        showError(QString::fromStdString(parent->path), QString::fromStdString(e.message()));
+        return;
+    }
+    bodies_.push_back(std::move(b));
+    showGraphLevel();
+}
+
+void MainWindow::closeBody()
+{
+    if (bodies_.empty())
+        return;
+    bodies_.pop_back();
+    showGraphLevel();
+}
+
+void MainWindow::closeAllBodies()
+{
+    if (bodies_.empty())
+        return;
+    bodies_.clear();
+    showGraphLevel();
+}
+
+void MainWindow::showGraphLevel()
+{
+    properties_->showNode(kNone);
+    if (bodies_.empty()) {
+        scene_->setNote({});
+        scene_->setGraph(session_->prepared(), session_->layout());
+        scene_->setAnalysis(session_->analysis());
+        if (session_->prepared())
+            findBar_->setGraph(&session_->prepared()->model.graph);
+        bodyBar_->hide();
+        view_->setModulesEnabled(true);
+    } else {
+        const Body& b = bodies_.back();
+        view_->setModulesEnabled(false);
+        scene_->setGraph(b.prepared, b.layout);
+        scene_->setNote(b.note);
+        findBar_->setGraph(&b.prepared->model.graph);
+        QStringList path{QFileInfo(currentPath_).fileName()};
+        for (const Body& level : bodies_)
+            path << level.crumb;
+        bodyPath_->setText(path.join(QStringLiteral("  \u203a  ")));
+        bodyBar_->show();
+    }
+    view_->showReadable();
 }
 
 void MainWindow::showError(const QString& path, const QString& message)

@@ -5,7 +5,11 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <memory>
+#include <vector>
+
 namespace ramiel::pipeline {
+struct PreparedModel;
 struct RunConfig;
 }
 
@@ -33,6 +37,7 @@ class TeachingPanel;
 class InputSizesPanel;
 class TuningPanel;
 class TunePanel;
+struct GraphLayout;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -55,6 +60,11 @@ public:
     LoadsChart* loadsChart() const { return loads_; }
     GanttChart* gantt() const { return gantt_; }
     QTabWidget* centralTabs() const { return tabs_; }
+    // Subgraphs opened (If/Loop/Scan bodies), innermost last; 0: the model's graph is shown.
+    int bodyDepth() const { return int(bodies_.size()); }
+    // The bar above the graph while a body is shown: where it is, and Back.
+    QWidget* bodyBar() const { return bodyBar_; }
+    QLabel* bodyPath() const { return bodyPath_; }
 
 public Q_SLOTS:
     void openFile(const QString& path);
@@ -67,6 +77,11 @@ public Q_SLOTS:
     void exportJson(const QString& path);
     // The dark or the light palette for this run, without changing the stored choice.
     void setDarkTheme(bool dark);
+    // Draws a subgraph of `node` of the graph shown (attribute `attribute`,
+    // graph `index` in it) in the graph view, without a schedule.
+    void openBody(int node, const QString& attribute, int index);
+    // Back to the graph the shown body was opened from.
+    void closeBody();
 
 Q_SIGNALS:
     // After a model (or a failure) finished loading: for scripting and tests.
@@ -94,6 +109,16 @@ private:
     void exportImageDialog(const QString& suffix);
     void exportJsonDialog();
     void exportCodeDialog();
+    // Draws the innermost body opened, or the model's graph when none.
+    void showGraphLevel();
+    void closeAllBodies();
+
+    struct Body {
+        QString crumb;  // "If 'name' > then_branch"
+        QString note;   // the legend's lines
+        std::shared_ptr<const pipeline::PreparedModel> prepared;
+        std::shared_ptr<const GraphLayout> layout;
+    };
 
     StudioSession* session_;
     GraphScene* scene_;
@@ -110,6 +135,9 @@ private:
     CompareView* compare_;
     TeachingPanel* teaching_;
     InputSizesPanel* inputSizes_;
+    QWidget* bodyBar_;
+    QLabel* bodyPath_;
+    std::vector<Body> bodies_;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QAction* darkAction_ = nullptr;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
+#include <string>
 
 namespace ramiel::pipeline {
 
@@ -209,6 +211,109 @@ TeachingSteps teachingSteps(const PlannedModel& planned)
         t.pathSeconds.push_back(seconds);
     }
     return t;
+}
+
+TeachingState teachingState(const PlannedModel& planned, const TeachingSteps& steps, int step)
+{
+    const int peeled = int(steps.paths.size());
+    const int merged = int(steps.merges.size());
+    if (step < 0 || step >= peeled + merged)
+        throw Error(ErrorKind::Usage, planned.prepared->path,
+                    "teaching step " + std::to_string(step) + " is not between 0 and " +
+                        std::to_string(peeled + merged - 1));
+    const size_t nodes = planned.prepared->model.graph.nodeCount();
+    TeachingState st;
+    st.clusterOfNode.assign(nodes, -1);
+    if (step < peeled) {
+        for (int k = 0; k <= step; ++k)
+            for (NodeId n : steps.paths[size_t(k)])
+                st.clusterOfNode[size_t(n)] = k;
+        st.current = steps.paths[size_t(step)];
+        st.currentSeconds = steps.pathSeconds[size_t(step)];
+    } else {
+        // Each path's group after merges 0..j, named by the path heading it; `before`: after 0..j-1.
+        const size_t j = size_t(step - peeled);
+        std::vector<int> head(static_cast<size_t>(peeled));
+        std::vector<int> before;
+        for (size_t k = 0; k < head.size(); ++k)
+            head[k] = int(k);
+        for (size_t m = 0; m <= j; ++m) {
+            if (m == j)
+                before = head;
+            for (int& h : head)
+                if (h == steps.merges[m].first)
+                    h = steps.merges[m].second;
+        }
+        for (size_t k = 0; k < head.size(); ++k) {
+            for (NodeId n : steps.paths[k])
+                st.clusterOfNode[size_t(n)] = head[k];
+            if (before[k] == steps.merges[j].first) {  // the group this merge moved
+                st.current.insert(st.current.end(), steps.paths[k].begin(), steps.paths[k].end());
+                st.currentSeconds += steps.pathSeconds[k];
+            }
+        }
+    }
+    // Schedule clusters in the order of their heading path, the nodes not yet clustered last.
+    std::set<int> ids(st.clusterOfNode.begin(), st.clusterOfNode.end());
+    const bool rest = ids.count(-1) > 0;
+    ids.erase(-1);
+    st.clusterColors.assign(ids.begin(), ids.end());
+    st.groups = int(st.clusterColors.size());
+    if (rest)
+        st.clusterColors.push_back(-1);
+    SchedulingProblem problem = planned.problem;
+    problem.batch = steps.samples;
+    problem.degree = 1;
+    problem.workers = int(st.clusterColors.size());
+    problem.clone = false;
+    problem.hybridThreads = 1;
+    st.schedule = emptySchedule(problem, "linear");
+    for (size_t n = 0; n < nodes; ++n) {
+        const int id = st.clusterOfNode[n];
+        st.schedule.owner[n] = id < 0 ? st.groups
+                                      : int32_t(std::lower_bound(st.clusterColors.begin(),
+                                                                 st.clusterColors.begin() + st.groups, id) -
+                                                st.clusterColors.begin());
+    }
+    clustersFromOwners(st.schedule, problem.workers);
+    return st;
+}
+
+std::shared_ptr<const PlannedModel> teachingPlan(const PlannedModel& planned, const TeachingSteps& steps,
+                                                 const TeachingState& state)
+{
+    PlanSettings settings = planned.settings;
+    settings.batch = steps.samples;
+    settings.degree = 1;
+    settings.clone = false;
+    settings.hybrid = false;
+    return planWithSchedule(planned.prepared, settings, planned.costs, state.schedule);
+}
+
+std::shared_ptr<const PreparedModel> prepareSubgraph(const PreparedModel& parent, const Graph& body,
+                                                     const std::string& name)
+{
+    const auto start = std::chrono::steady_clock::now();
+    auto source = std::make_shared<Model>();
+    source->path = parent.path;
+    source->irVersion = parent.model.irVersion;
+    source->producerName = parent.model.producerName;
+    source->producerVersion = parent.model.producerVersion;
+    source->opsets = parent.model.opsets;
+    source->graph = body;
+    if (source->graph.name.empty())
+        source->graph.name = name;
+    auto p = std::make_shared<PreparedModel>();
+    p->path = parent.path;
+    p->source = source;
+    p->model = *source;
+    p->topo = buildTopology(p->model.graph);
+    p->machine = parent.machine;
+    p->staticCosts = estimateCosts(p->model.graph);
+    p->staticSeconds = costSeconds(p->staticCosts, p->machine);
+    p->staticMetrics = computeMetrics(p->model.graph, p->topo, p->staticCosts, p->staticSeconds);
+    p->prepareSeconds = secondsSince(start);
+    return p;
 }
 
 }  // namespace ramiel::pipeline

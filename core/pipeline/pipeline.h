@@ -6,6 +6,7 @@
 //   costs    = costTable(prepared, settings)     static, a measured-cost file, or a run's profile
 //   planned  = plan(prepared, settings, costs)   schedule, simulation, validation, what the views draw
 //   steps    = teachingSteps(planned)            linear clustering path by path, then each merge
+//   state    = teachingState(planned, steps, k)  the clustering at step k, as a schedule
 //
 // Results are immutable and shared: a plan keeps the model, the topology and
 // the costs it was made from alive. Nothing here uses Qt or torch.
@@ -114,5 +115,28 @@ struct TeachingSteps {
     int freeMerges = 0;
 };
 TeachingSteps teachingSteps(const PlannedModel& planned);
+
+// The clustering at one step of the teaching (0 <= step < paths + merges), as
+// a schedule to simulate and chart. While peeling (step k): paths 0..k are
+// clusters 0..k and the nodes not yet clustered share one last cluster. After
+// merge j: one cluster per group, in the order of the path that heads it.
+struct TeachingState {
+    Schedule schedule;                // degree 1, at steps.samples per node
+    std::vector<int> clusterOfNode;   // by node id: the heading path's index; -1: not clustered yet
+    std::vector<int> clusterColors;   // by schedule cluster: the same index; -1: the nodes not yet clustered
+    std::vector<NodeId> current;      // the path peeled, or the nodes the merge moved
+    double currentSeconds = 0;        // their cost
+    int groups = 0;                   // clusters so far (the not yet clustered nodes not counted)
+};
+TeachingState teachingState(const PlannedModel& planned, const TeachingSteps& steps, int step);
+// That state simulated and described as plan() describes a plan (Gantt, loads).
+std::shared_ptr<const PlannedModel> teachingPlan(const PlannedModel& planned, const TeachingSteps& steps,
+                                                 const TeachingState& state);
+
+// A subgraph (an If/Loop/Scan body) prepared for drawing: its own topology and
+// static costs, the parent's machine constants, no passes. `name` names it
+// (shown as its path).
+std::shared_ptr<const PreparedModel> prepareSubgraph(const PreparedModel& parent, const Graph& body,
+                                                     const std::string& name);
 
 }  // namespace ramiel::pipeline
