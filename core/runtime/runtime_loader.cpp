@@ -39,9 +39,12 @@ Runtime& runtime()
         // libgomp (loaded with libtorch) reads this once. Its default lets an idle
         // OpenMP team spin for about a millisecond after each parallel region:
         // when a hybrid worker goes from 2 threads back to 1, the spinning helper
-        // takes the core the other worker needs (inception_v3 hybrid 171 -> 149 ms).
+        // takes the core the other worker needs (inception_v3 hybrid 171 -> 149 ms),
+        // and on a busy machine a thread spins at every barrier while the one it
+        // waits for is off the CPU (mobilenet_v2 on 2 threads: 121 ms at 20000,
+        // 31 ms at 3000; idle, 3000 is as fast as 20000). docs/runtime.md, Threads.
         // A user's own setting wins.
-        setenv("GOMP_SPINCOUNT", "20000", 0);
+        setenv("GOMP_SPINCOUNT", "3000", 0);
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
             const char* why = dlerror();
