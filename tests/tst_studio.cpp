@@ -575,6 +575,9 @@ private Q_SLOTS:
             for (const QString& label : run->rowLabels())
                 QVERIFY2(text.contains(label), qPrintable(text));
             QVERIFY2(!text.contains("parallel"), qPrintable(text));
+            // Timed as bench times: each configuration alone, in turns.
+            QVERIFY2(text.contains("each configuration in its own process"), qPrintable(text));
+            QVERIFY2(run->workersLabel()->text().contains("W1 busy"), qPrintable(run->workersLabel()->text()));
         }
         w->findChild<QDockWidget*>("run")->raise();
         w->resizeDocks({w->findChild<QDockWidget*>("run")}, {900}, Qt::Horizontal);

@@ -3,6 +3,7 @@
 #include "metric_rows.h"
 #include "palette.h"
 
+#include "core/pipeline/isolated_timing.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
 
@@ -23,7 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <stdexcept>
 
 namespace ramiel::studio {
 
@@ -147,14 +148,13 @@ void RunPanel::clearResults()
     labels_.clear();
     times_.clear();
     busy_.clear();
-    wait_.clear();
     workers_->clear();
     // No axes without points: an empty chart says what it will show.
     xAxis_->setVisible(false);
     yAxis_->setVisible(false);
     chart_->chart()->setTitle(tr("Latency of each iteration, once a run starts"));
-    summary_->setText(tr("Runs the model on libtorch with seeded random inputs, interleaved in this process: serial "
-                         "on one thread, serial on P threads and the current schedule."));
+    summary_->setText(tr("Runs the model on libtorch with seeded random inputs, each configuration in its own "
+                         "process, in turns: serial on one thread, serial on P threads and the current schedule."));
     Q_EMIT runFigures({});
 }
 
@@ -202,40 +202,64 @@ void RunPanel::start()
     stop_ = std::make_shared<std::atomic<bool>>(false);
     auto stopFlag = stop_;
     const int iterations = iterations_->value();
-    thread_ = QThread::create([this, analysis, stopFlag, iterations, serialThreads, schedule] {
+    const pipeline::TimingRequest request = session_->timingRequest(*analysis);
+    const std::vector<std::string> workerCommand = {session_->tuneWorkerProgram().toStdString(), "time-worker"};
+    const QString unavailable = session_->tuneUnavailable();
+    thread_ = QThread::create([this, analysis, stopFlag, iterations, serialThreads, schedule, request, workerCommand,
+                               unavailable] {
         QString error;
         std::vector<double> profile;
         try {
+            if (!unavailable.isEmpty())
+                throw std::runtime_error(unavailable.toStdString());
+            // Compiled here first: a model that cannot run says why before any worker starts.
             const PreparedModel& p = *analysis->prepared;
-            const size_t nodes = p.model.graph.nodeCount();
             std::unique_ptr<CompiledModel> model = runtime().compile(p.model);
             model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
-            std::vector<std::unique_ptr<Executor>> executors;
+            // Each configuration in its own process, in turns (as bench and Tune time them): in one
+            // process they disturb each other. An iteration is shown once every row has its time.
+            std::vector<pipeline::TimedConfiguration> configurations;
             for (int t : serialThreads)
-                executors.push_back(model->serialExecutor(t));
-            executors.push_back(model->parallelExecutor(schedule));
-            for (auto& e : executors)
-                e->run();  // warm-up: first-touch allocations, oneDNN primitive creation
-            std::vector<std::vector<double>> perNode(nodes);
-            for (int i = 0; i < iterations && !*stopFlag; ++i) {
-                RunIteration it;
-                it.index = i;
-                RunProfile serialProfile, planProfile;
-                for (size_t row = 0; row < executors.size(); ++row) {
-                    const bool last = row + 1 == executors.size();
-                    it.seconds.push_back(
-                        executors[row]->run(row == 0 ? &serialProfile : last ? &planProfile : nullptr));
+                configurations.push_back({"serial", t, nullptr, {}});
+            configurations.push_back({"plan", 1, &schedule, {}});
+            std::vector<std::vector<double>> pending(configurations.size());
+            int next = 0;
+            auto onTime = [&](size_t row, double seconds) {
+                pending[row].push_back(seconds);
+                if (row + 1 < configurations.size())
+                    return;
+                for (size_t k = 0; k < pending.back().size(); ++k, ++next) {
+                    RunIteration it;
+                    it.index = next;
+                    for (const auto& times : pending)
+                        it.seconds.push_back(k < times.size() ? times[k] : std::nan(""));
+                    QMetaObject::invokeMethod(this, [this, it] { onIteration(it); }, Qt::QueuedConnection);
                 }
-                it.workerBusy = planProfile.workerBusy;
-                it.workerWait = planProfile.workerWait;
-                for (size_t n = 0; n < nodes && n < serialProfile.nodeSeconds.size(); ++n)
-                    perNode[n].push_back(serialProfile.nodeSeconds[n] / analysis->settings.batch);
-                QMetaObject::invokeMethod(this, [this, it] { onIteration(it); }, Qt::QueuedConnection);
+                for (auto& times : pending)
+                    times.clear();
+            };
+            pipeline::timeInOwnProcesses(request, configurations, workerCommand, iterations, 1, {},
+                                         [&] { return stopFlag->load(); }, onTime);
+            // Per-node costs (for "Use as measured costs") and the workers' busy times, in this
+            // process, one executor at a time.
+            if (!*stopFlag) {
+                const MeasuredCosts m = profileNodes(*model, p.model.graph.nodeCount(), analysis->settings.batch,
+                                                     std::clamp(iterations, 3, 10), 1);
+                for (double seconds : m.nodeSeconds)
+                    profile.push_back(seconds / analysis->settings.batch);
             }
-            if (!perNode.empty() && !perNode[0].empty()) {
-                profile.resize(nodes);
-                for (size_t n = 0; n < nodes; ++n)
-                    profile[n] = median(perNode[n]);
+            if (!*stopFlag) {
+                const auto plan = model->parallelExecutor(schedule);
+                plan->run();
+                RunProfile planProfile;
+                std::vector<double> busy;
+                for (int i = 0; i < 3; ++i) {
+                    plan->run(&planProfile);
+                    busy.resize(planProfile.workerBusy.size(), 0);
+                    for (size_t w = 0; w < planProfile.workerBusy.size(); ++w)
+                        busy[w] += planProfile.workerBusy[w] / planProfile.totalSeconds / 3;
+                }
+                QMetaObject::invokeMethod(this, [this, busy] { onUtilization(busy); }, Qt::QueuedConnection);
             }
         } catch (const std::exception& e) {
             error = QString::fromStdString(e.what());
@@ -281,12 +305,6 @@ void RunPanel::onIteration(const RunIteration& it)
     for (const auto& row : times_)
         for (double s : row)
             maxMs = std::max(maxMs, s * 1e3);
-    busy_.resize(it.workerBusy.size(), 0);
-    wait_.resize(it.workerWait.size(), 0);
-    for (size_t w = 0; w < it.workerBusy.size(); ++w)
-        busy_[w] += it.workerBusy[w];
-    for (size_t w = 0; w < it.workerWait.size(); ++w)
-        wait_[w] += it.workerWait[w];
     const int last = std::max(1, it.index);
     xAxis_->setRange(0, last);
     // 1, 2, 5, 10, 20, ... iterations a tick: at most about 8 ticks.
@@ -299,6 +317,12 @@ void RunPanel::onIteration(const RunIteration& it)
     xAxis_->setVisible(true);
     yAxis_->setVisible(true);
     chart_->chart()->setTitle(QString());
+    updateSummary();
+}
+
+void RunPanel::onUtilization(std::vector<double> busy)
+{
+    busy_ = std::move(busy);
     updateSummary();
 }
 
@@ -319,7 +343,7 @@ void RunPanel::updateSummary()
     auto times = [](double x) { return std::isfinite(x) ? QStringLiteral("%1x").arg(x, 0, 'f', 2) : QString(); };
     const int done = int(times_.front().size());
     QString text = (done == 1 ? tr("<b>1 iteration</b>") : tr("<b>%1 iterations</b>").arg(done)) +
-                   tr(", interleaved in this process");
+                   tr(", each configuration in its own process, in turns");
     text += QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><th align='left'>%1</th><th>&nbsp;%2</th>"
                            "<th>&nbsp;%3</th><th>&nbsp;%4</th></tr>")
                 .arg(tr("configuration"), tr("median"), tr("vs 1 thread"), tr("vs best serial"));
@@ -359,9 +383,8 @@ void RunPanel::updateSummary()
                                    : tr("the machine is busy or hand-offs cost more than modelled."));
     if (planRow > 1 && medians[1] > medians[0])
         text += QStringLiteral("<br>") +
-                tr("Serial on %1 is slower than on one thread: in one process the rows disturb each other "
-                   "(idle intra-op threads spin, cores are shared). Tune measures each configuration in its own "
-                   "process.")
+                tr("Serial on %1 is slower than on one thread: the machine is busy (another process takes a "
+                   "core), or this model's operators are too small to gain from more threads.")
                     .arg(labels_[1].section(QStringLiteral(", "), 1));
     if (runAnalysis_ && runAnalysis_ != session_->analysis() && !running()) {
         const PlanSettings& r = runAnalysis_->settings;
@@ -374,10 +397,11 @@ void RunPanel::updateSummary()
     }
     summary_->setText(text);
     QStringList w;
-    const double total = std::accumulate(times_[planRow].begin(), times_[planRow].end(), 0.0);
     for (size_t k = 0; k < busy_.size(); ++k)
-        w << tr("W%1 busy %2%").arg(k).arg(total > 0 ? 100.0 * busy_[k] / total : 0, 0, 'f', 0);
-    workers_->setText(tr("Worker utilization (the plan): ") + w.join(QStringLiteral(", ")));
+        w << tr("W%1 busy %2%").arg(k).arg(100.0 * busy_[k], 0, 'f', 0);
+    workers_->setText(busy_.empty() ? QString()
+                                    : tr("Worker utilization (the plan, 3 runs in this process): ") +
+                                          w.join(QStringLiteral(", ")));
     Q_EMIT runFigures({{tr("Serial, 1 thread (median)"), formatSeconds(one)},
                        {tr("Best serial (median)"), formatSeconds(bestSerial) + " (" + labels_[int(best)] + ")"},
                        {tr("The plan (median)"), formatSeconds(plan) + " (" + labels_[int(planRow)] + ")"},

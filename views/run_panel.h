@@ -30,8 +30,6 @@ namespace ramiel::studio {
 struct RunIteration {
     int index = 0;
     std::vector<double> seconds;  // by row: serial 1 thread, [serial P threads,] the plan
-    std::vector<double> workerBusy;
-    std::vector<double> workerWait;
 };
 
 class RunPanel : public QWidget {
@@ -48,6 +46,7 @@ public:
     QStringList rowLabels() const { return labels_; }
     bool hasProfile() const { return !profile_.empty(); }
     QLabel* summaryLabel() const { return summary_; }
+    QLabel* workersLabel() const { return workers_; }
     QChartView* chartView() const { return chart_; }
 
 public Q_SLOTS:
@@ -64,6 +63,7 @@ protected:
 
 private:
     void onIteration(const RunIteration& it);
+    void onUtilization(std::vector<double> busy);
     // Drops the last run's results (another model is open).
     void clearResults();
     void onDone(const QString& error, std::vector<double> profile);
@@ -85,7 +85,7 @@ private:
     std::shared_ptr<std::atomic<bool>> stop_;
     QStringList labels_;
     std::vector<std::vector<double>> times_;  // by row
-    std::vector<double> busy_, wait_;
+    std::vector<double> busy_;  // by worker of the plan: the share of a run it computes
     std::vector<double> profile_;  // per-sample seconds by node id, from the serial runs
     std::shared_ptr<const PlannedModel> runAnalysis_;
 };

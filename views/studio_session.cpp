@@ -161,6 +161,17 @@ QString StudioSession::tuneWorkerProgram() const
                                  : tuneWorker_;
 }
 
+pipeline::TimingRequest StudioSession::timingRequest(const PlannedModel& analysis) const
+{
+    pipeline::TimingRequest r;
+    r.model = analysis.prepared->path;
+    r.prepare = prepareOptions(analysis.prepared->passes, machineFile_);
+    r.prepare.shapes = inputShapes_;
+    r.batch = analysis.settings.batch;
+    r.seed = 1234;
+    return r;
+}
+
 QString StudioSession::tuneUnavailable() const
 {
     if (!prepared_)

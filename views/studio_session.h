@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/layout/dot_layout.h"
+#include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/run_config.h"
 #include "core/pipeline/tune.h"
@@ -76,6 +77,9 @@ public:
     // The program that serves `time-worker REQUEST.json` for Tune: `ramiel`
     // beside this executable unless set.
     QString tuneWorkerProgram() const;
+    // What Run's timing workers load for `analysis`: its model file, the sizes and passes it
+    // was prepared with, its batch.
+    pipeline::TimingRequest timingRequest(const PlannedModel& analysis) const;
     void setTuneWorkerProgram(const QString& path) { tuneWorker_ = path; }
     // Why Tune cannot start (no model, no worker program); empty when it can.
     QString tuneUnavailable() const;

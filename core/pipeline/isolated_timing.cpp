@@ -158,7 +158,8 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
                                                     int block, const std::function<void(int, int)>& progress,
-                                                    const std::function<bool()>& stop)
+                                                    const std::function<bool()>& stop,
+                                                    const std::function<void(size_t, double)>& onTime)
 {
     // A worker that dies must be an error here, not a signal that ends this process.
     struct sigaction ignore {}, previous{};
@@ -189,8 +190,11 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
             workers[c]->send("run " + std::to_string(k));
             std::istringstream times(workers[c]->expect("times"));
             double t = 0;
-            while (times >> t)
+            while (times >> t) {
                 seconds[c].push_back(t);
+                if (onTime)
+                    onTime(c, t);
+            }
             done += k;
             if (progress)
                 progress(done, total);

@@ -41,13 +41,15 @@ struct TimedConfiguration {
 // untimed), then times them in turns of `block` runs until each has `runs`,
 // or until `stop()` says so after a whole turn. Seconds by configuration.
 // `progress(done, total)` after each timed run (it may throw to abandon the
-// timing; the workers are stopped). Throws Error(Runtime) when a worker fails
-// (its own error goes to stderr).
+// timing; the workers are stopped); `onTime(configuration, seconds)` for each
+// time as it comes. Throws Error(Runtime) when a worker fails (its own error
+// goes to stderr).
 std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request,
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
                                                     int block, const std::function<void(int, int)>& progress = {},
-                                                    const std::function<bool()>& stop = {});
+                                                    const std::function<bool()>& stop = {},
+                                                    const std::function<void(size_t, double)>& onTime = {});
 
 // The worker's side: serves the request file until told to quit. Returns the exit code.
 int serveTimings(const std::string& requestFile);
