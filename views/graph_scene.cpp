@@ -171,27 +171,25 @@ NodeItem* GraphScene::itemOfNode(NodeId node) const
     return i < 0 ? nullptr : items_[size_t(i)];
 }
 
-NodeId GraphScene::selectedNode() const
+const DisplayItem* GraphScene::selectedDisplayItem() const
 {
     const QList<QGraphicsItem*> selected = selectedItems();
     if (selected.isEmpty() || !layout_)
-        return kNone;
+        return nullptr;
     const auto* item = dynamic_cast<const NodeItem*>(selected.first());
-    if (!item)
-        return kNone;
-    return layout_->display.items[size_t(item->index())].node;
+    return item ? &layout_->display.items[size_t(item->index())] : nullptr;
+}
+
+NodeId GraphScene::selectedNode() const
+{
+    const DisplayItem* di = selectedDisplayItem();
+    return di ? di->node : kNone;
 }
 
 ValueId GraphScene::selectedValue() const
 {
-    const QList<QGraphicsItem*> selected = selectedItems();
-    if (selected.isEmpty() || !layout_)
-        return kNone;
-    const auto* item = dynamic_cast<const NodeItem*>(selected.first());
-    if (!item)
-        return kNone;
-    const DisplayItem& di = layout_->display.items[size_t(item->index())];
-    return di.kind == DisplayItem::Kind::Operator ? kNone : di.value;
+    const DisplayItem* di = selectedDisplayItem();
+    return !di || di->kind == DisplayItem::Kind::Operator ? kNone : di->value;
 }
 
 QString GraphScene::nameOf(const QGraphicsItem* item) const

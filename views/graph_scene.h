@@ -75,6 +75,8 @@ Q_SIGNALS:
     void legendChanged();
 
 private:
+    // The box selected (operator, input or output), or null.
+    const DisplayItem* selectedDisplayItem() const;
     void recolor();
     void recolorTeaching();
     void recolorGroup(NodeItem* item, int group, const PlannedModel* analysis, size_t copy, double maxSeconds);
