@@ -794,6 +794,9 @@ private Q_SLOTS:
         QCOMPARE(c->analysis(1)->plan.schedule.algorithm, std::string("heft"));
         QVERIFY(c->table()->topLevelItemCount() > 5);
         keepScreenshot(w.get(), "studio-compare.png");
+        action(*w, "Dark Theme")->setChecked(true);
+        keepScreenshot(w.get(), "studio-compare-dark.png");
+        action(*w, "Dark Theme")->setChecked(false);
         // Selection and zoom follow from one side to the other.
         const NodeId n = NodeId(50);
         c->scene(0)->selectNode(n);
@@ -1242,6 +1245,9 @@ private Q_SLOTS:
         QCOMPARE(w->inputSizes()->sizesEdit("x")->text(), QString("1x3x32x32"));
         w->findChild<QDockWidget*>("inputSizes")->raise();
         keepScreenshot(w.get(), "studio-input-sizes.png");
+        action(*w, "Dark Theme")->setChecked(true);
+        keepScreenshot(w.get(), "studio-input-sizes-dark.png");
+        action(*w, "Dark Theme")->setChecked(false);
         QSignalSpy ran(w->runPanel(), &RunPanel::finished);
         w->runPanel()->iterationsBox()->setValue(2);
         w->runPanel()->start();
