@@ -188,7 +188,7 @@ WriteCommand writeCommand(const QString& name, const QString& dir)
         return {{"optimize", sample, "-o", dir + "/out.onnx"}, {"out.onnx"}};
     if (name == "export")
         return {{"export", sample, "--lang", "python", "-o", dir, "--machine", test::sourcePath("tests/data/machine.json")},
-                {"run.py", "weights.bin"}};
+                {"README.md", "model.py", "run.py", "weights.bin"}};  // sorted
     return {{"run", sample, "--save-outputs", dir}, {"logits.npy"}};
 }
 

@@ -18,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -170,6 +171,21 @@ class TestCodegen : public QObject {
         }
     }
 
+    // Serial and parallel must be bitwise equal with one copy of the graph (the same
+    // kernels on the same sizes); with copies, each on a sub-batch, within 1e-4.
+    void checkSerialParallel(const QString& name, const QString& out)
+    {
+        const QStringList lines = out.split('\n').filter(QRegularExpression("^output "));
+        QVERIFY2(!lines.isEmpty(), qPrintable(out));
+        for (const QString& line : lines)
+            if (variants_.at(name).degree == 1)
+                QVERIFY2(line.endsWith(" ok (equal)"), qPrintable(line));
+            else
+                QVERIFY2(line.contains(" ok"), qPrintable(line));
+        QVERIFY2(out.contains(QRegularExpression("^speedup +[0-9.]+x +\\(bound [0-9.]+x", QRegularExpression::MultilineOption)),
+                 qPrintable(out));
+    }
+
     void addRows()
     {
         QTest::addColumn<QString>("variant");
@@ -240,9 +256,63 @@ private Q_SLOTS:
                                             out + "/outputs", "--runs", "1"}, work_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
+        checkSerialParallel(variant, r.out);
         compareOutputs(variant, out + "/outputs");
-        const auto flakes = runProcess(kPython, {"-m", "pyflakes", out + "/run.py"});
+        const auto flakes = runProcess(kPython, {"-m", "pyflakes", out + "/model.py", out + "/run.py"});
         QVERIFY2(flakes.exitCode == 0 && flakes.out.trimmed().isEmpty(), qPrintable(flakes.out.left(4000)));
+        QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+        QVERIFY(QFile::exists(out + "/README.md"));
+    }
+
+    // The generated module is usable from the user's own code: imported from another
+    // folder, run serially and in parallel, outputs equal to the runtime's.
+    void pythonImport_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"googlenet", "googlenet_b4_d2", "hostile"})
+            QTest::newRow(v) << QString(v);
+    }
+    void pythonImport()
+    {
+        QFETCH(QString, variant);
+        prepare(variant);
+        const QString out = dir(variant, "python");
+        if (!QFile::exists(out + "/model.py"))
+            exportTo(variant, "python");
+        QFile model(out + "/model.py");
+        QVERIFY(model.open(QIODevice::ReadOnly));
+        const auto cls = QRegularExpression("^class (\\w+)\\(torch\\.nn\\.Module\\):", QRegularExpression::MultilineOption)
+                             .match(QString::fromUtf8(model.readAll()));
+        QVERIFY(cls.hasMatch());
+        const QString saved = work_ + "/import-" + variant;
+        QDir(saved).removeRecursively();
+        QVERIFY(QDir().mkpath(saved));
+        const QString script = saved + "/user.py";
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QString("import sys\n"
+                        "import numpy as np\n"
+                        "import torch\n"
+                        "sys.path.insert(0, sys.argv[1])\n"
+                        "from model import %1, OUTPUTS\n"
+                        "net = %1()\n"
+                        "assert isinstance(net, torch.nn.Module) and len(list(net.buffers())) > 0\n"
+                        "x = torch.from_numpy(np.load(sys.argv[2]))\n"
+                        "with torch.inference_mode():\n"
+                        "    serial = net(x)\n"
+                        "parallel = net.forward_parallel(x)\n"
+                        "serial = serial if isinstance(serial, tuple) else (serial,)\n"
+                        "parallel = parallel if isinstance(parallel, tuple) else (parallel,)\n"
+                        "for (name, file), a, b in zip(OUTPUTS, serial, parallel):\n"
+                        "    assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name\n"
+                        "    np.save(sys.argv[3] + '/' + file, b.contiguous().numpy())\n"
+                        "print('imported', type(net).__name__)\n")
+                    .arg(cls.captured(1))
+                    .toUtf8());
+        f.close();
+        const auto r = runProcess(kPython, {script, out, inputFile_.at(variant), saved}, saved);
+        QVERIFY2(r.exitCode == 0 && r.out.contains("imported " + cls.captured(1)), qPrintable(r.out.right(4000)));
+        compareOutputs(variant, saved);
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
     }
 
@@ -259,6 +329,7 @@ private Q_SLOTS:
         const auto r = runProcess(exe, {"--input", inputFile_.at(variant), "--save-outputs", out + "/outputs", "--runs", "1"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
+        checkSerialParallel(variant, r.out);
         compareOutputs(variant, out + "/outputs");
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
     }

@@ -455,14 +455,14 @@ private Q_SLOTS:
         CodeExportDialog dialog(w->session()->analysis());
         QSignalSpy preview(&dialog, &CodeExportDialog::previewReady);
         QVERIFY(preview.wait(60000));
-        QCOMPARE(dialog.preview()->count(), 1);
-        QCOMPARE(dialog.preview()->tabText(0), QString("run.py"));
-        QVERIFY(qobject_cast<QPlainTextEdit*>(dialog.preview()->widget(0))->toPlainText().contains("def cluster_0"));
+        QCOMPARE(dialog.preview()->count(), 3);  // model.py, run.py, README.md
+        QCOMPARE(dialog.preview()->tabText(0), QString("model.py"));
+        QVERIFY(qobject_cast<QPlainTextEdit*>(dialog.preview()->widget(0))->toPlainText().contains("def _worker_0"));
         dialog.show();
         keepScreenshot(&dialog, "studio-export-python.png");
         dialog.languageBox()->setCurrentIndex(1);
         QVERIFY(preview.wait(60000));
-        QCOMPARE(dialog.preview()->count(), 2);  // main.cpp, CMakeLists.txt
+        QCOMPARE(dialog.preview()->count(), 3);  // main.cpp, CMakeLists.txt, README.md
         dialog.languageBox()->setCurrentIndex(0);
         QVERIFY(preview.wait(60000));
 

@@ -31,6 +31,7 @@ CodegenResult exportCode(const PlannedModel& analysis, CodeLanguage language, co
     request.schedule = &analysis.plan.schedule;
     request.language = language;
     request.outputDir = dir.toStdString();
+    request.bound = analysis.bound;
     std::string passes;
     for (const std::string& name : p.passes)
         passes += (passes.empty() ? "" : ",") + name;

@@ -58,6 +58,7 @@ Command addExportCommand(CLI::App& app)
                                                       "thread count; hybrid schedules run in 'ramiel bench' (plan one with 'ramiel cluster --hybrid')");
                 const auto prepared = prepareModel(o.model);
                 Schedule schedule;
+                double bound = 0;
                 if (config) {
                     schedule = pipeline::scheduleFor(*config, *prepared, opts->config);
                     if (!schedule.threads.empty() &&
@@ -66,10 +67,15 @@ Command addExportCommand(CLI::App& app)
                                     "the configuration (" + config->label() +
                                         ") gives single nodes their own thread counts, which the generated code "
                                         "does not do yet (tune with --no-node-threads for one it can)");
+                    // The bound with the costs it names ("measured" ones are gone with the run that measured them).
+                    if (s.costs != "measured")
+                        bound = pipeline::planWithSchedule(prepared, s, pipeline::costTable(*prepared, s), schedule, false)->bound;
                 } else {
                     pipeline::Costs costs = pipeline::costTable(*prepared, s);
                     warnMissingCosts(costs);
-                    schedule = pipeline::plan(prepared, s, std::move(costs), false)->plan.schedule;
+                    const auto planned = pipeline::plan(prepared, s, std::move(costs), false);
+                    schedule = planned->plan.schedule;
+                    bound = planned->bound;
                 }
                 const Plan plan{schedule};
                 const int workers = int(schedule.clusters.size());
@@ -79,6 +85,7 @@ Command addExportCommand(CLI::App& app)
                 request.schedule = &plan.schedule;
                 request.language = language;
                 request.outputDir = opts->outputDir;
+                request.bound = bound;
                 request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
                                   (config ? " --config " + opts->config
                                           : " -p " + std::to_string(s.cores()) + " -b " + std::to_string(s.batch) +
@@ -95,6 +102,7 @@ Command addExportCommand(CLI::App& app)
                                                 {"slots", r.slots},
                                                 {"weights", r.weights},
                                                 {"weight_bytes", r.weightBytes},
+                                                {"speedup_bound", bound},
                                                 {"files", files}}
                                      .dump(2)
                               << "\n";
@@ -104,11 +112,13 @@ Command addExportCommand(CLI::App& app)
                           << workers << " workers, batch " << s.batch << ", " << s.degree
                           << (s.degree == 1 ? " copy" : " copies") << ": " << plan.schedule.clusters.size()
                           << " clusters, " << r.slots << " cross-cluster values, " << r.weights << " weights ("
-                          << formatQuantity(double(r.weightBytes), "B") << ")\n";
+                          << formatQuantity(double(r.weightBytes), "B") << "); speedup bound "
+                          << formatFixed(bound, 2) << "x\n";
                 for (const std::string& f : r.files)
                     std::cout << "  wrote " << printable(f) << "\n";
                 if (language == CodeLanguage::Python)
-                    std::cout << "run: /usr/bin/python3 " << printable(opts->outputDir) << "/run.py\n";
+                    std::cout << "run: /usr/bin/python3 " << printable(opts->outputDir) << "/run.py (or import "
+                              << printable(opts->outputDir) << "/model.py)\n";
                 else
                     std::cout << "build: cmake -S " << printable(opts->outputDir) << " -B " << printable(opts->outputDir)
                               << "/build && cmake --build " << printable(opts->outputDir) << "/build && "

@@ -1,5 +1,6 @@
 #include "core/codegen/program.h"
 
+#include "core/ir/fused_ops.h"
 #include "core/onnx/node_checks.h"
 #include "core/schedule/validator.h"
 #include "core/util/atomic_file.h"
@@ -30,8 +31,7 @@ namespace codegen {
 
 std::string Program::var(ValueId v, int copy) const
 {
-    const std::string prefix = copy < 0 || schedule.degree == 1 ? "t_" : "t" + std::to_string(copy) + "_";
-    return prefix + valueId[size_t(v)];
+    return copy < 0 || schedule.degree == 1 ? valueId[size_t(v)] : copyValueId[size_t(copy)][size_t(v)];
 }
 
 int Program::inputIndex(ValueId v) const
@@ -73,7 +73,7 @@ std::string Renderer::expr(const Expr& e) const
     };
     switch (e.kind) {
     case Expr::Kind::Value:
-        return p.low.isConstant(e.value) ? "w." + p.weightMember.at(e.value) : p.var(e.value, copy);
+        return p.low.isConstant(e.value) ? syntax.weights + p.weightMember.at(e.value) : p.var(e.value, copy);
     case Expr::Kind::Int: return std::to_string(e.i);
     case Expr::Kind::Float: return syntax.real(e.f);
     case Expr::Kind::Bool: return e.i ? syntax.trueWord : syntax.falseWord;
@@ -82,22 +82,32 @@ std::string Renderer::expr(const Expr& e) const
     case Expr::Kind::List: return join(syntax.listOpen, syntax.listClose);
     case Expr::Kind::Call: {
         const FunctionName& f = functionName(e.fn);
-        return join((std::string(syntax.python ? f.python : f.cpp) + "(").c_str(), ")");
+        std::string s = std::string(syntax.python ? f.python : f.cpp) + "(";
+        bool first = true;
+        for (const Expr& a : e.args) {
+            if (syntax.python && a.isDefault)
+                continue;  // Python leaves a keyword's default out
+            s += first ? "" : ", ";
+            first = false;
+            if (!syntax.python || a.keyword.empty()) {
+                s += expr(a);
+                continue;
+            }
+            s += a.keyword + "=";
+            // Window sizes the same along every axis read as one number: stride=2.
+            const bool window = a.keyword == "kernel_size" || a.keyword == "stride" || a.keyword == "padding" ||
+                                a.keyword == "dilation";
+            if (window && a.kind == Expr::Kind::Ints && !a.ints.empty() &&
+                std::all_of(a.ints.begin(), a.ints.end(), [&](int64_t v) { return v == a.ints[0]; }))
+                s += std::to_string(a.ints[0]);
+            else
+                s += expr(a);
+        }
+        return s + ")";
     }
     case Expr::Kind::Method: return expr(e.args[0]) + "." + e.fn + "()";
     }
     return syntax.none;
-}
-
-std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int copy, bool clone)
-{
-    const Node& n = p.model.graph.node(id);
-    std::string s = std::string("    ") + syntax.comment + " " + asciiDisplay(n.opType) + " " + quotedForComment(n.name);
-    if (p.schedule.degree > 1 && copy >= 0)
-        s += ", copy " + std::to_string(copy);
-    if (clone)
-        s += " (clone: also computed by its owner)";
-    return s + "\n";
 }
 
 std::string fillTemplate(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values)
@@ -154,12 +164,62 @@ Program buildProgram(const CodegenRequest& request)
     Program p(model, *request.topo, s);
     p.low = lowerModel(model);
 
+    // Variables: graph inputs by their names, computed values by their nodes' names, in
+    // topological order (a clash renames the later one). Each copy's are "c<copy>_<name>".
     IdentifierPool values, members;
+    std::vector<std::string> base(g.valueCount());
+    std::vector<ValueId> order;
+    for (ValueId v : g.inputs())
+        if (!p.low.isConstant(v)) {
+            base[size_t(v)] = g.value(v).name;
+            order.push_back(v);
+        }
+    for (NodeId id : p.topo.order) {
+        const Node& n = g.node(id);
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+            const ValueId v = n.outputs[k];
+            if (v == kNone || p.low.isConstant(v))
+                continue;
+            base[size_t(v)] = k == 0 && !n.name.empty() ? nodeBaseName(n.name) : g.value(v).name;
+            order.push_back(v);
+        }
+    }
     p.valueId.resize(g.valueCount());
-    for (const Value& v : g.values())
-        p.valueId[size_t(v.id)] = values.make(v.name);
-    for (ValueId v : p.low.weights)
-        p.weightMember[v] = members.make(g.value(v).name);
+    for (ValueId v : order)
+        p.valueId[size_t(v)] = values.make(base[size_t(v)]);
+    if (s.degree > 1) {
+        p.copyValueId.assign(size_t(s.degree), std::vector<std::string>(g.valueCount()));
+        for (int copy = 0; copy < s.degree; ++copy)
+            for (ValueId v : order)
+                p.copyValueId[size_t(copy)][size_t(v)] = values.make(p.valueId[size_t(v)], "c" + std::to_string(copy) + "_");
+    }
+    // Weights by their names, except those the exporter made up ("onnx::Conv_542"): those by
+    // their first reader and what it reads them as ("inception3a_branch1_conv_weight").
+    for (ValueId v : p.low.weights) {
+        std::string name = g.value(v).name;
+        const auto& readers = g.value(v).consumers;
+        if ((name.empty() || name.rfind("onnx::", 0) == 0) && !readers.empty() && !g.node(readers.front()).name.empty()) {
+            const Node& n = g.node(readers.front());
+            const size_t k = size_t(std::find(n.inputs.begin(), n.inputs.end(), v) - n.inputs.begin());
+            static const std::map<std::string, std::vector<const char*>> roles = {
+                {"Conv", {"", "weight", "bias"}},
+                {kFusedConv, {"", "weight", "bias"}},
+                {"Gemm", {"", "weight", "bias"}},
+                {"MatMul", {"", "weight"}},
+                {"BatchNormalization", {"", "weight", "bias", "running_mean", "running_var"}},
+            };
+            const auto role = roles.find(n.opType);
+            name = nodeBaseName(n.name) + "_" +
+                   (role != roles.end() && k < role->second.size() && k > 0 ? std::string(role->second[k])
+                                                                             : "input" + std::to_string(k));
+        }
+        p.weightMember[v] = members.make(name);
+    }
+    {
+        IdentifierPool classes;
+        p.className = classes.make(className(std::filesystem::path(model.path).stem().string()));
+    }
+    p.bound = request.bound;
     std::vector<std::string> outputNames;
     for (ValueId v : g.outputs())
         outputNames.push_back(g.value(v).name);
@@ -371,11 +431,13 @@ CodegenResult generateCode(const CodegenRequest& request)
     const std::string blob = weightsBlob(program, &total);
     std::vector<std::pair<std::string, std::string>> files;
     if (request.language == CodeLanguage::Python) {
-        files.emplace_back("run.py", renderPython(program, request.command, total));
+        files.emplace_back("model.py", renderPython(program, request.command, total));
+        files.emplace_back("run.py", renderPythonRun(program, request.command));
     } else {
         files.emplace_back("main.cpp", renderCpp(program, request.command, total));
         files.emplace_back("CMakeLists.txt", renderCMake(program));
     }
+    files.emplace_back("README.md", renderReadme(program, request.command, request.language == CodeLanguage::Python));
 
     const std::filesystem::path dir(request.outputDir);
     std::error_code ec;

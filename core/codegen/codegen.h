@@ -24,6 +24,7 @@ struct CodegenRequest {
     CodeLanguage language = CodeLanguage::Python;
     std::string outputDir;  // created if missing
     std::string command;    // the command line that made the code, for the header comment
+    double bound = 0;       // the schedule's speedup bound (serial cost / max(span, work / P)); 0: unknown
 };
 
 struct CodegenResult {

@@ -19,6 +19,11 @@ struct Expr {
     std::vector<int64_t> ints;
     std::string fn;          // Call: an entry of the function table; Method: the method name
     std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object
+    // As an argument of a Call: Python passes it as keyword=value (C++ always by
+    // position, so keyword arguments keep C++'s order); `isDefault`: the keyword's
+    // default value, which Python leaves out.
+    std::string keyword;
+    bool isDefault = false;
 
     static Expr val(ValueId v) { Expr e; e.kind = Kind::Value; e.value = v; return e; }
     static Expr integer(int64_t v) { Expr e; e.kind = Kind::Int; e.i = v; return e; }
@@ -33,6 +38,14 @@ struct Expr {
         e.kind = Kind::Call;
         e.fn = std::move(fn);
         e.args = std::move(args);
+        return e;
+    }
+    // This argument as keyword=value in Python.
+    Expr named(std::string name, bool defaultValue = false) const
+    {
+        Expr e = *this;
+        e.keyword = std::move(name);
+        e.isDefault = defaultValue;
         return e;
     }
     static Expr method(Expr object, std::string name)

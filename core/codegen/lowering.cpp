@@ -15,17 +15,20 @@ namespace ramiel::codegen {
 const FunctionName& functionName(const std::string& fn)
 {
     static const std::map<std::string, FunctionName> table = {
+        // The generated programs' own helper: a 2-D convolution on prepacked oneDNN weights
+        // (Relu fused), as the runtime runs them (templates/python/conv.py, templates/cpp/conv.cpp).
+        {"conv2d", {"conv2d", "conv2d"}},
         {"convolution", {"torch.convolution", "at::convolution"}},
-        {"constant_pad_nd", {"torch.constant_pad_nd", "at::constant_pad_nd"}},
-        {"max_pool1d", {"torch.max_pool1d", "at::max_pool1d"}},
-        {"max_pool2d", {"torch.max_pool2d", "at::max_pool2d"}},
-        {"max_pool3d", {"torch.max_pool3d", "at::max_pool3d"}},
-        {"avg_pool1d", {"torch.avg_pool1d", "at::avg_pool1d"}},
-        {"avg_pool2d", {"torch.nn.functional.avg_pool2d", "at::avg_pool2d"}},
-        {"avg_pool3d", {"torch.nn.functional.avg_pool3d", "at::avg_pool3d"}},
+        {"constant_pad_nd", {"F.pad", "at::constant_pad_nd"}},
+        {"max_pool1d", {"F.max_pool1d", "at::max_pool1d"}},
+        {"max_pool2d", {"F.max_pool2d", "at::max_pool2d"}},
+        {"max_pool3d", {"F.max_pool3d", "at::max_pool3d"}},
+        {"avg_pool1d", {"F.avg_pool1d", "at::avg_pool1d"}},
+        {"avg_pool2d", {"F.avg_pool2d", "at::avg_pool2d"}},
+        {"avg_pool3d", {"F.avg_pool3d", "at::avg_pool3d"}},
         {"mean", {"torch.mean", "at::mean"}},
         {"amax", {"torch.amax", "at::amax"}},
-        {"relu", {"torch.relu", "at::relu"}},
+        {"relu", {"F.relu", "at::relu"}},
         {"sigmoid", {"torch.sigmoid", "at::sigmoid"}},
         {"tanh", {"torch.tanh", "at::tanh"}},
         {"exp", {"torch.exp", "at::exp"}},
@@ -44,12 +47,12 @@ const FunctionName& functionName(const std::string& fn)
         {"flatten", {"torch.flatten", "at::flatten"}},
         {"reshape", {"torch.reshape", "at::reshape"}},
         {"t", {"torch.t", "at::t"}},
-        {"batch_norm", {"torch.batch_norm", "at::batch_norm"}},
-        {"softmax", {"torch.softmax", "at::softmax"}},
+        {"batch_norm", {"F.batch_norm", "at::batch_norm"}},
+        {"softmax", {"F.softmax", "at::softmax"}},
         {"permute", {"torch.permute", "at::permute"}},
         {"ones_like", {"torch.ones_like", "at::ones_like"}},
-        {"leaky_relu", {"torch.nn.functional.leaky_relu", "at::leaky_relu"}},
-        {"hardswish", {"torch.nn.functional.hardswish", "at::hardswish"}},
+        {"leaky_relu", {"F.leaky_relu", "at::leaky_relu"}},
+        {"hardswish", {"F.hardswish", "at::hardswish"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
     };
     const auto it = table.find(fn);
@@ -161,10 +164,17 @@ Window windowOf(const Context& c, const std::vector<int64_t>& kernel)
 
 E pad(E x, const std::vector<int64_t>& atenPads, double value)
 {
-    return E::call("constant_pad_nd", {std::move(x), E::list(atenPads), E::real(value)});
+    return E::call("constant_pad_nd", {std::move(x), E::list(atenPads), E::real(value).named("value", value == 0.0)});
 }
 
-E conv(const Context& c)
+bool allEqual(const std::vector<int64_t>& v, int64_t x)
+{
+    return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
+}
+
+// A convolution. `relu`: the caller wants Relu after it; set to true when the
+// convolution fused it (the packed path), else left false for the caller to apply.
+E conv(const Context& c, bool* relu = nullptr)
 {
     const int64_t r = c.rank(0);
     std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
@@ -183,11 +193,27 @@ E conv(const Context& c)
         x = pad(std::move(x), win.atenPads(), 0.0);
         pads.assign(pads.size(), 0);
     }
+    const int64_t groups = c.node.attrInt("group", 1);
+    // As the runtime's convolution kernel: a 2-D float convolution with constant weights runs on
+    // oneDNN weights packed once (the conv2d helper), with Relu fused when `relu`.
+    auto floatConstant = [&](size_t i) {
+        return c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float;
+    };
+    if (r == 4 && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
+        if (relu)
+            *relu = true;
+        return E::call("conv2d", {std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                  E::list(win.strides).named("stride", allEqual(win.strides, 1)),
+                                  E::list(pads).named("padding", allEqual(pads, 0)),
+                                  E::list(win.dilations).named("dilation", allEqual(win.dilations, 1)),
+                                  E::integer(groups).named("groups", groups == 1),
+                                  E::boolean(relu != nullptr).named("relu", relu == nullptr)});
+    }
     if (r == 4 && c.out.isConstant(c.in(1)))
         c.out.channelsLast.insert(c.in(1));
     return E::call("convolution", {std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
                                    E::list(win.strides), E::list(pads), E::list(win.dilations), E::boolean(false),
-                                   E::list(std::vector<int64_t>(pads.size(), 0)), E::integer(c.node.attrInt("group", 1))});
+                                   E::list(std::vector<int64_t>(pads.size(), 0)), E::integer(groups)});
 }
 
 // As pool() in kernels_neural.cpp.
@@ -212,11 +238,13 @@ E pool(const Context& c, bool max, bool includePad)
     std::vector<int64_t> p = padded ? std::vector<int64_t>(d, 0) : w.padBegin;
     const std::string suffix = std::to_string(d) + "d";
     auto run = [&](E input, bool include) {
+        E kernelSize = E::list(w.kernel).named("kernel_size"), stride = E::list(w.strides).named("stride"),
+          padding = E::list(p).named("padding", allEqual(p, 0)), ceil = E::boolean(w.ceil).named("ceil_mode", !w.ceil);
         if (max)
-            return E::call("max_pool" + suffix, {std::move(input), E::list(w.kernel), E::list(w.strides), E::list(p),
-                                                 E::list(w.dilations), E::boolean(w.ceil)});
-        return E::call("avg_pool" + suffix, {std::move(input), E::list(w.kernel), E::list(w.strides), E::list(p),
-                                             E::boolean(w.ceil), E::boolean(include)});
+            return E::call("max_pool" + suffix, {std::move(input), kernelSize, stride, padding,
+                                                 E::list(w.dilations).named("dilation", allEqual(w.dilations, 1)), ceil});
+        return E::call("avg_pool" + suffix, {std::move(input), kernelSize, stride, padding, ceil,
+                                             E::boolean(include).named("count_include_pad", include)});
     };
     if (!padded)
         return run(x, includePad);
@@ -245,32 +273,33 @@ const std::map<std::string, Lowering>& lowerings()
 {
     static const std::map<std::string, Lowering> table = [] {
         std::map<std::string, Lowering> r;
-        r["Conv"] = conv;
+        r["Conv"] = [](const Context& c) { return conv(c); };
         // Ramiel's fused convolution (fuse-conv-activation): the convolution, then its activation.
         r[kFusedConv] = [](const Context& c) {
-            const E y = conv(c);
             const std::string act = c.node.attrString("activation", "");
+            bool fused = false;
+            const E y = conv(c, act == "Relu" ? &fused : nullptr);
             const Attribute* p = c.node.attr("activation_params");
             const std::vector<float> params = p ? p->floats : std::vector<float>{};
             if (act == "Relu")
-                return E::call("relu", {y});
+                return fused ? y : E::call("relu", {y});
             if (act == "Sigmoid")
                 return E::call("sigmoid", {y});
             if (act == "HardSwish")
                 return E::call("hardswish", {y});
             if (act == "LeakyRelu")
-                return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0])});
+                return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0]).named("negative_slope")});
             if (act == "Clip" && params.size() == 2)
-                return E::call("clamp", {y, E::real(params[0]), E::real(params[1])});
+                return E::call("clamp", {y, E::real(params[0]).named("min"), E::real(params[1]).named("max")});
             c.unsupported("activation '" + printable(act) + "'");
         };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
         r["GlobalAveragePool"] = [](const Context& c) {
-            return E::call("mean", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))), E::boolean(true)});
+            return E::call("mean", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))).named("dim"), E::boolean(true).named("keepdim")});
         };
         r["GlobalMaxPool"] = [](const Context& c) {
-            return E::call("amax", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))), E::boolean(true)});
+            return E::call("amax", {E::val(c.in(0)), E::list(spatialDims(c.rank(0))).named("dim"), E::boolean(true).named("keepdim")});
         };
         for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
                  {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"},
@@ -299,7 +328,7 @@ const std::map<std::string, Lowering>& lowerings()
                     parts.push_back(E::val(v));
             if (parts.empty())
                 c.unsupported("no inputs");
-            return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axis(c.node.attrInt("axis", 0), c.rank(0)))});
+            return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axis(c.node.attrInt("axis", 0), c.rank(0))).named("dim")});
         };
         r["Flatten"] = [](const Context& c) {
             const int64_t rank = c.rank(0);
@@ -310,8 +339,9 @@ const std::map<std::string, Lowering>& lowerings()
             if (a == rank)
                 return E::call("reshape", {x, E::list({-1, 1})});
             if (a == 1)
-                return E::call("flatten", {x, E::integer(1)});
-            return E::call("flatten", {E::call("flatten", {x, E::integer(0), E::integer(a - 1)}), E::integer(1)});
+                return E::call("flatten", {x, E::integer(1).named("start_dim")});
+            return E::call("flatten", {E::call("flatten", {x, E::integer(0).named("start_dim"), E::integer(a - 1).named("end_dim")}),
+                                       E::integer(1).named("start_dim")});
         };
         r["Gemm"] = [](const Context& c) {
             const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
@@ -331,16 +361,19 @@ const std::map<std::string, Lowering>& lowerings()
             c.onlyFirstOutput();
             if (c.node.attrInt("training_mode", 0) != 0)
                 c.unsupported("training mode is not supported");
-            return E::call("batch_norm", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)),
-                                          E::val(c.in(4)), E::boolean(false), E::real(0.0),
-                                          E::real(c.node.attrFloat("epsilon", 1e-5f)), E::boolean(false)});
+            // at::batch_norm's order (input, weight, bias, mean, var, ...); Python names each one.
+            return E::call("batch_norm", {E::val(c.in(0)), E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
+                                          E::val(c.in(3)).named("running_mean"), E::val(c.in(4)).named("running_var"),
+                                          E::boolean(false).named("training", true), E::real(0.0).named("momentum", true),
+                                          E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps"),
+                                          E::boolean(false).named("cudnn_enabled", true)});
         };
         r["Softmax"] = [](const Context& c) {
             const int64_t rank = c.rank(0);
             const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
             if (c.node.opset < 13 && a != rank - 1)
                 c.unsupported("before opset 13 only the last axis is supported");
-            return E::call("softmax", {E::val(c.in(0)), E::integer(a)});
+            return E::call("softmax", {E::val(c.in(0)), E::integer(a).named("dim")});
         };
         r["Transpose"] = [](const Context& c) {
             std::vector<int64_t> perm = c.node.attrInts("perm");

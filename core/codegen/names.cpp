@@ -1,5 +1,7 @@
 #include "core/codegen/names.h"
 
+#include <vector>
+
 namespace ramiel::codegen {
 
 namespace {
@@ -23,7 +25,19 @@ const char* const kReserved[] = {
     "xor_eq", "final", "override", "main", "errno", "assert", "NULL", "EOF", "stdin", "stdout", "stderr",
     // the generated code's own names
     "torch", "np", "numpy", "os", "sys", "time", "argparse", "threading", "at", "c10", "std", "w", "inputs",
-    "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel",
+    "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel", "F", "nn",
+    "concurrent", "conv2d", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV", "WEIGHTS",
+    "WEIGHTS_FILE", "WEIGHTS_BYTES", "INPUTS", "OUTPUTS", "THREADS", "BOUND", "SLOTS", "model", "Model", "super",
+    "float", "id", "isinstance", "getattr", "tuple", "forward_parallel", "forwardParallel",
+    // torch.nn.Module's attributes (weights are buffers of the generated module)
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "cpu", "cuda",
+    "double", "dump_patches", "eval", "extra_repr", "forward", "get_buffer", "get_extra_state", "get_parameter",
+    "get_submodule", "half", "ipu", "load_state_dict", "modules", "named_buffers", "named_children",
+    "named_modules", "named_parameters", "parameters", "register_backward_hook", "register_buffer",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_load_state_dict_post_hook", "register_module",
+    "register_parameter", "register_state_dict_pre_hook", "requires_grad_", "set_extra_state", "share_memory",
+    "state_dict", "to", "to_empty", "train", "training", "xpu", "zero_grad", "compile",
 };
 
 bool isAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -59,6 +73,68 @@ std::string IdentifierPool::make(std::string_view name, std::string_view prefix)
         id = base + (base.back() == '_' ? "" : "_") + std::to_string(n);
     taken_.insert(id);
     return id;
+}
+
+std::string nodeBaseName(std::string_view nodeName)
+{
+    std::vector<std::string> parts(1);
+    for (char c : nodeName) {
+        if (c == '/') {
+            if (!parts.back().empty())
+                parts.emplace_back();
+        } else {
+            parts.back() += c;
+        }
+    }
+    if (parts.back().empty())
+        parts.pop_back();
+    // The last part names the operator ("Conv", "Relu_3"): the others say where it is.
+    auto isOperator = [](const std::string& part) {
+        size_t i = 0;
+        if (part.empty() || !(part[0] >= 'A' && part[0] <= 'Z'))
+            return false;
+        while (i < part.size() && (isAlpha(part[i]) || isDigit(part[i])))
+            ++i;
+        if (i == part.size())
+            return true;
+        if (part[i] != '_' || i + 1 == part.size())
+            return false;
+        for (++i; i < part.size(); ++i)
+            if (!isDigit(part[i]))
+                return false;
+        return true;
+    };
+    if (parts.size() > 1 && isOperator(parts.back()))
+        parts.pop_back();
+    // A part the next one repeats says nothing more: "branch2/branch2.0" is "branch2.0".
+    std::string base;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        if (i + 1 < parts.size() && parts[i + 1].size() > part.size() && parts[i + 1].compare(0, part.size(), part) == 0 &&
+            !isAlpha(parts[i + 1][part.size()]) && !isDigit(parts[i + 1][part.size()]))
+            continue;
+        base += (base.empty() ? "" : "_") + part;
+    }
+    return base;
+}
+
+std::string className(std::string_view fileStem)
+{
+    std::string name;
+    bool upper = true;
+    for (char c : fileStem) {
+        if (!isAlpha(c) && !isDigit(c)) {
+            upper = true;
+            continue;
+        }
+        name += upper && c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
+        upper = false;
+        if (name.size() >= 40)
+            break;
+    }
+    if (name.empty() || !isAlpha(name[0]))
+        name = "Model" + name;
+    return name;
 }
 
 std::string asciiDisplay(std::string_view name)

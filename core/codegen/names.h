@@ -25,6 +25,14 @@ private:
     std::set<std::string> taken_;
 };
 
+// A short base for the variable of a value a node computes: the node's name
+// without the last path part when that names the operator
+// ("/inception3a/branch1/conv/Conv" -> "inception3a_branch1_conv").
+std::string nodeBaseName(std::string_view nodeName);
+// A CamelCase class name from a file's stem ("inception_v3" -> "InceptionV3"):
+// letters and digits only, "Model" before one that would not start with a letter.
+std::string className(std::string_view fileStem);
+
 // The name as one line of printable ASCII: other bytes as \xNN, '\' doubled.
 std::string asciiDisplay(std::string_view name);
 // A comment-safe rendering: the ASCII display in single quotes (a comment

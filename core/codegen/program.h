@@ -39,7 +39,10 @@ struct Program {
     const Topology& topo;
     const Schedule& schedule;
     LoweredModel low;
-    std::vector<std::string> valueId;  // by value: base identifier (variables are t_<id>, t<copy>_<id>)
+    std::vector<std::string> valueId;  // by value: its variable in the serial code (short, from the node's name)
+    std::vector<std::vector<std::string>> copyValueId;  // d > 1: by copy, then value: its variable in that copy
+    std::string className;  // the model's class (Python module, C++ class), from the file name
+    double bound = 0;       // the schedule's speedup bound (0: not known)
     std::map<ValueId, std::string> weightMember;  // by constant value
     std::vector<std::vector<Step>> clusters;
     std::vector<int> threads;  // by cluster
@@ -81,6 +84,7 @@ struct Syntax {
     const char* listOpen;
     const char* listClose;
     const char* comment;  // line comment marker
+    const char* weights;  // what a weight's member follows: "self." (Python buffers), "w." (C++)
     std::string (*ints)(const std::vector<int64_t>&);
     std::string (*real)(double);
 };
@@ -94,11 +98,11 @@ struct Renderer {
     std::string expr(const Expr& e) const;
 };
 
-// "    // Conv 'name', copy 1 (clone: ...)" with the language's comment marker.
-std::string nodeComment(const Program& p, const Syntax& syntax, NodeId id, int copy, bool clone);
 
-// The generated files' text.
+// The generated files' text: Python's model.py (the module), run.py (its benchmark) and README.md.
 std::string renderPython(const Program& p, const std::string& command, size_t weightBytes);
+std::string renderPythonRun(const Program& p, const std::string& command);
+std::string renderReadme(const Program& p, const std::string& command, bool python);
 std::string renderCpp(const Program& p, const std::string& command, size_t weightBytes);
 std::string renderCMake(const Program& p);
 

@@ -1,7 +1,5 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "npy.cpp"
-struct Weights {};
-Weights loadWeights(const std::string& path);
 struct InputSpec {
     const char* name;
     at::ScalarType dtype;
@@ -9,15 +7,16 @@ struct InputSpec {
 };
 const std::vector<InputSpec> kInputs;
 const std::vector<std::pair<const char*, const char*>> kOutputs;
-std::vector<at::Tensor> serial(const Weights& w, const std::vector<at::Tensor>& inputs);
-struct Slots;
-using Cluster = void (*)(const Weights&, const std::vector<at::Tensor>&, Slots&);
-const std::vector<Cluster> kClusters;
 const std::vector<int> kThreads;
-class Workers {
+constexpr double kBound = 0;
+#ifndef RAMIEL_CLASS
+#define RAMIEL_CLASS Model  // placeholder: the class name
+#endif
+class RAMIEL_CLASS {
 public:
-    explicit Workers(const Weights& w);
-    std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs);
+    explicit RAMIEL_CLASS(const std::string& weightsFile);
+    std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) const;
+    std::vector<at::Tensor> forwardParallel(const std::vector<at::Tensor>& inputs);
 };
 namespace {  // prelude.cpp's, which this file closes
 // </check-only>
@@ -95,37 +94,41 @@ int run(int argc, char** argv)
             return 2;
         }
     }
-    const Weights w = loadWeights(weightsFile);
+    RAMIEL_CLASS model(weightsFile);
     const std::vector<at::Tensor> inputs = makeInputs(inputFiles);
     at::set_num_threads(serialThreads);
     std::vector<at::Tensor> expected;
     {
         c10::InferenceMode guard;
-        expected = serial(w, inputs);
+        expected = model.forward(inputs);
     }
-    Workers workers(w);
-    const std::vector<at::Tensor> got = workers.run(inputs);
+    const std::vector<at::Tensor> got = model.forwardParallel(inputs);
     bool agree = true;
     for (size_t k = 0; k < got.size(); ++k) {
+        const bool same = expected[k].sizes() == got[k].sizes() && at::equal(expected[k], got[k]);
         const at::Tensor a = expected[k].to(at::kDouble), b = got[k].to(at::kDouble);
         const bool ok = a.sizes() == b.sizes() && at::allclose(a, b, 1e-4, 1e-5);
         const double diff = a.numel() && ok ? (a - b).abs().max().item<double>() : 0.0;
         agree = agree && ok;
         std::printf("output %s: shape %s, max |serial - parallel| %.3g %s\n", kOutputs[k].first,
-                    c10::str(b.sizes()).c_str(), diff, ok ? "ok" : "MISMATCH");
+                    c10::str(b.sizes()).c_str(), diff, same ? "ok (equal)" : ok ? "ok" : "MISMATCH");
     }
     const auto [serialSeconds, parallelSeconds] = medianSeconds(
         [&] {
             c10::InferenceMode guard;
-            serial(w, inputs);
+            model.forward(inputs);
         },
-        [&] { workers.run(inputs); }, runs);
+        [&] { model.forwardParallel(inputs); }, runs);
     std::string threads;
     for (int n : kThreads)
         threads += (threads.empty() ? "" : ", ") + std::to_string(n);
-    std::printf("serial   %.2f ms  (%d intra-op threads)\n", serialSeconds * 1e3, serialThreads);
-    std::printf("parallel %.2f ms  (%zu workers, threads [%s])\n", parallelSeconds * 1e3, kClusters.size(), threads.c_str());
-    std::printf("speedup  %.2fx\n", serialSeconds / parallelSeconds);
+    std::printf("serial   %.2f ms  (%d intra-op thread%s)\n", serialSeconds * 1e3, serialThreads, serialThreads == 1 ? "" : "s");
+    std::printf("parallel %.2f ms  (%zu workers, threads [%s])\n", parallelSeconds * 1e3, kThreads.size(), threads.c_str());
+    if (kBound > 0)
+        std::printf("speedup  %.2fx  (bound %.2fx: the schedule's serial cost over max(critical path, work / workers))\n",
+                    serialSeconds / parallelSeconds, kBound);
+    else
+        std::printf("speedup  %.2fx  (bound not known)\n", serialSeconds / parallelSeconds);
     if (!saveDir.empty())
         std::filesystem::create_directories(saveDir);
     for (size_t k = 0; k < got.size() && !saveDir.empty(); ++k)

@@ -1,23 +1,14 @@
-# <check-only> What the rest of run.py defines, so that this file lints on its own.
 import argparse
-import concurrent.futures
 import os
 import sys
 import time
 
 import numpy as np
 import torch
-from weights import load_weights
-from workers import parallel
-INPUTS = []
-OUTPUTS = []
-CLUSTERS = []
-THREADS = []
+
+from model import RAMIEL_CLASS as Model, BOUND, INPUTS, OUTPUTS, THREADS
 
 
-def serial(w, inputs):
-    return []
-# </check-only>
 def make_inputs(files):
     if files and len(files) != len(INPUTS):
         raise SystemExit('expected %d --input files (one per graph input, in order), got %d' % (len(INPUTS), len(files)))
@@ -34,6 +25,10 @@ def make_inputs(files):
             t = torch.zeros(shape, dtype=dtype)
         inputs.append(t.contiguous())
     return inputs
+
+
+def as_list(outputs):
+    return list(outputs) if isinstance(outputs, tuple) else [outputs]
 
 
 def median_seconds(serial_run, parallel_run, runs):
@@ -60,28 +55,30 @@ def main():
     ap.add_argument('--weights', default=os.path.join(here, 'weights.bin'))
     args = ap.parse_args()
 
-    w = load_weights(args.weights)
+    model = Model(args.weights)
     inputs = make_inputs(args.input)
     torch.set_num_threads(args.serial_threads)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(CLUSTERS)) as pool:
+    with torch.inference_mode():
+        expected = as_list(model(*inputs))
+    got = as_list(model.forward_parallel(*inputs))
+    agree = True
+    for (name, _), a, b in zip(OUTPUTS, expected, got):
+        same = a.shape == b.shape and torch.equal(a, b)
+        diff = (a.double() - b.double()).abs().max().item() if a.numel() and a.shape == b.shape else 0.0
+        ok = a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
+        agree = agree and ok
+        print('output %s: shape %s, max |serial - parallel| %.3g %s' % (
+            name, list(b.shape), diff, 'ok (equal)' if same else 'ok' if ok else 'MISMATCH'))
+
+    def run_serial():
         with torch.inference_mode():
-            expected = serial(w, inputs)
-        got = parallel(w, inputs, pool)
-        agree = True
-        for (name, _), a, b in zip(OUTPUTS, expected, got):
-            diff = (a.double() - b.double()).abs().max().item() if a.numel() else 0.0
-            ok = a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
-            agree = agree and ok
-            print('output %s: shape %s, max |serial - parallel| %.3g %s' % (name, list(b.shape), diff, 'ok' if ok else 'MISMATCH'))
+            model(*inputs)
 
-        def run_serial():
-            with torch.inference_mode():
-                serial(w, inputs)
-
-        serial_s, parallel_s = median_seconds(run_serial, lambda: parallel(w, inputs, pool), args.runs)
-    print('serial   %.2f ms  (%d intra-op threads)' % (serial_s * 1e3, args.serial_threads))
-    print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(CLUSTERS), THREADS))
-    print('speedup  %.2fx' % (serial_s / parallel_s))
+    serial_s, parallel_s = median_seconds(run_serial, lambda: model.forward_parallel(*inputs), args.runs)
+    print('serial   %.2f ms  (%d intra-op thread%s)' % (serial_s * 1e3, args.serial_threads, '' if args.serial_threads == 1 else 's'))
+    print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(THREADS), THREADS))
+    print('speedup  %.2fx  (%s)' % (serial_s / parallel_s, 'bound %.2fx: the schedule\'s serial cost over max(critical path, '
+                                     'work / workers)' % BOUND if BOUND else 'bound not known'))
     if args.save_outputs:
         os.makedirs(args.save_outputs, exist_ok=True)
         for (name, file), t in zip(OUTPUTS, got):

@@ -1,22 +1,28 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "slots.cpp"
 struct Weights {};
-using Cluster = void (*)(const Weights&, const std::vector<at::Tensor>&, Slots&);
-const std::vector<Cluster> kClusters;
+Weights loadWeights(const std::string& path);
 const std::vector<int> kThreads;
 constexpr size_t kSlots = 0;
-const at::Tensor RAMIEL_OUTPUTS;  // placeholder: the graph outputs, one line each
+#ifndef RAMIEL_CLASS
+#define RAMIEL_CLASS Model  // placeholder: the class name
+#endif
+// placeholder: the generated members' declarations
+#define RAMIEL_DECLARATIONS                                                                   \
+    void runWorker(size_t k, const std::vector<at::Tensor>& inputs, Slots& slots) const;      \
+    std::vector<at::Tensor> outputs(const std::vector<at::Tensor>& inputs, Slots& slots) const;
 // </check-only>
-// One persistent std::thread per cluster, parked between runs; values cross
-// workers through one-shot slots made fresh for each run.
-class Workers {
+// The model with its weights: forward() runs every node serially; forwardParallel() runs
+// the schedule, worker k running workerK() on a thread of its own (started by the first
+// call, parked between runs) with kThreads[k] intra-op threads. Values cross workers
+// through one-shot slots made fresh for each run.
+class RAMIEL_CLASS {
 public:
-    explicit Workers(const Weights& w) : w_(w), errors_(kClusters.size())
+    explicit RAMIEL_CLASS(const std::string& weightsFile = WEIGHTS_FILE)
+        : w(loadWeights(weightsFile)), errors_(kThreads.size())
     {
-        for (size_t c = 0; c < kClusters.size(); ++c)
-            threads_.emplace_back([this, c] { loop(c); });
     }
-    ~Workers()
+    ~RAMIEL_CLASS()
     {
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -26,16 +32,25 @@ public:
         for (std::thread& t : threads_)
             t.join();
     }
+    RAMIEL_CLASS(const RAMIEL_CLASS&) = delete;
+    RAMIEL_CLASS& operator=(const RAMIEL_CLASS&) = delete;
 
-    std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs)
+    // Every node in one topological order (run it under c10::InferenceMode).
+    std::vector<at::Tensor> forward(const std::vector<at::Tensor>& inputs) const;
+
+    // The schedule on kThreads.size() worker threads: the same result as forward().
+    std::vector<at::Tensor> forwardParallel(const std::vector<at::Tensor>& inputs)
     {
+        std::lock_guard<std::mutex> oneRunAtATime(runMutex_);
+        for (size_t c = threads_.size(); c < kThreads.size(); ++c)
+            threads_.emplace_back([this, c] { loop(c); });
         Slots slots(kSlots);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             inputs_ = &inputs;
             slots_ = &slots;
             std::fill(errors_.begin(), errors_.end(), nullptr);
-            pending_ = kClusters.size();
+            pending_ = kThreads.size();
             ++generation_;
         }
         start_.notify_all();
@@ -51,10 +66,12 @@ public:
             } catch (const Aborted&) {
             }
         }
-        return outputs(w_, inputs, slots);
+        return outputs(inputs, slots);
     }
 
 private:
+    RAMIEL_DECLARATIONS
+
     void loop(size_t c)
     {
         // Once per worker thread: get_num_threads() first makes ATen set this thread
@@ -72,7 +89,7 @@ private:
                 seen = generation_;
             }
             try {
-                kClusters[c](w_, *inputs_, *slots_);
+                runWorker(c, *inputs_, *slots_);
             } catch (...) {
                 errors_[c] = std::current_exception();
                 slots_->abort();
@@ -83,12 +100,9 @@ private:
         }
     }
 
-    static std::vector<at::Tensor> outputs([[maybe_unused]] const Weights& w,
-                                           [[maybe_unused]] const std::vector<at::Tensor>& inputs, Slots& slots);
-
-    const Weights& w_;
+    const Weights w;
     std::vector<std::thread> threads_;
-    std::mutex mutex_;
+    std::mutex runMutex_, mutex_;
     std::condition_variable start_, done_;
     uint64_t generation_ = 0;
     size_t pending_ = 0;
@@ -97,11 +111,3 @@ private:
     Slots* slots_ = nullptr;
     std::vector<std::exception_ptr> errors_;
 };
-
-// The graph outputs, from the slots (copies concatenated along the batch).
-std::vector<at::Tensor> Workers::outputs(const Weights& w, const std::vector<at::Tensor>& inputs, Slots& slots)
-{
-    return {
-        RAMIEL_OUTPUTS
-    };
-}
