@@ -108,6 +108,8 @@ struct Probe {
     std::vector<std::vector<int64_t>> twiceDims;  // per value, its sizes at twice the batch
     std::map<ValueId, std::pair<std::vector<int64_t>, std::vector<int64_t>>> targets;  // at the batch and twice it
     int sized = 0;  // values whose sizes it supplied
+    std::string batchProblem;  // why the run at twice the batch failed
+    bool batchFixed = false;   // a node failed there: the model runs at its own batch only
 
     // Does any of dimensions [from, to) of v change with the batch? Unknown: as `fallback`.
     bool batchIn(ValueId v, int64_t from, int64_t to, bool fallback) const
@@ -283,8 +285,13 @@ Probe probeSizes(Model& model, const PassContext& context, const std::set<std::s
                     probe.targets[targets[i]] = {*a, *b};
             }
             probe.batchKnown = true;
-        } catch (const std::exception&) {
-            // A model whose computation fixes the batch: the batch's sizes stay unknown.
+        } catch (const Error& e) {
+            // A node that fails at twice the batch: the model's own computation fixes the
+            // batch (a Reshape to a constant [1, ...]), so folding it in loses nothing.
+            probe.batchProblem = e.message();
+            probe.batchFixed = e.kind() == ErrorKind::Runtime;
+        } catch (const std::exception& e) {
+            probe.batchProblem = e.what();
         }
     }
     // Sizes the probe found where inference left none (never replacing a known one).
@@ -377,6 +384,9 @@ public:
             supportedLoaded = true;
             probe = probeSizes(model, context, supported);
         }
+        PassContext ctx = context;
+        if (probe.batchFixed)
+            ctx.batchDynamic = false;
         const Topology topo = buildTopology(g);
         GraphEditor edit(g);
         PassStats stats;
@@ -405,7 +415,7 @@ public:
                 producesOutput(n))
                 continue;
             // Native folds: Constant, and shape sizes known from shape inference.
-            if (auto t = nativeFold(g, n, known, context, probe); t) {
+            if (auto t = nativeFold(g, n, known, ctx, probe); t) {
                 known[size_t(n.outputs[0])] = t;
                 ++native;
                 continue;
@@ -503,6 +513,29 @@ public:
             stats.detail += "; sizes of " + std::to_string(probe.sized) + " values found by a probe run";
         if (freed)
             stats.detail += "; " + std::to_string(freed) + " Reshape/Expand targets made batch-free constants";
+        if (probe.sized) {
+            // The import's count of values without sizes is stale now: recount.
+            int unknown = 0;
+            std::string example;
+            for (const Value& v : g.values())
+                if (!v.isConstant() && !v.isOuterScope && (!v.type.shape || !v.type.shape->isFullyKnown())) {
+                    example = example.empty() ? v.name : example;
+                    ++unknown;
+                }
+            auto& w = model.warnings;
+            const std::string stale = "have no fully known shape after shape inference";
+            w.erase(std::remove_if(w.begin(), w.end(), [&](const std::string& s) { return s.find(stale) != std::string::npos; }),
+                    w.end());
+            if (unknown)
+                w.push_back(std::to_string(unknown) + " of " + std::to_string(g.valueCount()) +
+                            " values have no fully known shape after shape inference and fold-constants' probe (e.g. '" +
+                            example + "'); the costs of nodes that touch them are unknown");
+        }
+        if (probe.batchFixed)
+            stats.detail += "; the batch folded in: the model itself runs only at its own batch (at twice it: " +
+                            probe.batchProblem + ")";
+        else if (!probe.batchProblem.empty())
+            stats.detail += "; the probe at twice the batch failed (" + probe.batchProblem + ")";
         if (tooLarge)
             stats.detail += "; " + std::to_string(tooLarge) + " nodes left unfolded: their results exceed " +
                             std::to_string(kMaxFoldedBytes >> 20) + " MiB";
