@@ -814,6 +814,81 @@ private Q_SLOTS:
         }
     }
 
+    // torchvision's swin_t (opset 17, symbolic batch, exported by the fixture), sized
+    // 1x3x224x224 as --shape does: it runs (ScatterND builds its attention masks); after the
+    // default passes no Shape node is left, every node's cost is known, and the optimized
+    // model agrees with PyTorch, serially and in parallel, at its own batch and at twice it
+    // (the batch stays free), and with ONNX Runtime.
+    void swinTransformer()
+    {
+        const QString base = test::modelsDir() + "/swin_t";
+        ImportOptions options;
+        addInputShape(options, "input=1,3,224,224");  // the export leaves the batch symbolic
+        const Model original = loadOnnx((base + ".onnx").toStdString(), options);
+        const Tensor input = readNpy((base + ".input.npy").toStdString());
+        const Tensor reference = readNpy((base + ".output.npy").toStdString());
+        const double o = relativeDifference(runOnce(original, {input})[0], reference);
+        qInfo("swin_t as exported: %zu nodes, %d Shape; vs PyTorch %.2e", original.graph.nodeCount(),
+              count(original, "Shape"), o);
+        QVERIFY2(o < 1e-4, qPrintable(QString::number(o)));
+
+        Model m = original;
+        QElapsedTimer timer;
+        timer.start();
+        const auto result = passes::runPipeline(m, passes::parsePassList("default"), {});
+        for (const auto& [pass, st] : result.stats)
+            qInfo("  %s: %d -> %d  %s", pass.c_str(), st.nodesBefore, st.nodesAfter, st.detail.c_str());
+        qInfo("swin_t after the default passes: %zu nodes in %lld ms", m.graph.nodeCount(), timer.elapsed());
+        QCOMPARE(count(m, "Shape"), 0);
+        double flops = 0;
+        for (const NodeCost& c : estimateCosts(m.graph)) {
+            QVERIFY2(c.known, c.unknownReason.c_str());
+            flops += c.flops;
+        }
+        qInfo("swin_t: %.3f GFLOPs, every cost known", flops / 1e9);
+
+        auto compiled = runtime().compile(m);
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        for (int batch : {1, 2}) {
+            Tensor x = input;
+            x.dims[0] *= batch;
+            for (int i = 1; i < batch; ++i)
+                x.data += input.data;
+            compiled->setInputs({x});
+            compiled->serialExecutor(1)->run();
+            const std::vector<Tensor> serial = compiled->outputs();
+            const size_t sample = reference.data.size();
+            QCOMPARE(serial[0].data.size(), sample * size_t(batch));
+            for (int i = 0; i < batch; ++i) {
+                Tensor part = reference;
+                part.data = serial[0].data.substr(size_t(i) * sample, sample);
+                const double d = relativeDifference(part, reference);
+                QVERIFY2(d < 1e-4, qPrintable(QString("batch %1, sample %2: %3").arg(batch).arg(i).arg(d)));
+            }
+            const Schedule schedule =
+                planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2, batch, batch), "linear").schedule;
+            compiled->parallelExecutor(schedule)->run();
+            const double p = worstDifference(compiled->outputs(), serial);
+            QVERIFY2(p < 1e-5, qPrintable(QString("parallel, batch %1: %2").arg(batch).arg(p)));
+        }
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath("swin_t.opt.onnx");
+        saveOnnx(m, file.toStdString());
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
+            QFAIL("onnxruntime-node is missing: scripts/test.sh installs it (npm) into build/ort");
+        Tensor fromOrt = reference;
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, base + ".input.npy", dir.filePath("ort.raw"), fromOrt, problem),
+                 qPrintable(problem));
+        const double r = relativeDifference(fromOrt, reference);
+        qInfo("swin_t: ONNX Runtime on the optimized file vs PyTorch, max relative difference %.2e", r);
+        QVERIFY2(r < 1e-4, qPrintable(QString::number(r)));
+    }
+
     void torchvision_data() { test::addTorchvisionRows(); }
 
     // The default pipeline on a real model: outputs preserved, idempotent,
