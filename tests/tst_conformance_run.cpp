@@ -9,6 +9,7 @@
 
 #include <QDirIterator>
 #include <QFile>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <cmath>
@@ -45,6 +46,12 @@ QString compare(const Tensor& got, const Tensor& want, double rtol, double atol)
             return QString("element %1: %2, expected %3").arg(i).arg(x, 0, 'g', 9).arg(y, 0, 'g', 9);
     }
     return {};
+}
+
+QString readText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
 std::map<QString, QString> readSkips()
@@ -139,6 +146,25 @@ private Q_SLOTS:
             qWarning("skip entry %s matches no test of a claimed operator", qPrintable(s));
         QVERIFY2(failures.isEmpty(), qPrintable(QString("%1 conformance tests failed").arg(failures.size())));
         QVERIFY(passed > 300);
+
+        // The figures the README and docs/runtime.md give are these, and the docs list every operator.
+        const QString readme = readText(test::sourcePath("README.md"));
+        const QRegularExpression claim("runtime: (\\d+) ONNX operators \\((\\d+) of ONNX's conformance tests pass\\)");
+        const auto m = claim.match(readme);
+        QVERIFY2(m.hasMatch(), "README.md lacks 'runtime: N ONNX operators (P of ONNX's conformance tests pass)'");
+        QCOMPARE(m.captured(1).toInt(), int(ops.size()));
+        QCOMPARE(m.captured(2).toInt(), passed);
+        const QString doc = readText(test::sourcePath("docs/runtime.md"));
+        const auto d = QRegularExpression("claimed: (\\d+) pass, 0 fail, (\\d+) are skipped").match(doc);
+        QVERIFY2(d.hasMatch(), "docs/runtime.md lacks 'claimed: P pass, 0 fail, S are skipped'");
+        QCOMPARE(d.captured(1).toInt(), passed);
+        QCOMPARE(d.captured(2).toInt(), skipped);
+        const int list = doc.indexOf("Operators: ");
+        QVERIFY(list >= 0);
+        const QString listed = doc.mid(list, doc.indexOf("(`ramiel::runtime().supportedOperators()`", list) - list);
+        for (const std::string& op : ops)
+            QVERIFY2(QRegularExpression("\\b" + QString::fromStdString(op) + "\\b").match(listed).hasMatch(),
+                     qPrintable("docs/runtime.md does not list " + QString::fromStdString(op)));
     }
 };
 

@@ -257,8 +257,9 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fold-constants,dce", 7, 1, {{"Reshape", 1}}}},
-        // Must not fire: the chain reads the batch size, which Ramiel may change at run time.
-        {"fold-shape-batch-kept",
+        // The chain reads the batch size, which Ramiel may change at run time: the target
+        // [batch, -1] becomes the constant [0, -1] (0: the input's own first size).
+        {"fold-shape-batch-free",
          {[] {
               OnnxBuilder b;
               b.input("x", {2, 3, 4}).output("y", {2, 12});
@@ -272,7 +273,25 @@ const std::map<std::string, PassCase>& passCases()
               b.node("Reshape", {"x", "target"}, {"y"});
               return b;
           },
-          "fold-constants,dce", 5, 5, {{"Shape", 1}}}},
+          "fold-constants,dce", 5, 1, {{"Reshape", 1}}}},
+        // Must not fire: a Range as long as the batch stays a computation.
+        {"fold-shape-batch-kept",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3}).output("y", {2, 3});
+              scalarInt64(b, "zero", 0);
+              scalarFloat(b, "start", 0);
+              scalarFloat(b, "step", 1);
+              b.initializerInt64("axes", {1});
+              b.node("Shape", {"x"}, {"s"});
+              b.node("Gather", {"s", "zero"}, {"d0"});
+              OnnxBuilder::setInt(b.node("Cast", {"d0"}, {"f"}), "to", onnx::TensorProto::FLOAT);
+              b.node("Range", {"start", "f", "step"}, {"r"});
+              b.node("Unsqueeze", {"r", "axes"}, {"u"});
+              b.node("Add", {"x", "u"}, {"y"});
+              return b;
+          },
+          "fold-constants,dce", 6, 6, {{"Shape", 1}}}},
         // ConstantOfShape of 32 MiB -> ReduceSum -> Add: the sum folds, the large tensor is not
         // embedded (it stays a node, which DCE then removes as nobody reads it).
         {"fold-keeps-large-results-out",
@@ -463,6 +482,43 @@ const std::map<std::string, PassCase>& passCases()
     return cases;
 }
 
+// Swin's window partition in miniature: x [2, 8, 8, 4] -> [batch, H/4, 4, W/4, 4, C]
+// -> Transpose -> [batch·(H/4)·(W/4), 16, C] -> MatMul, both targets computed from
+// Shape through Div (where ONNX's data propagation stops) and Mul.
+OnnxBuilder windowPartition()
+{
+    OnnxBuilder b;
+    b.input("x", {2, 8, 8, 4}).output("y", {8, 16, 4});
+    for (int64_t i = 0; i < 4; ++i)
+        scalarInt64(b, "i" + std::to_string(i), i);
+    scalarInt64(b, "four", 4);
+    b.initializerInt64("axes", {0});
+    b.initializerInt64("four_1d", {4});
+    b.initializerInt64("sixteen", {16});
+    randomInitializer(b, "w", {4, 4}, -1, 1, 11);
+    b.node("Shape", {"x"}, {"s"});
+    for (int i = 0; i < 4; ++i) {
+        const std::string d = "d" + std::to_string(i);
+        b.node("Gather", {"s", "i" + std::to_string(i)}, {d});
+    }
+    b.node("Div", {"d1", "four"}, {"h"});
+    b.node("Div", {"d2", "four"}, {"w4"});
+    for (const char* v : {"d0", "h", "w4", "d3"})
+        b.node("Unsqueeze", {v, "axes"}, {std::string(v) + "_u"});
+    OnnxBuilder::setInt(b.node("Concat", {"d0_u", "h_u", "four_1d", "w4_u", "four_1d", "d3_u"}, {"t1"}), "axis", 0);
+    b.node("Reshape", {"x", "t1"}, {"r1"});
+    OnnxBuilder::setInts(b.node("Transpose", {"r1"}, {"p"}), "perm", {0, 1, 3, 2, 4, 5});
+    b.node("Shape", {"p"}, {"s2"});
+    b.node("Gather", {"s2", "i0"}, {"b2"});
+    b.node("Mul", {"b2", "h"}, {"bh"});
+    b.node("Mul", {"bh", "w4"}, {"windows"});
+    b.node("Unsqueeze", {"windows", "axes"}, {"windows_u"});
+    OnnxBuilder::setInt(b.node("Concat", {"windows_u", "sixteen", "d3_u"}, {"t2"}), "axis", 0);
+    b.node("Reshape", {"p", "t2"}, {"r2"});
+    b.node("MatMul", {"r2", "w"}, {"y"});
+    return b;
+}
+
 }  // namespace
 
 class TestPasses : public QObject {
@@ -575,6 +631,41 @@ private Q_SLOTS:
         const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
         const double r = worstDifference(runOnce(reloaded, inputs), expected);
         QVERIFY2(r < c.tolerance, qPrintable(QString::number(r)));
+    }
+
+    void shapeFolding_data()
+    {
+        QTest::addColumn<bool>("batchDynamic");
+        QTest::newRow("dynamic batch") << true;
+        QTest::newRow("fixed batch") << false;
+    }
+
+    // Shape arithmetic ONNX's inference cannot follow (Div) folds once the sizes are
+    // known: no Shape node is left, every size and cost is known, the outputs are
+    // unchanged, and under a dynamic batch the result still runs at twice the batch.
+    void shapeFolding()
+    {
+        QFETCH(bool, batchDynamic);
+        const Model original = load(windowPartition(), "window.onnx");
+        QVERIFY(count(original, "Shape") == 2);
+        Model m = original;
+        passes::PassContext context;
+        context.batchDynamic = batchDynamic;
+        const auto result = passes::runPipeline(m, passes::parsePassList("fold-constants,dce"), context);
+        qInfo("%s", result.stats.front().second.detail.c_str());
+        QCOMPARE(count(m, "Shape"), 0);
+        QCOMPARE(int(m.graph.nodeCount()), 4);  // Reshape, Transpose, Reshape, MatMul
+        for (const Value& v : m.graph.values())
+            QVERIFY2(v.type.shape && v.type.shape->isFullyKnown(), v.name.c_str());
+        for (const NodeCost& c : estimateCosts(m.graph))
+            QVERIFY2(c.known, c.unknownReason.c_str());
+        for (int batch : {1, 2}) {
+            if (batch == 2 && !batchDynamic)
+                continue;
+            const std::vector<Tensor> inputs = runtime().compile(original)->randomInputs(batch, 3);
+            const double d = worstDifference(runOnce(m, inputs), runOnce(original, inputs));
+            QVERIFY2(d < 1e-6, qPrintable(QString("batch %1: %2").arg(batch).arg(d)));
+        }
     }
 
     void quantization_data()
@@ -721,6 +812,81 @@ private Q_SLOTS:
                 QVERIFY2(d < 1e-5, qPrintable(QString("batch %1, d %2: %3").arg(batch).arg(degree).arg(d)));
             }
         }
+    }
+
+    // torchvision's swin_t (opset 17, symbolic batch, exported by the fixture), sized
+    // 1x3x224x224 as --shape does: it runs (ScatterND builds its attention masks); after the
+    // default passes no Shape node is left, every node's cost is known, and the optimized
+    // model agrees with PyTorch, serially and in parallel, at its own batch and at twice it
+    // (the batch stays free), and with ONNX Runtime.
+    void swinTransformer()
+    {
+        const QString base = test::modelsDir() + "/swin_t";
+        ImportOptions options;
+        addInputShape(options, "input=1,3,224,224");  // the export leaves the batch symbolic
+        const Model original = loadOnnx((base + ".onnx").toStdString(), options);
+        const Tensor input = readNpy((base + ".input.npy").toStdString());
+        const Tensor reference = readNpy((base + ".output.npy").toStdString());
+        const double o = relativeDifference(runOnce(original, {input})[0], reference);
+        qInfo("swin_t as exported: %zu nodes, %d Shape; vs PyTorch %.2e", original.graph.nodeCount(),
+              count(original, "Shape"), o);
+        QVERIFY2(o < 1e-4, qPrintable(QString::number(o)));
+
+        Model m = original;
+        QElapsedTimer timer;
+        timer.start();
+        const auto result = passes::runPipeline(m, passes::parsePassList("default"), {});
+        for (const auto& [pass, st] : result.stats)
+            qInfo("  %s: %d -> %d  %s", pass.c_str(), st.nodesBefore, st.nodesAfter, st.detail.c_str());
+        qInfo("swin_t after the default passes: %zu nodes in %lld ms", m.graph.nodeCount(), timer.elapsed());
+        QCOMPARE(count(m, "Shape"), 0);
+        double flops = 0;
+        for (const NodeCost& c : estimateCosts(m.graph)) {
+            QVERIFY2(c.known, c.unknownReason.c_str());
+            flops += c.flops;
+        }
+        qInfo("swin_t: %.3f GFLOPs, every cost known", flops / 1e9);
+
+        auto compiled = runtime().compile(m);
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        for (int batch : {1, 2}) {
+            Tensor x = input;
+            x.dims[0] *= batch;
+            for (int i = 1; i < batch; ++i)
+                x.data += input.data;
+            compiled->setInputs({x});
+            compiled->serialExecutor(1)->run();
+            const std::vector<Tensor> serial = compiled->outputs();
+            const size_t sample = reference.data.size();
+            QCOMPARE(serial[0].data.size(), sample * size_t(batch));
+            for (int i = 0; i < batch; ++i) {
+                Tensor part = reference;
+                part.data = serial[0].data.substr(size_t(i) * sample, sample);
+                const double d = relativeDifference(part, reference);
+                QVERIFY2(d < 1e-4, qPrintable(QString("batch %1, sample %2: %3").arg(batch).arg(i).arg(d)));
+            }
+            const Schedule schedule =
+                planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2, batch, batch), "linear").schedule;
+            compiled->parallelExecutor(schedule)->run();
+            const double p = worstDifference(compiled->outputs(), serial);
+            QVERIFY2(p < 1e-5, qPrintable(QString("parallel, batch %1: %2").arg(batch).arg(p)));
+        }
+
+        QTemporaryDir dir;
+        const QString file = dir.filePath("swin_t.opt.onnx");
+        saveOnnx(m, file.toStdString());
+        const QString ortModules = ortModulesPath();
+        if (ortModules.isEmpty())
+            QFAIL("onnxruntime-node is missing: scripts/test.sh installs it (npm) into build/ort");
+        Tensor fromOrt = reference;
+        QString problem;
+        QVERIFY2(runInOrt(ortModules, file, base + ".input.npy", dir.filePath("ort.raw"), fromOrt, problem),
+                 qPrintable(problem));
+        const double r = relativeDifference(fromOrt, reference);
+        qInfo("swin_t: ONNX Runtime on the optimized file vs PyTorch, max relative difference %.2e", r);
+        QVERIFY2(r < 1e-4, qPrintable(QString::number(r)));
     }
 
     void torchvision_data() { test::addTorchvisionRows(); }

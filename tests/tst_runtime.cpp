@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 
 using namespace ramiel;
 using ramiel::test::OnnxBuilder;
@@ -41,6 +42,144 @@ struct Loaded {
         return planSchedule(SchedulingProblem::of(model.graph, topo, *costs, workers, batch, degree), algo).schedule;
     }
 };
+
+void setString(onnx::NodeProto& n, const std::string& name, const std::string& value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+}
+
+// Models with one bad node each, for badNodes(): the error kind (-1: any) and what its line says.
+struct BadNode {
+    const char* name;
+    std::function<OnnxBuilder()> build;
+    int kind;
+    const char* says;
+};
+
+std::vector<BadNode> badNodes()
+{
+    const int invalid = int(ErrorKind::InvalidGraph), run = int(ErrorKind::Runtime);
+    return {
+        {"ScatterND index out of range",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {4, 3}).input("u", {3}).output("y", {4, 3});
+             b.initializerInt64("idx", {5});
+             b.node("ScatterND", {"x", "idx", "u"}, {"y"}, "sc");
+             return b;
+         },
+         run, "index 5 is out of range for a dimension of size 4"},
+        {"ScatterND updates of the wrong shape",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {4, 3}).input("u", {2}).output("y", {4, 3});
+             b.initializerInt64("idx", {1});
+             b.node("ScatterND", {"x", "idx", "u"}, {"y"}, "sc");
+             return b;
+         },
+         run, "updates [2], expected [3]"},
+        {"ScatterElements reduction unknown",
+         [] {
+             OnnxBuilder b(16);
+             b.input("x", {4}).input("u", {1}).output("y", {4});
+             b.initializerInt64("idx", {1});
+             setString(b.node("ScatterElements", {"x", "idx", "u"}, {"y"}, "se"), "reduction", "avg");
+             return b;
+         },
+         invalid, "reduction 'avg' is not one of none, add, mul, max, min"},
+        {"GatherElements indices of another rank",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y", {1});
+             b.initializerInt64("idx", {0});
+             b.node("GatherElements", {"x", "idx"}, {"y"}, "ge");
+             return b;
+         },
+         -1, "must have data's rank 2"},
+        {"GatherND negative batch_dims",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y", {1});
+             b.initializerInt64("idx", {0});
+             OnnxBuilder::setInt(b.node("GatherND", {"x", "idx"}, {"y"}, "gn"), "batch_dims", -1);
+             return b;
+         },
+         invalid, "batch_dims -1 must not be negative"},
+        {"DepthToSpace blocksize 0",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 4, 2, 2}).output("y", {1, 1, 4, 4});
+             OnnxBuilder::setInt(b.node("DepthToSpace", {"x"}, {"y"}, "d2s"), "blocksize", 0);
+             return b;
+         },
+         invalid, "blocksize 0 must be positive"},
+        {"DepthToSpace channels not a multiple",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 3, 2, 2}).output("y", {1, 1, 4, 4});
+             OnnxBuilder::setInt(b.node("DepthToSpace", {"x"}, {"y"}, "d2s"), "blocksize", 2);
+             return b;
+         },
+         invalid, "3 channels, not a multiple of blocksize"},
+        {"SpaceToDepth odd height",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 1, 3, 4}).output("y", {1, 4, 1, 2});
+             OnnxBuilder::setInt(b.node("SpaceToDepth", {"x"}, {"y"}, "s2d"), "blocksize", 2);
+             return b;
+         },
+         -1, "must be multiples of blocksize 2"},
+        {"OneHot depth 0",
+         [] {
+             OnnxBuilder b;
+             b.input("i", {3}).output("y", {3, 1});
+             b.initializerInt64("depth", {0});
+             b.initializer("values", {2}, 1.0f);
+             b.node("OneHot", {"i", "depth", "values"}, {"y"}, "oh");
+             return b;
+         },
+         -1, "depth 0 must be positive"},
+        {"CumSum axis out of range",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y", {2, 3});
+             b.initializerInt64("axis", {5});
+             b.node("CumSum", {"x", "axis"}, {"y"}, "cs");
+             return b;
+         },
+         -1, "axis 5 out of range for rank 2"},
+        {"Einsum operands that do not match",
+         [] {
+             OnnxBuilder b(12);
+             b.input("a", {2, 3}).input("b", {2, 3}).output("y", {2, 3});
+             setString(b.node("Einsum", {"a", "b"}, {"y"}, "es"), "equation", "ij,jk->ik");
+             return b;
+         },
+         -1, "node 'es' (Einsum) failed"},
+        {"GridSample unknown padding",
+         [] {
+             OnnxBuilder b(16);
+             b.input("x", {1, 1, 2, 2}).input("g", {1, 2, 2, 2}).output("y", {1, 1, 2, 2});
+             setString(b.node("GridSample", {"x", "g"}, {"y"}, "gs"), "padding_mode", "wrap");
+             return b;
+         },
+         invalid, "padding_mode 'wrap' is not one of zeros, border, reflection"},
+        {"ONNX Runtime contrib operator",
+         [] {
+             OnnxBuilder b;
+             auto* o = b.model().add_opset_import();
+             o->set_domain("com.microsoft");
+             o->set_version(1);
+             b.input("x", {2}).output("y", {2});
+             b.node("QLinearAdd", {"x", "x"}, {"y"}, "qadd").set_domain("com.microsoft");
+             return b;
+         },
+         int(ErrorKind::Unsupported), "com.microsoft operators are ONNX Runtime's contrib operators, not ONNX-standard"},
+    };
+}
 
 }  // namespace
 
@@ -157,6 +296,34 @@ private Q_SLOTS:
         } catch (const Error& e) {
             QCOMPARE(e.kind(), ErrorKind::Unsupported);
             QVERIFY2(QString(e.what()).contains("Det") && QString(e.what()).contains("the_det_node"), e.what());
+        }
+    }
+
+    void badNodes_data()
+    {
+        QTest::addColumn<int>("index");
+        const auto cases = ::badNodes();
+        for (size_t i = 0; i < cases.size(); ++i)
+            QTest::newRow(cases[i].name) << int(i);
+    }
+
+    // A bad node of an indexing or rearranging operator: one clear line, before or while running, no crash.
+    void badNodes()
+    {
+        QFETCH(int, index);
+        const BadNode c = ::badNodes()[size_t(index)];
+        try {
+            const Model m = loadOnnxFromBytes(c.build().bytes(), "bad.onnx", {});
+            const auto compiled = runtime().compile(m);
+            compiled->setInputs(compiled->randomInputs(1, 5));
+            compiled->serialExecutor(1)->run();
+            QFAIL("ran");
+        } catch (const Error& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains(QString::fromUtf8(c.says)), e.what());
+            QVERIFY2(!what.trimmed().contains('\n'), e.what());
+            if (c.kind >= 0)
+                QCOMPARE(int(e.kind()), c.kind);
         }
     }
 

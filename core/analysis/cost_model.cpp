@@ -96,6 +96,8 @@ const std::unordered_map<std::string, OpRule>& rules()
         {"Slice", {Formula::Select}}, {"Gather", {Formula::Select}}, {"GatherElements", {Formula::Select}},
         {"GatherND", {Formula::Select}}, {"Compress", {Formula::Select}},
         {"ScatterElements", {Formula::Copy}}, {"ScatterND", {Formula::Copy}}, {"NonZero", {Formula::Copy}},
+        {"Scatter", {Formula::Copy}}, {"MaxUnpool", {Formula::Copy}}, {"GridSample", {Formula::Elementwise, 8}},
+        {"Shrink", {Formula::Elementwise, 2}},
         {"If", {Formula::If}}, {"Loop", {Formula::Loop}}, {"Scan", {Formula::Loop}},
     };
     return table;

@@ -588,6 +588,58 @@ private:
             checkSlice();
         else if (op == "LRN" && n_.attrInt("size", 1) < 1)
             fail("size " + std::to_string(n_.attrInt("size", 1)) + " must be positive");
+        else if (op == "DepthToSpace" || op == "SpaceToDepth")
+            checkDepthSpace();
+        else if (op == "ScatterND" || op == "ScatterElements")
+            oneOf("reduction", "none", {"none", "add", "mul", "max", "min"});
+        else if (op == "GridSample") {
+            oneOf("mode", n_.opset < 20 ? "bilinear" : "linear", {"bilinear", "nearest", "bicubic", "linear", "cubic"});
+            oneOf("padding_mode", "zeros", {"zeros", "border", "reflection"});
+        } else if (op == "BitShift")
+            oneOf("direction", "", {"LEFT", "RIGHT"});
+        else if (op == "Gelu")
+            oneOf("approximate", "none", {"none", "tanh"});
+        else if (op == "GatherND" && n_.attrInt("batch_dims", 0) < 0)
+            fail("batch_dims " + std::to_string(n_.attrInt("batch_dims", 0)) + " must not be negative");
+        else if (op == "MaxUnpool")
+            checkWindow(rank(0) >= 0 ? rank(0) - 2 : -1);
+        else if (op == "RoiAlign") {
+            oneOf("mode", "avg", {"avg", "max"});
+            oneOf("coordinate_transformation_mode", n_.opset < 16 ? "output_half_pixel" : "half_pixel",
+                  {"half_pixel", "output_half_pixel"});
+        } else if (op == "Einsum" && n_.attrString("equation", "").empty())
+            fail("the equation is empty");
+    }
+
+    // A string attribute that must be one of `allowed` (its default when absent).
+    void oneOf(const char* name, const std::string& fallback, std::initializer_list<const char*> allowed)
+    {
+        const std::string v = n_.attrString(name, fallback);
+        std::string list;
+        for (const char* a : allowed) {
+            if (v == a)
+                return;
+            list += (list.empty() ? "" : ", ") + std::string(a);
+        }
+        fail(std::string(name) + " '" + v + "' is not one of " + list);
+    }
+
+    void checkDepthSpace()
+    {
+        const int64_t b = n_.attrInt("blocksize", 0);
+        if (b < 1)
+            return fail("blocksize " + std::to_string(b) + " must be positive");
+        if (n_.opType == "DepthToSpace")
+            oneOf("mode", "DCR", {"DCR", "CRD"});
+        if (failed())
+            return;
+        const int64_t r = rank(0);
+        if (r >= 0 && r != 4)
+            return fail("input " + inputName(0) + " has rank " + std::to_string(r) + ", the operator needs 4 (N, C, H, W)");
+        const int64_t c = dimSize(0, 1);
+        if (n_.opType == "DepthToSpace" && c >= 0 && c % (b * b) != 0)
+            fail("input " + inputName(0) + " has " + std::to_string(c) + " channels, not a multiple of blocksize² " +
+                 std::to_string(b * b));
     }
 };
 

@@ -4,6 +4,14 @@
 // here directly; the rest runs on the runtime's own kernels (one compiled
 // sub-model holding every foldable node), so folding computes exactly what
 // execution would.
+//
+// Sizes first: when the graph inputs' sizes are known but shape inference left
+// values after shape arithmetic unsized (ONNX's data propagation stops at Div,
+// Mod, ScatterND...), a probe runs every node whose output sizes follow from
+// sizes alone on zero inputs and records each output's size. Under a dynamic
+// batch it runs again at twice the batch: a size that changes is the batch's
+// and is never folded, and a Reshape or Expand target that differs only by the
+// batch becomes a constant with -1 (Reshape) or 1 (Expand) in its place.
 #include "core/ir/topology.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
@@ -12,6 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace ramiel::passes {
@@ -54,11 +63,330 @@ std::pair<int64_t, int64_t> shapeRange(const Node& n, int64_t rank)
     return {start, std::max(start, end)};
 }
 
+// What is known of a value before anything runs.
+enum class Known { Nothing, Sizes, Value };
+
+// Operators whose output sizes follow from their inputs' sizes (and attributes) alone.
+bool sizesFromSizes(const std::string& op)
+{
+    static const std::set<std::string> ops = {
+        "Abs", "Acos", "Acosh", "Add", "And", "ArgMax", "ArgMin", "Asin", "Asinh", "Atan", "Atanh", "AveragePool",
+        "BatchNormalization", "BitShift", "Cast", "CastLike", "Ceil", "Celu", "Clip", "Concat", "Conv", "ConvTranspose",
+        "Cos", "Cosh", "CumSum", "DepthToSpace", "DequantizeLinear", "Div", "Dropout", "Einsum", "Elu", "Equal", "Erf",
+        "Exp", "Flatten", "Floor", "Gather", "GatherElements", "GatherND", "Gelu", "Gemm", "GlobalAveragePool",
+        "GlobalMaxPool", "Greater", "GreaterOrEqual", "GridSample", "HardSigmoid", "HardSwish", "Hardmax", "Identity",
+        "InstanceNormalization", "IsInf", "IsNaN", "LRN", "LayerNormalization", "LeakyRelu", "Less", "LessOrEqual",
+        "Log", "LogSoftmax", "LpNormalization", "MatMul", "Max", "MaxPool", "Mean", "MeanVarianceNormalization", "Min",
+        "Mish", "Mod", "Mul", "Neg", "Not", "Or", "PRelu", "Pow", "QLinearConv", "QLinearMatMul", "QuantizeLinear",
+        "Reciprocal", "Relu", "RoiAlign", "Round", "Scatter", "ScatterElements", "ScatterND", "Selu", "Shrink", "Sigmoid", "Sign",
+        "Sin", "Sinh", "Softmax", "Softplus", "Softsign", "SpaceToDepth", "Sqrt", "Sub", "Sum", "Tan", "Tanh",
+        "ThresholdedRelu", "Transpose", "Trilu", "Where", "Xor"};
+    return ops.count(op) > 0;
+}
+
+// Operators whose output sizes depend on the values of some inputs (listed), and
+// on the sizes of the others. Inputs that are attributes at older opsets are absent.
+const std::vector<size_t>* sizeDecidingInputs(const Node& n)
+{
+    static const std::map<std::string, std::vector<size_t>> table = {
+        {"Reshape", {1}}, {"Expand", {1}}, {"Tile", {1}}, {"Slice", {1, 2, 3, 4}}, {"Pad", {1, 3}},
+        {"Squeeze", {1}}, {"Unsqueeze", {1}}, {"Split", {1}}, {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},
+        {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"TopK", {1}}, {"OneHot", {1}}, {"MaxUnpool", {2}},
+        {"ReduceMean", {1}}, {"ReduceSum", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}}, {"ReduceProd", {1}},
+        {"ReduceL1", {1}}, {"ReduceL2", {1}}, {"ReduceSumSquare", {1}}, {"ReduceLogSum", {1}},
+        {"ReduceLogSumExp", {1}}};
+    const auto it = table.find(n.opType);
+    return it == table.end() ? nullptr : &it->second;
+}
+
+// What the probe learnt, by value id of the graph it ran on.
+struct Probe {
+    bool ran = false;
+    bool batchKnown = false;  // the second run, at twice the batch, succeeded
+    std::vector<std::optional<RunProfile::ValueType>> types;
+    std::vector<std::vector<bool>> batchDims;  // per value, which dimensions scale with the batch
+    std::vector<std::vector<int64_t>> twiceDims;  // per value, its sizes at twice the batch
+    std::map<ValueId, std::pair<std::vector<int64_t>, std::vector<int64_t>>> targets;  // at the batch and twice it
+    int sized = 0;  // values whose sizes it supplied
+    std::string batchProblem;  // why the run at twice the batch failed
+    bool batchFixed = false;   // a node failed there: the model runs at its own batch only
+
+    // Does any of dimensions [from, to) of v change with the batch? Unknown: as `fallback`.
+    bool batchIn(ValueId v, int64_t from, int64_t to, bool fallback) const
+    {
+        if (!batchKnown || v == kNone || size_t(v) >= batchDims.size() || batchDims[size_t(v)].empty())
+            return fallback;
+        const auto& d = batchDims[size_t(v)];
+        for (int64_t i = std::max<int64_t>(from, 0); i < to && size_t(i) < d.size(); ++i)
+            if (d[size_t(i)])
+                return true;
+        return false;
+    }
+};
+
+std::vector<Tensor> zeroInputs(const Graph& g, const std::vector<ValueId>& inputs, int64_t batch)
+{
+    std::vector<Tensor> out;
+    for (ValueId v : inputs) {
+        Tensor t;
+        t.dtype = g.value(v).type.dtype;
+        t.dims = *g.value(v).type.shape->sizes();
+        if (!t.dims.empty())
+            t.dims[0] *= batch;
+        t.data.assign(size_t(t.numel() * elementSize(t.dtype)), '\0');
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+// Runs, on zero inputs, every node whose output sizes follow from the graph
+// inputs' sizes and the constants, and records the sizes (and the contents of
+// Reshape's and Expand's targets). Writes the sizes into values that had none.
+Probe probeSizes(Model& model, const PassContext& context, const std::set<std::string>& supported)
+{
+    Graph& g = model.graph;
+    Probe probe;
+    std::vector<Known> known(g.valueCount(), Known::Nothing);
+    for (const Value& v : g.values()) {
+        if (v.isConstant())
+            known[size_t(v.id)] = v.initializer->hasData() ? Known::Value : Known::Nothing;
+        else if (v.isGraphInput && v.type.shape && v.type.shape->isFullyKnown() && elementSize(v.type.dtype) > 0)
+            known[size_t(v.id)] = Known::Sizes;
+    }
+    auto at = [&](ValueId v, Known k) { return v == kNone || known[size_t(v)] >= k; };
+    const Topology topo = buildTopology(g);
+    std::vector<NodeId> nodes;
+    bool needed = false;
+    for (NodeId id : topo.order) {
+        const Node& n = g.node(id);
+        if (!n.domain.empty() || n.hasSubgraphs() || !n.implicitInputs.empty() || !supported.count(n.opType))
+            continue;
+        Known k = Known::Nothing;
+        const bool allValues = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return at(v, Known::Value); });
+        const bool allSizes = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return at(v, Known::Sizes); });
+        if ((n.opType == "Shape" || n.opType == "Size") && at(n.input(0), Known::Sizes)) {
+            k = Known::Value;
+            needed = needed || (context.batchDynamic && !g.value(n.input(0)).isConstant());
+        } else if (allValues) {
+            k = Known::Value;
+        } else if (allSizes && sizesFromSizes(n.opType)) {
+            k = Known::Sizes;
+        } else if (const auto* deciding = sizeDecidingInputs(n); deciding && allSizes) {
+            k = Known::Sizes;
+            for (size_t i : *deciding)
+                if (!at(n.input(i), Known::Value))
+                    k = Known::Nothing;
+        }
+        if (k == Known::Nothing)
+            continue;
+        nodes.push_back(id);
+        for (ValueId v : n.outputs)
+            if (v != kNone) {
+                known[size_t(v)] = k;
+                needed = needed || !g.value(v).type.shape || !g.value(v).type.shape->isFullyKnown();
+            }
+    }
+    if (!needed || nodes.empty())
+        return probe;
+
+    // The probe model: those nodes, the graph inputs they read, the constants.
+    Model sub;
+    sub.path = model.path;
+    sub.irVersion = model.irVersion;
+    sub.opsets = model.opsets;
+    std::vector<ValueId> map(g.valueCount(), kNone), back;
+    std::vector<ValueId> inputs;
+    auto bring = [&](ValueId v) -> ValueId {
+        if (v == kNone)
+            return kNone;
+        if (map[size_t(v)] == kNone) {
+            map[size_t(v)] = sub.graph.addValue(g.value(v).name, g.value(v).type);
+            back.push_back(v);
+            if (g.value(v).isConstant())
+                sub.graph.setInitializer(map[size_t(v)], g.value(v).initializer);
+            else if (g.value(v).producer == kNone) {
+                sub.graph.addInput(map[size_t(v)]);
+                inputs.push_back(v);
+            }
+        }
+        return map[size_t(v)];
+    };
+    for (NodeId id : nodes) {
+        Node copy = g.node(id);
+        copy.id = kNone;
+        for (ValueId& v : copy.inputs)
+            v = bring(v);
+        for (ValueId& v : copy.outputs)
+            v = bring(v);
+        sub.graph.addNode(std::move(copy));
+    }
+    std::vector<ValueId> targets;
+    for (NodeId id : nodes) {
+        const Node& n = g.node(id);
+        const ValueId t = n.input(1);
+        if ((n.opType == "Reshape" || n.opType == "Expand") && t != kNone && !g.value(t).isConstant() &&
+            known[size_t(t)] == Known::Value && std::find(targets.begin(), targets.end(), t) == targets.end()) {
+            targets.push_back(t);
+            sub.graph.addOutput(map[size_t(t)]);
+        }
+    }
+    auto runAt = [&](CompiledModel& compiled, int64_t batch, RunProfile& profile) {
+        compiled.setInputs(zeroInputs(g, inputs, batch));
+        profile.recordTypes = true;
+        compiled.serialExecutor(1)->run(&profile);
+        return compiled.outputs();
+    };
+    std::unique_ptr<CompiledModel> compiled;
+    RunProfile first;
+    std::vector<Tensor> firstOut;
+    try {
+        compiled = runtime().compile(sub);
+        firstOut = runAt(*compiled, 1, first);
+    } catch (const std::exception&) {
+        return probe;  // sizes stay as shape inference left them
+    }
+    probe.ran = true;
+    probe.types.assign(g.valueCount(), std::nullopt);
+    for (ValueId s = 0; s < ValueId(back.size()); ++s)
+        if (size_t(s) < first.valueTypes.size() && first.valueTypes[size_t(s)])
+            probe.types[size_t(back[size_t(s)])] = first.valueTypes[size_t(s)];
+    for (ValueId v : inputs)  // the graph inputs the probe fed
+        probe.types[size_t(v)] = RunProfile::ValueType{g.value(v).type.dtype, *g.value(v).type.shape->sizes()};
+    if (context.batchDynamic) {
+        try {
+            RunProfile second;
+            const std::vector<Tensor> secondOut = runAt(*compiled, 2, second);
+            probe.batchDims.assign(g.valueCount(), {});
+            probe.twiceDims.assign(g.valueCount(), {});
+            for (ValueId s = 0; s < ValueId(back.size()); ++s) {
+                if (size_t(s) >= second.valueTypes.size() || !second.valueTypes[size_t(s)] || !probe.types[size_t(back[size_t(s)])])
+                    continue;
+                const auto& a = probe.types[size_t(back[size_t(s)])]->dims;
+                const auto& b = second.valueTypes[size_t(s)]->dims;
+                std::vector<bool> d(a.size(), true);
+                for (size_t i = 0; i < a.size() && a.size() == b.size(); ++i)
+                    d[i] = a[i] != b[i];
+                probe.batchDims[size_t(back[size_t(s)])] = d;
+                probe.twiceDims[size_t(back[size_t(s)])] = b;
+            }
+            for (ValueId v : inputs) {
+                std::vector<int64_t> twice = probe.types[size_t(v)]->dims;
+                std::vector<bool> d(twice.size(), false);
+                if (!twice.empty()) {
+                    twice[0] *= 2;
+                    d[0] = twice[0] != probe.types[size_t(v)]->dims[0];
+                }
+                probe.batchDims[size_t(v)] = d;
+                probe.twiceDims[size_t(v)] = twice;
+            }
+            for (size_t i = 0; i < targets.size(); ++i) {
+                const auto a = firstOut[i].toInt64s(), b = secondOut[i].toInt64s();
+                if (a && b)
+                    probe.targets[targets[i]] = {*a, *b};
+            }
+            probe.batchKnown = true;
+        } catch (const Error& e) {
+            // A node that fails at twice the batch: the model's own computation fixes the
+            // batch (a Reshape to a constant [1, ...]), so folding it in loses nothing.
+            probe.batchProblem = e.message();
+            probe.batchFixed = e.kind() == ErrorKind::Runtime;
+        } catch (const std::exception& e) {
+            probe.batchProblem = e.what();
+        }
+    }
+    // Sizes the probe found where inference left none (never replacing a known one).
+    for (ValueId v = 0; v < ValueId(g.valueCount()); ++v) {
+        Value& val = g.value(v);
+        const auto& t = probe.types[size_t(v)];
+        if (!t || known[size_t(v)] == Known::Nothing || val.isConstant())
+            continue;
+        if (!val.type.shape || !val.type.shape->isFullyKnown()) {
+            val.type.shape = Shape::of(t->dims);
+            ++probe.sized;
+        }
+        if (val.type.dtype == DataType::Undefined)
+            val.type.dtype = t->dtype;
+    }
+    return probe;
+}
+
+// Reshape's or Expand's target that differs between the batch and twice it only
+// where the batch scales: the same target as a constant, with -1 (Reshape) or 1
+// (Expand: the input already has that size there) in that place. Null otherwise.
+std::shared_ptr<Tensor> batchFreeTarget(const Node& n, const Probe& probe)
+{
+    const auto it = probe.targets.find(n.input(1));
+    if (it == probe.targets.end())
+        return nullptr;
+    std::vector<int64_t> t = it->second.first;
+    const std::vector<int64_t>& twice = it->second.second;
+    if (t.size() != twice.size())
+        return nullptr;
+    const ValueId x = n.input(0);
+    if (!probe.types[size_t(x)] || probe.batchDims[size_t(x)].empty())
+        return nullptr;
+    const auto& xDims = probe.types[size_t(x)]->dims;
+    const auto& xBatch = probe.batchDims[size_t(x)];
+    const auto& xTwice = probe.twiceDims[size_t(x)];
+    if (xTwice.size() != xDims.size())
+        return nullptr;
+    if (n.opType == "Reshape") {
+        // -1 (once) takes what is left; 0 copies the input's size where it has the batch's there
+        // (the code generators take -1 only).
+        if (n.attrInt("allowzero", 0) != 0)
+            return nullptr;
+        bool minusOne = std::count(t.begin(), t.end(), -1) > 0, changed = false;
+        for (size_t i = 0; i < t.size(); ++i) {
+            if (t[i] == twice[i])
+                continue;
+            if (t[i] <= 0 || twice[i] != 2 * t[i])
+                return nullptr;
+            if (!minusOne)
+                t[i] = -1, minusOne = true;
+            else if (i < xDims.size() && xDims[i] == t[i] && xBatch[i] && xTwice[i] == twice[i])
+                t[i] = 0;
+            else
+                return nullptr;
+            changed = true;
+        }
+        if (!changed)
+            return nullptr;
+    } else {
+        const int64_t offset = int64_t(t.size()) - int64_t(xDims.size());
+        bool changed = false;
+        for (size_t i = 0; i < t.size(); ++i) {
+            if (t[i] == twice[i])
+                continue;
+            const int64_t j = int64_t(i) - offset;
+            // The input has this size here, and it scales with the batch as the target does.
+            if (j < 0 || xDims[size_t(j)] != t[i] || !xBatch[size_t(j)] || xTwice[size_t(j)] != twice[i])
+                return nullptr;
+            t[i] = 1;
+            changed = true;
+        }
+        if (!changed)
+            return nullptr;
+    }
+    return tensorFrom(DataType::Int64, t, {int64_t(t.size())});
+}
+
 class FoldConstantsPass final : public Pass {
 public:
     PassStats run(Model& model, const PassContext& context) override
     {
         Graph& g = model.graph;
+        Probe probe;
+        std::set<std::string> supported;
+        bool supportedLoaded = false;
+        if (context.useRuntime && worthProbing(g)) {
+            const auto ops = runtime().supportedOperators();
+            supported.insert(ops.begin(), ops.end());
+            supportedLoaded = true;
+            probe = probeSizes(model, context, supported);
+        }
+        PassContext ctx = context;
+        if (probe.batchFixed)
+            ctx.batchDynamic = false;
         const Topology topo = buildTopology(g);
         GraphEditor edit(g);
         PassStats stats;
@@ -71,8 +399,6 @@ public:
         std::vector<bool> viaRuntime(g.nodeCount(), false);
         std::vector<bool> pending(g.valueCount(), false);
         std::vector<NodeId> runtimeNodes;
-        std::set<std::string> supported;
-        bool supportedLoaded = false;
         int native = 0;
 
         auto isConstant = [&](ValueId v) { return v == kNone || known[size_t(v)] || pending[size_t(v)]; };
@@ -89,7 +415,7 @@ public:
                 producesOutput(n))
                 continue;
             // Native folds: Constant, and shape sizes known from shape inference.
-            if (auto t = nativeFold(g, n, known, context); t) {
+            if (auto t = nativeFold(g, n, known, ctx, probe); t) {
                 known[size_t(n.outputs[0])] = t;
                 ++native;
                 continue;
@@ -97,7 +423,7 @@ public:
             bool allConstant = true;
             for (ValueId v : n.inputs)
                 allConstant = allConstant && isConstant(v);
-            if (!allConstant || n.opType == "Constant" || n.opType == "Shape" || !context.useRuntime)
+            if (!allConstant || n.opType == "Constant" || n.opType == "Shape" || n.opType == "Size" || !context.useRuntime)
                 continue;
             if (!supportedLoaded) {
                 const auto ops = runtime().supportedOperators();
@@ -165,9 +491,51 @@ public:
                 edit.dropIfUnused(v);
             }
         }
+        // Under a dynamic batch: targets computed from the batch become constants that leave it free.
+        int freed = 0;
+        if (probe.batchKnown)
+            for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
+                const Node& n = g.node(id);
+                if (edit.removed(id) || (n.opType != "Reshape" && n.opType != "Expand") || !n.domain.empty() ||
+                    n.input(1) == kNone || g.value(n.input(1)).isConstant())
+                    continue;
+                if (auto t = batchFreeTarget(n, probe)) {
+                    const ValueId old = n.input(1);
+                    edit.setInput(id, 1, edit.addConstant(g.value(old).name + "_batch_free", t));
+                    edit.dropIfUnused(old);
+                    ++freed;
+                }
+            }
         edit.commit();  // initializers only folded nodes read go with them
         stats.detail = "folded " + std::to_string(stats.removed) + " nodes (" + std::to_string(native) +
                        " without the runtime)" + skipped;
+        if (probe.sized)
+            stats.detail += "; sizes of " + std::to_string(probe.sized) + " values found by a probe run";
+        if (freed)
+            stats.detail += "; " + std::to_string(freed) + " Reshape/Expand targets made batch-free constants";
+        if (probe.sized) {
+            // The import's count of values without sizes is stale now: recount.
+            int unknown = 0;
+            std::string example;
+            for (const Value& v : g.values())
+                if (!v.isConstant() && !v.isOuterScope && (!v.type.shape || !v.type.shape->isFullyKnown())) {
+                    example = example.empty() ? v.name : example;
+                    ++unknown;
+                }
+            auto& w = model.warnings;
+            const std::string stale = "have no fully known shape after shape inference";
+            w.erase(std::remove_if(w.begin(), w.end(), [&](const std::string& s) { return s.find(stale) != std::string::npos; }),
+                    w.end());
+            if (unknown)
+                w.push_back(std::to_string(unknown) + " of " + std::to_string(g.valueCount()) +
+                            " values have no fully known shape after shape inference and fold-constants' probe (e.g. '" +
+                            example + "'); the costs of nodes that touch them are unknown");
+        }
+        if (probe.batchFixed)
+            stats.detail += "; the batch folded in: the model itself runs only at its own batch (at twice it: " +
+                            probe.batchProblem + ")";
+        else if (!probe.batchProblem.empty())
+            stats.detail += "; the probe at twice the batch failed (" + probe.batchProblem + ")";
         if (tooLarge)
             stats.detail += "; " + std::to_string(tooLarge) + " nodes left unfolded: their results exceed " +
                             std::to_string(kMaxFoldedBytes >> 20) + " MiB";
@@ -177,10 +545,36 @@ public:
 private:
     // Folds Constant, Shape of a known shape and Gather from such a Shape
     // without running anything; null when the node is not one of those.
+    // Anything to learn from a probe run: the inputs' sizes are known, and there are Shape
+    // or Size nodes, or values without known sizes.
+    static bool worthProbing(const Graph& g)
+    {
+        for (ValueId v : g.inputs())
+            if (!g.value(v).isConstant() && (!g.value(v).type.shape || !g.value(v).type.shape->isFullyKnown()))
+                return false;
+        for (const Node& n : g.nodes())
+            if (n.domain.empty() && (n.opType == "Shape" || n.opType == "Size"))
+                return true;
+        for (const Value& v : g.values())
+            if (!v.isConstant() && (!v.type.shape || !v.type.shape->isFullyKnown()))
+                return true;
+        return false;
+    }
+
     static std::shared_ptr<const Tensor> nativeFold(const Graph& g, const Node& n,
                                                     const std::vector<std::shared_ptr<const Tensor>>& known,
-                                                    const PassContext& context)
+                                                    const PassContext& context, const Probe& probe)
     {
+        if (n.opType == "Size" && n.input(0) != kNone) {
+            const auto& shape = g.value(n.input(0)).type.shape;
+            if (!shape || !shape->isFullyKnown())
+                return nullptr;
+            const int64_t rank = int64_t(shape->rank());
+            if (context.batchDynamic && !g.value(n.input(0)).isConstant() && probe.batchIn(n.input(0), 0, rank, rank > 0))
+                return nullptr;
+            const auto count = shape->numel();
+            return count ? int64Tensor({*count}, {}) : nullptr;
+        }
         if (n.opType == "Constant" && n.inputs.empty())
             return constantValue(n);
         if (n.opType == "Shape" && n.input(0) != kNone) {
@@ -189,7 +583,8 @@ private:
                 return nullptr;
             const auto sizes = *shape->sizes();
             const auto [start, end] = shapeRange(n, int64_t(sizes.size()));
-            if (context.batchDynamic && start == 0 && end > 0 && !g.value(n.input(0)).isConstant())
+            if (context.batchDynamic && !g.value(n.input(0)).isConstant() &&
+                probe.batchIn(n.input(0), start, end, start == 0 && end > 0))
                 return nullptr;  // would bake the batch size in
             std::vector<int64_t> part(sizes.begin() + start, sizes.begin() + end);
             return int64Tensor(part, {int64_t(part.size())});
@@ -214,7 +609,8 @@ private:
                 if (i < -count || i >= count)
                     return nullptr;
                 const int64_t axis = start + (i < 0 ? i + count : i);
-                if (context.batchDynamic && axis == 0)
+                if (context.batchDynamic && !g.value(shapeNode.input(0)).isConstant() &&
+                    probe.batchIn(shapeNode.input(0), axis, axis + 1, axis == 0))
                     return nullptr;
                 picked.push_back(sizes[size_t(axis)]);
             }

@@ -9,6 +9,7 @@
 #include "core/schedule/schedule.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct RunProfile {
     std::vector<double> nodeSeconds;
     std::vector<double> workerBusy;  // per worker (one entry for serial runs)
     std::vector<double> workerWait;  // per worker: blocked on inputs from other workers
+    // Serial runs only, when recordTypes is set: the element type and sizes each
+    // node output had, by value id (what constant folding learns shapes from).
+    struct ValueType {
+        DataType dtype = DataType::Undefined;
+        std::vector<int64_t> dims;
+    };
+    bool recordTypes = false;
+    std::vector<std::optional<ValueType>> valueTypes;
 };
 
 // Runs a compiled model on its current inputs; keeps its threads between runs.

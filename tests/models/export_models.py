@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Export real torchvision architectures to ONNX for Ramiel's tests and benchmarks.
 
-Random weights (weights=None, seeded), batch 1, opset 13. Each model is written
+Random weights (weights=None, seeded), batch 1, opset 13 (swin_t: opset 17 with a
+symbolic batch dimension, so that its shape arithmetic reads the batch). Each model is written
 atomically as OUT_DIR/<name>.onnx next to <name>.counts.json, which records what
 the onnx package itself reports about the file (node, value and initializer
 counts) so the C++ importer can be checked against it. Models already exported
@@ -17,13 +18,16 @@ import sys
 import tempfile
 
 MODELS = {
-    # name: (constructor kwargs, input height/width)
+    # name: (constructor kwargs, input height/width[, opset, dynamic batch])
     "googlenet": (dict(aux_logits=False, init_weights=True), 224),
     "inception_v3": (dict(aux_logits=False, init_weights=True), 299),
     "squeezenet1_0": ({}, 224),
     "resnet18": ({}, 224),
     "densenet121": ({}, 224),
     "mobilenet_v2": ({}, 224),
+    # A transformer whose shape arithmetic (Shape -> Gather -> Div -> Concat -> Reshape)
+    # and attention mask (ScatterND) the fold-constants pass must see through.
+    "swin_t": ({}, 224, 17, True),
 }
 
 
@@ -59,7 +63,9 @@ def export(name, out_dir):
     import numpy as np
     import torch
     import torchvision
-    kwargs, hw = MODELS[name]
+    kwargs, hw = MODELS[name][:2]
+    opset = MODELS[name][2] if len(MODELS[name]) > 2 else 13
+    dynamic = MODELS[name][3] if len(MODELS[name]) > 3 else False
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
     x = torch.randn(1, 3, hw, hw)
@@ -67,8 +73,9 @@ def export(name, out_dir):
     os.close(fd)
     try:
         with torch.no_grad():
-            torch.onnx.export(model, x, tmp, opset_version=13,
-                              input_names=["input"], output_names=["output"])
+            torch.onnx.export(model, x, tmp, opset_version=opset,
+                              input_names=["input"], output_names=["output"],
+                              dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None)
         counts = onnx_counts(tmp)
         os.replace(tmp, path)
     finally:

@@ -8,10 +8,16 @@
 #include "core/util/resources.h"
 
 #include <map>
+#include <set>
 
 namespace ramiel {
 
 namespace {
+
+bool isOnnxDomain(const std::string& d)
+{
+    return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml" || d == "ai.onnx.training" || d == "ai.onnx.preview.training";
+}
 
 // The kernel registry's key: ONNX operators by name, other domains as "domain:Op".
 std::string registryKey(const Node& n) { return n.domain.empty() ? n.opType : n.domain + ":" + n.opType; }
@@ -54,8 +60,15 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
     }
     if (!missing.empty()) {
         std::string list;
-        for (const auto& [op, node] : missing)
+        std::set<std::string> foreign;  // domains ONNX does not define
+        for (const auto& [op, node] : missing) {
             list += (list.empty() ? "" : ", ") + op + " (node '" + node + "')";
+            if (const auto dot = op.rfind('.'); dot != std::string::npos && !isOnnxDomain(op.substr(0, dot)))
+                foreign.insert(op.substr(0, dot));
+        }
+        for (const std::string& d : foreign)
+            list += d == "com.microsoft" ? "; com.microsoft operators are ONNX Runtime's contrib operators, not ONNX-standard"
+                                         : "; domain '" + d + "' is not ONNX-standard";
         throw Error(ErrorKind::Unsupported, model.path, "the runtime does not implement " + list);
     }
     // Kernels index their inputs and outputs and divide by strides: every node

@@ -1,5 +1,6 @@
 #include "core/runtime/torch/executors.h"
 
+#include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/torch_errors.h"
@@ -73,6 +74,9 @@ public:
         std::vector<int> left = uses_;
         if (profile)
             profile->nodeSeconds.assign(g.nodeCount(), 0.0);
+        const bool record = profile && profile->recordTypes;
+        if (record)
+            profile->valueTypes.assign(g.valueCount(), std::nullopt);
         std::vector<at::Tensor> in, out;
         for (NodeId id : m_.topology().order) {
             const Node& n = g.node(id);
@@ -85,8 +89,12 @@ public:
             if (profile)
                 profile->nodeSeconds[size_t(id)] += since(t0);
             for (size_t k = 0; k < n.outputs.size(); ++k)
-                if (n.outputs[k] != kNone)
+                if (n.outputs[k] != kNone) {
                     values[size_t(n.outputs[k])] = out[k];
+                    if (record && out[k].defined())
+                        profile->valueTypes[size_t(n.outputs[k])] =
+                            RunProfile::ValueType{dataTypeOf(out[k].scalar_type()), out[k].sizes().vec()};
+                }
             std::vector<ValueId> done;
             for (ValueId v : n.inputs)
                 if (v != kNone && std::find(done.begin(), done.end(), v) == done.end()) {

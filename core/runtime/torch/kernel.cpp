@@ -34,6 +34,7 @@ const KernelRegistry& kernelRegistry()
         registerElementwiseKernels(r);
         registerNeuralKernels(r);
         registerShapeKernels(r);
+        registerIndexingKernels(r);
         return r;
     }();
     return registry;

@@ -42,6 +42,7 @@ const KernelRegistry& kernelRegistry();
 void registerElementwiseKernels(KernelRegistry& r);
 void registerNeuralKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);
+void registerIndexingKernels(KernelRegistry& r);
 
 // Helpers shared by the kernel files.
 int64_t normalizeAxis(int64_t axis, int64_t rank);

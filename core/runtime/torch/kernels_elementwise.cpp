@@ -98,6 +98,38 @@ void registerUnaryMathKernels(KernelRegistry& r)
     r["Sign"] = unary([](const at::Tensor& a) { return at::sign(a); });
     r["Sin"] = unary([](const at::Tensor& a) { return at::sin(a); });
     r["Cos"] = unary([](const at::Tensor& a) { return at::cos(a); });
+    r["Tan"] = unary([](const at::Tensor& a) { return at::tan(a); });
+    r["Asin"] = unary([](const at::Tensor& a) { return at::asin(a); });
+    r["Acos"] = unary([](const at::Tensor& a) { return at::acos(a); });
+    r["Atan"] = unary([](const at::Tensor& a) { return at::atan(a); });
+    r["Sinh"] = unary([](const at::Tensor& a) { return at::sinh(a); });
+    r["Cosh"] = unary([](const at::Tensor& a) { return at::cosh(a); });
+    r["Asinh"] = unary([](const at::Tensor& a) { return at::asinh(a); });
+    r["Acosh"] = unary([](const at::Tensor& a) { return at::acosh(a); });
+    r["Atanh"] = unary([](const at::Tensor& a) { return at::atanh(a); });
+    r["IsNaN"] = unary([](const at::Tensor& a) { return at::isnan(a); });
+    r["IsInf"] = [](const KernelContext& c) -> Kernel {
+        const bool negative = c.node.attrInt("detect_negative", 1) != 0, positive = c.node.attrInt("detect_positive", 1) != 0;
+        return [negative, positive](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            if (negative && positive)
+                out[0] = at::isinf(in[0]);
+            else if (negative)
+                out[0] = at::isneginf(in[0]);
+            else if (positive)
+                out[0] = at::isposinf(in[0]);
+            else
+                out[0] = at::zeros(in[0].sizes(), at::kBool);
+        };
+    };
+    r["BitShift"] = [](const KernelContext& c) -> Kernel {
+        const std::string direction = c.node.attrString("direction", "");
+        if (direction != "LEFT" && direction != "RIGHT")
+            c.unsupported("direction '" + direction + "' is not LEFT or RIGHT");
+        const bool left = direction == "LEFT";
+        return [left](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = left ? at::bitwise_left_shift(in[0], in[1]) : at::bitwise_right_shift(in[0], in[1]);
+        };
+    };
 }
 
 // Activation functions.
@@ -134,6 +166,33 @@ void registerActivationKernels(KernelRegistry& r)
         };
     };
     r["HardSwish"] = unary([](const at::Tensor& a) { return at::hardswish(a); });
+    r["Mish"] = unary([](const at::Tensor& a) { return a * at::tanh(at::softplus(a)); });
+    r["Gelu"] = [](const KernelContext& c) -> Kernel {
+        const std::string approximate = c.node.attrString("approximate", "none");
+        if (approximate != "none" && approximate != "tanh")
+            c.unsupported("approximate '" + approximate + "' is not none or tanh");
+        return [approximate](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::gelu(in[0], approximate);
+        };
+    };
+    r["Celu"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 1.0f);
+        return [alpha](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::celu(in[0], alpha); };
+    };
+    r["ThresholdedRelu"] = [](const KernelContext& c) -> Kernel {
+        const double alpha = c.node.attrFloat("alpha", 1.0f);
+        return [alpha](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::where(in[0] > alpha, in[0], at::zeros_like(in[0]));
+        };
+    };
+    r["Shrink"] = [](const KernelContext& c) -> Kernel {
+        const double bias = c.node.attrFloat("bias", 0.0f), lambd = c.node.attrFloat("lambd", 0.5f);
+        return [bias, lambd](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const at::Tensor zero = at::zeros_like(x);
+            out[0] = at::where(x < -lambd, (x + bias).to(x.scalar_type()), at::where(x > lambd, (x - bias).to(x.scalar_type()), zero));
+        };
+    };
 }
 
 // Clip, Where, Cast.

@@ -513,6 +513,30 @@ void registerSoftmaxKernels(KernelRegistry& r)
     };
     r["Softmax"] = softmax(false);
     r["LogSoftmax"] = softmax(true);
+    // Hardmax: 1 at the first largest value along the axis, 0 elsewhere (2-D coercion before 13).
+    r["Hardmax"] = [](const KernelContext& c) -> Kernel {
+        const int64_t opset = c.opset();
+        const int64_t axisAttr = c.node.attrInt("axis", opset < 13 ? 1 : -1);
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            at::Tensor src = x;
+            int64_t along = axis;
+            if (opset < 13) {
+                int64_t outer = 1;
+                for (int64_t i = 0; i < axis; ++i)
+                    outer *= x.size(i);
+                src = x.reshape({outer, x.numel() / std::max<int64_t>(outer, 1)});
+                along = 1;
+            }
+            if (src.numel() == 0) {
+                out[0] = at::zeros_like(x);
+                return;
+            }
+            const at::Tensor idx = src.argmax(along, true);
+            out[0] = at::zeros_like(src).scatter_(along, idx, 1).reshape(x.sizes());
+        };
+    };
 }
 
 // Batch, instance and layer normalization; local response normalization.
@@ -554,6 +578,31 @@ void registerNormalizationKernels(KernelRegistry& r)
                 out[1] = mean;
             if (out.size() > 2)
                 out[2] = invStd;
+        };
+    };
+    // MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9) over `axes`, as ONNX's function body.
+    r["MeanVarianceNormalization"] = [](const KernelContext& c) -> Kernel {
+        const auto attr = c.node.attr("axes") ? c.node.attrInts("axes") : std::vector<int64_t>{0, 2, 3};
+        return [attr](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            std::vector<int64_t> axes;
+            for (int64_t a : attr)
+                axes.push_back(normalizeAxis(a, x.dim()));
+            const at::Tensor mean = x.mean(axes, true);
+            const at::Tensor variance = (x * x).mean(axes, true) - mean * mean;
+            out[0] = (x - mean) / (variance.sqrt() + 1e-9);
+        };
+    };
+    // LpNormalization: x divided by its L1 or L2 norm along the axis.
+    r["LpNormalization"] = [](const KernelContext& c) -> Kernel {
+        const int64_t axisAttr = c.node.attrInt("axis", -1), p = c.node.attrInt("p", 2);
+        if (p != 1 && p != 2)
+            c.unsupported("p " + std::to_string(p) + " is not 1 or 2");
+        return [axisAttr, p](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            const at::Tensor norm = p == 1 ? x.abs().sum(axis, true) : (x * x).sum(axis, true).sqrt();
+            out[0] = x / norm;
         };
     };
     r["LRN"] = [](const KernelContext& c) -> Kernel {

@@ -360,6 +360,11 @@ void registerConstantKernels(KernelRegistry& r)
             out[0] = at::tensor(std::vector<int64_t>(sizes.begin() + s, sizes.begin() + std::max(s, e)), at::kLong);
         };
     };
+    r["Size"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = at::scalar_tensor(in[0].numel(), at::kLong);
+        };
+    };
     r["Range"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::ScalarType t = in[0].scalar_type();
@@ -550,10 +555,48 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
     };
 }
 
+// Upsample (opsets 7-9; deprecated at 10): scales as an attribute, then as input 1;
+// output index o reads the input at o / scale, floored (nearest) or interpolated (linear).
+Kernel upsampleKernel(const KernelContext& c)
+{
+    const std::string mode = c.node.attrString("mode", "nearest");
+    if (mode != "nearest" && mode != "linear" && mode != "bilinear")
+        c.unsupported("Upsample mode '" + mode + "' is not nearest or linear");
+    const bool fromAttr = c.opset() < 9;
+    const auto scalesAttr = c.node.attr("scales") ? c.node.attr("scales")->floats : std::vector<float>{};
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        at::Tensor y = in[0];
+        const int64_t rank = y.dim();
+        std::vector<double> scales;
+        if (fromAttr) {
+            scales.assign(scalesAttr.begin(), scalesAttr.end());
+        } else {
+            const at::Tensor s = in[1].to(at::kDouble).contiguous();
+            scales.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+        }
+        if (int64_t(scales.size()) != rank)
+            throw Error(ErrorKind::Runtime, {}, "scales has " + std::to_string(scales.size()) +
+                                                    " values for an input of rank " + std::to_string(rank));
+        static const std::string coord = "asymmetric";
+        for (int64_t axis = 0; axis < rank; ++axis) {
+            const double scale = scales[size_t(axis)];
+            if (!(scale > 0))
+                throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scale) + " must be positive");
+            const int64_t inSize = y.size(axis), outSize = int64_t(std::floor(double(inSize) * scale));
+            if (scale == 1.0)
+                continue;
+            const ResizeAxis ax{axis, inSize, outSize, scale, double(inSize) * scale, coord};
+            y = mode == "nearest" ? resizeNearest(y, ax, "floor") : resizeLinear(y, ax);
+        }
+        out[0] = y.contiguous();
+    };
+}
+
 void registerPadResizeKernels(KernelRegistry& r)
 {
     r["Pad"] = padKernel;
     r["Resize"] = resizeKernel;
+    r["Upsample"] = upsampleKernel;
 }
 
 // Reductions over axes, arg-reductions, TopK.
@@ -570,6 +613,26 @@ void registerReductionKernels(KernelRegistry& r)
         for (int64_t d : sorted)
             y = y.prod(d, k);
         return y;
+    }, 18);
+    // The others compute in the input's type (sums of integers stay integers, as ONNX has them).
+    auto same = [](const at::Tensor& y, const at::Tensor& x) { return y.to(x.scalar_type()); };
+    r["ReduceL1"] = reduction([same](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        return same(x.abs().sum(a, k), x);
+    }, 18);
+    r["ReduceL2"] = reduction([same](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        const at::Tensor xd = at::isFloatingType(x.scalar_type()) ? x : x.to(at::kDouble);
+        return same((xd * xd).sum(a, k).sqrt(), x);
+    }, 18);
+    r["ReduceSumSquare"] = reduction([same](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        return same((x * x).sum(a, k), x);
+    }, 18);
+    r["ReduceLogSum"] = reduction([same](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        const at::Tensor xd = at::isFloatingType(x.scalar_type()) ? x : x.to(at::kDouble);
+        return same(xd.sum(a, k).log(), x);
+    }, 18);
+    r["ReduceLogSumExp"] = reduction([same](const at::Tensor& x, const std::vector<int64_t>& a, bool k) {
+        const at::Tensor xd = at::isFloatingType(x.scalar_type()) ? x : x.to(at::kDouble);
+        return same(at::logsumexp(xd, a, k), x);
     }, 18);
     r["ArgMax"] = argReduce(true);
     r["ArgMin"] = argReduce(false);

@@ -1,0 +1,547 @@
+// Indexing and rearranging operators: the Gather/Scatter family, NonZero,
+// OneHot, CumSum, Trilu, DepthToSpace/SpaceToDepth, Einsum, MaxUnpool,
+// GridSample, and the detection operators RoiAlign and NonMaxSuppression. Indices may be negative (counted from the end, as ONNX allows);
+// out-of-range indices are a run-time error, never a read out of bounds.
+#include "core/runtime/torch/aten_tensor.h"
+#include "core/runtime/torch/kernel.h"
+#include "core/util/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ramiel {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw Error(ErrorKind::Runtime, {}, what); }
+
+std::string shapeText(at::IntArrayRef s)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+// Indices as int64 with negative values counted from `size` (per axis when `sizes` is a row).
+at::Tensor wrapIndices(const at::Tensor& idx, int64_t size)
+{
+    const at::Tensor i = idx.to(at::kLong);
+    return at::where(i < 0, i + size, i);
+}
+
+void checkRange(const at::Tensor& idx, int64_t size, const char* what)
+{
+    if (idx.numel() == 0)
+        return;
+    const int64_t lo = idx.min().item<int64_t>(), hi = idx.max().item<int64_t>();
+    if (lo < 0 || hi >= size)
+        fail(std::string(what) + " index " + std::to_string(lo < 0 ? lo : hi) + " is out of range for a dimension of size " +
+             std::to_string(size));
+}
+
+// The reduction attribute of ScatterND / ScatterElements: none, add, mul (16), max, min (18).
+std::string scatterReduction(const KernelContext& c)
+{
+    const std::string r = c.node.attrString("reduction", "none");
+    if (r != "none" && r != "add" && r != "mul" && r != "max" && r != "min")
+        c.unsupported("reduction '" + r + "' is not one of none, add, mul, max, min");
+    return r;
+}
+
+// ScatterND's and GatherND's linear index into the first k dimensions of `dims`
+// (from `first`): indices [..., k] -> [...].
+at::Tensor linearIndex(const at::Tensor& indices, at::IntArrayRef dims, int64_t first, const char* op)
+{
+    const int64_t k = indices.size(-1);
+    if (k < 1 || first + k > int64_t(dims.size()))
+        fail(std::string(op) + ": indices " + shapeText(indices.sizes()) + " index " + std::to_string(k) +
+             " dimensions of data " + shapeText(dims) + (first ? " after its batch dimensions" : ""));
+    at::Tensor idx = indices.to(at::kLong);
+    at::Tensor lin = at::zeros(idx.sizes().slice(0, idx.dim() - 1), at::kLong);
+    for (int64_t j = 0; j < k; ++j) {
+        const int64_t size = dims[size_t(first + j)];
+        at::Tensor col = idx.select(-1, j);
+        col = at::where(col < 0, col + size, col);
+        checkRange(col, size, op);
+        lin = lin * size + col;
+    }
+    return lin;
+}
+
+Kernel scatterNDKernel(const KernelContext& c)
+{
+    const std::string reduction = scatterReduction(c);
+    return [reduction](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& data = in[0];
+        const at::Tensor& indices = in[1];
+        if (indices.dim() < 1)
+            fail("ScatterND: indices must have rank 1 or more");
+        const int64_t k = indices.size(-1);
+        const at::Tensor lin = linearIndex(indices, data.sizes(), 0, "ScatterND").reshape({-1});
+        // data as [positions, rest...], updates as [indices..., rest...] -> [n, rest...]
+        std::vector<int64_t> flat{-1};
+        flat.insert(flat.end(), data.sizes().begin() + k, data.sizes().end());
+        std::vector<int64_t> want(indices.sizes().begin(), indices.sizes().end() - 1);
+        want.insert(want.end(), data.sizes().begin() + k, data.sizes().end());
+        if (in[2].sizes().vec() != want)
+            fail("ScatterND: updates " + shapeText(in[2].sizes()) + ", expected " + shapeText(want));
+        at::Tensor y = data.clone().reshape(flat);
+        const at::Tensor upd = in[2].to(data.scalar_type()).reshape(flat);
+        if (reduction == "none")
+            y.index_copy_(0, lin, upd);
+        else if (reduction == "add")
+            y.index_add_(0, lin, upd);
+        else
+            y.index_reduce_(0, lin, upd, reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin", true);
+        out[0] = y.reshape(data.sizes());
+    };
+}
+
+// ScatterElements, and Scatter (its name before opset 11, no reduction).
+Kernel scatterElementsKernel(const KernelContext& c)
+{
+    const std::string reduction = scatterReduction(c);
+    const int64_t axisAttr = c.node.attrInt("axis", 0);
+    return [reduction, axisAttr](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& data = in[0];
+        const int64_t axis = normalizeAxis(axisAttr, data.dim());
+        if (in[1].dim() != data.dim() || in[1].sizes() != in[2].sizes())
+            fail("ScatterElements: indices " + shapeText(in[1].sizes()) + " and updates " + shapeText(in[2].sizes()) +
+                 " must have the same shape and data's rank " + std::to_string(data.dim()));
+        const at::Tensor idx = wrapIndices(in[1], data.size(axis));
+        checkRange(idx, data.size(axis), "ScatterElements");
+        const at::Tensor upd = in[2].to(data.scalar_type());
+        if (reduction == "none")
+            out[0] = at::scatter(data, axis, idx, upd);
+        else if (reduction == "add")
+            out[0] = at::scatter_add(data, axis, idx, upd);
+        else
+            out[0] = at::scatter_reduce(data, axis, idx, upd,
+                                        reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin", true);
+    };
+}
+
+Kernel gatherElementsKernel(const KernelContext& c)
+{
+    const int64_t axisAttr = c.node.attrInt("axis", 0);
+    return [axisAttr](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& data = in[0];
+        const int64_t axis = normalizeAxis(axisAttr, data.dim());
+        if (in[1].dim() != data.dim())
+            fail("GatherElements: indices " + shapeText(in[1].sizes()) + " must have data's rank " + std::to_string(data.dim()));
+        const at::Tensor idx = wrapIndices(in[1], data.size(axis));
+        checkRange(idx, data.size(axis), "GatherElements");
+        out[0] = at::gather(data, axis, idx);
+    };
+}
+
+Kernel gatherNDKernel(const KernelContext& c)
+{
+    const int64_t b = c.node.attrInt("batch_dims", 0);
+    return [b](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& data = in[0];
+        const at::Tensor& indices = in[1];
+        if (b < 0 || indices.dim() < b + 1 || data.dim() < b + 1)
+            fail("GatherND: batch_dims " + std::to_string(b) + " needs indices and data of rank " + std::to_string(b + 1) +
+                 " or more");
+        for (int64_t i = 0; i < b; ++i)
+            if (data.size(i) != indices.size(i))
+                fail("GatherND: the batch dimensions of data " + shapeText(data.sizes()) + " and indices " +
+                     shapeText(indices.sizes()) + " differ");
+        const int64_t k = indices.size(-1);
+        const at::Tensor lin = linearIndex(indices, data.sizes(), b, "GatherND");  // [batch..., m...]
+        int64_t batch = 1, positions = 1;
+        for (int64_t i = 0; i < b; ++i)
+            batch *= data.size(i);
+        for (int64_t i = b; i < b + k; ++i)
+            positions *= data.size(i);
+        std::vector<int64_t> flat{batch * positions};
+        flat.insert(flat.end(), data.sizes().begin() + b + k, data.sizes().end());
+        const at::Tensor offsets = (at::arange(batch, at::kLong) * positions).reshape({batch, -1});
+        const at::Tensor where = (lin.reshape({batch, -1}) + offsets).reshape({-1});
+        std::vector<int64_t> shape(indices.sizes().begin(), indices.sizes().end() - 1);
+        shape.insert(shape.end(), data.sizes().begin() + b + k, data.sizes().end());
+        out[0] = data.reshape(flat).index_select(0, where).reshape(shape);
+    };
+}
+
+Kernel nonZeroKernel(const KernelContext&)
+{
+    return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        // ATen: [count, rank]; ONNX: [rank, count].
+        out[0] = at::nonzero(in[0]).t().contiguous();
+    };
+}
+
+Kernel oneHotKernel(const KernelContext& c)
+{
+    const int64_t axisAttr = c.node.attrInt("axis", -1);
+    return [axisAttr](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        if (in[1].numel() != 1)
+            fail("OneHot: depth must hold one value, it holds " + std::to_string(in[1].numel()));
+        if (in[2].numel() != 2)
+            fail("OneHot: values must hold [off, on], it holds " + std::to_string(in[2].numel()) + " values");
+        const int64_t depth = int64_t(in[1].to(at::kDouble).item<double>());
+        if (depth < 1)
+            fail("OneHot: depth " + std::to_string(depth) + " must be positive");
+        const int64_t axis = normalizeAxis(axisAttr, in[0].dim() + 1);
+        const at::Tensor idx = wrapIndices(in[0].to(at::kDouble).floor(), depth);
+        const at::Tensor hot = idx.unsqueeze(-1) == at::arange(depth, at::kLong);  // out-of-range: no hot entry
+        const at::Tensor values = in[2].reshape({2});
+        out[0] = at::where(hot, values[1], values[0]).movedim(-1, axis).contiguous();
+    };
+}
+
+Kernel cumSumKernel(const KernelContext& c)
+{
+    const bool exclusive = c.node.attrInt("exclusive", 0) != 0, reverse = c.node.attrInt("reverse", 0) != 0;
+    return [exclusive, reverse](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        if (in[1].numel() != 1)
+            fail("CumSum: axis must hold one value, it holds " + std::to_string(in[1].numel()));
+        const at::Tensor& x = in[0];
+        const int64_t axis = normalizeAxis(in[1].to(at::kLong).item<int64_t>(), x.dim());
+        at::Tensor y = reverse ? x.flip(axis) : x;
+        y = y.cumsum(axis, x.scalar_type());
+        if (exclusive && x.size(axis) > 0) {
+            // Shift by one along the axis: the first sum is 0.
+            y = at::cat({at::zeros_like(y.narrow(axis, 0, 1)), y.narrow(axis, 0, x.size(axis) - 1)}, axis);
+        }
+        out[0] = reverse ? y.flip(axis) : y;
+    };
+}
+
+Kernel triluKernel(const KernelContext& c)
+{
+    const bool upper = c.node.attrInt("upper", 1) != 0;
+    return [upper](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        if (in[0].dim() < 2)
+            fail("Trilu: the input has rank " + std::to_string(in[0].dim()) + ", it needs 2 or more");
+        int64_t k = 0;
+        if (in.size() > 1 && in[1].defined()) {
+            if (in[1].numel() != 1)
+                fail("Trilu: k must hold one value, it holds " + std::to_string(in[1].numel()));
+            k = in[1].to(at::kLong).item<int64_t>();
+        }
+        // ATen's triu/tril reject a k far beyond the matrix on some paths: clamp (same result).
+        const int64_t limit = in[0].size(-1) + in[0].size(-2) + 1;
+        k = std::clamp<int64_t>(k, -limit, limit);
+        out[0] = upper ? at::triu(in[0], k) : at::tril(in[0], k);
+    };
+}
+
+// DepthToSpace (`toSpace`) or SpaceToDepth on an N x C x H x W input.
+KernelFactory depthSpace(bool toSpace)
+{
+    return [toSpace](const KernelContext& c) -> Kernel {
+        const int64_t b = c.node.attrInt("blocksize", 0);
+        const std::string mode = c.node.attrString("mode", "DCR");
+        if (b < 1)
+            c.unsupported("blocksize " + std::to_string(b) + " must be positive");
+        if (toSpace && mode != "DCR" && mode != "CRD")
+            c.unsupported("mode '" + mode + "' is not DCR or CRD");
+        const bool crd = mode == "CRD";
+        return [toSpace, b, crd](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            const char* op = toSpace ? "DepthToSpace" : "SpaceToDepth";
+            if (x.dim() != 4)
+                fail(std::string(op) + ": the input " + shapeText(x.sizes()) + " must have rank 4 (N, C, H, W)");
+            const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+            if (toSpace) {
+                if (C % (b * b) != 0)
+                    fail(std::string(op) + ": " + std::to_string(C) + " channels are not a multiple of blocksize² " +
+                         std::to_string(b * b));
+                const int64_t c2 = C / (b * b);
+                const at::Tensor y = crd ? x.reshape({N, c2, b, b, H, W}).permute({0, 1, 4, 2, 5, 3})
+                                         : x.reshape({N, b, b, c2, H, W}).permute({0, 3, 4, 1, 5, 2});
+                out[0] = y.reshape({N, c2, H * b, W * b});
+                return;
+            }
+            if (H % b != 0 || W % b != 0)
+                fail(std::string(op) + ": height " + std::to_string(H) + " and width " + std::to_string(W) +
+                     " must be multiples of blocksize " + std::to_string(b));
+            out[0] = x.reshape({N, C, H / b, b, W / b, b}).permute({0, 3, 5, 1, 2, 4}).reshape({N, C * b * b, H / b, W / b});
+        };
+    };
+}
+
+Kernel einsumKernel(const KernelContext& c)
+{
+    const std::string equation = c.node.attrString("equation", "");
+    if (equation.empty())
+        c.unsupported("the equation is empty");
+    return [equation](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        std::vector<at::Tensor> operands;
+        for (const at::Tensor& t : in)
+            operands.push_back(t);
+        out[0] = at::einsum(equation, operands);
+    };
+}
+
+// MaxUnpool: X's values placed at MaxPool's flat indices in a zero tensor.
+Kernel maxUnpoolKernel(const KernelContext& c)
+{
+    const auto kernel = c.node.attrInts("kernel_shape");
+    const auto stridesAttr = c.node.attrInts("strides");
+    const auto pads = c.node.attrInts("pads");
+    if (kernel.empty())
+        c.unsupported("kernel_shape is required");
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        const int64_t d = int64_t(kernel.size());
+        if (x.dim() != d + 2)
+            fail("MaxUnpool: the input " + shapeText(x.sizes()) + " needs rank " + std::to_string(d + 2) +
+                 " for a kernel over " + std::to_string(d) + " dimensions");
+        if (in[1].sizes() != x.sizes())
+            fail("MaxUnpool: indices " + shapeText(in[1].sizes()) + " and the input " + shapeText(x.sizes()) + " differ");
+        // The indices count over the shape the pooling came from; a larger output_shape
+        // pads that with zeros at the end of each spatial dimension (as ONNX Runtime does).
+        std::vector<int64_t> shape{x.size(0), x.size(1)};
+        for (int64_t i = 0; i < d; ++i) {
+            const int64_t s = stridesAttr.empty() ? 1 : stridesAttr[size_t(i)];
+            const int64_t p = pads.empty() ? 0 : pads[size_t(i)] + pads[size_t(i + d)];
+            shape.push_back((x.size(i + 2) - 1) * s + kernel[size_t(i)] - p);
+        }
+        int64_t total = 1;
+        for (int64_t s : shape) {
+            if (s < 0)
+                fail("MaxUnpool: the output shape " + shapeText(shape) + " has a negative size");
+            total *= s;
+        }
+        const at::Tensor idx = in[1].to(at::kLong).reshape({-1});
+        checkRange(idx, total, "MaxUnpool");
+        at::Tensor y = at::zeros({total}, x.options()).index_copy_(0, idx, x.reshape({-1})).reshape(shape);
+        if (in.size() > 2 && in[2].defined()) {
+            const std::vector<int64_t> want = intsOf(in[2]);
+            if (int64_t(want.size()) != x.dim())
+                fail("MaxUnpool: output_shape has " + std::to_string(want.size()) + " values, the input's rank is " +
+                     std::to_string(x.dim()));
+            std::vector<int64_t> pad;  // ATen order: last dimension first
+            for (int64_t i = x.dim(); i-- > 0;) {
+                if (want[size_t(i)] < shape[size_t(i)] || (i < 2 && want[size_t(i)] != shape[size_t(i)]))
+                    fail("MaxUnpool: output_shape " + shapeText(want) + " is smaller than " + shapeText(shape) +
+                         " or changes batch or channels");
+                if (i >= 2) {
+                    pad.push_back(0);
+                    pad.push_back(want[size_t(i)] - shape[size_t(i)]);
+                }
+            }
+            y = at::constant_pad_nd(y, pad, 0.0);
+        }
+        out[0] = y;
+    };
+}
+
+Kernel gridSampleKernel(const KernelContext& c)
+{
+    const std::string mode = c.node.attrString("mode", c.opset() < 20 ? "bilinear" : "linear");
+    const std::string padding = c.node.attrString("padding_mode", "zeros");
+    const bool alignCorners = c.node.attrInt("align_corners", 0) != 0;
+    int64_t interpolation = 0;  // ATen: 0 bilinear, 1 nearest, 2 bicubic
+    if (mode == "bilinear" || mode == "linear")
+        interpolation = 0;
+    else if (mode == "nearest")
+        interpolation = 1;
+    else if (mode == "bicubic" || mode == "cubic")
+        interpolation = 2;
+    else
+        c.unsupported("mode '" + mode + "' is not bilinear, nearest or bicubic");
+    int64_t pad = 0;  // ATen: 0 zeros, 1 border, 2 reflection
+    if (padding == "border")
+        pad = 1;
+    else if (padding == "reflection")
+        pad = 2;
+    else if (padding != "zeros")
+        c.unsupported("padding_mode '" + padding + "' is not zeros, border or reflection");
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        const at::Tensor& grid = in[1];
+        if (x.dim() != 4 || grid.dim() != 4 || grid.size(0) != x.size(0) || grid.size(3) != 2)
+            fail("GridSample: input " + shapeText(x.sizes()) + " and grid " + shapeText(grid.sizes()) +
+                 " must be N x C x H x W and N x H_out x W_out x 2");
+        if (!at::isFloatingType(x.scalar_type()))
+            fail("GridSample: the input must be floating point");
+        out[0] = at::grid_sampler(x, grid.to(x.scalar_type()), interpolation, pad, alignCorners);
+    };
+}
+
+// RoiAlign: each region of interest pooled to output_height x output_width bins, each bin
+// the average (or maximum) of bilinear samples, as ONNX Runtime computes it.
+Kernel roiAlignKernel(const KernelContext& c)
+{
+    const std::string mode = c.node.attrString("mode", "avg");
+    if (mode != "avg" && mode != "max")
+        c.unsupported("mode '" + mode + "' is not avg or max");
+    const int64_t outH = c.node.attrInt("output_height", 1), outW = c.node.attrInt("output_width", 1);
+    const int64_t ratio = c.node.attrInt("sampling_ratio", 0);
+    const double scale = c.node.attrFloat("spatial_scale", 1.0f);
+    const std::string coord = c.node.attrString("coordinate_transformation_mode", c.opset() < 16 ? "output_half_pixel" : "half_pixel");
+    if (coord != "half_pixel" && coord != "output_half_pixel")
+        c.unsupported("coordinate_transformation_mode '" + coord + "' is not half_pixel or output_half_pixel");
+    if (outH < 1 || outW < 1 || ratio < 0)
+        c.unsupported("output_height, output_width must be positive and sampling_ratio not negative");
+    const bool halfPixel = coord == "half_pixel", max = mode == "max";
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        if (x.dim() != 4 || in[1].dim() != 2 || in[1].size(1) != 4 || in[2].dim() != 1 || in[2].size(0) != in[1].size(0))
+            fail("RoiAlign: X " + shapeText(x.sizes()) + ", rois " + shapeText(in[1].sizes()) + " and batch_indices " +
+                 shapeText(in[2].sizes()) + " must be N x C x H x W, R x 4 and R");
+        const at::Tensor X = x.to(at::kDouble).contiguous();
+        const at::Tensor rois = in[1].to(at::kDouble).contiguous();
+        const at::Tensor batch = in[2].to(at::kLong).contiguous();
+        const int64_t N = X.size(0), C = X.size(1), H = X.size(2), W = X.size(3), R = rois.size(0);
+        checkRange(batch, N, "RoiAlign batch");
+        at::Tensor y = at::zeros({R, C, outH, outW}, at::kDouble);
+        const double* xp = X.data_ptr<double>();
+        const double* rp = rois.data_ptr<double>();
+        const int64_t* bp = batch.data_ptr<int64_t>();
+        double* yp = y.data_ptr<double>();
+        const double offset = halfPixel ? 0.5 : 0.0;
+        for (int64_t r = 0; r < R; ++r) {
+            const double x0 = rp[r * 4] * scale - offset, y0 = rp[r * 4 + 1] * scale - offset;
+            double w = rp[r * 4 + 2] * scale - offset - x0, h = rp[r * 4 + 3] * scale - offset - y0;
+            if (!halfPixel) {
+                w = std::max(w, 1.0);
+                h = std::max(h, 1.0);
+            }
+            const double binH = h / double(outH), binW = w / double(outW);
+            const int64_t gridH = ratio > 0 ? ratio : int64_t(std::ceil(h / double(outH)));
+            const int64_t gridW = ratio > 0 ? ratio : int64_t(std::ceil(w / double(outW)));
+            const double count = double(std::max<int64_t>(gridH * gridW, 1));
+            const double* plane0 = xp + bp[r] * C * H * W;
+            for (int64_t ch = 0; ch < C; ++ch) {
+                const double* plane = plane0 + ch * H * W;
+                for (int64_t ph = 0; ph < outH; ++ph)
+                    for (int64_t pw = 0; pw < outW; ++pw) {
+                        double acc = 0;
+                        bool first = true;
+                        for (int64_t iy = 0; iy < gridH; ++iy)
+                            for (int64_t ix = 0; ix < gridW; ++ix) {
+                                double sy = y0 + double(ph) * binH + (double(iy) + 0.5) * binH / double(gridH);
+                                double sx = x0 + double(pw) * binW + (double(ix) + 0.5) * binW / double(gridW);
+                                double v[4] = {0, 0, 0, 0};
+                                if (!(sy < -1.0 || sy > double(H) || sx < -1.0 || sx > double(W))) {
+                                    sy = std::max(sy, 0.0);
+                                    sx = std::max(sx, 0.0);
+                                    int64_t yl = int64_t(sy), xl = int64_t(sx), yh, xh;
+                                    if (yl >= H - 1) {
+                                        yh = yl = H - 1;
+                                        sy = double(yl);
+                                    } else {
+                                        yh = yl + 1;
+                                    }
+                                    if (xl >= W - 1) {
+                                        xh = xl = W - 1;
+                                        sx = double(xl);
+                                    } else {
+                                        xh = xl + 1;
+                                    }
+                                    const double ly = sy - double(yl), lx = sx - double(xl), hy = 1 - ly, hx = 1 - lx;
+                                    v[0] = hy * hx * plane[yl * W + xl];
+                                    v[1] = hy * lx * plane[yl * W + xh];
+                                    v[2] = ly * hx * plane[yh * W + xl];
+                                    v[3] = ly * lx * plane[yh * W + xh];
+                                }
+                                if (!max) {
+                                    acc += v[0] + v[1] + v[2] + v[3];
+                                } else {
+                                    const double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+                                    acc = first ? m : std::max(acc, m);
+                                }
+                                first = false;
+                            }
+                        yp[((r * C + ch) * outH + ph) * outW + pw] = max ? acc : acc / count;
+                    }
+            }
+        }
+        out[0] = y.to(x.scalar_type());
+    };
+}
+
+// NonMaxSuppression: per batch and class, boxes by falling score, each kept unless it
+// overlaps a kept one by more than the IoU threshold; [batch, class, box] rows.
+Kernel nonMaxSuppressionKernel(const KernelContext& c)
+{
+    const bool center = c.node.attrInt("center_point_box", 0) != 0;
+    return [center](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor boxes = in[0].to(at::kDouble).contiguous(), scores = in[1].to(at::kDouble).contiguous();
+        if (boxes.dim() != 3 || boxes.size(2) != 4 || scores.dim() != 3 || scores.size(0) != boxes.size(0) ||
+            scores.size(2) != boxes.size(1))
+            fail("NonMaxSuppression: boxes " + shapeText(boxes.sizes()) + " and scores " + shapeText(scores.sizes()) +
+                 " must be B x N x 4 and B x C x N");
+        auto scalar = [&](size_t i, double fallback) {
+            return in.size() > i && in[i].defined() && in[i].numel() > 0 ? in[i].to(at::kDouble).reshape({-1})[0].item<double>()
+                                                                          : fallback;
+        };
+        const int64_t limit = int64_t(scalar(2, 0));
+        const double iouMax = scalar(3, 0), minScore = scalar(4, -std::numeric_limits<double>::infinity());
+        const bool scoreGiven = in.size() > 4 && in[4].defined() && in[4].numel() > 0;
+        const int64_t B = boxes.size(0), N = boxes.size(1), C = scores.size(1);
+        const double* bx = boxes.data_ptr<double>();
+        const double* sc = scores.data_ptr<double>();
+        struct Box { double y1, x1, y2, x2; };
+        auto box = [&](int64_t b, int64_t i) {
+            const double* p = bx + (b * N + i) * 4;
+            if (center)
+                return Box{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+            return Box{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
+        };
+        auto iou = [](const Box& a, const Box& b) {
+            const double ih = std::min(a.y2, b.y2) - std::max(a.y1, b.y1), iw = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
+            if (ih <= 0 || iw <= 0)
+                return 0.0;
+            const double inter = ih * iw, areaA = (a.y2 - a.y1) * (a.x2 - a.x1), areaB = (b.y2 - b.y1) * (b.x2 - b.x1);
+            const double uni = areaA + areaB - inter;
+            return uni > 0 ? inter / uni : 0.0;
+        };
+        std::vector<int64_t> rows;
+        for (int64_t b = 0; b < B && limit > 0; ++b)
+            for (int64_t k = 0; k < C; ++k) {
+                const double* s = sc + (b * C + k) * N;
+                std::vector<int64_t> order;
+                for (int64_t i = 0; i < N; ++i)
+                    if (!scoreGiven || s[i] > minScore)
+                        order.push_back(i);
+                std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
+                std::vector<Box> kept;
+                for (int64_t i : order) {
+                    if (int64_t(kept.size()) >= limit)
+                        break;
+                    const Box bi = box(b, i);
+                    bool suppressed = false;
+                    for (const Box& k2 : kept)
+                        suppressed = suppressed || iou(bi, k2) > iouMax;
+                    if (suppressed)
+                        continue;
+                    kept.push_back(bi);
+                    rows.insert(rows.end(), {b, k, i});
+                }
+            }
+        out[0] = at::tensor(rows, at::kLong).reshape({int64_t(rows.size() / 3), 3});
+    };
+}
+
+}  // namespace
+
+void registerIndexingKernels(KernelRegistry& r)
+{
+    r["ScatterND"] = scatterNDKernel;
+    r["ScatterElements"] = scatterElementsKernel;
+    r["Scatter"] = scatterElementsKernel;
+    r["GatherElements"] = gatherElementsKernel;
+    r["GatherND"] = gatherNDKernel;
+    r["NonZero"] = nonZeroKernel;
+    r["OneHot"] = oneHotKernel;
+    r["CumSum"] = cumSumKernel;
+    r["Trilu"] = triluKernel;
+    r["DepthToSpace"] = depthSpace(true);
+    r["SpaceToDepth"] = depthSpace(false);
+    r["Einsum"] = einsumKernel;
+    r["MaxUnpool"] = maxUnpoolKernel;
+    r["GridSample"] = gridSampleKernel;
+    r["RoiAlign"] = roiAlignKernel;
+    r["NonMaxSuppression"] = nonMaxSuppressionKernel;
+}
+
+}  // namespace ramiel
