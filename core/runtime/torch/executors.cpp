@@ -147,8 +147,7 @@ class ParallelExecutor final : public Executor {
     struct Slot {
         std::mutex m;
         std::condition_variable cv;
-        uint64_t generation = 0;  // == the run's generation when ready
-        std::atomic<uint64_t> ready{0};  // the same, readable without the lock
+        std::atomic<uint64_t> generation{0};  // == the run's generation when ready (set under m)
         std::vector<at::Tensor> outputs;
         int readers = 0;  // reads by other workers per run (+1 for a graph output: kept)
         int left = 0;     // reads still to come this run; at 0 the outputs are dropped
@@ -352,12 +351,12 @@ private:
     at::Tensor await(Worker& w, InstanceId producer, int output, uint64_t gen)
     {
         Slot& slot = slots_[size_t(producer)];
-        auto ready = [&] { return slot.ready.load(std::memory_order_acquire) == gen || failed_.load(); };
+        auto ready = [&] { return slot.generation.load(std::memory_order_acquire) == gen || failed_.load(); };
         if (!ready()) {
             const auto t0 = Clock::now();
             if (!spinBriefly(ready)) {
                 std::unique_lock<std::mutex> lock(slot.m);
-                slot.cv.wait(lock, [&] { return slot.generation == gen || failed_.load(); });
+                slot.cv.wait(lock, ready);
             }
             w.wait += since(t0);
         }
@@ -414,8 +413,7 @@ private:
                     std::lock_guard<std::mutex> lock(slot.m);
                     slot.outputs = out;
                     slot.left = slot.readers;
-                    slot.generation = gen;
-                    slot.ready.store(gen, std::memory_order_release);
+                    slot.generation.store(gen, std::memory_order_release);
                 }
                 slot.cv.notify_all();
             }
