@@ -203,7 +203,7 @@ void RunPanel::start()
     auto stopFlag = stop_;
     const int iterations = iterations_->value();
     const pipeline::TimingRequest request = session_->timingRequest(*analysis);
-    const std::vector<std::string> workerCommand = {session_->tuneWorkerProgram().toStdString(), "time-worker"};
+    const std::vector<std::string> workerCommand = session_->timingWorkerCommand();
     const QString unavailable = session_->tuneUnavailable();
     thread_ = QThread::create([this, analysis, stopFlag, iterations, serialThreads, schedule, request, workerCommand,
                                unavailable] {

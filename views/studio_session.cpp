@@ -161,6 +161,11 @@ QString StudioSession::tuneWorkerProgram() const
                                  : tuneWorker_;
 }
 
+std::vector<std::string> StudioSession::timingWorkerCommand() const
+{
+    return {tuneWorkerProgram().toStdString(), "time-worker"};
+}
+
 pipeline::TimingRequest StudioSession::timingRequest(const PlannedModel& analysis) const
 {
     pipeline::TimingRequest r;
@@ -198,7 +203,7 @@ QFuture<TuneOutcome> StudioSession::tuneAsync(double budgetSeconds, std::shared_
         o.passes.push_back("none");
     o.shapes = inputShapes_;
     o.machineFile = machineFile_.toStdString();
-    o.workerCommand = {tuneWorkerProgram().toStdString(), "time-worker"};
+    o.workerCommand = timingWorkerCommand();
     const std::string model = prepared_ ? prepared_->path : std::string();
     return QtConcurrent::run([=]() {
         TuneOutcome out;

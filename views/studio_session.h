@@ -80,6 +80,8 @@ public:
     // What Run's timing workers load for `analysis`: its model file, the sizes and passes it
     // was prepared with, its batch.
     pipeline::TimingRequest timingRequest(const PlannedModel& analysis) const;
+    // The command that serves one timed configuration (tuneWorkerProgram() time-worker).
+    std::vector<std::string> timingWorkerCommand() const;
     void setTuneWorkerProgram(const QString& path) { tuneWorker_ = path; }
     // Why Tune cannot start (no model, no worker program); empty when it can.
     QString tuneUnavailable() const;
