@@ -259,8 +259,24 @@ private Q_SLOTS:
             for (size_t i = 0; i < serial.size(); ++i)
                 QVERIFY2(relativeDifference(hybrid[i], serial[i]) < 1e-5, qPrintable(QString("run %1").arg(run)));
         }
-        qInfo("%s: hybrid with %d cut nodes, %d of %d stretches on one worker, %d nodes on 2 threads", qPrintable(name),
-              plan.hybrid.cuts, plan.hybrid.stretchesMoved, plan.hybrid.stretches, plan.hybrid.threadedInstances);
+        qInfo("%s: hybrid with %d cut nodes, %d of %d stretches on one worker, %d nodes on 2 threads, %d given a share "
+              "of the cores", qPrintable(name), plan.hybrid.cuts, plan.hybrid.stretchesMoved, plan.hybrid.stretches,
+              plan.hybrid.threadedInstances, plan.hybrid.splitInstances);
+
+        // Every item asking for 2 threads on 2 workers: the executor's core tokens
+        // give the second of two side-by-side items one thread, or make it wait.
+        Schedule greedy = plan.schedule;
+        if (greedy.clusters.size() > 1) {
+            greedy.threads.assign(greedy.instanceCount(), 2);
+            QCOMPARE(greedy.cores(), 2);
+            const auto tokens = l.compiled->parallelExecutor(greedy);
+            for (int run = 0; run < 3; ++run) {
+                tokens->run();
+                const auto out = l.compiled->outputs();
+                for (size_t i = 0; i < serial.size(); ++i)
+                    QVERIFY2(relativeDifference(out[i], serial[i]) < 1e-5, qPrintable(QString("greedy run %1").arg(run)));
+            }
+        }
     }
 
     // 500 parallel runs of googlenet, P = 4, back to back: identical outputs, no hang.

@@ -270,6 +270,57 @@ private Q_SLOTS:
         QVERIFY(hyper.schedule.threads.empty());
     }
 
+    // Worked by hand, no hand-off cost. After A, branch B1 -> B2 (2 + 6) runs beside
+    // C (2); everything scales 1.67x on 2 threads except C. Inter-op alone: 4 + 8 + 4
+    // + 4 = 20. Moving the stretch onto one worker on 2 threads: 2.4 + 1.2 + 3.6 + 2
+    // + 2.4 + 2.4 = 14. Dividing the cores instead: A, D, E alone on 2 threads; B1 and
+    // C side by side on one each (2); then B2 alone takes both (3.6): 2.4 + 2 + 3.6 +
+    // 2.4 + 2.4 = 12.8.
+    void hybridDividesTheCores()
+    {
+        HandMade h("A:4 B1:2 B2:6 C:2 D:4 E:4 ; A>B1 B1>B2 A>C B2>D C>D D>E", 0.0);
+        h.feedGraphInput("A");
+        h.costs->setThreadedSeconds(2, {2.4, 1.2, 3.6, 2, 2.4, 2.4}, 1);
+        SchedulingProblem p = h.problem(2, 1, 1, false);
+        p.hybridThreads = 2;
+        const Plan plan = planSchedule(p, "linear");
+        checkValid(plan, "hybrid, cores divided");
+        QCOMPARE(plan.hybrid.makespanBefore, 20.0);
+        QVERIFY(std::abs(plan.simulation.makespan - 12.8) < 1e-9);
+        QVERIFY(plan.hybrid.splitInstances > 0);
+        QCOMPARE(plan.hybrid.stretchesMoved, 0);
+        QVERIFY(!plan.hybrid.oneWorker);
+        QVERIFY(h.clusterOf(plan, "B1") != h.clusterOf(plan, "C"));
+        for (const char* n : {"A", "B2", "D", "E"})
+            QVERIFY2(plan.schedule.threadsOf(h.spec.id.at(n)) == 2, n);
+        for (const char* n : {"B1", "C"})
+            QVERIFY2(plan.schedule.threadsOf(h.spec.id.at(n)) == 1, n);
+        QCOMPARE(plan.schedule.cores(), 2);
+        // At every moment of the simulation the running items hold at most 2 threads.
+        const Simulation sim = simulate(plan.schedule, *h.costs, true);
+        for (const GanttEntry& at : sim.gantt) {
+            int held = 0;
+            for (const GanttEntry& g : sim.gantt)
+                if (g.start <= at.start && at.start < g.end)
+                    held += plan.schedule.threadsOf(size_t(g.worker), g.instance);
+            QVERIFY2(held <= 2, qPrintable(QString("%1 threads at %2").arg(held).arg(at.start)));
+        }
+    }
+
+    // A division that does not simulate faster leaves the schedule as it was.
+    void splitCoresKeepsAFasterPlanOnly()
+    {
+        // Two equal branches on two cores: nothing to divide, the schedule stays.
+        HandMade h("A:4 B:2 C:2 D:4 ; A>B A>C B>D C>D", 0.0);
+        h.feedGraphInput("A");
+        h.costs->setThreadedSeconds(2, {4, 2, 2, 4}, 1);  // nothing scales
+        SchedulingProblem p = h.problem(2, 1, 1, false);
+        Plan plan = planSchedule(p, "linear");
+        const Schedule before = plan.schedule;
+        QCOMPARE(splitCores(plan.schedule, h.spec.graph, *h.costs, 2), 0);
+        QCOMPARE(plan.schedule.threads, before.threads);
+    }
+
     void validatorCatchesBrokenSchedules()
     {
         HandMade h("A:1 B:1 C:1 ; A>B B>C", 0);

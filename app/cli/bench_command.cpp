@@ -193,6 +193,7 @@ nlohmann::json hybridJson(const HybridReport& h)
                         {"stretches", h.stretches},
                         {"stretches_moved", h.stretchesMoved},
                         {"threaded_instances", h.threadedInstances},
+                        {"split_instances", h.splitInstances},
                         {"one_worker", h.oneWorker},
                         {"simulated_before_ms", h.makespanBefore * 1e3},
                         {"simulated_after_ms", h.makespanAfter * 1e3}};
@@ -289,9 +290,7 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
                   << formatSeconds(c.soloPrediction) << ")\n";
     const HybridReport& h = c.hybrid->plan.hybrid;
     if (h.applied())
-        std::cout << "  hybrid: " << h.cuts << " cut nodes, " << h.stretchesMoved << " of " << h.stretches
-                  << " stretches onto one worker, " << h.threadedInstances << " nodes on " << h.threads << " threads"
-                  << (h.oneWorker ? " (all on one worker: serial on every core)" : "") << "\n";
+        std::cout << "  hybrid: " << h.summary() << "\n";
     else
         std::cout << "  hybrid: not used ("
                   << (h.skipped.empty() ? "no cut or stretch gains in simulation" : h.skipped) << ")\n";

@@ -57,9 +57,7 @@ void printPlan(const pipeline::PlannedModel& planned)
         const HybridReport& h = plan.hybrid;
         std::cout << "  hybrid        ";
         if (h.applied())
-            std::cout << h.threadedInstances << " nodes on " << h.threads << " threads (" << h.cuts << " cut nodes, "
-                      << h.stretchesMoved << " of " << h.stretches << " stretches onto one worker), makespan "
-                      << formatSeconds(h.makespanBefore) << " -> " << formatSeconds(h.makespanAfter) << "\n";
+            std::cout << h.summary() << ", makespan " << formatSeconds(h.makespanBefore) << " -> " << formatSeconds(h.makespanAfter) << "\n";
         else
             std::cout << "not used (" << (h.skipped.empty() ? "no gain in simulation" : h.skipped) << ")\n";
     }

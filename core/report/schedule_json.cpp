@@ -76,6 +76,7 @@ nlohmann::json planToJson(const Graph& g, const SchedulingProblem& p, const Plan
                        {"stretches", h.stretches},
                        {"stretches_moved", h.stretchesMoved},
                        {"threaded_instances", h.threadedInstances},
+                       {"split_instances", h.splitInstances},
                        {"one_worker", h.oneWorker},
                        {"simulated_before", h.makespanBefore},
                        {"simulated_after", h.makespanAfter}};

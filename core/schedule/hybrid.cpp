@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 namespace ramiel {
 
@@ -53,7 +54,125 @@ void moveOnto(Schedule& s, const std::vector<InstanceId>& instances, int32_t tar
     normalizeClusters(s);
 }
 
+// `cores` divided among the workers with work left (> 0) in proportion to it, at
+// least one each, the rest by largest remainder; 0 for workers with none.
+std::vector<int> apportion(const std::vector<double>& left, int cores)
+{
+    std::vector<int> share(left.size(), 0);
+    const double total = std::accumulate(left.begin(), left.end(), 0.0);
+    int given = 0;
+    for (size_t w = 0; w < left.size(); ++w)
+        if (left[w] > 0)
+            given += share[w] = 1;
+    for (; given < cores && total > 0; ++given) {
+        size_t pick = 0;
+        double worst = -1e300;
+        for (size_t w = 0; w < left.size(); ++w) {
+            const double deficit = left[w] / total * cores - share[w];
+            if (left[w] > 0 && deficit > worst) {
+                worst = deficit;
+                pick = w;
+            }
+        }
+        ++share[pick];
+    }
+    return share;
+}
+
+// One worker's items in start order, with the one-thread cost summed before each.
+struct Timeline {
+    std::vector<double> start, end, before;  // before[k]: one-thread cost of items 0..k-1
+    // One-thread work of the items that end after t and start before `until`,
+    // less the part of a running item that is done.
+    double left(double t, double until) const
+    {
+        const size_t a = size_t(std::upper_bound(end.begin(), end.end(), t) - end.begin());
+        const size_t b = size_t(std::lower_bound(start.begin(), start.end(), until) - start.begin());
+        if (a >= b)
+            return 0;
+        double work = before[b] - before[a];
+        if (start[a] < t && end[a] > start[a])
+            work -= (before[a + 1] - before[a]) * (t - start[a]) / (end[a] - start[a]);
+        return work;
+    }
+};
+
 }  // namespace
+
+std::string HybridReport::summary() const
+{
+    std::string text = std::to_string(threadedInstances) + " nodes on " + std::to_string(threads) + " threads (" +
+                       std::to_string(cuts) + " cut nodes, " + std::to_string(stretchesMoved) + " of " +
+                       std::to_string(stretches) + " stretches onto one worker";
+    if (splitInstances > 0)
+        text += ", " + std::to_string(splitInstances) + " nodes given a share of the cores beside other branches";
+    return text + (oneWorker ? "; all on one worker: serial on every core)" : ")");
+}
+
+int splitCores(Schedule& s, const Graph& graph, const CostTable& costs, int cores)
+{
+    const size_t k = s.clusters.size();
+    if (cores < 2 || k < 2 || s.degree != 1)
+        return 0;
+    const Topology& topo = costs.topology();
+    const std::vector<char> dependent = inputDependentNodes(graph, topo);
+    const std::vector<char> cut = cutNodes(topo, dependent);
+    if (cut.empty())
+        return 0;
+    const double before = simulateMakespan(s, costs);
+    Schedule current = s;
+    if (current.threads.empty())
+        current.threads.assign(current.instanceCount(), 0);
+    Schedule best = current;
+    double bestMakespan = before;
+    // Each round plans from the previous round's timeline: shares move the items.
+    for (int round = 0; round < 4; ++round) {
+        const Simulation sim = simulate(current, costs, true);
+        std::vector<double> cutStarts;
+        std::vector<Timeline> lines(k);
+        for (const GanttEntry& g : sim.gantt) {
+            const NodeId n = s.node(g.instance);
+            if (!g.clone && cut[size_t(n)])
+                cutStarts.push_back(g.start);
+            Timeline& line = lines[size_t(g.worker)];
+            if (line.before.empty())
+                line.before.push_back(0);
+            line.start.push_back(g.start);
+            line.end.push_back(g.end);
+            line.before.push_back(line.before.back() + costs.node(n, s.samples(g.instance), 1));
+        }
+        std::sort(cutStarts.begin(), cutStarts.end());
+        Schedule next = current;
+        std::vector<double> left(k);
+        for (const GanttEntry& g : sim.gantt) {
+            const NodeId n = s.node(g.instance);
+            if (g.clone || !dependent[size_t(n)])
+                continue;
+            int share = cores;  // a cut runs alone
+            if (!cut[size_t(n)]) {
+                const auto next = std::upper_bound(cutStarts.begin(), cutStarts.end(), g.start);
+                const double until = next == cutStarts.end() ? sim.makespan + 1 : *next;
+                for (size_t w = 0; w < k; ++w)
+                    left[w] = lines[w].left(g.start, until);
+                share = apportion(left, cores)[size_t(g.worker)];
+            }
+            next.threads[size_t(g.instance)] = costs.bestThreads(n, s.samples(g.instance), std::max(1, share));
+        }
+        const double makespan = simulateMakespan(next, costs);
+        if (makespan < bestMakespan) {
+            bestMakespan = makespan;
+            best = next;
+        }
+        current = std::move(next);
+    }
+    if (bestMakespan >= before * 0.99)
+        return 0;
+    int changed = 0;
+    for (size_t i = 0; i < s.instanceCount(); ++i)
+        changed += best.threadsOf(InstanceId(i)) != s.threadsOf(InstanceId(i));
+    s = std::move(best);
+    return changed;
+}
 
 std::vector<char> inputDependentNodes(const Graph& graph, const Topology& topo)
 {
@@ -113,6 +232,7 @@ HybridReport makeHybrid(Schedule& s, const Graph& graph, const CostTable& costs,
     for (size_t i = 0; i < s.instanceCount(); ++i)
         if (dependent[size_t(s.node(InstanceId(i)))])
             s.threads[i] = 1;
+    const Schedule original = s;
     double best = r.makespanBefore;
     auto attempt = [&](const std::vector<InstanceId>& instances, int32_t target) {
         Schedule candidate = s;
@@ -149,6 +269,25 @@ HybridReport makeHybrid(Schedule& s, const Graph& graph, const CostTable& costs,
             ++r.stretchesMoved;
         i = j;
     }
+    // Cores divided among the branches that run side by side, from the schedule
+    // as planned and from the one with stretches moved: the faster stays.
+    {
+        Schedule fromMoves = s, fromPlan = original;
+        const int a = splitCores(fromMoves, graph, costs, threads);
+        const int b = splitCores(fromPlan, graph, costs, threads);
+        const double ma = a ? simulateMakespan(fromMoves, costs) : best;
+        const double mb = b ? simulateMakespan(fromPlan, costs) : best;
+        if (b && mb < ma && mb < best) {
+            s = std::move(fromPlan);
+            best = mb;
+            r.splitInstances = b;
+            r.stretchesMoved = 0;
+        } else if (a && ma < best) {
+            s = std::move(fromMoves);
+            best = ma;
+            r.splitInstances = a;
+        }
+    }
     // The whole graph on one worker with every core is the serial run on P
     // threads. Inter-op stretches are kept only when they beat it clearly: the
     // simulation of workers side by side is the least certain part (measured
@@ -160,6 +299,7 @@ HybridReport makeHybrid(Schedule& s, const Graph& graph, const CostTable& costs,
         if (best > kInterOpMargin * makespan) {
             r.stretchesMoved = r.stretches;
             r.oneWorker = true;
+            r.splitInstances = 0;
             best = makespan;
             s = std::move(one);
         }

@@ -44,6 +44,14 @@ int Schedule::maxThreads() const
     return most;
 }
 
+int Schedule::cores() const
+{
+    int together = 0;
+    for (size_t c = 0; c < clusters.size(); ++c)
+        together += c < workerThreads.size() ? std::max(1, int(workerThreads[c])) : 1;
+    return std::max({workers, together, maxThreads()});
+}
+
 namespace {
 
 std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }

@@ -83,6 +83,8 @@ struct Schedule {
     int threadsOf(InstanceId i) const { return threadsOf(size_t(owner[static_cast<size_t>(i)]), i); }
     // The most intra-op threads any item uses.
     int maxThreads() const;
+    // The cores it is planned for: P, the workers' threads together, or one item's most.
+    int cores() const;
     size_t instanceCount() const { return owner.size(); }
     size_t cloneCount() const;  // items beyond one per instance
     bool isClone(size_t cluster, InstanceId i) const { return owner[static_cast<size_t>(i)] != int32_t(cluster); }

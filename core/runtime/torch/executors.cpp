@@ -41,6 +41,43 @@ bool spinBriefly(Ready ready, std::chrono::microseconds budget = std::chrono::mi
     }
 }
 
+// The cores of a schedule whose items choose their own thread counts: an item
+// takes up to the threads it was planned with, fewer when fewer cores are free,
+// and waits only when none is (never while holding any), so the threads of
+// running items add up to at most the cores and no wait can close a cycle.
+class CoreTokens {
+public:
+    explicit CoreTokens(int cores) : free_(cores) {}
+    int acquire(int want)
+    {
+        for (;;) {
+            int f = free_.load();
+            while (f > 0)
+                if (free_.compare_exchange_weak(f, f - std::min(want, f)))
+                    return std::min(want, f);
+            if (!spinBriefly([&] { return free_.load() > 0; })) {
+                std::unique_lock<std::mutex> lock(m_);
+                ++sleepers_;
+                freed_.wait(lock, [&] { return free_.load() > 0; });
+                --sleepers_;
+            }
+        }
+    }
+    void release(int n)
+    {
+        free_ += n;
+        std::lock_guard<std::mutex> lock(m_);
+        if (sleepers_ > 0)
+            freed_.notify_all();
+    }
+
+private:
+    std::atomic<int> free_;
+    std::mutex m_;
+    std::condition_variable freed_;
+    int sleepers_ = 0;  // under m_
+};
+
 // One thread, nodes in topological order; a value is dropped after its last consumer.
 class SerialExecutor final : public Executor {
 public:
@@ -163,6 +200,8 @@ public:
     ParallelExecutor(TorchCompiledModel& m, const Schedule& s)
         : m_(m), schedule_(s), threads_(s.workerThreads.begin(), s.workerThreads.end())
     {
+        if (!s.threads.empty() && s.clusters.size() > 1)
+            cores_ = std::make_unique<CoreTokens>(s.cores());
         const Graph& g = m.graph();
         const Validation v = validate(s, m.topology());
         if (!v.valid)
@@ -377,12 +416,13 @@ private:
         w.local.assign(nv * size_t(schedule_.degree), at::Tensor());
         w.busy = w.wait = 0;
         std::vector<at::Tensor> in, out;
-        int current = c < threads_.size() ? std::max(1, threads_[c]) : 1;
+        const int own = c < threads_.size() ? std::max(1, threads_[c]) : 1;
+        int current = own;
         useIntraOpThreads(current);  // each run starts at the worker's own count
         for (const Item& item : w.items) {
             if (failed_)
                 return;
-            if (item.threads > 0 && item.threads != current)
+            if (!cores_ && item.threads > 0 && item.threads != current)
                 useIntraOpThreads(current = item.threads);
             in.clear();
             for (const Source& src : item.inputs) {
@@ -396,8 +436,24 @@ private:
             }
             const Node& n = g.node(item.node);
             out.assign(n.outputs.size(), at::Tensor());
+            int held = 0;  // core tokens, taken once the inputs are here: none is held while waiting for a value
+            if (cores_) {
+                const auto tw = Clock::now();
+                held = cores_->acquire(item.threads > 0 ? item.threads : own);
+                w.wait += since(tw);
+                if (held != current)
+                    useIntraOpThreads(current = held);
+            }
             const auto t0 = Clock::now();
-            m_.runNode(item.node, in, out);
+            try {
+                m_.runNode(item.node, in, out);
+            } catch (...) {
+                if (held)
+                    cores_->release(held);
+                throw;
+            }
+            if (held)
+                cores_->release(held);
             const double dt = since(t0);
             w.busy += dt;
             if (profile_) {
@@ -463,6 +519,7 @@ private:
     TorchCompiledModel& m_;
     Schedule schedule_;
     std::vector<int> threads_;  // the schedule's workerThreads
+    std::unique_ptr<CoreTokens> cores_;  // when items choose their own thread counts
     std::vector<Slot> slots_;
     std::vector<Worker> workers_;
     std::vector<std::vector<at::Tensor>> slices_;  // [copy][input]

@@ -5,6 +5,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>

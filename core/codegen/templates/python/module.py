@@ -12,8 +12,10 @@ class RAMIEL_CLASS(torch.nn.Module):
     """The model with its weights as buffers (from the weights file, no pickle).
 
     forward() runs every node serially; forward_parallel() runs the schedule: worker k
-    runs _worker_k on its own thread with THREADS[k] intra-op threads. PyTorch releases
-    the GIL inside its operators, so the workers compute side by side.
+    runs _worker_k with THREADS[k] intra-op threads, worker 0 on the calling thread when
+    that thread has THREADS[0] threads (it saves a hand-off each run), the others on
+    threads of their own. PyTorch releases the GIL inside its operators, so the workers
+    compute side by side.
     """
 
     def __init__(self, weights_file=WEIGHTS_FILE):
@@ -28,8 +30,15 @@ class RAMIEL_CLASS(torch.nn.Module):
             self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(THREADS), thread_name_prefix='worker')
         slots = [Slot() for _ in range(SLOTS)]
         workers = [getattr(self, '_worker_%d' % k) for k in range(len(THREADS))]
-        futures = [self._pool.submit(_run_worker, work, threads, inputs, slots) for work, threads in zip(workers, THREADS)]
-        errors = [f.exception() for f in futures]
+        first = 1 if torch.get_num_threads() == THREADS[0] else 0  # worker 0 on this thread
+        futures = [self._pool.submit(_run_worker, workers[k], THREADS[k], inputs, slots) for k in range(first, len(THREADS))]
+        errors = []
+        if first:
+            try:
+                _run_worker(workers[0], THREADS[0], inputs, slots)
+            except BaseException as e:
+                errors.append(e)
+        errors += [f.exception() for f in futures]
         for e in errors:
             if e is not None and not isinstance(e, Aborted):
                 raise e
