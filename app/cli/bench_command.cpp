@@ -66,6 +66,7 @@ struct Configurations {
     std::string costSource;
     double soloPrediction = 0;  // the parallel schedule simulated with costs measured alone
     double parallelSimulated = 0;
+    std::vector<double> serialSimulated;  // serial on 1 and P threads, with the costs measured alone
     std::vector<Series> series;
     std::vector<pipeline::TimedConfiguration> timed;   // what each series runs
     std::vector<std::unique_ptr<Executor>> executors;  // with --same-process only
@@ -83,6 +84,9 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
     pipeline::Costs costs =
         measured ? pipeline::measureCosts(*prepared, parallel, compiled) : pipeline::costTable(*prepared, parallel);
     Configurations c;
+    for (int t : {1, P})
+        c.serialSimulated.push_back(
+            simulateMakespan(pipeline::oneWorkerSchedule(*prepared, settings.batch, t), *costs.table));
     c.parallel = pipeline::plan(prepared, parallel, costs, false);
     c.soloPrediction = c.parallelSimulated = c.parallel->plan.simulation.makespan;
     compiled.setInputs(compiled.randomInputs(settings.batch, 1));
@@ -183,6 +187,8 @@ double simulatedFor(const Configurations& c, const Series& s)
 {
     if (!c.parallel)
         return std::nan("");
+    if (&s == &c.series[0] || &s == &c.series[1])
+        return c.serialSimulated[&s == &c.series[0] ? 0 : 1];
     return s.name == "hybrid" ? c.hybrid->plan.simulation.makespan : c.parallelSimulated;
 }
 
@@ -227,9 +233,9 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
         if (s.name != "serial") {
             row["speedup_vs_serial_1t"] = serial1 / median(s.seconds);
             row["speedup_vs_best_serial"] = best / median(s.seconds);
-            if (c.parallel)
-                row["simulated_ms"] = simulatedFor(c, s) * 1e3;
         }
+        if (c.parallel)
+            row["simulated_ms"] = simulatedFor(c, s) * 1e3;
         if (c.parallel && &s == &c.series[2])  // the planned schedule
             row["simulated_solo_costs_ms"] = c.soloPrediction * 1e3;
         runs.push_back(row);
@@ -259,11 +265,17 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
               << "; " << c.costSource << " costs\n";
     for (const Series& s : c.series) {
         char line[200];
-        std::snprintf(line, sizeof line, "  %-9s %2d thread%s x %2d worker%s  median %9s  (p25 %s, p75 %s)\n",
+        std::snprintf(line, sizeof line, "  %-9s %2d thread%s x %2d worker%s  median %9s  (p25 %s, p75 %s)",
                       s.name.c_str(), s.threads, s.threads == 1 ? " " : "s", s.workers, s.workers == 1 ? " " : "s",
                       formatSeconds(median(s.seconds)).c_str(), formatSeconds(quantile(s.seconds, 0.25)).c_str(),
                       formatSeconds(quantile(s.seconds, 0.75)).c_str());
         std::cout << line;
+        if (c.parallel && s.name == "serial") {
+            const double t = median(s.seconds), simulated = simulatedFor(c, s);
+            std::cout << "  simulated " << formatSeconds(simulated) << " ("
+                      << formatFixed(100.0 * (simulated - t) / t, 1) << "%)";
+        }
+        std::cout << "\n";
     }
     for (const Series& s : c.series) {
         if (s.name == "serial")
