@@ -49,6 +49,7 @@ struct Variant {
     std::string passes;
     std::shared_ptr<const PreparedModel> prepared;
     std::map<int, Costs> costs;  // by samples per copy
+    double loadSeconds = 0;      // preparing and compiling it: what each timing process does first
 };
 
 void checkCancel(const std::atomic<bool>* cancelled)
@@ -61,7 +62,9 @@ void checkCancel(const std::atomic<bool>* cancelled)
 void profileVariant(Variant& v, const TuneOptions& o, int cores, double secondsAvailable, const TuneProgress& progress,
                     int& step, int steps, const std::atomic<bool>* cancelled)
 {
+    const auto compileStart = Clock::now();
     const auto compiled = runtime().compile(v.prepared->model);
+    v.loadSeconds += since(compileStart);
     const size_t nodes = v.prepared->model.graph.nodeCount();
     const std::vector<int> counts = threadCounts(cores);
     PlanSettings staticSettings;
@@ -292,7 +295,9 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
         options.shapes = o.shapes;
         options.passes = passes;
         options.machineFile = o.machineFile;
-        variants.push_back({passes, prepare(model, options), {}});
+        const auto prepareStart = Clock::now();
+        variants.push_back({passes, prepare(model, options), {}, 0});
+        variants.back().loadSeconds = since(prepareStart);
     }
     int step = 0;
     const int steps = int(variants.size() * divisors(o.batch).size() * threadCounts(r.cores).size());
@@ -333,10 +338,11 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
         double turn = 0;
         for (size_t i : pick)
             turn += r.candidates[i].simulated;
-        // Loading: libtorch and the model per process, side by side; then turns of
-        // kBlock timed runs and one untimed.
-        const double loading = 2.0 + 4.0 * turn / r.cores;
-        runs = int((left - loading) / (turn * (kBlock + 1) / kBlock));
+        // Loading: libtorch, then the model prepared and compiled (as the profiling
+        // did it) in each process, side by side on the cores; then turns of kBlock
+        // timed runs and one untimed.
+        const double loading = 1.0 + double(pick.size()) * (variants.front().loadSeconds + turn) / r.cores;
+        runs = int((0.85 * left - loading) / (turn * (kBlock + 1) / kBlock));  // a turn may finish past the deadline
         if (runs >= 9 || limit <= 4)
             break;
     }

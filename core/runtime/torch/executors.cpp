@@ -439,7 +439,7 @@ private:
             int held = 0;  // core tokens, taken once the inputs are here: none is held while waiting for a value
             if (cores_) {
                 const auto tw = Clock::now();
-                held = cores_->acquire(item.threads > 0 ? item.threads : own);
+                held = cores_->acquire(item.threads > 0 ? item.threads : current);  // 0: as the worker has them now
                 w.wait += since(tw);
                 if (held != current)
                     useIntraOpThreads(current = held);
