@@ -11,6 +11,7 @@
 # before and after, since other processes on the machine change everything.
 #
 # Usage: bash bench/codegen_bench.sh [BUILD_DIR] [RUNS] [ROUNDS] [WORK_DIR]
+#   env: CONFIGS="MODEL BATCH DEGREE;..." to time other configurations than the three above
 set -euo pipefail
 build=${1:-build}
 runs=${2:-10}
@@ -24,6 +25,9 @@ work=$(cd "$work" && pwd)
 
 # model batch degree
 configs=("googlenet 1 1" "inception_v3 1 1" "googlenet 4 2")
+if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="inception_v3 1 1;googlenet 4 2"
+  IFS=';' read -r -a configs <<< "$CONFIGS"
+fi
 plan=(-p 2 --passes default)
 
 echo "# codegen_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $runs runs x $rounds rounds, load average before:$(uptime | sed 's/.*load average://')"

@@ -48,20 +48,24 @@ double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-// Serial and parallel runs alternate, so that a change in the machine's load hits both.
+// Serial and parallel take turns of 3 timed runs, so that a change in the machine's load
+// hits both; each turn starts with an untimed run, because the first run after the other
+// finds cold caches and sleeping threads.
 template <typename S, typename P>
 std::pair<double, double> medianSeconds(S&& serialRun, P&& parallelRun, int runs)
 {
-    serialRun();  // warm-up
-    parallelRun();
     std::vector<double> s, p;
-    for (int i = 0; i < runs; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        serialRun();
-        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        start = std::chrono::steady_clock::now();
-        parallelRun();
-        p.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    auto turn = [&](auto& run, std::vector<double>& out, int count) {
+        run();
+        for (int i = 0; i < count; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            run();
+            out.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+    };
+    for (int done = 0; done < runs; done += 3) {
+        turn(serialRun, s, std::min(3, runs - done));
+        turn(parallelRun, p, std::min(3, runs - done));
     }
     return {median(s), median(p)};
 }
@@ -94,6 +98,12 @@ int run(int argc, char** argv)
             return 2;
         }
     }
+#ifdef M_MMAP_THRESHOLD
+    // As Ramiel's runtime does: glibc keeps freed activations in the heap for the next run
+    // instead of mapping and unmapping every large tensor on every run.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     RAMIEL_CLASS model(weightsFile);
     const std::vector<at::Tensor> inputs = makeInputs(inputFiles);
     at::set_num_threads(serialThreads);

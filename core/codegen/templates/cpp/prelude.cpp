@@ -15,6 +15,9 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
 #include <map>
 #include <memory>
 #include <mutex>

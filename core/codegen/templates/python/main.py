@@ -1,4 +1,5 @@
 import argparse
+import ctypes
 import os
 import sys
 import time
@@ -7,6 +8,17 @@ import numpy as np
 import torch
 
 from model import RAMIEL_CLASS as Model, BOUND, INPUTS, OUTPUTS, THREADS
+
+
+def keep_freed_memory():
+    """As Ramiel's runtime does: glibc keeps freed activations in the heap for the next run
+    instead of mapping and unmapping every large tensor on every run (page faults each time)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass  # not glibc: its default stays
 
 
 def make_inputs(files):
@@ -32,15 +44,17 @@ def as_list(outputs):
 
 
 def median_seconds(serial_run, parallel_run, runs):
-    """Serial and parallel runs alternate, so that a change in the machine's load hits both."""
-    serial_run()  # warm-up
-    parallel_run()
+    """Serial and parallel take turns of 3 timed runs, so that a change in the machine's load
+    hits both; each turn starts with an untimed run, because the first run after the other
+    finds cold caches and sleeping threads."""
     times = ([], [])
-    for _ in range(runs):
+    for done in range(0, runs, 3):
         for fn, out in ((serial_run, times[0]), (parallel_run, times[1])):
-            start = time.perf_counter()
             fn()
-            out.append(time.perf_counter() - start)
+            for _ in range(min(3, runs - done)):
+                start = time.perf_counter()
+                fn()
+                out.append(time.perf_counter() - start)
     return [sorted(t)[len(t) // 2] for t in times]
 
 
@@ -55,6 +69,7 @@ def main():
     ap.add_argument('--weights', default=os.path.join(here, 'weights.bin'))
     args = ap.parse_args()
 
+    keep_freed_memory()
     model = Model(args.weights)
     inputs = make_inputs(args.input)
     torch.set_num_threads(args.serial_threads)
