@@ -48,9 +48,11 @@ public:
     {
         const Graph& g = m.graph();
         uses_.assign(g.valueCount(), 0);
-        for (const Node& n : g.nodes())
-            for (ValueId v : distinctReads(n))
+        for (const Node& n : g.nodes()) {
+            reads_.push_back(distinctReads(n));
+            for (ValueId v : reads_.back())
                 ++uses_[size_t(v)];
+        }
         for (ValueId v : g.outputs())
             ++uses_[size_t(v)];
     }
@@ -92,7 +94,7 @@ public:
                         profile->valueTypes[size_t(n.outputs[k])] =
                             RunProfile::ValueType{dataTypeOf(out[k].scalar_type()), out[k].sizes().vec()};
                 }
-            for (ValueId v : distinctReads(n))
+            for (ValueId v : reads_[size_t(id)])
                 if (--left[size_t(v)] == 0)
                     values[size_t(v)] = at::Tensor();
         }
@@ -113,6 +115,7 @@ private:
     TorchCompiledModel& m_;
     int threads_;
     std::vector<int> uses_;
+    std::vector<std::vector<ValueId>> reads_;  // per node, each value once
 };
 
 // A worker per cluster: the thread that calls run() is worker 0, the others are
