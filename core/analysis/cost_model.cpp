@@ -281,23 +281,10 @@ NodeCost recurrentCost(const CostInput& in, NodeCost c)
     return c;
 }
 
-NodeCost ifCost(const CostInput& in, NodeCost c)
+NodeCost ifCost(const CostInput&, NodeCost c)
 {
-    // The more expensive branch.
-    bool known = true;
-    NodeCost worst;
-    for (const Attribute& a : in.n.attributes)
-        if (a.g) {
-            NodeCost b = subgraphCost(*a.g, known);
-            if (b.flops + b.bytes() > worst.flops + worst.bytes())
-                worst = b;
-        }
-    if (!known)
-        return unknown(c, "a branch has nodes of unknown cost");
-    c.flops = worst.flops;
-    c.bytesRead += worst.bytesRead;
-    c.bytesWritten += worst.bytesWritten;
-    return c;
+    // Which branch runs is decided by the data: measured costs fill it in.
+    return unknown(c, "the branch is chosen at run time");
 }
 
 // Loop's constant M, or the scan axis of Scan's first scan input.
@@ -331,6 +318,8 @@ NodeCost loopCost(const CostInput& in, NodeCost c)
     const Node& n = in.n;
     const Attribute* body = n.attr("body");
     const std::optional<int64_t> trips = tripCount(in.g, n);
+    if (n.opType == "Loop" && n.input(1) != kNone)
+        return unknown(c, "the condition may end the loop at run time");
     if (!body || !body->g || !trips || *trips < 0)
         return unknown(c, n.opType == "Loop" ? "the trip count is not a constant"
                                              : "the number of scan iterations is not known");

@@ -609,6 +609,57 @@ private:
                   {"half_pixel", "output_half_pixel"});
         } else if (op == "Einsum" && n_.attrString("equation", "").empty())
             fail("the equation is empty");
+        else if (op == "If" || op == "Loop" || op == "Scan")
+            checkControlFlow();
+    }
+
+    // The bodies' inputs and outputs against the node's (the schema checked that
+    // the graph attributes are there and are graphs).
+    void checkBody(const char* attribute, size_t inputs, size_t outputs)
+    {
+        const Attribute* a = n_.attr(attribute);
+        if (failed() || !a || !a->g)
+            return;
+        const Graph& b = *a->g;
+        if (b.inputs().size() != inputs || b.outputs().size() != outputs)
+            fail("the " + std::string(attribute) + " takes " + std::to_string(b.inputs().size()) + " inputs and makes " +
+                 std::to_string(b.outputs().size()) + " outputs, the node needs " + std::to_string(inputs) + " and " +
+                 std::to_string(outputs));
+    }
+
+    void checkControlFlow()
+    {
+        const size_t ins = n_.inputs.size(), outs = n_.outputs.size();
+        if (n_.opType == "If") {
+            checkBody("then_branch", 0, outs);
+            return checkBody("else_branch", 0, outs);
+        }
+        if (n_.opType == "Loop") {
+            if (n_.input(0) == kNone && n_.input(1) == kNone)
+                return fail("has neither a trip count nor a condition: it would never end");
+            if (outs < ins - 2)
+                return fail("has " + std::to_string(outs) + " outputs, fewer than its " + std::to_string(ins - 2) +
+                            " loop-carried values");
+            return checkBody("body", ins, 1 + outs);
+        }
+        // Scan: N states then M scan inputs (Scan-8: sequence_lens first).
+        const size_t first = n_.opset < 9 ? 1 : 0;
+        const int64_t m = n_.attrInt("num_scan_inputs", 0);
+        if (m < 1 || size_t(m) > ins - first)
+            return fail("num_scan_inputs " + std::to_string(m) + " must be between 1 and " + std::to_string(ins - first));
+        const size_t n = ins - first - size_t(m);
+        if (outs < n)
+            return fail("has " + std::to_string(outs) + " outputs, fewer than its " + std::to_string(n) + " states");
+        const std::pair<const char*, size_t> lists[] = {{"directions", size_t(m)},
+                                                        {"scan_input_axes", size_t(m)},
+                                                        {"scan_input_directions", size_t(m)},
+                                                        {"scan_output_axes", outs - n},
+                                                        {"scan_output_directions", outs - n}};
+        for (const auto& [name, count] : lists)
+            if (n_.attr(name) && n_.attrInts(name).size() != count)
+                return fail("'" + std::string(name) + "' has " + std::to_string(n_.attrInts(name).size()) +
+                            " entries, the node needs " + std::to_string(count));
+        checkBody("body", ins - first, outs);
     }
 
     // A string attribute that must be one of `allowed` (its default when absent).

@@ -86,11 +86,8 @@ public:
         const Graph& g = m.graph();
         uses_.assign(g.valueCount(), 0);
         for (const Node& n : g.nodes()) {
-            std::vector<ValueId> distinct;
-            for (ValueId v : n.inputs)
-                if (v != kNone && std::find(distinct.begin(), distinct.end(), v) == distinct.end())
-                    distinct.push_back(v);
-            for (ValueId v : distinct)
+            reads_.push_back(distinctReads(n));
+            for (ValueId v : reads_.back())
                 ++uses_[size_t(v)];
         }
         for (ValueId v : g.outputs())
@@ -120,6 +117,8 @@ public:
             in.clear();
             for (ValueId v : n.inputs)
                 in.push_back(v == kNone ? at::Tensor() : values[size_t(v)]);
+            for (ValueId v : n.implicitInputs)  // outer values a control-flow body reads
+                in.push_back(values[size_t(v)]);
             out.assign(n.outputs.size(), at::Tensor());
             const auto t0 = Clock::now();
             m_.runNode(id, in, out);
@@ -132,13 +131,9 @@ public:
                         profile->valueTypes[size_t(n.outputs[k])] =
                             RunProfile::ValueType{dataTypeOf(out[k].scalar_type()), out[k].sizes().vec()};
                 }
-            std::vector<ValueId> done;
-            for (ValueId v : n.inputs)
-                if (v != kNone && std::find(done.begin(), done.end(), v) == done.end()) {
-                    done.push_back(v);
-                    if (--left[size_t(v)] == 0)
-                        values[size_t(v)] = at::Tensor();
-                }
+            for (ValueId v : reads_[size_t(id)])
+                if (--left[size_t(v)] == 0)
+                    values[size_t(v)] = at::Tensor();
         }
         std::vector<at::Tensor> outputs;
         for (ValueId v : g.outputs())
@@ -157,6 +152,7 @@ private:
     TorchCompiledModel& m_;
     int threads_;
     std::vector<int> uses_;
+    std::vector<std::vector<ValueId>> reads_;  // per node, each value once
 };
 
 // A worker per cluster: the thread that calls run() is worker 0, the others are
@@ -223,7 +219,9 @@ public:
                 const NodeId nid = s.node(i);
                 const Node& n = g.node(nid);
                 Item item{i, nid, s.copy(i), s.threads.empty() ? 0 : s.threads[size_t(i)], !s.isClone(c, i), {}, {}};
-                for (ValueId v : n.inputs) {
+                std::vector<ValueId> reads = n.inputs;  // then the outer values a control-flow body reads
+                reads.insert(reads.end(), n.implicitInputs.begin(), n.implicitInputs.end());
+                for (ValueId v : reads) {
                     Source src;
                     src.value = v;
                     if (v == kNone) {

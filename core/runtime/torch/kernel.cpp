@@ -3,6 +3,8 @@
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/util/error.h"
 
+#include <algorithm>
+
 namespace ramiel {
 
 int64_t KernelContext::inputRank(size_t i) const
@@ -27,6 +29,20 @@ int64_t normalizeAxis(int64_t axis, int64_t rank)
 
 std::vector<int64_t> intsOf(const at::Tensor& t) { return t.defined() ? toInt64Vector(t) : std::vector<int64_t>{}; }
 
+std::vector<ValueId> distinctReads(const Node& node)
+{
+    std::vector<ValueId> reads;
+    auto add = [&](ValueId v) {
+        if (v != kNone && std::find(reads.begin(), reads.end(), v) == reads.end())
+            reads.push_back(v);
+    };
+    for (ValueId v : node.inputs)
+        add(v);
+    for (ValueId v : node.implicitInputs)
+        add(v);
+    return reads;
+}
+
 const KernelRegistry& kernelRegistry()
 {
     static const KernelRegistry registry = [] {
@@ -35,6 +51,7 @@ const KernelRegistry& kernelRegistry()
         registerNeuralKernels(r);
         registerShapeKernels(r);
         registerIndexingKernels(r);
+        registerControlFlowKernels(r);
         return r;
     }();
     return registry;

@@ -43,6 +43,11 @@ void registerElementwiseKernels(KernelRegistry& r);
 void registerNeuralKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);
 void registerIndexingKernels(KernelRegistry& r);
+void registerControlFlowKernels(KernelRegistry& r);
+
+// The values a node reads, each once: its inputs (omitted ones left out), then
+// its implicit inputs (outer values a control-flow body reads).
+std::vector<ValueId> distinctReads(const Node& node);
 
 // Helpers shared by the kernel files.
 int64_t normalizeAxis(int64_t axis, int64_t rank);

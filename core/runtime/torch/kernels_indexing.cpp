@@ -474,7 +474,10 @@ Kernel nonMaxSuppressionKernel(const KernelContext& c)
             return in.size() > i && in[i].defined() && in[i].numel() > 0 ? in[i].to(at::kDouble).reshape({-1})[0].item<double>()
                                                                           : fallback;
         };
-        const int64_t limit = int64_t(scalar(2, 0));
+        // Read as an integer: torchvision exports INT64_MAX, which as a double is past int64's range.
+        const int64_t limit = in.size() > 2 && in[2].defined() && in[2].numel() > 0
+                                  ? in[2].to(at::kLong).reshape({-1})[0].item<int64_t>()
+                                  : 0;
         const double iouMax = scalar(3, 0), minScore = scalar(4, -std::numeric_limits<double>::infinity());
         const bool scoreGiven = in.size() > 4 && in[4].defined() && in[4].numel() > 0;
         const int64_t B = boxes.size(0), N = boxes.size(1), C = scores.size(1);

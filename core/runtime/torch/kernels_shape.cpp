@@ -643,10 +643,18 @@ void registerReductionKernels(KernelRegistry& r)
         const int64_t kAttr = c.node.attrInt("k", 0);
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const int64_t k = opset < 10 ? kAttr : intsOf(in[1]).at(0);
-            const auto [values, indices] = at::topk(in[0], k, normalizeAxis(axisAttr, in[0].dim()), largest, sorted);
-            out[0] = values;
+            // ONNX: of equal elements the one with the lower index comes first. at::topk
+            // breaks ties as it likes (which boxes an RPN keeps then differs); a stable
+            // sort does not. The order is the sorted one whether or not `sorted` asks.
+            (void)sorted;
+            const int64_t axis = normalizeAxis(axisAttr, in[0].dim());
+            if (k < 0 || k > in[0].size(axis))
+                throw Error(ErrorKind::Runtime, {}, "k " + std::to_string(k) + " is out of range for " +
+                                                        std::to_string(in[0].size(axis)) + " elements");
+            const auto [values, indices] = at::sort(in[0], /*stable=*/true, axis, /*descending=*/largest);
+            out[0] = values.narrow(axis, 0, k);
             if (out.size() > 1)
-                out[1] = indices;
+                out[1] = indices.narrow(axis, 0, k);
         };
     };
 }
