@@ -1,6 +1,8 @@
 // Neural-network operators: convolutions, GEMM, pooling, normalizations, softmax.
 #include "core/runtime/torch/kernel.h"
 
+#include "core/runtime/torch/channels_last.h"
+
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
@@ -470,10 +472,23 @@ void registerMatMulKernels(KernelRegistry& r)
     r["Gemm"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
         const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
-        // A constant B is laid out once in the orientation the GEMM reads.
-        const at::Tensor constB = c.isConstant(1) ? (tb ? c.constants[1].t() : c.constants[1]).contiguous() : at::Tensor();
+        // A constant B is kept once as [N, K] rows (ONNX's transB layout): a single
+        // row of A (batch 1, a classifier head) is then one matrix-vector product
+        // over contiguous rows, which OpenBLAS runs 2-3x faster than a 1-row GEMM.
+        const at::Tensor rowsB = c.isConstant(1) ? (tb ? c.constants[1] : c.constants[1].t()).contiguous() : at::Tensor();
+        const at::Tensor constB = rowsB.defined() ? rowsB.t() : at::Tensor();
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor a = ta ? in[0].t() : in[0];
+            const int64_t n = rowsB.defined() ? rowsB.size(0) : 0;
+            if (rowsB.defined() && a.dim() == 2 && a.size(0) == 1 && a.scalar_type() == rowsB.scalar_type() &&
+                (in.size() < 3 || !in[2].defined() || in[2].numel() == 1 || in[2].numel() == n)) {
+                const at::Tensor v = a[0];
+                at::Tensor y = in.size() > 2 && in[2].defined()
+                                   ? at::addmv(in[2].reshape({-1}).expand({n}), rowsB, v, beta, alpha)
+                                   : (alpha == 1.0 ? at::mv(rowsB, v) : at::mv(rowsB, v) * alpha);
+                out[0] = y.unsqueeze(0);
+                return;
+            }
             const at::Tensor b = constB.defined() ? constB : (tb ? in[1].t() : in[1]);
             at::Tensor y = at::matmul(a, b);
             if (alpha != 1.0)
@@ -640,7 +655,7 @@ void registerPoolingKernels(KernelRegistry& r)
         return [n, kernel, indices, columnMajor](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const Window w = windowOf(n, kernel, spatialSizes(in[0]));
             if (!indices) {
-                out[0] = pool(in[0], w, true, true);
+                out[0] = maxPoolChannelsLastApplies(in[0], w) ? maxPoolChannelsLast(in[0], w) : pool(in[0], w, true, true);
                 return;
             }
             // ONNX's indices count over the whole tensor (row- or column-major within each plane).
@@ -666,6 +681,10 @@ void registerPoolingKernels(KernelRegistry& r)
     };
     r["GlobalAveragePool"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            if (isChannelsLastFloat(in[0])) {
+                out[0] = globalAveragePoolChannelsLast(in[0]);
+                return;
+            }
             std::vector<int64_t> dims;
             for (int64_t i = 2; i < in[0].dim(); ++i)
                 dims.push_back(i);
