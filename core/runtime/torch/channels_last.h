@@ -21,6 +21,10 @@ at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w);
 // Mean over the two spatial dimensions; x must satisfy isChannelsLastFloat.
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
 
+// y = x * scale + shift per channel (inference BatchNormalization); x must
+// satisfy isChannelsLastFloat, scale and shift are contiguous float [C].
+at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift);
+
 // Concat along dimension 1 of 4-D float tensors of equal N, H, W, all channels-last.
 bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts);
 at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts);

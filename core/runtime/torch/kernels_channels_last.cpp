@@ -1,6 +1,6 @@
 // Hand-written kernels for float activations in the channels-last layout the
-// convolutions leave: max pooling, global average pooling and Concat along
-// channels. Each pixel's channels are contiguous there, so every kernel is a
+// convolutions leave: max pooling, global average pooling, inference batch
+// normalization (a per-channel scale and shift) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
 // cat copies each input through a strided TensorIterator, mean reduces over
@@ -30,6 +30,13 @@ RAMIEL_CLONES void maxInto(float* __restrict o, const float* __restrict i, int64
 {
     for (int64_t c = 0; c < n; ++c)
         o[c] = (i[c] > o[c] || i[c] != i[c]) ? i[c] : o[c];
+}
+
+RAMIEL_CLONES void scaleShift(float* __restrict o, const float* __restrict i, const float* __restrict scale,
+                              const float* __restrict shift, int64_t n)
+{
+    for (int64_t c = 0; c < n; ++c)
+        o[c] = i[c] * scale[c] + shift[c];
 }
 
 RAMIEL_CLONES void addInto(float* __restrict o, const float* __restrict i, int64_t n)
@@ -117,6 +124,21 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
         for (int64_t k = 0; k < c; ++k)
             o[k] *= scale;
     }
+    return y;
+}
+
+at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift)
+{
+    const int64_t c = x.size(1), pixels = x.size(0) * x.size(2) * x.size(3);
+    at::Tensor y = at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    const float* src = x.data_ptr<float>();
+    const float* a = scale.data_ptr<float>();
+    const float* b = shift.data_ptr<float>();
+    float* dst = y.data_ptr<float>();
+    at::parallel_for(0, pixels, grainFor(c), [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p)
+            scaleShift(dst + p * c, src + p * c, a, b, c);
+    });
     return y;
 }
 

@@ -559,7 +559,20 @@ void registerNormalizationKernels(KernelRegistry& r)
 {
     r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
-        return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        // Constant statistics (inference): a per-channel scale and shift, computed once.
+        at::Tensor scale, shift;
+        if (c.node.outputs.size() == 1 && c.isConstant(1) && c.isConstant(2) && c.isConstant(3) && c.isConstant(4) &&
+            c.constants[1].scalar_type() == at::kFloat && c.constants[1].dim() == 1) {
+            const at::Tensor invStd = at::rsqrt(c.constants[4].to(at::kDouble) + eps);
+            const at::Tensor a = c.constants[1].to(at::kDouble) * invStd;
+            scale = a.to(at::kFloat).contiguous();
+            shift = (c.constants[2].to(at::kDouble) - c.constants[3].to(at::kDouble) * a).to(at::kFloat).contiguous();
+        }
+        return [eps, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            if (scale.defined() && isChannelsLastFloat(in[0]) && in[0].size(1) == scale.numel()) {
+                out[0] = scaleShiftChannelsLast(in[0], scale, shift);
+                return;
+            }
             out[0] = at::batch_norm(in[0], in[1], in[2], in[3], in[4], false, 0.0, eps, false);
             for (size_t i = 1; i < out.size(); ++i)  // training outputs: the running statistics as given
                 out[i] = in[std::min<size_t>(i + 2, 4)];
