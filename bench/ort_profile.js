@@ -1,7 +1,7 @@
 // ONNX Runtime's time per operator type, for comparing with `ramiel profile`:
 // one session with profiling on (sequential, all graph optimizations), RUNS
 // timed runs after 3 warm-ups; prints JSON {op: ms per run} (sum over the
-// op's nodes, median over runs) and the median run.
+// op's nodes, median over runs), each node's median and the median run.
 // Usage: NODE_PATH=build/ort/node_modules node bench/ort_profile.js MODEL.onnx RUNS 1,3,224,224 THREADS
 const ort = require('onnxruntime-node');
 const fs = require('fs');
@@ -22,6 +22,7 @@ async function main() {
   const file = path.join(dir, fs.readdirSync(dir)[0]);
   const events = JSON.parse(fs.readFileSync(file));
   const perRun = [];  // per model_run: {op: us}
+  const nodeTimes = {};  // node: [us per run]
   let current = null;
   const runsUs = [];
   for (const e of events) {
@@ -36,13 +37,17 @@ async function main() {
     if (i < 0) continue;
     const op = e.args.op_name;
     perRun[i][op] = (perRun[i][op] || 0) + e.dur;
+    const node = e.name.slice(0, -'_kernel_time'.length);
+    (nodeTimes[node] = nodeTimes[node] || []).push(e.dur);
   }
   const timed = perRun.slice(3);
   const ops = new Set(); timed.forEach(r => Object.keys(r).forEach(k => ops.add(k)));
   const med = a => { a = a.slice().sort((x, y) => x - y); return a[Math.floor(a.length / 2)]; };
   const out = {};
   for (const op of ops) out[op] = med(timed.map(r => r[op] || 0)) / 1000;
-  console.log(JSON.stringify({model, threads, median_run_ms: med(runsUs.slice(3)) / 1000, ops: out}));
+  const nodes = {};
+  for (const [k, v] of Object.entries(nodeTimes)) nodes[k] = med(v) / 1000;
+  console.log(JSON.stringify({model, threads, median_run_ms: med(runsUs.slice(3)) / 1000, ops: out, nodes}));
   fs.rmSync(dir, {recursive: true});
 }
 main();
