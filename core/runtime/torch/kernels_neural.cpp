@@ -129,7 +129,8 @@ Kernel convolutionKernel(const KernelContext& c, bool relu)
     // 2-D convolutions run channels-last: oneDNN's layout, also on one thread,
     // where libtorch 1.13 sends contiguous 1x1 convolutions to a slow im2col
     // (docs/runtime.md has the measurements). Activations stay channels-last
-    // between convolutions; every other kernel follows the logical layout.
+    // between convolutions (pooling, BatchNormalization and Concat have
+    // channels-last kernels, channels_last.h); the rest follow the logical layout.
     const bool channelsLast = c.inputRank(0) == 4;
     at::Tensor weight = c.isConstant(1) ? (channelsLast ? c.constants[1].contiguous(at::MemoryFormat::ChannelsLast)
                                                         : c.constants[1].contiguous())
