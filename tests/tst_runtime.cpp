@@ -279,6 +279,52 @@ private Q_SLOTS:
         }
     }
 
+    // The hand-written channels-last kernels (MaxPool, GlobalAveragePool, Concat,
+    // BatchNormalization) against ATen's: the same nodes on a graph input (plain
+    // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
+    void channelsLastKernelsMatchAten()
+    {
+        const int64_t c = 8;
+        OnnxBuilder b;
+        b.input("x", {1, c, 11, 13});
+        b.initializer("w", {c, c, 1, 1}, 0.0f);
+        auto* w = b.model().mutable_graph()->mutable_initializer(0);
+        for (int64_t i = 0; i < c; ++i)
+            w->set_float_data(int(i * c + i), 1.0f);
+        for (const char* p : {"scale", "bias", "mean", "var"})
+            b.initializer(p, {c}, 0.75f);
+        b.node("Conv", {"x", "w"}, {"xc"});
+        for (const char* v : {"x", "xc"}) {
+            const std::string s(v);
+            auto& pool = b.node("MaxPool", {s}, {"max_" + s});
+            OnnxBuilder::setInts(pool, "kernel_shape", {3, 3});
+            OnnxBuilder::setInts(pool, "strides", {2, 2});
+            OnnxBuilder::setInts(pool, "pads", {1, 1, 1, 1});
+            OnnxBuilder::setInts(pool, "dilations", {1, 2});
+            OnnxBuilder::setInt(pool, "ceil_mode", 1);
+            b.node("GlobalAveragePool", {s}, {"gap_" + s});
+            auto& cat = b.node("Concat", {s, s}, {"cat_" + s});
+            OnnxBuilder::setInt(cat, "axis", 1);
+            b.node("BatchNormalization", {s, "scale", "bias", "mean", "var"}, {"bn_" + s});
+        }
+        for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc"})
+            b.output(o);
+        const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 11));
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), size_t(8));
+            for (size_t i = 0; i < out.size(); i += 2) {
+                QCOMPARE(out[i + 1].dims, out[i].dims);
+                QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
+            }
+            QVERIFY(out[1].data == out[0].data);  // max pooling is exact
+            QVERIFY(out[5].data == out[4].data);  // so is Concat
+        }
+    }
+
     // 500 parallel runs of googlenet, P = 4, back to back: identical outputs, no hang.
     void stress()
     {

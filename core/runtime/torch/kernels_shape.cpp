@@ -3,6 +3,8 @@
 // kernel follows the node's opset.
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
+
+#include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -486,7 +488,8 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
             for (const auto& t : in)
                 if (t.defined())
                     parts.push_back(t);
-            out[0] = at::cat(parts, normalizeAxis(axisAttr, in[0].dim()));
+            const int64_t axis = normalizeAxis(axisAttr, in[0].dim());
+            out[0] = axis == 1 && concatChannelsLastApplies(parts) ? concatChannelsLast(parts) : at::cat(parts, axis);
         };
     };
     r["Split"] = [](const KernelContext& c) -> Kernel {

@@ -1,0 +1,32 @@
+// Hand-written kernels for float activations laid out channels-last (what the
+// convolutions produce): max pooling, global average pooling, Concat along
+// channels. Callers check the Applies functions first and otherwise take ATen.
+#pragma once
+
+#include "core/ir/window.h"
+
+#include <ATen/ATen.h>
+
+#include <vector>
+
+namespace ramiel {
+
+// 4-D float, channels-last, and not also plain contiguous.
+bool isChannelsLastFloat(const at::Tensor& x);
+
+// 2-D max pooling with symmetric pads of at most half the kernel (ATen's limits).
+bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w);
+at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w);
+
+// Mean over the two spatial dimensions; x must satisfy isChannelsLastFloat.
+at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
+
+// y = x * scale + shift per channel (inference BatchNormalization); x must
+// satisfy isChannelsLastFloat, scale and shift are contiguous float [C].
+at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift);
+
+// Concat along dimension 1 of 4-D float tensors of equal N, H, W, all channels-last.
+bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts);
+at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts);
+
+}  // namespace ramiel
