@@ -148,18 +148,6 @@ int count(const Model& m, const std::string& op)
     return k;
 }
 
-// Where onnxruntime-node is: $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh
-// installs it there), else /tmp/ort; empty when none has it or node is missing.
-QString ortModulesPath()
-{
-    QString modules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
-    for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
-        if (modules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
-            modules = candidate;
-    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(modules + "/onnxruntime-node"))
-        return {};
-    return modules;
-}
 
 // Runs `model` in ONNX Runtime on one .npy input; its first output's data goes into `out`
 // (whose type and shape the caller sets).
@@ -729,7 +717,7 @@ private Q_SLOTS:
 
         // ONNX Runtime runs the same int8 file: its QLinear kernels may round differently, so
         // compare against the float output's scale.
-        const QString ortModules = ortModulesPath();
+        const QString ortModules = test::ortModulesPath();
         if (ortModules.isEmpty())
             QFAIL("onnxruntime-node is missing: scripts/test.sh installs it (npm) into build/ort");
         const QString npy = dir.filePath("input.npy");
@@ -877,7 +865,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = dir.filePath("swin_t.opt.onnx");
         saveOnnx(m, file.toStdString());
-        const QString ortModules = ortModulesPath();
+        const QString ortModules = test::ortModulesPath();
         if (ortModules.isEmpty())
             QFAIL("onnxruntime-node is missing: scripts/test.sh installs it (npm) into build/ort");
         Tensor fromOrt = reference;
@@ -946,7 +934,7 @@ private Q_SLOTS:
         QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
 
         // ONNX Runtime on the exported file.
-        const QString ortModules = ortModulesPath();
+        const QString ortModules = test::ortModulesPath();
         if (ortModules.isEmpty())
             QFAIL("onnxruntime-node is missing (build/ort, /tmp/ort or $RAMIEL_ORT_NODE_PATH): "
                   "scripts/test.sh installs it (npm) into build/ort");

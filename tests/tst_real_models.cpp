@@ -30,17 +30,6 @@ const char* const kDetector = "fasterrcnn_mobilenet_v3_large_320_fpn";
 
 QString realModelsDir() { return test::modelsDir() + "/../real_models"; }
 
-// Where onnxruntime-node is (as tst_passes finds it); empty when it or node is missing.
-QString ortModulesPath()
-{
-    QString modules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
-    for (const QString& candidate : {test::modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
-        if (modules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
-            modules = candidate;
-    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(modules + "/onnxruntime-node"))
-        return {};
-    return modules;
-}
 
 // Every output of `model` on `inputNpy` in ONNX Runtime, typed as Ramiel's outputs `like`.
 std::vector<Tensor> runInOrt(const QString& modules, const QString& model, const QString& inputNpy,
@@ -230,7 +219,7 @@ private:
         const auto onWorkers = compare("2 workers", parallel, serial, "serial");
         QVERIFY2(onWorkers.first <= kTolerance, qPrintable(onWorkers.second));
         bool ortMatchesPyTorch = true;
-        if (const QString modules = ortModulesPath(); !modules.isEmpty()) {
+        if (const QString modules = test::ortModulesPath(); !modules.isEmpty()) {
             const std::vector<Tensor> ort = runInOrt(modules, base + ".onnx", base + ".input.npy", serial, r.outputNames());
             const auto vsOrt = compare("serial", serial, ort, "ONNX Runtime");
             QVERIFY2(vsOrt.first <= kTolerance, qPrintable(vsOrt.second));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QFileInfo>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include <sstream>
@@ -13,6 +15,17 @@ namespace ramiel::test {
 QString sourcePath(const QString& relative) { return QStringLiteral(RAMIEL_SOURCE_DIR "/") + relative; }
 QString modelsDir() { return QStringLiteral(RAMIEL_MODELS_DIR); }
 QString modelPath(const QString& name) { return modelsDir() + "/" + name + ".onnx"; }
+
+QString ortModulesPath()
+{
+    QString modules = qEnvironmentVariable("RAMIEL_ORT_NODE_PATH");
+    for (const QString& candidate : {modelsDir() + "/../ort/node_modules", QString("/tmp/ort/node_modules")})
+        if (modules.isEmpty() && QFileInfo::exists(candidate + "/onnxruntime-node"))
+            modules = candidate;
+    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(modules + "/onnxruntime-node"))
+        return {};
+    return modules;
+}
 QString cliPath() { return QStringLiteral(RAMIEL_CLI); }
 
 const QStringList& torchvisionModels()

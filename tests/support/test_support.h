@@ -16,6 +16,9 @@ namespace ramiel::test {
 QString sourcePath(const QString& relative);   // in the source tree
 QString modelsDir();                           // exported torchvision models (build tree)
 QString modelPath(const QString& name);        // modelsDir()/name.onnx
+// Where onnxruntime-node is: $RAMIEL_ORT_NODE_PATH, else build/ort (scripts/test.sh
+// installs it there), else /tmp/ort; empty when none has it or node is missing.
+QString ortModulesPath();
 QString cliPath();                             // the ramiel executable
 
 // The torchvision models export_models.py writes (names as in torchvision).
