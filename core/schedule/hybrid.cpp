@@ -150,8 +150,8 @@ int splitCores(Schedule& s, const Graph& graph, const CostTable& costs, int core
                 continue;
             int share = cores;  // a cut runs alone
             if (!cut[size_t(n)]) {
-                const auto next = std::upper_bound(cutStarts.begin(), cutStarts.end(), g.start);
-                const double until = next == cutStarts.end() ? sim.makespan + 1 : *next;
+                const auto nextCut = std::upper_bound(cutStarts.begin(), cutStarts.end(), g.start);
+                const double until = nextCut == cutStarts.end() ? sim.makespan + 1 : *nextCut;
                 for (size_t w = 0; w < k; ++w)
                     left[w] = lines[w].left(g.start, until);
                 share = apportion(left, cores)[size_t(g.worker)];
