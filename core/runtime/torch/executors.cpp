@@ -57,7 +57,7 @@ public:
                     return std::min(want, f);
             if (!spinBriefly([&] { return free_.load() > 0; })) {
                 std::unique_lock<std::mutex> lock(m_);
-                ++sleepers_;
+                ++sleepers_;  // before the check: release() then sees it and notifies
                 freed_.wait(lock, [&] { return free_.load() > 0; });
                 --sleepers_;
             }
@@ -66,16 +66,17 @@ public:
     void release(int n)
     {
         free_ += n;
-        std::lock_guard<std::mutex> lock(m_);
-        if (sleepers_ > 0)
-            freed_.notify_all();
+        if (sleepers_.load() == 0)
+            return;  // the common case: no lock on the way out of every item
+        { std::lock_guard<std::mutex> lock(m_); }  // a sleeper is either before its check or waiting
+        freed_.notify_all();
     }
 
 private:
     std::atomic<int> free_;
+    std::atomic<int> sleepers_{0};
     std::mutex m_;
     std::condition_variable freed_;
-    int sleepers_ = 0;  // under m_
 };
 
 // One thread, nodes in topological order; a value is dropped after its last consumer.
