@@ -216,7 +216,10 @@ void TunePanel::showResult()
                          .arg(r.runsEach)
                          .arg(r.totalSeconds, 0, 'f', 1)
                          .arg(r.profileSeconds, 0, 'f', 1));
-    verdict_->setText(QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.verdict).toHtmlEscaped()));
+    QString verdict = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.verdict).toHtmlEscaped());
+    if (!r.note.empty())
+        verdict += QStringLiteral("<br>") + tr("Note: %1").arg(QString::fromStdString(r.note).toHtmlEscaped());
+    verdict_->setText(verdict);
     verdict_->show();
     const double one = r.candidates[r.serialOneThread].median(), best = r.candidates[r.bestSerial].median();
     table_->setRowCount(int(r.candidates.size()));

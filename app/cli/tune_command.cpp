@@ -63,6 +63,8 @@ void printTable(const pipeline::TuneResult& r)
     if (shown < r.candidates.size())
         std::cout << "  (" << r.candidates.size() - shown << " more, slower in simulation; --json lists them all)\n";
     std::cout << "  " << r.verdict << "\n";
+    if (!r.note.empty())
+        std::cout << "  note: " << r.note << "\n";
     if (r.predictions.empty())
         return;
     std::cout << "predicted for P = " << r.predictCores << " (simulated from the costs measured on 1-" << r.cores

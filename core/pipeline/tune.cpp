@@ -58,8 +58,12 @@ void checkCancel(const std::atomic<bool>* cancelled)
         throw TuneCancelled();
 }
 
-// Profiles every node at each thread count and sub-batch size.
-void profileVariant(Variant& v, const TuneOptions& o, int cores, double secondsAvailable, const TuneProgress& progress,
+double secondsUntil(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
+
+// Profiles every node at each thread count and sub-batch size, done by `until`:
+// each step's runs are sized from the time left, so a slow compile or a slow
+// step takes runs from the steps after it (down to one timed run each).
+void profileVariant(Variant& v, const TuneOptions& o, int cores, Clock::time_point until, const TuneProgress& progress,
                     int& step, int steps, const std::atomic<bool>* cancelled)
 {
     const auto compileStart = Clock::now();
@@ -77,19 +81,23 @@ void profileVariant(Variant& v, const TuneOptions& o, int cores, double secondsA
     probe->run();
     const double oneRun = probe->run();
     probe.reset();
-    double work = 0;  // seconds of one run of every (size, threads), at one thread's speed
+    // Seconds of one run of every (size, threads) step not yet profiled, at one thread's speed.
+    std::vector<int> sizes;
     for (int d : divisors(o.batch))
-        work += oneRun * (double(o.batch / d) / o.batch) * double(counts.size());
-    const int runs = std::clamp(int(secondsAvailable / std::max(work, 1e-6)) - 1, 2, 10);
+        if (!v.costs.count(o.batch / d))
+            sizes.push_back(o.batch / d);
+    double work = 0;
+    for (int samples : sizes)
+        work += oneRun * (double(samples) / o.batch) * double(counts.size());
 
-    for (int d : divisors(o.batch)) {
-        const int samples = o.batch / d;
-        if (v.costs.count(samples))
-            continue;
+    for (int samples : sizes) {
         compiled->setInputs(compiled->randomInputs(samples, 1));
         CostTable table = *fallback.table;
         for (int t : counts) {
             checkCancel(cancelled);
+            // Each step left gets this many timed runs and one warm-up.
+            const int runs = std::clamp(int(secondsUntil(until) / std::max(work, 1e-6)) - 1, 1, 10);
+            work -= oneRun * (double(samples) / o.batch);
             const MeasuredCosts m = profileNodes(*compiled, nodes, samples, runs, t, 1);
             if (t == 1)
                 table = CostTable::fromMeasuredSeconds(m.nodeSeconds, samples, *fallback.table, "measured");
@@ -251,8 +259,9 @@ std::vector<size_t> pickToMeasure(const std::vector<TuneCandidate>& c, const std
     for (size_t i = 0; i < c.size(); ++i)
         if (c[i].config.passes == mainPasses && (c[i].config.serialThreads == 1 || c[i].config.serialThreads == cores))
             add(i);
+    // With room for only one more, it goes to the best by simulation.
     for (size_t i : order)
-        if (oneWorker(c[i].config)) {
+        if (limit > 3 && oneWorker(c[i].config)) {
             add(i);
             break;
         }
@@ -301,9 +310,16 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     }
     int step = 0;
     const int steps = int(variants.size() * divisors(o.batch).size() * threadCounts(r.cores).size());
-    for (Variant& v : variants)
-        profileVariant(v, o, r.cores, o.budgetSeconds * kProfileShare / double(variants.size()), progress, step, steps,
-                       cancelled);
+    // Profiling ends at its share of the budget, counted from the start (loading included);
+    // each pass list gets an equal part of what is left when its turn comes.
+    const auto profileEnd = start + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(o.budgetSeconds * kProfileShare));
+    for (size_t k = 0; k < variants.size(); ++k) {
+        const double share = std::max(0.0, secondsUntil(profileEnd)) / double(variants.size() - k);
+        profileVariant(variants[k], o, r.cores,
+                       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share)),
+                       progress, step, steps, cancelled);
+    }
     r.profileSeconds = since(start);
 
     // 2, 3. Enumerate and simulate.
@@ -338,12 +354,13 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
         double turn = 0;
         for (size_t i : pick)
             turn += r.candidates[i].simulated;
-        // Loading: libtorch, then the model prepared and compiled (as the profiling
-        // did it) in each process, side by side on the cores; then turns of kBlock
-        // timed runs and one untimed.
-        const double loading = 1.0 + double(pick.size()) * (variants.front().loadSeconds + turn) / r.cores;
+        // Loading: libtorch, then in each process the model prepared and compiled
+        // (as the profiling did it) and three warm-up runs, side by side on the
+        // cores; then turns of kBlock timed runs and one untimed.
+        const double loading =
+            1.0 + (double(pick.size()) * variants.front().loadSeconds + 3 * turn) / std::max(1, r.cores);
         runs = int((0.85 * left - loading) / (turn * (kBlock + 1) / kBlock));  // a turn may finish past the deadline
-        if (runs >= 9 || limit <= 4)
+        if (runs >= 9 || limit <= 3)
             break;
     }
     r.runsEach = std::clamp(runs, 3, 15);
@@ -415,6 +432,11 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
                     "x over serial on 1 thread, " + fixed2(best.median() / chosen.median()) +
                     "x over the best serial configuration (" + best.config.label() + ")";
     r.totalSeconds = since(start);
+    if (r.totalSeconds > o.budgetSeconds)
+        r.note = "took " + fixed2(r.totalSeconds) + " s of a " + fixed2(o.budgetSeconds) +
+                 " s budget: the smallest search (each node profiled once per size and thread count, " +
+                 std::to_string(pick.size()) + " configurations timed " + std::to_string(r.runsEach) +
+                 " times) needs more on this model";
     return r;
 }
 
@@ -462,6 +484,7 @@ nlohmann::json tuneResultToJson(const TuneResult& r)
             {"measure_seconds", r.measureSeconds},
             {"total_seconds", r.totalSeconds},
             {"verdict", r.verdict},
+            {"note", r.note},
             {"candidates", rows},
             {"predicted_cores", r.predictCores},
             {"predictions", predictionRows(r)},

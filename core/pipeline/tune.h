@@ -56,6 +56,7 @@ struct TuneResult {
     int runsEach = 0;
     double profileSeconds = 0, measureSeconds = 0, totalSeconds = 0;
     std::string verdict;                    // one sentence
+    std::string note;                       // empty, or why the search ran past its budget
     // With predictCores: candidates for that many cores, simulated with costs
     // fitted beyond the measured thread counts, fastest first. Predictions only.
     int predictCores = 0;
