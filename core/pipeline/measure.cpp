@@ -3,6 +3,8 @@
 #include "core/runtime/profiling.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace ramiel::pipeline {
 
@@ -28,12 +30,26 @@ Costs measureCosts(const PreparedModel& prepared, const PlanSettings& settings, 
     return out;
 }
 
-Costs measureInContext(const PreparedModel& prepared, const Costs& alone, Executor& executor, int batch, int runs)
+Costs measureInContext(const PreparedModel& prepared, const Costs& alone, Executor& executor,
+                       const Schedule& schedule, int batch, int runs)
 {
-    const MeasuredCosts inContext = profileExecutor(executor, prepared.model.graph.nodeCount(), batch, runs, 1);
+    const size_t nodes = prepared.model.graph.nodeCount();
+    const MeasuredCosts inContext = profileExecutor(executor, nodes, batch, runs, 1);
+    // Each node's time goes to the thread count its owner runs it with.
+    std::map<int, std::vector<double>> byThreads;
+    for (size_t k = 0; k < schedule.clusters.size(); ++k)
+        for (InstanceId i : schedule.clusters[k])
+            if (!schedule.isClone(k, i)) {
+                auto& seconds = byThreads.try_emplace(schedule.threadsOf(k, i), nodes, std::nan("")).first->second;
+                const size_t n = size_t(schedule.node(i));
+                seconds[n] = inContext.nodeSeconds[n];
+            }
+    CostTable table = CostTable::fromMeasuredSeconds(byThreads.count(1) ? byThreads.at(1) : std::vector<double>(),
+                                                     batch, *alone.table, "measured in context");
+    for (const auto& [threads, seconds] : byThreads)
+        table.updateThreadedSeconds(threads, seconds, batch);
     Costs out;
-    out.table = std::make_shared<const CostTable>(
-        CostTable::fromMeasuredSeconds(inContext.nodeSeconds, batch, *alone.table, "measured in context"));
+    out.table = std::make_shared<const CostTable>(std::move(table));
     out.measured = true;
     return out;
 }

@@ -12,11 +12,12 @@ namespace ramiel::pipeline {
 Costs measureCosts(const PreparedModel& prepared, const PlanSettings& settings, CompiledModel& compiled,
                    int runs = 10);
 
-// The same costs with each node re-measured where `executor` (a parallel one)
-// runs it, beside the other workers: they contend for caches and memory.
+// The same costs with each node re-measured where `executor` (running
+// `schedule`) runs it, beside the other workers (they contend for caches and
+// memory), and kept as its cost on the thread count it runs with there.
 // The model's inputs must be set for `batch` samples.
-Costs measureInContext(const PreparedModel& prepared, const Costs& alone, Executor& executor, int batch,
-                       int runs = 15);
+Costs measureInContext(const PreparedModel& prepared, const Costs& alone, Executor& executor,
+                       const Schedule& schedule, int batch, int runs = 15);
 
 // The planned schedule simulated with other costs.
 Simulation simulateWith(const PlannedModel& planned, const Costs& costs);

@@ -169,6 +169,18 @@ void CostTable::setThreadedSeconds(int threads, const std::vector<double>& secon
         threaded_.insert(at, std::move(t));
 }
 
+void CostTable::updateThreadedSeconds(int threads, const std::vector<double>& seconds, int batch)
+{
+    auto at = std::find_if(threaded_.begin(), threaded_.end(), [&](const Threaded& t) { return t.threads == threads; });
+    if (at == threaded_.end()) {
+        setThreadedSeconds(threads, seconds, batch);
+        return;
+    }
+    for (size_t i = 0; i < seconds.size() && i < at->perSample.size(); ++i)
+        if (!std::isnan(seconds[i]) && seconds[i] >= 0)
+            at->perSample[i] = seconds[i] / batch;
+}
+
 std::vector<int> CostTable::threadedCounts() const
 {
     std::vector<int> counts;

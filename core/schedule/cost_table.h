@@ -61,6 +61,8 @@ public:
     // samples (NaN: not measured), scaled per sample like the one-thread table.
     // Each count is kept; setting a count again replaces it.
     void setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
+    // The same for some nodes only (NaN: keep the node's cost at that count).
+    void updateThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
     // The largest intra-op thread count with measured costs, 0 when there is none.
     int threadedCount() const { return threaded_.empty() ? 0 : threaded_.back().threads; }
     // Every measured count above one, ascending.
