@@ -64,6 +64,22 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     return run(input, true) / run(ones, true);
 }
 
+// `w` ([O, I, kH, kW]) with channels-last strides, also where a dimension is 1.
+// mkldnn_prepacked::conv2d_prepack packs the weights for a channels-last input
+// only when the weight's suggest_memory_format() says channels-last; packed
+// from contiguous weights they were in the layout of the blocked-input
+// primitive, and conv2d_run reordered them into the channels-last primitive's
+// layout on every run (10-25 us a convolution). contiguous(ChannelsLast) is not
+// enough for a 1x1 kernel: both layouts agree there, so it keeps the
+// contiguous strides and the tensor still reads as contiguous.
+at::Tensor channelsLastStrided(const at::Tensor& w)
+{
+    const int64_t o = w.size(0), i = w.size(1), kh = w.size(2), kw = w.size(3);
+    at::Tensor out = at::empty_strided({o, i, kh, kw}, {i * kh * kw, 1, kw * i, i}, w.options());
+    out.copy_(w);
+    return out;
+}
+
 // oneDNN convolution on weights reordered once into its own blocked layout
 // (libtorch's mkldnn_prepacked ops, what torch.jit.freeze uses), optionally with
 // Relu fused into the primitive. A packing is made per input shape (oneDNN
@@ -140,36 +156,10 @@ Kernel convolutionKernel(const KernelContext& c, bool relu)
     if (channelsLast && weight.defined() && weight.scalar_type() == at::kFloat && weight.dim() == 4 &&
         (!c.hasInput(2) || (bias.defined() && bias.scalar_type() == at::kFloat)) && PackedConvolution::available())
     {
-        packed = std::make_shared<PackedConvolution>(c.constants[1].contiguous(), bias, groups, relu);
+        packed = std::make_shared<PackedConvolution>(channelsLastStrided(c.constants[1]), bias, groups, relu);
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
-    // Wide 3x3 convolutions (512 input channels and more, as on the 7x7 maps at
-    // the end of resnet18) run faster in oneDNN's blocked layout than in its
-    // channels-last one, reorders of input and output included (one thread,
-    // 512 -> 512 channels on 7x7: 1.58 ms against 1.90): the weights are
-    // reordered once, the activation on each run. Fixed windows only.
-    at::Tensor blockedWeight;
-    std::vector<int64_t> blockedPad, blockedStride, blockedDilation;
-    if (packed && groups == 1 && weight.size(1) >= 512 && weight.size(2) == 3 && weight.size(3) == 3 &&
-        n.attrString("auto_pad", "NOTSET") == "NOTSET") {
-        const Window win = windowOf(n, kernelFromWeight(weight), {});
-        if (win.symmetric()) {
-            blockedPad = win.padBegin;
-            blockedStride = win.strides;
-            blockedDilation = win.dilations;
-            blockedWeight = at::mkldnn_reorder_conv2d_weight(c.constants[1].contiguous().to_mkldnn(), blockedPad,
-                                                             blockedStride, blockedDilation, groups);
-        }
-    }
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        if (blockedWeight.defined() && in[0].scalar_type() == at::kFloat && in[0].dim() == 4) {
-            at::Tensor y = at::mkldnn_convolution(in[0].contiguous().to_mkldnn(), blockedWeight, bias, blockedPad,
-                                                  blockedStride, blockedDilation, groups);
-            if (relu)
-                at::relu_(y);
-            out[0] = y.to_dense().contiguous(at::MemoryFormat::ChannelsLast);
-            return;
-        }
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
