@@ -1,5 +1,5 @@
 // Hand-written kernels for float activations in the channels-last layout the
-// convolutions leave: max pooling, global average pooling, inference batch
+// convolutions leave: max and average pooling, global average pooling, inference batch
 // normalization (a per-channel scale and shift) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
@@ -51,6 +51,38 @@ RAMIEL_CLONES void maxPoolRow(float* __restrict dst, const float* __restrict src
                     o[k] = (in[k] > o[k] || in[k] != in[k]) ? in[k] : o[k];
             }
         }
+    }
+}
+
+// One output row of average pooling, as maxPoolRow: each output pixel the sum
+// of its window's channel vectors inside the input, divided by `fixedCount`
+// (count_include_pad) or else by the number of cells inside.
+RAMIEL_CLONES void avgPoolRow(float* __restrict dst, const float* __restrict src, int64_t c, int64_t h, int64_t wd,
+                              int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t pw, int64_t top,
+                              int64_t fixedCount)
+{
+    for (int64_t col = 0; col < ow; ++col) {
+        float* o = dst + col * c;
+        for (int64_t k = 0; k < c; ++k)
+            o[k] = 0.0f;
+        int64_t cells = 0;
+        for (int64_t i = 0; i < kh; ++i) {
+            const int64_t y0 = top + i;
+            if (y0 < 0 || y0 >= h)
+                continue;
+            for (int64_t j = 0; j < kw; ++j) {
+                const int64_t x0 = col * sw - pw + j;
+                if (x0 < 0 || x0 >= wd)
+                    continue;
+                const float* in = src + (y0 * wd + x0) * c;
+                for (int64_t k = 0; k < c; ++k)
+                    o[k] += in[k];
+                ++cells;
+            }
+        }
+        const float divisor = float(fixedCount > 0 ? fixedCount : std::max<int64_t>(cells, 1));
+        for (int64_t k = 0; k < c; ++k)
+            o[k] /= divisor;
     }
 }
 
@@ -114,6 +146,32 @@ at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
         for (int64_t row = begin; row < end; ++row) {
             const int64_t b = row / oh, r = row % oh;
             maxPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, dh, dw, r * sh - ph);
+        }
+    });
+    return y;
+}
+
+bool avgPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
+{
+    if (!maxPoolChannelsLastApplies(x, w) || w.ceil)
+        return false;
+    return w.dilations[0] == 1 && w.dilations[1] == 1;
+}
+
+at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countIncludePad)
+{
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
+    const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
+    const int64_t ph = w.padBegin[0], pw = w.padBegin[1];
+    const int64_t oh = pooledSize(h, kh, ph, sh, 1, false), ow = pooledSize(wd, kw, pw, sw, 1, false);
+    at::Tensor y = at::empty({n, c, oh, ow}, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+    const float* src = x.data_ptr<float>();
+    float* dst = y.data_ptr<float>();
+    at::parallel_for(0, n * oh, grainFor(ow * c * kh * kw), [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+            const int64_t b = row / oh, r = row % oh;
+            avgPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, r * sh - ph,
+                       countIncludePad ? kh * kw : 0);
         }
     });
     return y;

@@ -874,7 +874,9 @@ void registerPoolingKernels(KernelRegistry& r)
         const auto kernel = n.attrInts("kernel_shape");
         const bool include = n.attrInt("count_include_pad", 0) != 0;
         return [n, kernel, include](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = pool(in[0], windowOf(n, kernel, spatialSizes(in[0])), false, include);
+            const Window w = windowOf(n, kernel, spatialSizes(in[0]));
+            out[0] = avgPoolChannelsLastApplies(in[0], w) ? avgPoolChannelsLast(in[0], w, include)
+                                                           : pool(in[0], w, false, include);
         };
     };
     r["GlobalAveragePool"] = [](const KernelContext&) -> Kernel {
