@@ -13,6 +13,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libgraphviz-dev
   libtorch-dev libopenblas0-openmp
+  libdnnl-dev  # oneDNN's headers: the runtime makes its convolution primitives itself
   nlohmann-json3-dev libcli11-dev
   # tests: ONNX conformance data, real models exported with torchvision,
   # generated Python linted with pyflakes

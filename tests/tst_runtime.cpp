@@ -279,8 +279,8 @@ private Q_SLOTS:
         }
     }
 
-    // The hand-written channels-last kernels (MaxPool, GlobalAveragePool, Concat,
-    // BatchNormalization) against ATen's: the same nodes on a graph input (plain
+    // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool,
+    // Concat, BatchNormalization) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
     void channelsLastKernelsMatchAten()
     {
@@ -303,11 +303,19 @@ private Q_SLOTS:
             OnnxBuilder::setInts(pool, "dilations", {1, 2});
             OnnxBuilder::setInt(pool, "ceil_mode", 1);
             b.node("GlobalAveragePool", {s}, {"gap_" + s});
+            for (int include : {0, 1}) {
+                auto& avg = b.node("AveragePool", {s}, {(include ? "avgi_" : "avg_") + s});
+                OnnxBuilder::setInts(avg, "kernel_shape", {3, 3});
+                OnnxBuilder::setInts(avg, "strides", {2 - include, 2 - include});
+                OnnxBuilder::setInts(avg, "pads", {1, 1, 1, 1});
+                OnnxBuilder::setInt(avg, "count_include_pad", include);
+            }
             auto& cat = b.node("Concat", {s, s}, {"cat_" + s});
             OnnxBuilder::setInt(cat, "axis", 1);
             b.node("BatchNormalization", {s, "scale", "bias", "mean", "var"}, {"bn_" + s});
         }
-        for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc"})
+        for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
+                              "avgi_x", "avgi_xc"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
         const auto compiled = runtime().compile(m);
@@ -315,7 +323,7 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(8));
+            QCOMPARE(out.size(), size_t(12));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));

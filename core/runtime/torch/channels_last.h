@@ -18,6 +18,10 @@ bool isChannelsLastFloat(const at::Tensor& x);
 bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w);
 at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w);
 
+// 2-D average pooling, the same limits, without ceil mode or dilation.
+bool avgPoolChannelsLastApplies(const at::Tensor& x, const Window& w);
+at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countIncludePad);
+
 // Mean over the two spatial dimensions; x must satisfy isChannelsLastFloat.
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
 

@@ -1,5 +1,5 @@
 // Hand-written kernels for float activations in the channels-last layout the
-// convolutions leave: max pooling, global average pooling, inference batch
+// convolutions leave: max and average pooling, global average pooling, inference batch
 // normalization (a per-channel scale and shift) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
@@ -25,11 +25,65 @@ namespace {
 #define RAMIEL_CLONES
 #endif
 
-// o = max(o, i), a NaN in i winning (as ATen's max pooling).
-RAMIEL_CLONES void maxInto(float* __restrict o, const float* __restrict i, int64_t n)
+// One output row of max pooling (`src`: the batch entry's image; `top`: the
+// row's first input row, negative in the padding), each output pixel the max
+// over its window's channel vectors. The whole row is one call: a call per
+// window element (through the clones' dispatch) cost more than the maxima on
+// 64 channels (googlenet's first MaxPool, one thread: 0.28 ms).
+RAMIEL_CLONES void maxPoolRow(float* __restrict dst, const float* __restrict src, int64_t c, int64_t h, int64_t wd,
+                              int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t pw, int64_t dh, int64_t dw,
+                              int64_t top)
 {
-    for (int64_t c = 0; c < n; ++c)
-        o[c] = (i[c] > o[c] || i[c] != i[c]) ? i[c] : o[c];
+    for (int64_t col = 0; col < ow; ++col) {
+        float* o = dst + col * c;
+        for (int64_t k = 0; k < c; ++k)
+            o[k] = -std::numeric_limits<float>::infinity();
+        for (int64_t i = 0; i < kh; ++i) {
+            const int64_t y0 = top + i * dh;
+            if (y0 < 0 || y0 >= h)
+                continue;
+            for (int64_t j = 0; j < kw; ++j) {
+                const int64_t x0 = col * sw - pw + j * dw;
+                if (x0 < 0 || x0 >= wd)
+                    continue;
+                const float* in = src + (y0 * wd + x0) * c;
+                for (int64_t k = 0; k < c; ++k)
+                    o[k] = (in[k] > o[k] || in[k] != in[k]) ? in[k] : o[k];
+            }
+        }
+    }
+}
+
+// One output row of average pooling, as maxPoolRow: each output pixel the sum
+// of its window's channel vectors inside the input, divided by `fixedCount`
+// (count_include_pad) or else by the number of cells inside.
+RAMIEL_CLONES void avgPoolRow(float* __restrict dst, const float* __restrict src, int64_t c, int64_t h, int64_t wd,
+                              int64_t ow, int64_t kh, int64_t kw, int64_t sw, int64_t pw, int64_t top,
+                              int64_t fixedCount)
+{
+    for (int64_t col = 0; col < ow; ++col) {
+        float* o = dst + col * c;
+        for (int64_t k = 0; k < c; ++k)
+            o[k] = 0.0f;
+        int64_t cells = 0;
+        for (int64_t i = 0; i < kh; ++i) {
+            const int64_t y0 = top + i;
+            if (y0 < 0 || y0 >= h)
+                continue;
+            for (int64_t j = 0; j < kw; ++j) {
+                const int64_t x0 = col * sw - pw + j;
+                if (x0 < 0 || x0 >= wd)
+                    continue;
+                const float* in = src + (y0 * wd + x0) * c;
+                for (int64_t k = 0; k < c; ++k)
+                    o[k] += in[k];
+                ++cells;
+            }
+        }
+        const float divisor = float(fixedCount > 0 ? fixedCount : std::max<int64_t>(cells, 1));
+        for (int64_t k = 0; k < c; ++k)
+            o[k] /= divisor;
+    }
 }
 
 RAMIEL_CLONES void scaleShift(float* __restrict o, const float* __restrict i, const float* __restrict scale,
@@ -91,20 +145,33 @@ at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
     at::parallel_for(0, n * oh, grainFor(ow * c * kh * kw), [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
             const int64_t b = row / oh, r = row % oh;
-            for (int64_t col = 0; col < ow; ++col) {
-                float* o = dst + (row * ow + col) * c;
-                std::fill(o, o + c, -std::numeric_limits<float>::infinity());
-                for (int64_t i = 0; i < kh; ++i) {
-                    const int64_t y0 = r * sh - ph + i * dh;
-                    if (y0 < 0 || y0 >= h)
-                        continue;
-                    for (int64_t j = 0; j < kw; ++j) {
-                        const int64_t x0 = col * sw - pw + j * dw;
-                        if (x0 >= 0 && x0 < wd)
-                            maxInto(o, src + ((b * h + y0) * wd + x0) * c, c);
-                    }
-                }
-            }
+            maxPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, dh, dw, r * sh - ph);
+        }
+    });
+    return y;
+}
+
+bool avgPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
+{
+    if (!maxPoolChannelsLastApplies(x, w) || w.ceil)
+        return false;
+    return w.dilations[0] == 1 && w.dilations[1] == 1;
+}
+
+at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countIncludePad)
+{
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
+    const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
+    const int64_t ph = w.padBegin[0], pw = w.padBegin[1];
+    const int64_t oh = pooledSize(h, kh, ph, sh, 1, false), ow = pooledSize(wd, kw, pw, sw, 1, false);
+    at::Tensor y = at::empty({n, c, oh, ow}, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+    const float* src = x.data_ptr<float>();
+    float* dst = y.data_ptr<float>();
+    at::parallel_for(0, n * oh, grainFor(ow * c * kh * kw), [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+            const int64_t b = row / oh, r = row % oh;
+            avgPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, r * sh - ph,
+                       countIncludePad ? kh * kw : 0);
         }
     });
     return y;

@@ -11,6 +11,10 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
+#if RAMIEL_HAVE_DNNL
+#include <dnnl.hpp>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -62,6 +66,22 @@ at::Tensor pool(const at::Tensor& x, const Window& w, bool max, bool countInclud
     // Explicit padding but padded cells must not count: divide by the window's real cell count.
     const at::Tensor ones = at::constant_pad_nd(at::ones_like(x), w.atenPads(), 0.0);
     return run(input, true) / run(ones, true);
+}
+
+// `w` ([O, I, kH, kW]) with channels-last strides, also where a dimension is 1.
+// mkldnn_prepacked::conv2d_prepack packs the weights for a channels-last input
+// only when the weight's suggest_memory_format() says channels-last; packed
+// from contiguous weights they were in the layout of the blocked-input
+// primitive, and conv2d_run reordered them into the channels-last primitive's
+// layout on every run (10-25 us a convolution). contiguous(ChannelsLast) is not
+// enough for a 1x1 kernel: both layouts agree there, so it keeps the
+// contiguous strides and the tensor still reads as contiguous.
+at::Tensor channelsLastStrided(const at::Tensor& w)
+{
+    const int64_t o = w.size(0), i = w.size(1), kh = w.size(2), kw = w.size(3);
+    at::Tensor out = at::empty_strided({o, i, kh, kw}, {i * kh * kw, 1, kw * i, i}, w.options());
+    out.copy_(w);
+    return out;
 }
 
 // oneDNN convolution on weights reordered once into its own blocked layout
@@ -119,9 +139,151 @@ private:
     std::vector<std::pair<std::pair<std::vector<int64_t>, int>, c10::IValue>> packings_;  // by (sizes, threads)
 };
 
-// A convolution, and Relu after it when `relu` (fused into oneDNN's primitive
-// where the packed path applies).
-Kernel convolutionKernel(const KernelContext& c, bool relu)
+// The activation a convolution applies to its output inside the primitive.
+struct ConvActivation {
+    enum Kind { None, Relu, LeakyRelu, Clip } kind = None;
+    float a = 0.0f, b = 0.0f;  // LeakyRelu: alpha; Clip: lower and upper bounds
+};
+
+#if RAMIEL_HAVE_DNNL
+// A 2-D float convolution on a channels-last input as one oneDNN primitive,
+// made once per input shape and intra-op thread count of the calling thread
+// (oneDNN fixes its layout for the shape and its thread split for the threads
+// when the primitive is made) and kept, with the weights reordered once into
+// the layout the primitive picked; its activation (Relu, LeakyRelu, Clip) is a
+// post-op. The same libdnnl.so.2 as libtorch's, called without libtorch's
+// mkldnn_prepacked::conv2d_run, which on every run made the primitive
+// descriptor anew (ideep's compute), found the primitive in oneDNN's cache and
+// wrapped the tensors: 20-30 us a convolution, most of a small one's time and
+// none of it parallel. Copies of a node on workers with the same threads share
+// a primitive; each run passes its own scratchpad.
+class OneDnnConvolution {
+public:
+    OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act)
+        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act)
+    {
+    }
+
+    // x: float, 4-D, channels-last; pads as the window has them (asymmetric ones too).
+    at::Tensor operator()(const at::Tensor& x, const Window& win)
+    {
+        const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win);
+        at::Tensor y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+        const dnnl::engine& eng = engine();
+        std::unordered_map<int, dnnl::memory> args{
+            {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
+            {DNNL_ARG_WEIGHTS, p->weights},
+            {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
+        if (bias_.defined())
+            args.emplace(DNNL_ARG_BIAS, p->bias);
+        at::Tensor scratch;
+        const dnnl::memory::desc scratchDesc = p->pd.scratchpad_desc();
+        if (scratchDesc.get_size() > 0) {
+            scratch = at::empty({int64_t(scratchDesc.get_size())}, x.options().dtype(at::kByte));
+            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, scratch.data_ptr()));
+        }
+        dnnl::stream stream(eng);
+        p->primitive.execute(stream, args);
+        stream.wait();
+        return y;
+    }
+
+private:
+    struct Primitive {
+        std::vector<int64_t> sizes, window;  // the key: input sizes, strides/pads/dilations
+        int threads;
+        dnnl::convolution_forward::primitive_desc pd;
+        dnnl::convolution_forward primitive;
+        at::Tensor weightBuffer;
+        dnnl::memory weights, bias;
+        std::vector<int64_t> outSizes;
+    };
+
+    static const dnnl::engine& engine()
+    {
+        static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+        return e;
+    }
+    std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
+    {
+        std::vector<int64_t> window = win.strides;
+        for (const auto* v : {&win.padBegin, &win.padEnd, &win.dilations})
+            window.insert(window.end(), v->begin(), v->end());
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& p : primitives_)
+            if (p->sizes == sizes && p->threads == threads && p->window == window)
+                return p;
+        using dims = dnnl::memory::dims;
+        using tag = dnnl::memory::format_tag;
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t o = weight_.size(0), kh = weight_.size(2), kw = weight_.size(3);
+        std::vector<int64_t> out{sizes[0], o, 0, 0};
+        for (int i = 0; i < 2; ++i) {
+            const int64_t k = i == 0 ? kh : kw;
+            out[2 + i] = (sizes[2 + i] + win.padBegin[i] + win.padEnd[i] - ((k - 1) * win.dilations[i] + 1)) /
+                             win.strides[i] + 1;
+        }
+        const int64_t i = weight_.size(1);  // input channels per group
+        const dims weightDims = groups_ == 1 ? dims{o, i, kh, kw} : dims{groups_, o / groups_, i, kh, kw};
+        const dnnl::memory::desc src(dims(sizes.begin(), sizes.end()), f32, tag::nhwc);
+        const dnnl::memory::desc dst(dims(out.begin(), out.end()), f32, tag::nhwc);
+        const dnnl::memory::desc anyWeights(weightDims, f32, tag::any);
+        const dims strides(win.strides.begin(), win.strides.end());
+        dims dilations;
+        for (int64_t d : win.dilations)
+            dilations.push_back(d - 1);  // oneDNN counts the gaps
+        const dims padL(win.padBegin.begin(), win.padBegin.end()), padR(win.padEnd.begin(), win.padEnd.end());
+        const auto kind = dnnl::prop_kind::forward_inference;
+        const auto alg = dnnl::algorithm::convolution_direct;
+        const dnnl::convolution_forward::desc desc =
+            bias_.defined() ? dnnl::convolution_forward::desc(kind, alg, src, anyWeights,
+                                                              dnnl::memory::desc({o}, f32, tag::a), dst, strides,
+                                                              dilations, padL, padR)
+                            : dnnl::convolution_forward::desc(kind, alg, src, anyWeights, dst, strides, dilations,
+                                                              padL, padR);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        dnnl::post_ops ops;
+        if (act_.kind == ConvActivation::Relu)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        else if (act_.kind == ConvActivation::LeakyRelu)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, act_.a, 0.0f);
+        else if (act_.kind == ConvActivation::Clip)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, act_.a, act_.b);
+        attr.set_post_ops(ops);
+        auto p = std::make_shared<Primitive>();
+        p->sizes = sizes;
+        p->window = window;
+        p->threads = threads;
+        p->outSizes = out;
+        p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
+        p->primitive = dnnl::convolution_forward(p->pd);
+        // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
+        const dnnl::memory::desc packedDesc = p->pd.weights_desc();
+        p->weightBuffer = at::empty({int64_t(packedDesc.get_size())}, weight_.options().dtype(at::kByte));
+        p->weights = dnnl::memory(packedDesc, engine(), p->weightBuffer.data_ptr());
+        dnnl::memory plain(dnnl::memory::desc(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw), engine(),
+                           weight_.data_ptr());
+        dnnl::stream stream(engine());
+        dnnl::reorder(plain, p->weights).execute(stream, plain, p->weights);
+        stream.wait();
+        if (bias_.defined())
+            p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), engine(), bias_.data_ptr());
+        primitives_.push_back(p);
+        return p;
+    }
+
+    at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous
+    int64_t groups_;
+    ConvActivation act_;
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<const Primitive>> primitives_;
+};
+#endif
+
+// A convolution, then its activation `act` (fused into oneDNN's primitive where
+// a prepacked path applies it; otherwise applied in place on the output).
+Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 {
     const Node n = c.node;
     const int64_t groups = n.attrInt("group", 1);
@@ -136,44 +298,33 @@ Kernel convolutionKernel(const KernelContext& c, bool relu)
                                                         : c.constants[1].contiguous())
                                         : at::Tensor();
     at::Tensor bias = c.isConstant(2) ? c.constants[2].contiguous() : at::Tensor();
-    std::shared_ptr<PackedConvolution> packed;
-    if (channelsLast && weight.defined() && weight.scalar_type() == at::kFloat && weight.dim() == 4 &&
-        (!c.hasInput(2) || (bias.defined() && bias.scalar_type() == at::kFloat)) && PackedConvolution::available())
-    {
-        packed = std::make_shared<PackedConvolution>(c.constants[1].contiguous(), bias, groups, relu);
+    const bool packable = channelsLast && weight.defined() && weight.scalar_type() == at::kFloat &&
+                          weight.dim() == 4 && (!c.hasInput(2) || (bias.defined() && bias.scalar_type() == at::kFloat));
+#if RAMIEL_HAVE_DNNL
+    std::shared_ptr<OneDnnConvolution> direct;
+    if (packable) {
+        direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act);
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
-    // Wide 3x3 convolutions (512 input channels and more, as on the 7x7 maps at
-    // the end of resnet18) run faster in oneDNN's blocked layout than in its
-    // channels-last one, reorders of input and output included (one thread,
-    // 512 -> 512 channels on 7x7: 1.58 ms against 1.90): the weights are
-    // reordered once, the activation on each run. Fixed windows only.
-    at::Tensor blockedWeight;
-    std::vector<int64_t> blockedPad, blockedStride, blockedDilation;
-    if (packed && groups == 1 && weight.size(1) >= 512 && weight.size(2) == 3 && weight.size(3) == 3 &&
-        n.attrString("auto_pad", "NOTSET") == "NOTSET") {
-        const Window win = windowOf(n, kernelFromWeight(weight), {});
-        if (win.symmetric()) {
-            blockedPad = win.padBegin;
-            blockedStride = win.strides;
-            blockedDilation = win.dilations;
-            blockedWeight = at::mkldnn_reorder_conv2d_weight(c.constants[1].contiguous().to_mkldnn(), blockedPad,
-                                                             blockedStride, blockedDilation, groups);
-        }
+#endif
+    std::shared_ptr<PackedConvolution> packed;
+    if (packable && !weight.is_same(c.constants[1]) && PackedConvolution::available() &&
+        (act.kind == ConvActivation::None || act.kind == ConvActivation::Relu)) {
+        packed = std::make_shared<PackedConvolution>(channelsLastStrided(c.constants[1]), bias, groups,
+                                                     act.kind == ConvActivation::Relu);
+        weight = c.constants[1];
     }
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        if (blockedWeight.defined() && in[0].scalar_type() == at::kFloat && in[0].dim() == 4) {
-            at::Tensor y = at::mkldnn_convolution(in[0].contiguous().to_mkldnn(), blockedWeight, bias, blockedPad,
-                                                  blockedStride, blockedDilation, groups);
-            if (relu)
-                at::relu_(y);
-            out[0] = y.to_dense().contiguous(at::MemoryFormat::ChannelsLast);
-            return;
-        }
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
         at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
+#if RAMIEL_HAVE_DNNL
+        if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
+            out[0] = (*direct)(x, win);  // asymmetric pads included
+            return;
+        }
+#endif
         if (!win.symmetric()) {
             x = at::constant_pad_nd(x, win.atenPads(), 0.0);
             if (channelsLast && x.dim() == 4)
@@ -187,34 +338,41 @@ Kernel convolutionKernel(const KernelContext& c, bool relu)
         }
         out[0] = at::convolution(x, w, b, win.strides, win.padBegin, win.dilations, false,
                                  std::vector<int64_t>(win.padBegin.size(), 0), groups);
-        if (relu)
-            at::relu_(out[0]);
+        switch (act.kind) {
+        case ConvActivation::None: break;
+        case ConvActivation::Relu: at::relu_(out[0]); break;
+        case ConvActivation::LeakyRelu: at::leaky_relu_(out[0], act.a); break;
+        case ConvActivation::Clip: at::clamp_(out[0], act.a, act.b); break;
+        }
     };
 }
 
-Kernel convKernel(const KernelContext& c) { return convolutionKernel(c, false); }
+Kernel convKernel(const KernelContext& c) { return convolutionKernel(c, {}); }
 
 // Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
-// activation in place on the fresh output (no second tensor, no second node).
+// activation: Relu, LeakyRelu and Clip inside the convolution (a oneDNN
+// post-op where the convolution runs on oneDNN, else in place on the fresh
+// output), Sigmoid and HardSwish in place on the output (no second tensor,
+// no second node).
 Kernel fusedConvKernel(const KernelContext& c)
 {
     const std::string activation = c.node.attrString("activation", "");
-    if (activation == "Relu")
-        return convolutionKernel(c, true);
-    const Kernel conv = convolutionKernel(c, false);
     const Attribute* paramsAttr = c.node.attr("activation_params");
     const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
+    if (activation == "Relu")
+        return convolutionKernel(c, {ConvActivation::Relu});
+    if (activation == "LeakyRelu" && params.size() == 1)
+        return convolutionKernel(c, {ConvActivation::LeakyRelu, params[0]});
+    if (activation == "Clip" && params.size() == 2)
+        return convolutionKernel(c, {ConvActivation::Clip, params[0], params[1]});
     std::function<void(at::Tensor&)> apply;
     if (activation == "Sigmoid")
         apply = [](at::Tensor& y) { at::sigmoid_(y); };
     else if (activation == "HardSwish")
         apply = [](at::Tensor& y) { at::hardswish_(y); };
-    else if (activation == "LeakyRelu" && params.size() == 1)
-        apply = [alpha = params[0]](at::Tensor& y) { at::leaky_relu_(y, alpha); };
-    else if (activation == "Clip" && params.size() == 2)
-        apply = [lo = params[0], hi = params[1]](at::Tensor& y) { at::clamp_(y, lo, hi); };
     else
         c.unsupported("activation '" + activation + "' with " + std::to_string(params.size()) + " parameters");
+    const Kernel conv = convolutionKernel(c, {});
     return [conv, apply](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         conv(in, out);
         apply(out[0]);
@@ -716,7 +874,9 @@ void registerPoolingKernels(KernelRegistry& r)
         const auto kernel = n.attrInts("kernel_shape");
         const bool include = n.attrInt("count_include_pad", 0) != 0;
         return [n, kernel, include](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = pool(in[0], windowOf(n, kernel, spatialSizes(in[0])), false, include);
+            const Window w = windowOf(n, kernel, spatialSizes(in[0]));
+            out[0] = avgPoolChannelsLastApplies(in[0], w) ? avgPoolChannelsLast(in[0], w, include)
+                                                           : pool(in[0], w, false, include);
         };
     };
     r["GlobalAveragePool"] = [](const KernelContext&) -> Kernel {

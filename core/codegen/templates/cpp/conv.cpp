@@ -59,7 +59,13 @@ private:
         const auto it = packs_.find(key);
         if (it != packs_.end())
             return it->second;
-        torch::jit::Stack stack{weight, bias.defined() ? c10::IValue(bias) : c10::IValue(), stride, padding,
+        // Weights with channels-last strides (also for 1x1 kernels, where contiguous(ChannelsLast)
+        // keeps the contiguous strides): packed from contiguous ones, they are laid out for a blocked
+        // input and conv2d_run reorders them into the channels-last primitive's layout on every run.
+        const int64_t o = weight.size(0), i = weight.size(1), kh = weight.size(2), kw = weight.size(3);
+        at::Tensor w = at::empty_strided({o, i, kh, kw}, {i * kh * kw, 1, kw * i, i}, weight.options());
+        w.copy_(weight);
+        torch::jit::Stack stack{w, bias.defined() ? c10::IValue(bias) : c10::IValue(), stride, padding,
                                 dilation, groups, key.sizes, std::string(relu ? "relu" : "none")};
         prepack_->callBoxed(&stack);
         return packs_.emplace(key, stack.at(0)).first->second;

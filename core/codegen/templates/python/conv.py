@@ -37,8 +37,15 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
     entry = _packed.get(key)
     # (A tensor made later may reuse a freed one's id, or share its weights with other settings.)
     if entry is None or entry[0] is not weight or entry[1] is not bias or entry[2] != settings:
+        # Weights with channels-last strides (also for 1x1 kernels, where
+        # contiguous(memory_format=torch.channels_last) keeps the contiguous strides):
+        # packed from contiguous ones, they are laid out for a blocked input and
+        # conv2d_run reorders them into the channels-last primitive's layout on every run.
+        o, i, kh, kw = weight.shape
+        w = torch.empty_strided(weight.shape, (i * kh * kw, 1, kw * i, i), dtype=weight.dtype)
+        w.copy_(weight)
         packed = torch.ops.mkldnn_prepacked.conv2d_prepack(
-            weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups, list(x.shape),
+            w, bias, _pair(stride), _pair(padding), _pair(dilation), groups, list(x.shape),
             'relu' if relu else 'none')
         entry = _packed[key] = (weight, bias, settings, packed)
     return torch.ops.mkldnn_prepacked.conv2d_run(x, entry[3])
