@@ -232,6 +232,8 @@ private Q_SLOTS:
         for (const QString& m : {QString("googlenet"), QString("inception_v3"), QString("squeezenet1_0"), QString("densenet121")})
             variants_[m] = {m, test::modelPath(m), 1, 1};
         variants_["googlenet_b4_d2"] = {"googlenet_b4_d2", test::modelPath("googlenet"), 4, 2};
+        // One sample per copy, two in forward(): the classifier's Gemm must not be a matrix-vector product.
+        variants_["googlenet_b2_d2"] = {"googlenet_b2_d2", test::modelPath("googlenet"), 2, 2};
         variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
         // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
         variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};

@@ -105,7 +105,13 @@ std::string Renderer::expr(const Expr& e) const
         }
         return s + ")";
     }
-    case Expr::Kind::Method: return expr(e.args[0]) + "." + e.fn + "()";
+    case Expr::Kind::Method: {
+        std::string s = expr(e.args[0]) + "." + e.fn + "(";
+        for (size_t i = 1; i < e.args.size(); ++i)
+            s += (i > 1 ? ", " : "") + expr(e.args[i]);
+        return s + ")";
+    }
+    case Expr::Kind::Index: return expr(e.args[0]) + "[" + std::to_string(e.i) + "]";
     }
     return syntax.none;
 }
@@ -162,7 +168,7 @@ Program buildProgram(const CodegenRequest& request)
     const Graph& g = model.graph;
     const Schedule& s = *request.schedule;
     Program p(model, *request.topo, s);
-    p.low = lowerModel(model);
+    p.low = lowerModel(model, s.batch);
 
     // Variables: graph inputs by their names, computed values by their nodes' names, in
     // topological order (a clash renames the later one). Each copy's are "c<copy>_<name>".

@@ -11,14 +11,14 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
     int64_t i = 0;           // Int, Bool
     double f = 0;            // Float
     std::vector<int64_t> ints;
     std::string fn;          // Call: an entry of the function table; Method: the method name
-    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object
+    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object, then its arguments; Index: args[0]
     // As an argument of a Call: Python passes it as keyword=value (C++ always by
     // position, so keyword arguments keep C++'s order); `isDefault`: the keyword's
     // default value, which Python leaves out.
@@ -48,11 +48,22 @@ struct Expr {
         e.isDefault = defaultValue;
         return e;
     }
-    static Expr method(Expr object, std::string name)
+    // object.name(args...): the same spelling in both languages (arguments by position).
+    static Expr method(Expr object, std::string name, std::vector<Expr> args = {})
     {
         Expr e;
         e.kind = Kind::Method;
         e.fn = std::move(name);
+        e.args = {std::move(object)};
+        e.args.insert(e.args.end(), args.begin(), args.end());
+        return e;
+    }
+    // object[i] along the first dimension, also the same in both languages.
+    static Expr index(Expr object, int64_t i)
+    {
+        Expr e;
+        e.kind = Kind::Index;
+        e.i = i;
         e.args = {std::move(object)};
         return e;
     }

@@ -25,8 +25,9 @@ struct LoweredModel {
 };
 
 // Throws Error(Unsupported) naming the operator and the node for anything the
-// generators cannot translate (before anything is written).
-LoweredModel lowerModel(const Model& model);
+// generators cannot translate (before anything is written). `batch`: the samples
+// forward() runs at once (the model's shapes are at batch 1; each copy runs fewer).
+LoweredModel lowerModel(const Model& model, int batch);
 
 // The operators lowerModel translates, sorted.
 std::vector<std::string> codegenOperators();

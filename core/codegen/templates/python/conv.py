@@ -16,6 +16,14 @@ PACKED_CONV = (torch.backends.mkldnn.is_available() and _has_operator('mkldnn_pr
                and _has_operator('mkldnn_prepacked', 'conv2d_run'))
 _packed = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, packed weights)
 
+if PACKED_CONV:
+    # Called through TorchScript: a direct torch.ops call from Python looks the packed weights
+    # up for __torch_function__, which on a TorchScript object raises and catches a C++
+    # exception each time (about 15 us a convolution here). The call releases the GIL.
+    @torch.jit.script
+    def _conv2d_run(x: torch.Tensor, packed: torch.classes.mkldnn.ConvOpContext) -> torch.Tensor:
+        return torch.ops.mkldnn_prepacked.conv2d_run(x, packed)
+
 
 def _pair(v):
     return [v, v] if isinstance(v, int) else list(v)
@@ -48,4 +56,4 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
             w, bias, _pair(stride), _pair(padding), _pair(dilation), groups, list(x.shape),
             'relu' if relu else 'none')
         entry = _packed[key] = (weight, bias, settings, packed)
-    return torch.ops.mkldnn_prepacked.conv2d_run(x, entry[3])
+    return _conv2d_run(x, entry[3])
