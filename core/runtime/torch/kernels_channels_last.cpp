@@ -133,22 +133,32 @@ bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
     return true;
 }
 
-at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
+// A pooled output of oh x ow, channels-last, made row by row in parallel:
+// `row(out, image, top)` fills one output row from its image, whose window
+// starts at input row `top` (negative inside the padding).
+template <typename Row>
+at::Tensor pooledRows(const at::Tensor& x, const Window& w, int64_t oh, int64_t ow, Row&& row)
 {
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
-    const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
-    const int64_t ph = w.padBegin[0], pw = w.padBegin[1], dh = w.dilations[0], dw = w.dilations[1];
-    const int64_t oh = pooledSize(h, kh, ph, sh, dh, w.ceil), ow = pooledSize(wd, kw, pw, sw, dw, w.ceil);
     at::Tensor y = at::empty({n, c, oh, ow}, x.options().memory_format(at::MemoryFormat::ChannelsLast));
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    at::parallel_for(0, n * oh, grainFor(ow * c * kh * kw), [&](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-            const int64_t b = row / oh, r = row % oh;
-            maxPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, dh, dw, r * sh - ph);
-        }
+    at::parallel_for(0, n * oh, grainFor(ow * c * w.kernel[0] * w.kernel[1]), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r)
+            row(dst + r * ow * c, src + (r / oh) * h * wd * c, (r % oh) * w.strides[0] - w.padBegin[0]);
     });
     return y;
+}
+
+at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
+{
+    const int64_t c = x.size(1), h = x.size(2), wd = x.size(3);
+    const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
+    const int64_t ph = w.padBegin[0], pw = w.padBegin[1], dh = w.dilations[0], dw = w.dilations[1];
+    const int64_t oh = pooledSize(h, kh, ph, sh, dh, w.ceil), ow = pooledSize(wd, kw, pw, sw, dw, w.ceil);
+    return pooledRows(x, w, oh, ow, [&](float* out, const float* image, int64_t top) {
+        maxPoolRow(out, image, c, h, wd, ow, kh, kw, sw, pw, dh, dw, top);
+    });
 }
 
 bool avgPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
@@ -160,21 +170,13 @@ bool avgPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
 
 at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countIncludePad)
 {
-    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
+    const int64_t c = x.size(1), h = x.size(2), wd = x.size(3);
     const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
     const int64_t ph = w.padBegin[0], pw = w.padBegin[1];
     const int64_t oh = pooledSize(h, kh, ph, sh, 1, false), ow = pooledSize(wd, kw, pw, sw, 1, false);
-    at::Tensor y = at::empty({n, c, oh, ow}, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-    const float* src = x.data_ptr<float>();
-    float* dst = y.data_ptr<float>();
-    at::parallel_for(0, n * oh, grainFor(ow * c * kh * kw), [&](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-            const int64_t b = row / oh, r = row % oh;
-            avgPoolRow(dst + row * ow * c, src + b * h * wd * c, c, h, wd, ow, kh, kw, sw, pw, r * sh - ph,
-                       countIncludePad ? kh * kw : 0);
-        }
+    return pooledRows(x, w, oh, ow, [&](float* out, const float* image, int64_t top) {
+        avgPoolRow(out, image, c, h, wd, ow, kh, kw, sw, pw, top, countIncludePad ? kh * kw : 0);
     });
-    return y;
 }
 
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
