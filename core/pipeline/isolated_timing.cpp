@@ -231,7 +231,7 @@ int serveTimings(const std::string& requestFile)
     } else {
         executor = compiled->serialExecutor(j.at("threads").get<int>());
     }
-    for (int w = 0; w < 3; ++w)
+    for (int w = 0; w < kWarmUpRuns; ++w)
         executor->run();
     std::cout << "ready" << std::endl;
     std::string line;

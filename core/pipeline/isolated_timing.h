@@ -20,6 +20,9 @@
 namespace ramiel::pipeline {
 
 // What every worker loads and runs on.
+// Untimed runs each worker process makes after loading, before it says "ready".
+constexpr int kWarmUpRuns = 3;
+
 struct TimingRequest {
     std::string model;
     PrepareOptions prepare;  // shapes and passes (the node ids of a schedule depend on them)

@@ -59,6 +59,10 @@ void checkCancel(const std::atomic<bool>* cancelled)
 }
 
 double secondsUntil(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
+Clock::time_point secondsAfter(Clock::time_point t, double seconds)
+{
+    return t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 // Profiles every node at each thread count and sub-batch size, done by `until`:
 // each step's runs are sized from the time left, so a slow compile or a slow
@@ -312,13 +316,10 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     const int steps = int(variants.size() * divisors(o.batch).size() * threadCounts(r.cores).size());
     // Profiling ends at its share of the budget, counted from the start (loading included);
     // each pass list gets an equal part of what is left when its turn comes.
-    const auto profileEnd = start + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(o.budgetSeconds * kProfileShare));
+    const auto profileEnd = secondsAfter(start, o.budgetSeconds * kProfileShare);
     for (size_t k = 0; k < variants.size(); ++k) {
         const double share = std::max(0.0, secondsUntil(profileEnd)) / double(variants.size() - k);
-        profileVariant(variants[k], o, r.cores,
-                       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share)),
-                       progress, step, steps, cancelled);
+        profileVariant(variants[k], o, r.cores, secondsAfter(Clock::now(), share), progress, step, steps, cancelled);
     }
     r.profileSeconds = since(start);
 
@@ -355,10 +356,10 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
         for (size_t i : pick)
             turn += r.candidates[i].simulated;
         // Loading: libtorch, then in each process the model prepared and compiled
-        // (as the profiling did it) and three warm-up runs, side by side on the
+        // (as the profiling did it) and its warm-up runs, side by side on the
         // cores; then turns of kBlock timed runs and one untimed.
         const double loading =
-            1.0 + (double(pick.size()) * variants.front().loadSeconds + 3 * turn) / std::max(1, r.cores);
+            1.0 + (double(pick.size()) * variants.front().loadSeconds + kWarmUpRuns * turn) / std::max(1, r.cores);
         runs = int((0.85 * left - loading) / (turn * (kBlock + 1) / kBlock));  // a turn may finish past the deadline
         if (runs >= 9 || limit <= 3)
             break;
@@ -433,10 +434,10 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
                     "x over the best serial configuration (" + best.config.label() + ")";
     r.totalSeconds = since(start);
     if (r.totalSeconds > o.budgetSeconds)
-        r.note = "took " + fixed2(r.totalSeconds) + " s of a " + fixed2(o.budgetSeconds) +
-                 " s budget: the smallest search (each node profiled once per size and thread count, " +
-                 std::to_string(pick.size()) + " configurations timed " + std::to_string(r.runsEach) +
-                 " times) needs more on this model";
+        r.note = "took " + fixed2(r.totalSeconds) + " s of a " + fixed2(o.budgetSeconds) + " s budget (profiling " +
+                 fixed2(r.profileSeconds) + " s, then " + std::to_string(pick.size()) +
+                 " configurations loaded and timed " + std::to_string(r.runsEach) + " times each in " +
+                 fixed2(r.measureSeconds) + " s)";
     return r;
 }
 
