@@ -180,7 +180,13 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
         workers.push_back(std::make_unique<WorkerProcess>(command, configurations[k].label));
     }
     for (auto& w : workers)
-        w->expect("ready");  // loading and warming up are not timed
+        w->expect("ready");  // loading is not timed
+    // Warm-ups one worker at a time: side by side, multi-threaded configurations
+    // would fight over the cores and take far longer than their runs.
+    for (auto& w : workers) {
+        w->send("warm " + std::to_string(kWarmUpRuns));
+        w->expect("warm");
+    }
     std::vector<std::vector<double>> seconds(configurations.size());
     const int total = runs * int(configurations.size());
     int done = 0;
@@ -231,11 +237,15 @@ int serveTimings(const std::string& requestFile)
     } else {
         executor = compiled->serialExecutor(j.at("threads").get<int>());
     }
-    for (int w = 0; w < kWarmUpRuns; ++w)
-        executor->run();
     std::cout << "ready" << std::endl;
     std::string line;
     while (std::getline(std::cin, line)) {
+        if (line.rfind("warm ", 0) == 0) {
+            for (int k = std::atoi(line.c_str() + 5); k > 0; --k)
+                executor->run();
+            std::cout << "warm" << std::endl;
+            continue;
+        }
         if (line.rfind("run ", 0) != 0)
             break;
         const int k = std::max(1, std::atoi(line.c_str() + 4));

@@ -5,10 +5,10 @@
 // count run under another (docs/performance.md).
 //
 // Protocol, one line each way: the worker loads the model, compiles it, sets
-// seeded inputs, makes its executor, warms up and says "ready"; "run K" makes
-// one untimed run (the first run after another configuration finds cold
-// caches) and K timed ones, answered "times t1 ... tK" in seconds; "quit" or
-// the end of its input ends it.
+// seeded inputs, makes its executor and says "ready"; "warm K" makes K untimed
+// runs, answered "warm"; "run K" makes one untimed run (the first run after
+// another configuration finds cold caches) and K timed ones, answered
+// "times t1 ... tK" in seconds; "quit" or the end of its input ends it.
 #pragma once
 
 #include "core/pipeline/pipeline.h"
@@ -19,10 +19,10 @@
 
 namespace ramiel::pipeline {
 
-// What every worker loads and runs on.
-// Untimed runs each worker process makes after loading, before it says "ready".
+// Untimed runs each worker makes after all have loaded, one worker at a time.
 constexpr int kWarmUpRuns = 3;
 
+// What every worker loads and runs on.
 struct TimingRequest {
     std::string model;
     PrepareOptions prepare;  // shapes and passes (the node ids of a schedule depend on them)
@@ -41,7 +41,7 @@ struct TimedConfiguration {
 
 // Starts one worker per configuration (`workerCommand` plus a request file:
 // the program and the arguments that make it serve; they load side by side,
-// untimed), then times them in turns of `block` runs until each has `runs`,
+// untimed, then warm up in turn), then times them in turns of `block` runs until each has `runs`,
 // or until `stop()` says so after a whole turn. Seconds by configuration.
 // `progress(done, total)` after each timed run (it may throw to abandon the
 // timing; the workers are stopped); `onTime(configuration, seconds)` for each

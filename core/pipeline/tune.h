@@ -50,7 +50,7 @@ struct TuneResult {
     std::string model;
     int cores = 1, batch = 1;
     std::vector<TuneCandidate> candidates;  // measured ones first, fastest first; then by simulation
-    size_t chosen = 0;                      // the fastest measured
+    size_t chosen = 0;                      // the fastest measured, unless within 3 % of the best serial
     size_t serialOneThread = 0;             // index of serial on 1 thread (default passes)
     size_t bestSerial = 0;                  // the fastest measured serial configuration
     int runsEach = 0;
@@ -73,6 +73,13 @@ using TuneProgress = std::function<void(const std::string& stage, int done, int 
 
 TuneResult tune(const std::string& model, const TuneOptions& options, const TuneProgress& progress = {},
                 const std::atomic<bool>* cancelled = nullptr);
+
+// Step 5 of tune: sorts the candidates (measured ones first, fastest first),
+// then sets chosen, serialOneThread (`mainPasses`), bestSerial and the verdict.
+// The fastest is chosen unless it is not serial and within 3 % of the best
+// serial configuration, which is then kept. Throws Error(Internal) when no
+// serial configuration was measured.
+void chooseMeasured(TuneResult& result, const std::string& mainPasses);
 
 // {"schema": "ramiel.tune/1", ..., "candidates": [...], "chosen": run configuration}.
 nlohmann::json tuneResultToJson(const TuneResult& result);

@@ -89,6 +89,10 @@ public:
 // Error(Unsupported) naming the library and the loader's message.
 Runtime& runtime();
 
+// Seconds that loading the runtime library (libtorch with it) took in this
+// process: what every new process that runs a model pays first. 0 until loaded.
+double runtimeLoadSeconds();
+
 // The constants to use: the file given (--machine) if any; else the cache if
 // it was measured on this CPU; else a fresh calibration, saved to the cache
 // when the cache is writable.

@@ -4,6 +4,9 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <chrono>
+
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -27,7 +30,11 @@ std::string runtimeLibraryPath()
     return "libramiel_runtime.so";
 }
 
+std::atomic<double> loadSeconds{0};
+
 }  // namespace
+
+double runtimeLoadSeconds() { return loadSeconds.load(); }
 
 Runtime& runtime()
 {
@@ -45,6 +52,7 @@ Runtime& runtime()
         // 31 ms at 3000; idle, 3000 is as fast as 20000). docs/runtime.md, Threads.
         // A user's own setting wins.
         setenv("GOMP_SPINCOUNT", "3000", 0);
+        const auto start = std::chrono::steady_clock::now();
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!handle) {
             const char* why = dlerror();
@@ -57,6 +65,7 @@ Runtime& runtime()
             return;
         }
         instance.reset(create());  // the library stays loaded for the life of the process
+        loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
     if (!instance)
         throw Error(ErrorKind::Unsupported, runtimeLibraryPath(), failure);
