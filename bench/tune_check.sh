@@ -23,9 +23,20 @@ trap 'rm -rf "$scratch"' EXIT
 
 printf '%-14s %2s | %-48s %7s | %9s %9s %9s | %8s %8s | %s\n' model B "chosen (workers x threads)" "tune s" \
   "serial 1t" "serial Pt" chosen "vs 1t" "vs best" "chosen p25-p75"
+# --shape NAME=d1,... for a first input with symbolic sizes (set to 1; -b scales the batch), else nothing.
+shape() {
+  /usr/bin/python3 -c "import onnx, sys
+m = onnx.load(sys.argv[1], load_external_data=False)
+init = {i.name for i in m.graph.initializer}
+x = [i for i in m.graph.input if i.name not in init][0]
+d = x.type.tensor_type.shape.dim
+if any(not e.dim_value for e in d):
+    print('--shape', x.name + '=' + ','.join(str(e.dim_value or 1) for e in d))" "$1"
+}
 for f in "${models[@]}"; do
+  read -r -a sizes <<< "$(shape "$f")"
   for b in $batches; do
-    "$ramiel" tune "$f" -p "$P" -b "$b" --budget "$budget" --json -o "$scratch/c.json" > "$scratch/t.json"
+    "$ramiel" tune "$f" "${sizes[@]}" -p "$P" -b "$b" --budget "$budget" --json -o "$scratch/c.json" > "$scratch/t.json"
     "$ramiel" bench "$f" --config "$scratch/c.json" --runs "$runs" --json > "$scratch/b.json"
     /usr/bin/python3 - "$f" "$b" "$scratch/t.json" "$scratch/c.json" "$scratch/b.json" <<'PY'
 import json, os, sys

@@ -45,10 +45,18 @@ struct ProfileOptions {
 
 struct Series {
     std::string name;
-    int threads;
+    int threads;  // the most any item uses
     int workers;
+    std::string shape;  // workers x threads, as tune and cluster name them
     std::vector<double> seconds;
 };
+
+Series serialSeries(int threads) { return {"serial", threads, 1, "1 worker x " + countOf(threads, "thread"), {}}; }
+
+Series scheduleSeries(const std::string& name, const Schedule& s)
+{
+    return {name, s.maxThreads(), int(s.clusters.size()), describeThreads(s), {}};
+}
 
 double quantile(std::vector<double> v, double q)
 {
@@ -117,18 +125,15 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
                     .makespan;
     }
 
-    const std::vector<int32_t>& threads = c.parallel->plan.schedule.workerThreads;
-    c.series = {{"serial", 1, 1, {}},
-                {"serial", P, 1, {}},
-                // A plan with one worker is not parallel: it is named for what it is.
-                {c.parallel->plan.schedule.clusters.size() > 1 ? "parallel" : "one worker",
-                 *std::max_element(threads.begin(), threads.end()), int(c.parallel->plan.schedule.clusters.size()),
-                 {}}};
+    // A plan with one worker is not parallel: it is named for what it is.
+    c.series = {serialSeries(1), serialSeries(P),
+                scheduleSeries(c.parallel->plan.schedule.clusters.size() > 1 ? "parallel" : "one worker",
+                               c.parallel->plan.schedule)};
     c.timed = {{"serial on 1 thread", 1, nullptr},
                {"serial on " + std::to_string(P) + " threads", P, nullptr},
                {"the parallel schedule", 1, &c.parallel->plan.schedule}};
     if (c.hybrid->plan.hybrid.applied()) {
-        c.series.push_back({"hybrid", P, int(c.hybrid->plan.schedule.clusters.size()), {}});
+        c.series.push_back(scheduleSeries("hybrid", c.hybrid->plan.schedule));
         c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule});
     }
     if (sameProcess) {
@@ -149,12 +154,12 @@ Configurations configuredConfigurations(const pipeline::RunConfig& config, const
     const int P = config.settings.cores();
     c.costSource = "no";
     c.configured = pipeline::scheduleFor(config, prepared, file);
-    c.series = {{"serial", 1, 1, {}}, {"serial", P, 1, {}}};
+    c.series = {serialSeries(1), serialSeries(P)};
     c.timed = {{"serial on 1 thread", 1, nullptr}, {"serial on " + std::to_string(P) + " threads", P, nullptr}};
     if (config.serial() && (config.serialThreads == 1 || config.serialThreads == P))
         return c;
     const Schedule& s = *c.configured;
-    c.series.push_back({config.title(), s.maxThreads(), int(s.clusters.size()), {}});
+    c.series.push_back(scheduleSeries(config.title(), s));
     c.timed.push_back({config.label(), 1, &*c.configured});
     return c;
 }
@@ -280,10 +285,9 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
     std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << howTimed(sameProcess, runsEach)
               << "; " << c.costSource << " costs\n";
     for (const Series& s : c.series) {
-        char line[200];
-        std::snprintf(line, sizeof line, "  %-9s %2d thread%s x %2d worker%s  median %9s  (p25 %s, p75 %s)",
-                      s.name.c_str(), s.threads, s.threads == 1 ? " " : "s", s.workers, s.workers == 1 ? " " : "s",
-                      formatSeconds(median(s.seconds)).c_str(), formatSeconds(quantile(s.seconds, 0.25)).c_str(),
+        char line[300];
+        std::snprintf(line, sizeof line, "  %-10s %-36s  median %9s  (p25 %s, p75 %s)", s.name.c_str(),
+                      s.shape.c_str(), formatSeconds(median(s.seconds)).c_str(), formatSeconds(quantile(s.seconds, 0.25)).c_str(),
                       formatSeconds(quantile(s.seconds, 0.75)).c_str());
         std::cout << line;
         if (c.parallel && s.name == "serial") {

@@ -4,6 +4,7 @@
 #include "core/schedule/validator.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <fstream>
@@ -13,8 +14,6 @@ namespace ramiel::pipeline {
 namespace {
 
 constexpr const char* kSchema = "ramiel.config/1";
-
-std::string plural(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 nlohmann::json settingsToJson(const PlanSettings& s)
 {
@@ -38,7 +37,7 @@ PlanSettings settingsFromJson(const nlohmann::json& j)
 std::string RunConfig::threadsText() const
 {
     if (serial())
-        return "1 worker x " + plural(serialThreads, "thread");
+        return "1 worker x " + countOf(serialThreads, "thread");
     return schedule ? describeThreads(*schedule) : std::string("?");
 }
 

@@ -115,9 +115,35 @@ MergeReport mergeClusters(Schedule& s, const CostTable& costs, int limit)
         }
     }
 
+    // Over 64 clusters (DSC leaves one per node or so on large graphs), merges
+    // go in rounds guided by one simulation each: the lighter half, lightest
+    // first, each join the heavier cluster whose busy interval overlaps theirs
+    // least (the interval widens as clusters join it).
+    const size_t roundsDownTo = std::max<size_t>(64, size_t(limit));
+    while (activeCount > roundsDownTo) {
+        sim.makespan(owner, k, &start, &end);
+        std::vector<size_t> byLoad;
+        for (size_t c = 0; c < k; ++c)
+            if (active[c])
+                byLoad.push_back(c);
+        std::stable_sort(byLoad.begin(), byLoad.end(), [&](size_t a, size_t b) { return load[a] < load[b]; });
+        const size_t half = byLoad.size() / 2;
+        for (size_t i = 0; i < half && activeCount > roundsDownTo; ++i) {
+            const size_t light = byLoad[i];
+            size_t partner = byLoad[half];
+            for (size_t j = half + 1; j < byLoad.size(); ++j)
+                if (overlap(start, end, byLoad[j], light) < overlap(start, end, partner, light))
+                    partner = byLoad[j];
+            start[partner] = std::min(start[partner], start[light]);
+            end[partner] = std::max(end[partner], end[light]);
+            moveAll(light, partner);
+            ++report.guidedMerges;
+        }
+    }
+
     // Guided merges: the lightest cluster joins the partner that gives the
     // smallest simulated makespan. All partners are tried when at most 17
-    // clusters remain, else the 8 (over 64 clusters: 2) whose busy intervals
+    // clusters remain, else the 8 (with P over 64: 2) whose busy intervals
     // overlap it least.
     while (activeCount > size_t(limit)) {
         sim.makespan(owner, k, &start, &end);

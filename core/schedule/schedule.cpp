@@ -1,6 +1,7 @@
 #include "core/schedule/schedule.h"
 
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -51,12 +52,6 @@ int Schedule::cores() const
         together += c < workerThreads.size() ? std::max(1, int(workerThreads[c])) : 1;
     return std::max({workers, together, maxThreads()});
 }
-
-namespace {
-
-std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
-
-}  // namespace
 
 std::string describeThreads(const Schedule& s)
 {

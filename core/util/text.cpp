@@ -112,4 +112,6 @@ std::string formatFlops(double flops)
     return scaled(flops, 1000.0, units, 6);
 }
 
+std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
 }  // namespace ramiel

@@ -18,5 +18,7 @@ std::string printable(std::string_view text);
 std::string formatBytes(double bytes);
 // Operation counts with a decimal prefix: "950 FLOP", "118 MFLOP", "5.71 GFLOP".
 std::string formatFlops(double flops);
+// "1 thread", "2 threads": a count with its noun, plural by adding "s".
+std::string countOf(int n, const std::string& word);
 
 }  // namespace ramiel
