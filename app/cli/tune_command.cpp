@@ -36,9 +36,16 @@ void printTable(const pipeline::TuneResult& r)
               << " runs each, each in its own process, in turns); " << formatFixed(r.totalSeconds, 1) << " s (profiling "
               << formatFixed(r.profileSeconds, 1) << " s)\n";
     const double one = r.candidates[r.serialOneThread].median(), best = r.candidates[r.bestSerial].median();
-    char line[400];
-    std::snprintf(line, sizeof line, "  %-30s %-34s %10s %10s %17s %8s %8s\n", "configuration", "workers x threads",
-                  "simulated", "measured", "(p25-p75)", "vs 1t", "vs best");
+    // Columns as wide as their longest entry.
+    int titleWidth = 13, threadsWidth = 17;
+    for (const auto* list : {&r.candidates, &r.predictions})
+        for (const auto& c : *list) {
+            titleWidth = std::max(titleWidth, int(c.config.title().size()));
+            threadsWidth = std::max(threadsWidth, int(c.config.threadsText().size()));
+        }
+    char line[600];
+    std::snprintf(line, sizeof line, "  %-*s %-*s %10s %10s %17s %8s %8s\n", titleWidth, "configuration", threadsWidth,
+                  "workers x threads", "simulated", "measured", "(p25-p75)", "vs 1t", "vs best");
     std::cout << line;
     size_t shown = 0;
     for (size_t i = 0; i < r.candidates.size(); ++i) {
@@ -55,8 +62,9 @@ void printTable(const pipeline::TuneResult& r)
             vsOne = formatFixed(one / c.median(), 2) + "x";
             vsBest = formatFixed(best / c.median(), 2) + "x";
         }
-        std::snprintf(line, sizeof line, "%s %-30s %-34s %10s %10s %17s %8s %8s\n", i == r.chosen ? "*" : " ",
-                      c.config.title().c_str(), c.config.threadsText().c_str(), formatSeconds(c.simulated).c_str(),
+        std::snprintf(line, sizeof line, "%s %-*s %-*s %10s %10s %17s %8s %8s\n", i == r.chosen ? "*" : " ",
+                      titleWidth, c.config.title().c_str(), threadsWidth, c.config.threadsText().c_str(),
+                      formatSeconds(c.simulated).c_str(),
                       median.c_str(), spread.c_str(), vsOne.c_str(), vsBest.c_str());
         std::cout << line;
     }
@@ -72,9 +80,9 @@ void printTable(const pipeline::TuneResult& r)
     const double oneThread = r.candidates[r.serialOneThread].simulated;
     for (size_t i = 0; i < r.predictions.size() && i < 5; ++i) {
         const auto& c = r.predictions[i];
-        std::snprintf(line, sizeof line, "  %-30s %-34s %10s   %.2fx over serial on 1 thread (simulated)\n",
-                      c.config.title().c_str(), c.config.threadsText().c_str(), formatSeconds(c.simulated).c_str(),
-                      oneThread / c.simulated);
+        std::snprintf(line, sizeof line, "  %-*s %-*s %10s   %.2fx over serial on 1 thread (simulated)\n",
+                      titleWidth, c.config.title().c_str(), threadsWidth, c.config.threadsText().c_str(),
+                      formatSeconds(c.simulated).c_str(), oneThread / c.simulated);
         std::cout << line;
     }
 }
