@@ -341,6 +341,34 @@ private Q_SLOTS:
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
     }
 
+    // Where libdnnl.so.2 cannot be loaded, the generated Python takes PyTorch's operators
+    // (libtorch's prepacked convolutions, F.max_pool2d): the same outputs.
+    void pythonWithoutOneDnn()
+    {
+        const QString name = "sample";
+        prepare(name);
+        const QString out = work_ + "/python-without-onednn";
+        QDir(out).removeRecursively();
+        exportTo(name, "python");
+        QVERIFY(QDir().mkpath(out + "/outputs"));
+        for (const QString& file : {"model.py", "run.py", "weights.bin"})
+            QVERIFY(QFile::copy(dir(name, "python") + "/" + file, out + "/" + file));
+        QFile model(out + "/model.py");
+        QVERIFY(model.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(model.readAll());
+        model.close();
+        QVERIFY(text.contains("\nONEDNN = _load_onednn()\n"));
+        text.replace("\nONEDNN = _load_onednn()\n", "\nONEDNN = None\n");
+        QVERIFY(model.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        model.write(text.toUtf8());
+        model.close();
+        const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(name), "--save-outputs",
+                                            out + "/outputs", "--runs", "1"}, work_);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
+        checkSerialParallel(name, r.out);
+        compareOutputs(name, out + "/outputs");
+    }
+
     void identifiers()
     {
         codegen::IdentifierPool pool;
