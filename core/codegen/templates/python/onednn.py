@@ -12,19 +12,31 @@ import torch.nn.functional as F
 # no Python API that keeps a primitive: its convolutions make the primitive's description anew
 # on every call (10-30 us each), and F.max_pool2d also writes an int64 index per output. So the
 # primitives are made here through oneDNN's C API, by ctypes, in the libdnnl.so.2 that libtorch
-# itself runs on. Where that library is missing or is not oneDNN 2 (whose C API this code
-# speaks), libtorch's prepacked convolutions (the operators torch.jit.freeze uses) and
+# itself runs on. Where libtorch has no such library or it is not oneDNN 2 (whose C API this
+# code speaks), libtorch's prepacked convolutions (the operators torch.jit.freeze uses) and
 # F.max_pool2d run instead, or plain F.conv2d.
+
+
+def _libtorch_onednn():
+    """The file of the libdnnl.so.2 that libtorch is linked against (as Debian builds it), or None
+    (the wheels from pytorch.org carry oneDNN inside libtorch, with an OpenMP of their own)."""
+    try:
+        with open('/proc/self/maps') as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if '/libdnnl.so.2' in path:
+                    return path
+    except OSError:
+        pass
+    return None
 
 
 def _load_onednn():
     """oneDNN's C library, with the signatures used below, or None."""
-    if not torch.backends.mkldnn.is_available():
+    path = _libtorch_onednn() if torch.backends.mkldnn.is_available() else None
+    if path is None:
         return None
-    try:
-        lib = ctypes.CDLL('libdnnl.so.2')  # each call releases the GIL
-    except OSError:
-        return None
+    lib = ctypes.CDLL(path)  # already loaded; each call releases the GIL
 
     class Version(ctypes.Structure):
         _fields_ = [('major', ctypes.c_int), ('minor', ctypes.c_int), ('patch', ctypes.c_int),
