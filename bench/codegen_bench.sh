@@ -11,6 +11,8 @@
 # before and after, since other processes on the machine change everything.
 #
 # Usage: bash bench/codegen_bench.sh [BUILD_DIR] [RUNS] [ROUNDS] [WORK_DIR]
+#   ROUNDS = 0 profiles (where WORK_DIR has no cost table yet), exports and builds, and times nothing:
+#   then a second run with the same WORK_DIR times without building on the side.
 #   env: CONFIGS="MODEL BATCH DEGREE;..." to time other configurations than the three above
 set -euo pipefail
 build=${1:-build}
@@ -41,6 +43,11 @@ for c in "${configs[@]}"; do
   cmake -S "$work/${name}_cpp" -B "$work/${name}_cpp/build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
   cmake --build "$work/${name}_cpp/build" > /dev/null
 done
+
+if [ "$rounds" -eq 0 ]; then
+  echo "# exported and built in $work; nothing timed (ROUNDS = 0)"
+  exit 0
+fi
 
 for r in $(seq "$rounds"); do
   for c in "${configs[@]}"; do

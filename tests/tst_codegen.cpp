@@ -41,6 +41,7 @@ struct Variant {
     int batch = 1;
     int degree = 1;
     QString passes = {};  // graph passes before generation (the reference stays the unoptimized model)
+    bool oneDnn = true;   // C++: oneDNN primitives of the program's own (MODEL_USE_ONEDNN) where its headers are
 };
 
 struct ProcessResult {
@@ -201,7 +202,8 @@ class TestCodegen : public QObject {
         QString lists = "cmake_minimum_required(VERSION 3.16)\nproject(generated_models CXX)\n";
         for (const auto& [name, v] : variants_) {
             exportTo(name, "cpp");
-            lists += "set(MODEL_TARGET " + name + ")\nadd_subdirectory(" + name + ")\n";
+            lists += "set(MODEL_TARGET " + name + ")\n" + (v.oneDnn ? "" : "set(MODEL_USE_ONEDNN OFF)\n") +
+                     "add_subdirectory(" + name + ")\nunset(MODEL_USE_ONEDNN)\n";
         }
         QFile f(work_ + "/cpp/CMakeLists.txt");
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -235,6 +237,9 @@ private Q_SLOTS:
         // One sample per copy, two in forward(): the classifier's Gemm must not be a matrix-vector product.
         variants_["googlenet_b2_d2"] = {"googlenet_b2_d2", test::modelPath("googlenet"), 2, 2};
         variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
+        // C++ without oneDNN's own API: convolutions through libtorch's prepacked operators.
+        variants_["sample_libtorch"] = {"sample_libtorch", test::sourcePath("resources/models/inception_sample.onnx"),
+                                        1, 1, {}, false};
         // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
         variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};
         const QString hostile = work_ + "/hostile.onnx";
@@ -334,6 +339,34 @@ private Q_SLOTS:
         checkSerialParallel(variant, r.out);
         compareOutputs(variant, out + "/outputs");
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    // Where libdnnl.so.2 cannot be loaded, the generated Python takes PyTorch's operators
+    // (libtorch's prepacked convolutions, F.max_pool2d): the same outputs.
+    void pythonWithoutOneDnn()
+    {
+        const QString name = "sample";
+        prepare(name);
+        const QString out = work_ + "/python-without-onednn";
+        QDir(out).removeRecursively();
+        exportTo(name, "python");
+        QVERIFY(QDir().mkpath(out + "/outputs"));
+        for (const QString& file : {"model.py", "run.py", "weights.bin"})
+            QVERIFY(QFile::copy(dir(name, "python") + "/" + file, out + "/" + file));
+        QFile model(out + "/model.py");
+        QVERIFY(model.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(model.readAll());
+        model.close();
+        QVERIFY(text.contains("\nONEDNN = _load_onednn()\n"));
+        text.replace("\nONEDNN = _load_onednn()\n", "\nONEDNN = None\n");
+        QVERIFY(model.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        model.write(text.toUtf8());
+        model.close();
+        const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(name), "--save-outputs",
+                                            out + "/outputs", "--runs", "1"}, work_);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
+        checkSerialParallel(name, r.out);
+        compareOutputs(name, out + "/outputs");
     }
 
     void identifiers()

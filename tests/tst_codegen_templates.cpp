@@ -4,7 +4,11 @@
 // libtorch's headers), each file is embedded in templates.h as its text
 // without the check-only blocks, and a broken template fails the checks.
 #include "core/codegen/program.h"
+// Hidden from moc, which reads the templates' text in its raw strings as C++ tokens: an
+// apostrophe in a comment of theirs opened a character literal there and lost the namespace.
+#ifndef Q_MOC_RUN
 #include "core/codegen/templates.h"
+#endif
 #include "core/util/error.h"
 #include "test_support.h"
 
@@ -52,8 +56,9 @@ Check lintPython(const QString& file)
 
 // Every C++ template of `dir` in one translation unit, each in a namespace of
 // its own: libtorch's headers (through prelude.cpp) are parsed once, and each
-// template sees only what its check-only block declares.
-Check compileCpp(const QString& dir, const QString& workDir)
+// template sees only what its check-only block declares. `extra`: more compiler
+// options (the oneDNN configuration).
+Check compileCpp(const QString& dir, const QString& workDir, const QStringList& extra = {})
 {
     QString unit = "#include \"prelude.cpp\"\n";
     for (const QString& file : QDir(dir).entryList({"*.cpp"}, QDir::Files, QDir::Name))
@@ -70,7 +75,17 @@ Check compileCpp(const QString& dir, const QString& workDir)
     args << QString(RAMIEL_TORCH_CXX_FLAGS).split(' ', Qt::SkipEmptyParts);
     for (const QString& include : QString(RAMIEL_TORCH_INCLUDE_DIRS).split('|', Qt::SkipEmptyParts))
         args << "-isystem" << include;
-    return runProcess(RAMIEL_CXX_COMPILER, args << path);
+    return runProcess(RAMIEL_CXX_COMPILER, args << extra << path);
+}
+
+// The generated CMakeLists.txt defines HAVE_ONEDNN where it finds oneDNN's headers, as the
+// project's own build did; without them the programs take libtorch's operators.
+QStringList oneDnnOptions()
+{
+    QStringList options = {"-DHAVE_ONEDNN=1"};
+    for (const QString& include : QString(RAMIEL_DNNL_INCLUDE_DIRS).split('|', Qt::SkipEmptyParts))
+        options << "-isystem" << include;
+    return options;
 }
 
 // A template's text as embedded: without the lines from "<check-only" to "</check-only>".
@@ -156,8 +171,11 @@ private Q_SLOTS:
         QFETCH(QString, file);
         if (!RAMIEL_HAVE_TORCH)
             QSKIP("built without libtorch (RAMIEL_BUILD_RUNTIME=OFF): no headers to compile the C++ templates against");
-        if (!cpp_)
+        if (!cpp_) {  // both configurations of onednn.cpp
             cpp_ = compileCpp(dir_ + "/cpp", work_.path());
+            if (cpp_->ok && RAMIEL_HAVE_DNNL)
+                cpp_ = compileCpp(dir_ + "/cpp", work_.path(), oneDnnOptions());
+        }
         if (cpp_->ok)
             return;
         // -Wfatal-errors: the compiler stopped at the first error, in this template or in another.

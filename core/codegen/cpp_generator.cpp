@@ -105,6 +105,19 @@ add_executable(${MODEL_TARGET} main.cpp)
 target_link_libraries(${MODEL_TARGET} PRIVATE ${TORCH_LIBRARIES} Threads::Threads)
 target_compile_options(${MODEL_TARGET} PRIVATE ${TORCH_CXX_FLAGS})
 target_compile_definitions(${MODEL_TARGET} PRIVATE "WEIGHTS_FILE=\"${CMAKE_CURRENT_SOURCE_DIR}/weights.bin\"")
+# Convolutions and max pooling as oneDNN primitives of the program's own, made once each:
+# oneDNN's headers (Debian: libdnnl-dev) and the libdnnl that libtorch links. Without them (or
+# with -DMODEL_USE_ONEDNN=OFF) through libtorch's operators, which are slower.
+option(MODEL_USE_ONEDNN "convolutions and max pooling as oneDNN primitives (needs oneDNN's headers)" ON)
+find_path(ONEDNN_INCLUDE_DIR dnnl.hpp)
+find_library(ONEDNN_LIBRARY dnnl)
+if(MODEL_USE_ONEDNN AND ONEDNN_INCLUDE_DIR AND ONEDNN_LIBRARY)
+  target_include_directories(${MODEL_TARGET} SYSTEM PRIVATE ${ONEDNN_INCLUDE_DIR})
+  target_link_libraries(${MODEL_TARGET} PRIVATE ${ONEDNN_LIBRARY})
+  target_compile_definitions(${MODEL_TARGET} PRIVATE HAVE_ONEDNN=1)
+elseif(MODEL_USE_ONEDNN)
+  message(STATUS "oneDNN's headers (libdnnl-dev) not found: convolutions and max pooling through libtorch's operators")
+endif()
 )CM";
 }
 
@@ -176,7 +189,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "constexpr double kBound = " << (p.bound > 0 ? std::string(bound) : std::string("0"))
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
-      << templates::kCppConv << "\n" << templates::kCppSlots << "\n";
+      << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n";
 
     // The class, then its generated members.
     std::ostringstream decl;

@@ -15,13 +15,14 @@ namespace ramiel::codegen {
 const FunctionName& functionName(const std::string& fn)
 {
     static const std::map<std::string, FunctionName> table = {
-        // The generated programs' own helper: a 2-D convolution on prepacked oneDNN weights
-        // (Relu fused), as the runtime runs them (templates/python/conv.py, templates/cpp/conv.cpp).
+        // The generated programs' own helpers, oneDNN primitives made once: a 2-D convolution
+        // (Relu fused), as the runtime runs them, and max pooling without the indices that
+        // F.max_pool2d / at::max_pool2d compute (templates/python/onednn.py, templates/cpp/onednn.cpp).
         {"conv2d", {"conv2d", "conv2d"}},
+        {"max_pool2d", {"max_pool2d", "max_pool2d"}},
         {"convolution", {"torch.convolution", "at::convolution"}},
         {"constant_pad_nd", {"F.pad", "at::constant_pad_nd"}},
         {"max_pool1d", {"F.max_pool1d", "at::max_pool1d"}},
-        {"max_pool2d", {"F.max_pool2d", "at::max_pool2d"}},
         {"max_pool3d", {"F.max_pool3d", "at::max_pool3d"}},
         {"avg_pool1d", {"F.avg_pool1d", "at::avg_pool1d"}},
         {"avg_pool2d", {"F.avg_pool2d", "at::avg_pool2d"}},
@@ -197,8 +198,8 @@ E conv(const Context& c, bool* relu = nullptr)
         pads.assign(pads.size(), 0);
     }
     const int64_t groups = c.node.attrInt("group", 1);
-    // As the runtime's convolution kernel: a 2-D float convolution with constant weights runs on
-    // oneDNN weights packed once (the conv2d helper), with Relu fused when `relu`.
+    // As the runtime's convolution kernel: a 2-D float convolution with constant weights runs as
+    // a oneDNN primitive made once (the conv2d helper), with Relu fused when `relu`.
     auto floatConstant = [&](size_t i) {
         return c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float;
     };

@@ -3,6 +3,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/core/InferenceMode.h>
+#if HAVE_ONEDNN
+#include <dnnl.hpp>  // oneDNN's own API (libdnnl-dev), for convolutions as primitives made once
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #ifndef WEIGHTS_FILE

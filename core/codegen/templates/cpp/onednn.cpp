@@ -1,0 +1,294 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "prelude.cpp"
+// </check-only>
+#if HAVE_ONEDNN
+// conv2d and max_pool2d: at::conv2d (then at::relu when relu) and at::max_pool2d on a
+// channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
+// convolutions on), as Ramiel's runtime runs 2-D convolutions. oneDNN fixes a primitive's memory
+// layout for the input size and a convolution's thread split for the calling thread's intra-op
+// threads when it makes one, so one is made for each (weights, input size, threads, settings)
+// on first use and kept: a convolution's weights are reordered once into the layout it picked,
+// its Relu is a post-op, and each run only wraps the input and output tensors. libtorch's own
+// convolution calls make the primitive's description anew every time (10-30 us each), and
+// at::max_pool2d also writes an int64 index per output.
+class OneDnn {
+public:
+    static OneDnn& instance()
+    {
+        static OneDnn oneDnn;
+        return oneDnn;
+    }
+
+    at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                      const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+    {
+        Key key{weight.unsafeGetTensorImpl(), x.sizes().vec(), at::get_num_threads(), stride};
+        for (const Ints* v : {&padding, &dilation})
+            key.settings.insert(key.settings.end(), v->begin(), v->end());
+        key.settings.insert(key.settings.end(), {groups, relu ? 1 : 0});
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::unique_ptr<Primitive>& p = primitives_[key];
+        if (!p)
+            p = convolution(key.sizes, weight.contiguous(), bias, stride, padding, dilation, groups, relu);
+        lock.unlock();
+        return run(*p, x);
+    }
+
+    at::Tensor maxPool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
+                         const Ints& dilation, bool ceil)
+    {
+        Key key{nullptr, x.sizes().vec(), at::get_num_threads(), kernel};
+        for (const Ints* v : {&stride, &padding, &dilation})
+            key.settings.insert(key.settings.end(), v->begin(), v->end());
+        key.settings.push_back(ceil ? 1 : 0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::unique_ptr<Primitive>& p = primitives_[key];
+        if (!p)
+            p = maxPooling(key.sizes, kernel, stride, padding, dilation, ceil);
+        lock.unlock();
+        return run(*p, x);
+    }
+
+private:
+    struct Key {
+        const void* weight;  // a convolution's; none for pooling
+        Ints sizes;
+        int threads;
+        Ints settings;  // kernel or stride, padding, dilation, ...: weights may be shared
+        bool operator<(const Key& o) const
+        {
+            return std::tie(weight, sizes, threads, settings) < std::tie(o.weight, o.sizes, o.threads, o.settings);
+        }
+    };
+
+    struct Primitive {
+        dnnl::primitive primitive;
+        dnnl::memory::desc src, dst, scratch;
+        Ints outSizes;
+        std::unordered_map<int, dnnl::memory> constants;  // a convolution's weights and bias
+        at::Tensor packedWeights, bias;                    // what they point into
+    };
+
+    at::Tensor run(const Primitive& p, const at::Tensor& x)
+    {
+        at::Tensor y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+        std::unordered_map<int, dnnl::memory> args = p.constants;
+        args.emplace(DNNL_ARG_SRC, dnnl::memory(p.src, engine_, x.data_ptr()));
+        args.emplace(DNNL_ARG_DST, dnnl::memory(p.dst, engine_, y.data_ptr()));
+        // Each run brings its own scratch memory, so that workers may run one primitive at once.
+        at::Tensor scratch;
+        if (p.scratch.get_size() > 0) {
+            scratch = at::empty({int64_t(p.scratch.get_size())}, x.options().dtype(at::kByte));
+            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratch, engine_, scratch.data_ptr()));
+        }
+        dnnl::stream stream(engine_);
+        p.primitive.execute(stream, args);
+        stream.wait();
+        return y;
+    }
+
+    static dnnl::memory::desc channelsLast(const Ints& sizes)
+    {
+        return {sizes, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc};
+    }
+
+    std::unique_ptr<Primitive> made(const dnnl::primitive& primitive, const dnnl::primitive_desc_base& pd,
+                                    Ints outSizes)
+    {
+        auto p = std::make_unique<Primitive>();
+        p->primitive = primitive;
+        p->src = pd.src_desc(0);
+        p->dst = pd.dst_desc(0);
+        p->scratch = pd.scratchpad_desc();
+        p->outSizes = std::move(outSizes);
+        return p;
+    }
+
+    std::unique_ptr<Primitive> convolution(const Ints& sizes, const at::Tensor& weight, const at::Tensor& bias,
+                                           const Ints& stride, const Ints& padding, const Ints& dilation,
+                                           int64_t groups, bool relu)
+    {
+        using dims = dnnl::memory::dims;
+        using tag = dnnl::memory::format_tag;
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t o = weight.size(0), i = weight.size(1), kh = weight.size(2), kw = weight.size(3);
+        Ints out{sizes[0], o, 0, 0};
+        dims gaps;  // oneDNN counts a dilation as the gaps between kernel taps
+        for (int d = 0; d < 2; ++d) {
+            const int64_t k = d == 0 ? kh : kw;
+            out[2 + d] = (sizes[2 + d] + 2 * padding[d] - ((k - 1) * dilation[d] + 1)) / stride[d] + 1;
+            gaps.push_back(dilation[d] - 1);
+        }
+        // Grouped weights are [groups, O / groups, I / groups, kH, kW] to oneDNN.
+        const dims weightDims = groups == 1 ? dims{o, i, kh, kw} : dims{groups, o / groups, i, kh, kw};
+        const dnnl::memory::desc anyWeights(weightDims, f32, tag::any);  // the primitive picks the layout
+        const dnnl::memory::desc biasDesc({o}, f32, tag::a);
+        const auto kind = dnnl::prop_kind::forward_inference;
+        const auto direct = dnnl::algorithm::convolution_direct;
+        const dnnl::convolution_forward::desc desc =
+            bias.defined() ? dnnl::convolution_forward::desc(kind, direct, channelsLast(sizes), anyWeights, biasDesc,
+                                                             channelsLast(out), stride, gaps, padding, padding)
+                           : dnnl::convolution_forward::desc(kind, direct, channelsLast(sizes), anyWeights,
+                                                             channelsLast(out), stride, gaps, padding, padding);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        if (relu) {
+            dnnl::post_ops ops;
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+            attr.set_post_ops(ops);
+        }
+        const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine_);
+        auto p = made(dnnl::convolution_forward(pd), pd, out);
+        // The weights, reordered once from [O, I, kH, kW] into the layout the primitive picked.
+        p->packedWeights = at::empty({int64_t(pd.weights_desc().get_size())}, weight.options().dtype(at::kByte));
+        dnnl::memory packed(pd.weights_desc(), engine_, p->packedWeights.data_ptr());
+        dnnl::memory plain({weightDims, f32, groups == 1 ? tag::oihw : tag::goihw}, engine_, weight.data_ptr());
+        dnnl::stream stream(engine_);
+        dnnl::reorder(plain, packed).execute(stream, plain, packed);
+        stream.wait();
+        p->constants.emplace(DNNL_ARG_WEIGHTS, packed);
+        if (bias.defined()) {
+            p->bias = bias.contiguous();
+            p->constants.emplace(DNNL_ARG_BIAS, dnnl::memory(biasDesc, engine_, p->bias.data_ptr()));
+        }
+        return p;
+    }
+
+    // at::max_pool2d without the indices; ceil mode is padding on the right that no window reads.
+    std::unique_ptr<Primitive> maxPooling(const Ints& sizes, const Ints& kernel, const Ints& stride,
+                                          const Ints& padding, const Ints& dilation, bool ceil)
+    {
+        Ints out{sizes[0], sizes[1], 0, 0}, right(2), gaps(2);
+        for (int d = 0; d < 2; ++d) {
+            const int64_t span = (kernel[d] - 1) * dilation[d] + 1;
+            int64_t n = (sizes[2 + d] + 2 * padding[d] - span + (ceil ? stride[d] - 1 : 0)) / stride[d] + 1;
+            if (ceil && (n - 1) * stride[d] >= sizes[2 + d] + padding[d])  // the last window starts inside
+                --n;
+            out[2 + d] = n;
+            right[d] = std::max(padding[d], (n - 1) * stride[d] + span - sizes[2 + d] - padding[d]);
+            gaps[d] = dilation[d] - 1;
+        }
+        const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
+                                                  channelsLast(sizes), channelsLast(out), stride, kernel, gaps,
+                                                  padding, right);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        const dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, engine_);
+        return made(dnnl::pooling_v2_forward(pd), pd, out);
+    }
+
+    dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
+    std::mutex mutex_;
+    std::map<Key, std::unique_ptr<Primitive>> primitives_;
+};
+
+at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+{
+    return OneDnn::instance().conv2d(input.contiguous(at::MemoryFormat::ChannelsLast), weight, bias, stride, padding,
+                                     dilation, groups, relu);
+}
+
+// A float channels-last input runs oneDNN's max pooling; any other, at::max_pool2d.
+at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
+                      const Ints& dilation, bool ceil)
+{
+    if (x.scalar_type() != at::kFloat || x.dim() != 4 || !x.is_contiguous(at::MemoryFormat::ChannelsLast))
+        return at::max_pool2d(x, kernel, stride, padding, dilation, ceil);
+    return OneDnn::instance().maxPool2d(x, kernel, stride, padding, dilation, ceil);
+}
+#else
+// Without oneDNN's headers (libdnnl-dev), max_pool2d is at::max_pool2d and conv2d runs oneDNN through libtorch: on weights
+// reordered once into its own layout (libtorch's mkldnn_prepacked operators, which
+// torch.jit.freeze uses), with Relu fused. oneDNN fixes the layout for the input size and the
+// thread split for the calling thread's intra-op threads when the weights are packed, so they
+// are packed once per (weights, size, threads) and kept; each call still makes the primitive's
+// description anew.
+class PackedConvolutions {
+public:
+    static PackedConvolutions& instance()
+    {
+        static PackedConvolutions packs;
+        return packs;
+    }
+
+    bool available() const { return available_; }
+
+    at::Tensor run(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                   const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+    {
+        torch::jit::Stack stack{x, packed(x, weight, bias, stride, padding, dilation, groups, relu)};
+        run_->callBoxed(&stack);
+        return stack.at(0).toTensor();
+    }
+
+private:
+    struct Key {
+        const void* weight;
+        Ints sizes;
+        int threads;
+        Ints settings;  // stride, padding, dilation, groups, relu: weights may be shared
+        bool operator<(const Key& o) const
+        {
+            return std::tie(weight, sizes, threads, settings) < std::tie(o.weight, o.sizes, o.threads, o.settings);
+        }
+    };
+
+    PackedConvolutions()
+    {
+        auto& dispatcher = c10::Dispatcher::singleton();
+        const auto prepack = dispatcher.findSchema({"mkldnn_prepacked::conv2d_prepack", ""});
+        const auto run = dispatcher.findSchema({"mkldnn_prepacked::conv2d_run", ""});
+        available_ = at::hasMKLDNN() && prepack && run;
+        if (available_) {
+            prepack_.emplace(*prepack);
+            run_.emplace(*run);
+        }
+    }
+
+    c10::IValue packed(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                       const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+    {
+        Key key{weight.unsafeGetTensorImpl(), x.sizes().vec(), at::get_num_threads(), stride};
+        key.settings.insert(key.settings.end(), padding.begin(), padding.end());
+        key.settings.insert(key.settings.end(), dilation.begin(), dilation.end());
+        key.settings.insert(key.settings.end(), {groups, relu ? 1 : 0});
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = packs_.find(key);
+        if (it != packs_.end())
+            return it->second;
+        // Weights with channels-last strides (also for 1x1 kernels, where contiguous(ChannelsLast)
+        // keeps the contiguous strides): packed from contiguous ones, they are laid out for a blocked
+        // input and conv2d_run reorders them into the channels-last primitive's layout on every run.
+        const int64_t o = weight.size(0), i = weight.size(1), kh = weight.size(2), kw = weight.size(3);
+        at::Tensor w = at::empty_strided({o, i, kh, kw}, {i * kh * kw, 1, kw * i, i}, weight.options());
+        w.copy_(weight);
+        torch::jit::Stack stack{w, bias.defined() ? c10::IValue(bias) : c10::IValue(), stride, padding,
+                                dilation, groups, key.sizes, std::string(relu ? "relu" : "none")};
+        prepack_->callBoxed(&stack);
+        return packs_.emplace(key, stack.at(0)).first->second;
+    }
+
+    bool available_ = false;
+    std::optional<c10::OperatorHandle> prepack_, run_;
+    std::mutex mutex_;
+    std::map<Key, c10::IValue> packs_;
+};
+
+at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+{
+    const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
+    PackedConvolutions& packs = PackedConvolutions::instance();
+    if (packs.available())
+        return packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
+    at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
+    return relu ? y.relu_() : y;
+}
+
+at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
+                      const Ints& dilation, bool ceil)
+{
+    return at::max_pool2d(x, kernel, stride, padding, dilation, ceil);
+}
+#endif

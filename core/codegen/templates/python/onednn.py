@@ -1,0 +1,330 @@
+# <check-only> What the rest of the module imports, so that this file lints on its own.
+import ctypes
+import threading
+import torch
+import torch.nn.functional as F
+# </check-only>
+# 2-D convolutions and max pooling as oneDNN primitives, as Ramiel's runtime runs convolutions.
+# A primitive is made once for each input size and intra-op thread count it meets (oneDNN fixes
+# a convolution's memory layout for the size and its thread split for the calling thread's
+# threads when it makes one) and kept: a convolution's weights are reordered once into the
+# layout it picked, its Relu is fused, and each run only hands it the tensors. PyTorch 1.13 has
+# no Python API that keeps a primitive: its convolutions make the primitive's description anew
+# on every call (10-30 us each), and F.max_pool2d also writes an int64 index per output. So the
+# primitives are made here through oneDNN's C API, by ctypes, in the libdnnl.so.2 that libtorch
+# itself runs on. Where libtorch has no such library or it is not oneDNN 2 (whose C API this
+# code speaks), libtorch's prepacked convolutions (the operators torch.jit.freeze uses) and
+# F.max_pool2d run instead, or plain F.conv2d.
+
+
+def _libtorch_onednn():
+    """The file of the libdnnl.so.2 that libtorch is linked against (as Debian builds it), or None
+    (the wheels from pytorch.org carry oneDNN inside libtorch, with an OpenMP of their own)."""
+    try:
+        with open('/proc/self/maps') as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if '/libdnnl.so.2' in path:
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def _load_onednn():
+    """oneDNN's C library, with the signatures used below, or None."""
+    path = _libtorch_onednn() if torch.backends.mkldnn.is_available() else None
+    if path is None:
+        return None
+    lib = ctypes.CDLL(path)  # already loaded; each call releases the GIL
+
+    class Version(ctypes.Structure):
+        _fields_ = [('major', ctypes.c_int), ('minor', ctypes.c_int), ('patch', ctypes.c_int),
+                    ('hash', ctypes.c_char_p), ('cpu_runtime', ctypes.c_uint), ('gpu_runtime', ctypes.c_uint)]
+
+    lib.dnnl_version.restype = ctypes.POINTER(Version)
+    if lib.dnnl_version().contents.major != 2:
+        return None
+
+    def check(status, function, arguments):
+        if status != 0:
+            raise RuntimeError('oneDNN: %s failed with status %d' % (function.__name__, status))
+
+    p, i, f = ctypes.c_void_p, ctypes.c_int, ctypes.c_float
+    for name, argtypes in (
+            ('dnnl_engine_create', [p, i, ctypes.c_size_t]),
+            ('dnnl_stream_create', [p, p, ctypes.c_uint]),
+            ('dnnl_stream_wait', [p]),
+            ('dnnl_memory_desc_init_by_strides', [p, i, p, i, p]),
+            ('dnnl_memory_desc_init_by_tag', [p, i, p, i, i]),
+            ('dnnl_dilated_convolution_forward_desc_init', [p, i, i, p, p, p, p, p, p, p, p]),
+            ('dnnl_pooling_v2_forward_desc_init', [p, i, i, p, p, p, p, p, p, p]),
+            ('dnnl_primitive_attr_create', [p]),
+            ('dnnl_primitive_attr_set_scratchpad_mode', [p, i]),
+            ('dnnl_primitive_attr_set_post_ops', [p, p]),
+            ('dnnl_primitive_attr_destroy', [p]),
+            ('dnnl_post_ops_create', [p]),
+            ('dnnl_post_ops_append_eltwise', [p, f, i, f, f]),
+            ('dnnl_post_ops_destroy', [p]),
+            ('dnnl_primitive_desc_create', [p, p, p, p, p]),
+            ('dnnl_reorder_primitive_desc_create', [p, p, p, p, p, p]),
+            ('dnnl_primitive_desc_destroy', [p]),
+            ('dnnl_primitive_create', [p, p]),
+            ('dnnl_primitive_execute', [p, p, i, p]),
+            ('dnnl_primitive_destroy', [p]),
+            ('dnnl_memory_create', [p, p, p, p]),
+            ('dnnl_memory_set_data_handle', [p, p]),
+            ('dnnl_memory_destroy', [p])):
+        function = getattr(lib, name)
+        function.argtypes, function.restype, function.errcheck = argtypes, i, check
+    lib.dnnl_primitive_desc_query_md.argtypes = [p, i, i]
+    lib.dnnl_primitive_desc_query_md.restype = p
+    lib.dnnl_memory_desc_get_size.argtypes = [p]
+    lib.dnnl_memory_desc_get_size.restype = ctypes.c_size_t
+    return lib
+
+
+def _has_operator(namespace, name):
+    try:
+        getattr(getattr(torch.ops, namespace), name)
+        return True
+    except (AttributeError, RuntimeError):
+        return False
+
+
+ONEDNN = _load_onednn()
+PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
+                                  and _has_operator('mkldnn_prepacked', 'conv2d_prepack')
+                                  and _has_operator('mkldnn_prepacked', 'conv2d_run'))
+
+# oneDNN 2's C constants (dnnl_types.h).
+_CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
+_CONVOLUTION_DIRECT, _RELU, _POOLING_MAX = 0x1, 0x1f, 0x1ff
+_SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD = 129, 131, 133, 136
+_ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD = 1, 17, 33, 41, 80
+_Dims = ctypes.c_int64 * 12  # dnnl_dims_t
+
+
+class _Arg(ctypes.Structure):  # dnnl_exec_arg_t
+    _fields_ = [('arg', ctypes.c_int), ('memory', ctypes.c_void_p)]
+
+
+def _struct():
+    """Room for one of oneDNN 2's descriptor structures, which ctypes need not see inside
+    (dnnl_memory_desc_t is 696 bytes and dnnl_convolution_desc_t 5976 in oneDNN 2.6)."""
+    return ctypes.create_string_buffer(16384)
+
+
+def _handle():
+    return ctypes.c_void_p()
+
+
+_ENGINE = _handle()  # the CPU
+if ONEDNN is not None:
+    ONEDNN.dnnl_engine_create(ctypes.byref(_ENGINE), _CPU, 0)
+
+
+def _channels_last(shape):
+    """A memory descriptor of a float tensor of `shape` [N, C, H, W] laid out channels-last."""
+    n, c, h, w = shape
+    desc = _struct()
+    ONEDNN.dnnl_memory_desc_init_by_strides(desc, 4, _Dims(n, c, h, w), _F32, _Dims(h * w * c, 1, w * c, c))
+    return desc
+
+
+class _Primitive:
+    """A oneDNN primitive from a channels-last input to a new channels-last output."""
+
+    streams = threading.local()  # one stream per thread
+
+    def __init__(self, out_shape):
+        self.out_shape = out_shape
+        self.pd, self.primitive = _handle(), _handle()  # made by _make()
+        self.memories, self.local = [], threading.local()
+        self.constants = []  # (argument, memory) for the weights and the bias
+
+    def _make(self, desc, attr):
+        ONEDNN.dnnl_primitive_desc_create(ctypes.byref(self.pd), desc, attr, _ENGINE, None)
+        ONEDNN.dnnl_primitive_create(ctypes.byref(self.primitive), self.pd)
+        self.scratch_bytes = ONEDNN.dnnl_memory_desc_get_size(self._query(_SCRATCHPAD_MD))
+
+    def _query(self, what):
+        return ONEDNN.dnnl_primitive_desc_query_md(self.pd, what, 0)
+
+    def _memory(self, desc, tensor=None):
+        memory = _handle()
+        ONEDNN.dnnl_memory_create(ctypes.byref(memory), desc, _ENGINE,
+                                  tensor.data_ptr() if tensor is not None else None)
+        self.memories.append(memory)
+        return memory
+
+    @staticmethod
+    def _execute(primitive, args):
+        stream = getattr(_Primitive.streams, 'stream', None)
+        if stream is None:
+            stream = _Primitive.streams.stream = _handle()
+            ONEDNN.dnnl_stream_create(ctypes.byref(stream), _ENGINE, 1)
+        ONEDNN.dnnl_primitive_execute(primitive, stream, len(args), args)
+        ONEDNN.dnnl_stream_wait(stream)
+
+    def _arguments(self):
+        """This thread's memory objects: workers may run the same primitive at once."""
+        src, dst, scratch = self._memory(self._query(_SRC_MD)), self._memory(self._query(_DST_MD)), None
+        args = [(_ARG_SRC, src), (_ARG_DST, dst)] + self.constants
+        if self.scratch_bytes:
+            scratch = self._memory(self._query(_SCRATCHPAD_MD))
+            args.append((_ARG_SCRATCHPAD, scratch))
+        self.local.arguments = src, dst, scratch, (_Arg * len(args))(*args)
+        return self.local.arguments
+
+    def __call__(self, x):
+        y = torch.empty(self.out_shape, memory_format=torch.channels_last)
+        src, dst, scratch_memory, args = getattr(self.local, 'arguments', None) or self._arguments()
+        ONEDNN.dnnl_memory_set_data_handle(src, x.data_ptr())
+        ONEDNN.dnnl_memory_set_data_handle(dst, y.data_ptr())
+        if scratch_memory is not None:
+            scratch = torch.empty(self.scratch_bytes, dtype=torch.uint8)  # each run its own
+            ONEDNN.dnnl_memory_set_data_handle(scratch_memory, scratch.data_ptr())
+        self._execute(self.primitive, args)
+        return y
+
+    def __del__(self):
+        for memory in self.memories:
+            ONEDNN.dnnl_memory_destroy(memory)
+        ONEDNN.dnnl_primitive_destroy(self.primitive)
+        ONEDNN.dnnl_primitive_desc_destroy(self.pd)
+
+
+class _Convolution(_Primitive):
+    """A convolution (then Relu when relu=True); bias may be None."""
+
+    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu):
+        o, i, kh, kw = weight.shape
+        n, c, h, w = x_shape
+        oh = (h + 2 * padding[0] - (kh - 1) * dilation[0] - 1) // stride[0] + 1
+        ow = (w + 2 * padding[1] - (kw - 1) * dilation[1] - 1) // stride[1] + 1
+        super().__init__((n, o, oh, ow))
+        # Grouped weights are [groups, O / groups, I / groups, kH, kW] to oneDNN.
+        weight = weight.contiguous().view([o, i, kh, kw] if groups == 1 else [groups, o // groups, i, kh, kw])
+        plain_weights, any_weights, bias_desc, desc = _struct(), _struct(), _struct(), _struct()
+        ONEDNN.dnnl_memory_desc_init_by_strides(plain_weights, weight.dim(), _Dims(*weight.shape), _F32,
+                                                _Dims(*weight.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_tag(any_weights, weight.dim(), _Dims(*weight.shape), _F32, _ANY)
+        ONEDNN.dnnl_memory_desc_init_by_strides(bias_desc, 1, _Dims(o), _F32, _Dims(1))
+        ONEDNN.dnnl_dilated_convolution_forward_desc_init(
+            desc, _FORWARD_INFERENCE, _CONVOLUTION_DIRECT, _channels_last(x_shape), any_weights,
+            bias_desc if bias is not None else None, _channels_last(self.out_shape), _Dims(*stride),
+            _Dims(*(d - 1 for d in dilation)), _Dims(*padding), _Dims(*padding))  # oneDNN counts dilation's gaps
+        attr, post_ops = _handle(), _handle()
+        ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
+        ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
+        ONEDNN.dnnl_post_ops_create(ctypes.byref(post_ops))
+        if relu:
+            ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, _RELU, 0.0, 0.0)
+        ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
+        self._make(desc, attr)
+        ONEDNN.dnnl_post_ops_destroy(post_ops)
+        ONEDNN.dnnl_primitive_attr_destroy(attr)
+        # The weights, reordered once into the layout the primitive picked.
+        packed_desc = self._query(_WEIGHTS_MD)
+        self.packed = torch.empty(ONEDNN.dnnl_memory_desc_get_size(packed_desc), dtype=torch.uint8)
+        packed = self._memory(packed_desc, self.packed)
+        self.constants.append((_ARG_WEIGHTS, packed))
+        reorder_pd, reorder = _handle(), _handle()
+        ONEDNN.dnnl_reorder_primitive_desc_create(ctypes.byref(reorder_pd), plain_weights, _ENGINE, packed_desc,
+                                                  _ENGINE, None)
+        ONEDNN.dnnl_primitive_create(ctypes.byref(reorder), reorder_pd)
+        self._execute(reorder, (_Arg * 2)((_ARG_SRC, self._memory(plain_weights, weight)), (_ARG_DST, packed)))
+        ONEDNN.dnnl_primitive_destroy(reorder)
+        ONEDNN.dnnl_primitive_desc_destroy(reorder_pd)
+        if bias is not None:
+            self.bias = bias.contiguous()
+            self.constants.append((_ARG_BIAS, self._memory(bias_desc, self.bias)))
+
+
+def _pooled_size(size, kernel, stride, padding, dilation, ceil_mode):
+    """F.max_pool2d's output size along one axis."""
+    span = (kernel - 1) * dilation + 1
+    out = (size + 2 * padding - span + (stride - 1 if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + padding:  # the last window starts inside
+        out -= 1
+    return out
+
+
+class _MaxPooling(_Primitive):
+    """F.max_pool2d without the indices; ceil mode as padding on the right that no window reads."""
+
+    def __init__(self, x_shape, kernel, stride, padding, dilation, ceil_mode):
+        n, c, h, w = x_shape
+        out = [_pooled_size(x_shape[2 + d], kernel[d], stride[d], padding[d], dilation[d], ceil_mode) for d in (0, 1)]
+        super().__init__((n, c, out[0], out[1]))
+        right = [max(padding[d], (out[d] - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1 - x_shape[2 + d]
+                     - padding[d]) for d in (0, 1)]
+        desc, attr = _struct(), _handle()
+        ONEDNN.dnnl_pooling_v2_forward_desc_init(
+            desc, _FORWARD_INFERENCE, _POOLING_MAX, _channels_last(x_shape), _channels_last(self.out_shape),
+            _Dims(*stride), _Dims(*kernel), _Dims(*(d - 1 for d in dilation)), _Dims(*padding), _Dims(*right))
+        ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
+        ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
+        self._make(desc, attr)
+        ONEDNN.dnnl_primitive_attr_destroy(attr)
+
+
+if PACKED_CONV:
+    # Called through TorchScript: a direct torch.ops call from Python looks the packed weights
+    # up for __torch_function__, which on a TorchScript object raises and catches a C++
+    # exception each time (about 15 us a convolution here). The call releases the GIL.
+    @torch.jit.script
+    def _conv2d_run(x: torch.Tensor, packed: torch.classes.mkldnn.ConvOpContext) -> torch.Tensor:
+        return torch.ops.mkldnn_prepacked.conv2d_run(x, packed)
+
+
+def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups, relu):
+    # Weights with channels-last strides (also for 1x1 kernels, where
+    # contiguous(memory_format=torch.channels_last) keeps the contiguous strides):
+    # packed from contiguous ones, they are laid out for a blocked input and
+    # conv2d_run reorders them into the channels-last primitive's layout on every run.
+    o, i, kh, kw = weight.shape
+    w = torch.empty_strided(weight.shape, (i * kh * kw, 1, kw * i, i), dtype=weight.dtype)
+    w.copy_(weight)
+    packed = torch.ops.mkldnn_prepacked.conv2d_prepack(
+        w, bias, stride, padding, dilation, groups, list(x_shape), 'relu' if relu else 'none')
+    return lambda x: _conv2d_run(x, packed)
+
+
+def _pair(v):
+    return [v, v] if isinstance(v, int) else list(v)
+
+
+_convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
+_poolings = {}  # (input size, intra-op threads, settings) -> max pooling
+
+
+def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False):
+    """F.conv2d (then F.relu when relu=True) on a channels-last input."""
+    x = x.contiguous(memory_format=torch.channels_last)
+    if ONEDNN is None and not PACKED_CONV:
+        y = F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
+        return F.relu(y, inplace=True) if relu else y
+    key = (id(weight), x.shape, torch.get_num_threads())
+    settings = (stride, padding, dilation, groups, relu)
+    entry = _convolutions.get(key)
+    # (A tensor made later may reuse a freed one's id, or share its weights with other settings.)
+    if entry is None or entry[0] is not weight or entry[1] is not bias or entry[2] != settings:
+        make = _Convolution if ONEDNN is not None else _packed_convolution
+        convolution = make(x.shape, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups, relu)
+        entry = _convolutions[key] = (weight, bias, settings, convolution)
+    return entry[3](x)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """F.max_pool2d; a float channels-last input runs oneDNN's max pooling."""
+    if ONEDNN is None or x.dtype != torch.float32 or x.dim() != 4 or not x.is_contiguous(
+            memory_format=torch.channels_last):
+        return F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
+    key = (x.shape, torch.get_num_threads(), kernel_size, stride, padding, dilation, ceil_mode)
+    pooling = _poolings.get(key)
+    if pooling is None:
+        pooling = _poolings[key] = _MaxPooling(x.shape, _pair(kernel_size), _pair(kernel_size if stride is None else stride),
+                                               _pair(padding), _pair(dilation), ceil_mode)
+    return pooling(x)
