@@ -351,7 +351,7 @@ private Q_SLOTS:
         QDir(out).removeRecursively();
         exportTo(name, "python");
         QVERIFY(QDir().mkpath(out + "/outputs"));
-        for (const QString& file : {"model.py", "run.py", "weights.bin"})
+        for (const char* file : {"model.py", "run.py", "weights.bin"})
             QVERIFY(QFile::copy(dir(name, "python") + "/" + file, out + "/" + file));
         QFile model(out + "/model.py");
         QVERIFY(model.open(QIODevice::ReadOnly));
