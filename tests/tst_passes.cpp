@@ -369,6 +369,43 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-activation", 8, 4, {{"FusedConv", 4}, {"Relu", 0}, {"Clip", 0}}}},
+        // Conv + Add of a value of its shape + activation (a residual block's end): the Add's
+        // other input becomes the summand, with a bias (Relu) and without one (Sigmoid).
+        {"fuse-conv-add-activation",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("r", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8}).output("y2", {1, 4, 8, 8});
+              for (int i = 1; i <= 3; ++i)
+                  convParams(b, "conv" + std::to_string(i), 4, 3, uint32_t(10 * i));
+              conv(b, "conv1", "x", "c1");
+              conv(b, "conv2", "x", "c2");
+              b.node("Add", {"c1", "c2"}, {"s1"});
+              b.node("Relu", {"s1"}, {"y1"});
+              OnnxBuilder::setInts(b.node("Conv", {"x", "conv3_w"}, {"c3"}, "conv3"), "pads", {1, 1, 1, 1});
+              b.node("Add", {"r", "c3"}, {"s2"});
+              b.node("Sigmoid", {"s2"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 7, 3, {{"FusedConv", 2}, {"Add", 0}, {"Conv", 1}}}},
+        // An Add that broadcasts (not the Conv's shape) stays; an Add whose sum is also a graph
+        // output is fused without the Relu after it (the fused node writes the sum).
+        {"fuse-conv-add-partial",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("r", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8}).output("y2", {1, 4, 8, 8})
+                  .output("s2", {1, 4, 8, 8});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 3, 2);
+              randomInitializer(b, "shift", {4, 1, 1}, -1, 1, 3);
+              conv(b, "conv1", "x", "c1");
+              b.node("Add", {"c1", "shift"}, {"s1"});
+              b.node("Relu", {"s1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Add", {"c2", "r"}, {"s2"});
+              b.node("Relu", {"s2"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 6, 5, {{"FusedConv", 1}, {"Add", 1}, {"Relu", 2}}}},
         // Must not fire: the Conv's output is also a graph output; the Clip's bound is not constant.
         {"fuse-conv-activation-must-not-fire",
          {[] {

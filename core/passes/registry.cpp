@@ -32,7 +32,7 @@ const std::vector<PassInfo>& registeredPasses()
         // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
         // BatchNormalization is folded.
         {"fuse-conv-activation",
-         "Run Conv + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
+         "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
         {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
          makeFuseMatMulAddPass},
