@@ -18,9 +18,9 @@ namespace ramiel {
 
 namespace {
 
-// Vector loops: built for AVX2 and for the baseline, chosen at load time.
+// Vector loops: built for AVX-512, AVX2 and the baseline, chosen at load time.
 #if defined(__x86_64__) && defined(__GNUC__)
-#define RAMIEL_CLONES __attribute__((target_clones("avx2", "default")))
+#define RAMIEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define RAMIEL_CLONES
 #endif
