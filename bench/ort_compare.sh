@@ -23,17 +23,20 @@ models=("$build"/models/*.onnx "$@")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# The first input's dimensions, comma-separated (symbolic ones as 1).
+# The first input's dimensions, comma-separated (symbolic ones as 1); with a
+# second argument, as Ramiel's --shape takes them (NAME=dims).
 dims() {
   /usr/bin/python3 -c "import onnx, sys
 m = onnx.load(sys.argv[1], load_external_data=False)
 init = {i.name for i in m.graph.initializer}
 x = [i for i in m.graph.input if i.name not in init][0]
-print(','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim))" "$1"
+d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
+print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 }
 ort_ms() { NODE_PATH="$ort" node "$here/ort_bench.js" "$1" "$runs" "$2" "$3" | /usr/bin/python3 -c "import json, sys; print(json.loads(sys.stdin.readline())['median_ms'])"; }
-ramiel_ms() {
-  "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" -o "$scratch/p.json" > /dev/null
+ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets
+  rm -f "$scratch/p.json"
+  "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" --shape "$(dims "$1" name)" -o "$scratch/p.json" > /dev/null
   /usr/bin/python3 -c "import json; print(json.load(open('$scratch/p.json'))['median_total'] * 1e3)"
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }

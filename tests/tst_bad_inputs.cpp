@@ -643,7 +643,7 @@ private Q_SLOTS:
         {
             OnnxBuilder b = oneNode(kFusedConv, 0, 1, 13, kRamielDomain);
             setString(nodeOf(b), "activation", "Relu");
-            row("FusedConv with no inputs", b, "", ErrorKind::InvalidGraph, "has 0 inputs, the operator takes 2 to 3");
+            row("FusedConv with no inputs", b, "", ErrorKind::InvalidGraph, "has 0 inputs, the operator takes 2 to 4");
         }
         {
             OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);

@@ -369,6 +369,43 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-activation", 8, 4, {{"FusedConv", 4}, {"Relu", 0}, {"Clip", 0}}}},
+        // Conv + Add of a value of its shape + activation (a residual block's end): the Add's
+        // other input becomes the summand, with a bias (Relu) and without one (Sigmoid).
+        {"fuse-conv-add-activation",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("r", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8}).output("y2", {1, 4, 8, 8});
+              for (int i = 1; i <= 3; ++i)
+                  convParams(b, "conv" + std::to_string(i), 4, 3, uint32_t(10 * i));
+              conv(b, "conv1", "x", "c1");
+              conv(b, "conv2", "x", "c2");
+              b.node("Add", {"c1", "c2"}, {"s1"});
+              b.node("Relu", {"s1"}, {"y1"});
+              OnnxBuilder::setInts(b.node("Conv", {"x", "conv3_w"}, {"c3"}, "conv3"), "pads", {1, 1, 1, 1});
+              b.node("Add", {"r", "c3"}, {"s2"});
+              b.node("Sigmoid", {"s2"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 7, 3, {{"FusedConv", 2}, {"Add", 0}, {"Conv", 1}}}},
+        // An Add that broadcasts (not the Conv's shape) stays; an Add whose sum is also a graph
+        // output is fused without the Relu after it (the fused node writes the sum).
+        {"fuse-conv-add-partial",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).input("r", {1, 4, 8, 8}).output("y1", {1, 4, 8, 8}).output("y2", {1, 4, 8, 8})
+                  .output("s2", {1, 4, 8, 8});
+              convParams(b, "conv1", 4, 3, 1);
+              convParams(b, "conv2", 4, 3, 2);
+              randomInitializer(b, "shift", {4, 1, 1}, -1, 1, 3);
+              conv(b, "conv1", "x", "c1");
+              b.node("Add", {"c1", "shift"}, {"s1"});
+              b.node("Relu", {"s1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("Add", {"c2", "r"}, {"s2"});
+              b.node("Relu", {"s2"}, {"y2"});
+              return b;
+          },
+          "fuse-conv-activation", 6, 5, {{"FusedConv", 1}, {"Add", 1}, {"Relu", 2}}}},
         // Must not fire: the Conv's output is also a graph output; the Clip's bound is not constant.
         {"fuse-conv-activation-must-not-fire",
          {[] {
@@ -385,6 +422,57 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-activation", 4, 4, {{"FusedConv", 0}}}},
+        // Pads of zeros: into an AveragePool (which then counts the padded cells), into a
+        // Conv (pads added to its own), and a Pad of nothing before a MaxPool dropped.
+        {"fuse-pad",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y1", {1, 3, 8, 8}).output("y2", {1, 4, 10, 10})
+                  .output("y3", {1, 3, 4, 4});
+              b.initializerInt64("one", {0, 0, 1, 1, 0, 0, 1, 1});
+              b.initializerInt64("none", {0, 0, 0, 0, 0, 0, 0, 0});
+              b.node("Pad", {"x", "one"}, {"p1"});
+              auto& avg = b.node("AveragePool", {"p1"}, {"y1"});
+              OnnxBuilder::setInts(avg, "kernel_shape", {3, 3});
+              b.node("Pad", {"x", "one"}, {"p2"});
+              convParams(b, "conv", 4, 3, 1);
+              conv(b, "conv", "p2", "y2");
+              b.node("Pad", {"x", "none"}, {"p3"});
+              auto& max = b.node("MaxPool", {"p3"}, {"y3"});
+              OnnxBuilder::setInts(max, "kernel_shape", {2, 2});
+              OnnxBuilder::setInts(max, "strides", {2, 2});
+              return b;
+          },
+          "fuse-pad", 6, 3, {{"Pad", 0}, {"AveragePool", 1}, {"Conv", 1}}}},
+        // Must not fire: a Pad of ones, a reflecting Pad, a Pad of the channels, a Pad
+        // before an AveragePool with pads of its own it does not count, and one before a MaxPool.
+        {"fuse-pad-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y1", {1, 3, 8, 8}).output("y2", {1, 3, 8, 8})
+                  .output("y3", {1, 5, 8, 8}).output("y4", {1, 3, 10, 10}).output("y5", {1, 3, 8, 8});
+              b.initializerInt64("one", {0, 0, 1, 1, 0, 0, 1, 1});
+              b.initializerInt64("channels", {0, 1, 0, 0, 0, 1, 0, 0});
+              scalarFloat(b, "fill", 1.0f);
+              b.node("Pad", {"x", "one", "fill"}, {"p1"});
+              OnnxBuilder::setInts(b.node("AveragePool", {"p1"}, {"y1"}), "kernel_shape", {3, 3});
+              auto& reflect = b.node("Pad", {"x", "one"}, {"p2"});
+              auto* mode = reflect.add_attribute();
+              mode->set_name("mode");
+              mode->set_type(onnx::AttributeProto::STRING);
+              mode->set_s("reflect");
+              OnnxBuilder::setInts(b.node("AveragePool", {"p2"}, {"y2"}), "kernel_shape", {3, 3});
+              b.node("Pad", {"x", "channels"}, {"p3"});
+              OnnxBuilder::setInts(b.node("AveragePool", {"p3"}, {"y3"}), "kernel_shape", {1, 1});
+              b.node("Pad", {"x", "one"}, {"p4"});
+              auto& avg = b.node("AveragePool", {"p4"}, {"y4"});
+              OnnxBuilder::setInts(avg, "kernel_shape", {3, 3});
+              OnnxBuilder::setInts(avg, "pads", {1, 1, 1, 1});
+              b.node("Pad", {"x", "one"}, {"p5"});
+              OnnxBuilder::setInts(b.node("MaxPool", {"p5"}, {"y5"}), "kernel_shape", {3, 3});
+              return b;
+          },
+          "fuse-pad", 10, 10, {{"Pad", 5}}}},
         // MatMul + Add of a constant row: Gemm.
         {"fuse-matmul-add",
          {[] {

@@ -124,9 +124,11 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
         }
         DisplayItem item;
         item.node = node.id;
-        if (node.domain == kRamielDomain && node.opType == kFusedConv)
-            item.title = clipped("Conv+" + node.attrString("activation", "?"));  // what it stands for
-        else
+        if (node.domain == kRamielDomain && node.opType == kFusedConv) {  // what it stands for
+            const std::string act = node.attrString("activation", "");
+            const bool sum = node.input(3) != kNone;
+            item.title = clipped(std::string("Conv") + (sum ? "+Add" : "") + (act.empty() ? (sum ? "" : "+?") : "+" + act));
+        } else
             item.title = clipped(node.domain.empty() ? node.opType : node.domain + "." + node.opType);
         if (showNames)
             item.subtitle = clipped(node.name);

@@ -278,13 +278,17 @@ const std::map<std::string, Lowering>& lowerings()
     static const std::map<std::string, Lowering> table = [] {
         std::map<std::string, Lowering> r;
         r["Conv"] = [](const Context& c) { return conv(c); };
-        // Ramiel's fused convolution (fuse-conv-activation): the convolution, then its activation.
+        // Ramiel's fused convolution (fuse-conv-activation): the convolution, plus its summand
+        // where it has one, then its activation.
         r[kFusedConv] = [](const Context& c) {
             const std::string act = c.node.attrString("activation", "");
+            const bool sum = c.has(3);
             bool fused = false;
-            const E y = conv(c, act == "Relu" ? &fused : nullptr);
+            const E y = sum ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, act == "Relu" ? &fused : nullptr);
             const Attribute* p = c.node.attr("activation_params");
             const std::vector<float> params = p ? p->floats : std::vector<float>{};
+            if (act.empty() && sum)
+                return y;
             if (act == "Relu")
                 return fused ? y : E::call("relu", {y});
             if (act == "Sigmoid")

@@ -10,8 +10,10 @@ namespace ramiel {
 inline constexpr const char* kRamielDomain = "ai.ramiel";
 
 // FusedConv: ONNX Conv (same inputs and attributes) followed by an activation
-// applied to its output in place. Attributes as ONNX Runtime's
-// com.microsoft.FusedConv names them:
+// applied to its output in place; an optional fourth input Z (the output's
+// shape) is added to the convolution's output before the activation, as in
+// ONNX Runtime's com.microsoft.FusedConv. Attributes as that operator names them
+// (with a summand, the activation may be absent: the sum is the output):
 //   activation        "Relu", "LeakyRelu", "Sigmoid", "HardSwish" or "Clip"
 //   activation_params LeakyRelu: [alpha]; Clip: [min, max]; others: none
 inline constexpr const char* kFusedConv = "FusedConv";

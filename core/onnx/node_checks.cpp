@@ -266,8 +266,10 @@ private:
     // Arity, empty required inputs and outputs, attributes. `extra`: attributes
     // beyond the schema's (Ramiel's own), already checked by the caller.
     // `newer`: the schema may be older than the node's opset: only the minimum
-    // counts and the types of the attributes it defines are checked.
-    void checkAgainst(const OpSchema& schema, const std::set<std::string>& extra, bool newer = false)
+    // counts and the types of the attributes it defines are checked. `moreInputs`:
+    // inputs the node may have past the schema's (FusedConv's summand).
+    void checkAgainst(const OpSchema& schema, const std::set<std::string>& extra, bool newer = false,
+                      int moreInputs = 0)
     {
         auto range = [](int lo, int hi) {
             if (hi == INT_MAX)
@@ -277,9 +279,9 @@ private:
             return std::to_string(lo) + " to " + std::to_string(hi);
         };
         const int ins = int(n_.inputs.size()), outs = int(n_.outputs.size());
-        if (ins < schema.min_input() || (!newer && ins > schema.max_input()))
+        if (ins < schema.min_input() || (!newer && ins > schema.max_input() + moreInputs))
             return fail("has " + std::to_string(ins) + (ins == 1 ? " input" : " inputs") + ", the operator takes " +
-                        range(schema.min_input(), schema.max_input()));
+                        range(schema.min_input(), schema.max_input() + moreInputs));
         if (outs < schema.min_output() || (!newer && outs > schema.max_output()))
             return fail("has " + std::to_string(outs) + (outs == 1 ? " output" : " outputs") +
                         ", the operator produces " + range(schema.min_output(), schema.max_output()));
@@ -316,7 +318,8 @@ private:
                 return fail("lacks the required attribute '" + name + "'");
     }
 
-    // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus the activation.
+    // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
+    // fourth input, the summand, and the activation.
     void checkRamielOperator()
     {
         if (n_.opType != kFusedConv)
@@ -326,8 +329,16 @@ private:
         if (!conv)
             return fail("no Conv schema to check it against");
         const Attribute* act = n_.attr("activation");
-        if (!act)
+        const bool summand = n_.inputs.size() > 3;
+        if (!act && !summand)
             return fail("lacks the required attribute 'activation'");
+        if (summand && n_.inputs[3] == kNone)
+            return fail("input 3 (the summand) is left empty");
+        if (!act) {  // a convolution plus its summand alone
+            if (n_.attr("activation_params"))
+                return fail("has activation_params but no activation");
+            return checkAgainst(*conv, {"activation_params"}, false, 1);
+        }
         if (act->kind != Attribute::Kind::String)
             return fail("attribute 'activation' is " + std::string(kindName(act->kind)) + ", it needs a string");
         size_t params = 0;
@@ -344,7 +355,7 @@ private:
         if (given != params)
             return fail("activation " + act->s + " takes " + std::to_string(params) + " activation_params, " +
                         std::to_string(given) + " given");
-        checkAgainst(*conv, {"activation", "activation_params"});
+        checkAgainst(*conv, {"activation", "activation_params"}, false, 1);
     }
 
     // --- what the runtime and the code generators assume

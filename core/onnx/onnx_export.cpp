@@ -8,6 +8,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cstring>
@@ -104,7 +105,7 @@ struct Exporter {
         }
     }
 
-    // ai.ramiel.FusedConv -> Conv + its activation.
+    // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation.
     void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
         auto unique = [&](const std::string& base) {
@@ -123,8 +124,9 @@ struct Exporter {
         auto* conv = gp.add_node();
         conv->set_op_type("Conv");
         conv->set_name(n.name);
-        for (ValueId v : n.inputs)
-            conv->add_input(v == kNone ? std::string() : g.value(v).name);
+        const size_t convInputs = n.inputs.size() > 2 && n.inputs[2] == kNone ? 2 : std::min<size_t>(n.inputs.size(), 3);
+        for (size_t i = 0; i < convInputs; ++i)
+            conv->add_input(n.inputs[i] == kNone ? std::string() : g.value(n.inputs[i]).name);
         conv->add_output(pre);
         for (const Attribute& a : n.attributes)
             if (a.name != "activation" && a.name != "activation_params")
@@ -133,11 +135,27 @@ struct Exporter {
         info->set_name(pre);
         if (y.type.dtype != DataType::Undefined)
             type(y.type, *info->mutable_type());
+        std::string activationInput = pre;
+        if (n.inputs.size() > 3 && n.inputs[3] != kNone) {
+            activationInput = activation.empty() ? y.name : unique(y.name + "_sum");
+            auto* add = gp.add_node();
+            add->set_op_type("Add");
+            add->set_name(unique(n.name + "_Add"));
+            add->add_input(pre);
+            add->add_input(g.value(n.inputs[3]).name);
+            add->add_output(activationInput);
+            if (activation.empty())
+                return;  // the sum is the output
+            auto* sumInfo = gp.add_value_info();
+            sumInfo->set_name(activationInput);
+            if (y.type.dtype != DataType::Undefined)
+                type(y.type, *sumInfo->mutable_type());
+        }
 
         auto* act = gp.add_node();
         act->set_op_type(activation);
         act->set_name(unique(n.name + "_" + activation));
-        act->add_input(pre);
+        act->add_input(activationInput);
         act->add_output(y.name);
         if (activation == "LeakyRelu" && params.size() == 1) {
             auto* a = act->add_attribute();

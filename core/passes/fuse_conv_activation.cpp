@@ -1,14 +1,18 @@
 // Conv followed by Relu, LeakyRelu, Sigmoid, HardSwish or Clip becomes one
 // ai.ramiel FusedConv node (core/ir/fused_ops.h): the runtime applies the
 // activation in place on the convolution's fresh output, saving a node, a
-// tensor and a pass over memory. Fires only when the Conv's output feeds the
-// activation alone.
+// tensor and a pass over memory. So does Conv -> Add of a value of the same
+// shape (-> activation) at a residual block's end, the Add's other input
+// becoming the FusedConv's summand. Fires only when the Conv's output feeds
+// the activation (or the Add) alone, and the Add's output the activation alone
+// (else the Add is fused without it).
 #include "core/ir/fused_ops.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 
 #include <algorithm>
 #include <cfloat>
+#include <optional>
 
 namespace ramiel::passes {
 
@@ -48,6 +52,29 @@ std::optional<std::pair<std::string, std::vector<float>>> activationOf(const Gra
     return std::nullopt;
 }
 
+// Both shapes known (every dimension a number or a named symbol) and equal.
+bool sameShape(const Graph& g, ValueId a, ValueId b)
+{
+    const auto& x = g.value(a).type.shape;
+    const auto& y = g.value(b).type.shape;
+    if (!x || !y || !(*x == *y))
+        return false;
+    return std::all_of(x->dims.begin(), x->dims.end(), [](const Dim& d) { return d.isKnown() || !d.symbol.empty(); });
+}
+
+// The summand when `add` adds a value of x's shape to x (and nothing else).
+ValueId summandOf(const Graph& g, const Node& add, ValueId x)
+{
+    if (add.opType != "Add" || !add.domain.empty() || add.inputs.size() != 2 || add.outputs.size() != 1 ||
+        add.outputs[0] == kNone)
+        return kNone;
+    const ValueId z = add.inputs[0] == x ? add.inputs[1] : add.inputs[1] == x ? add.inputs[0] : kNone;
+    if (z == kNone || z == x || g.value(z).type.dtype != DataType::Float || !sameShape(g, z, x) ||
+        !sameShape(g, add.outputs[0], x))
+        return kNone;
+    return z;
+}
+
 class FuseConvActivationPass final : public Pass {
 public:
     PassStats run(Model& model, const PassContext&) override
@@ -55,32 +82,58 @@ public:
         Graph& g = model.graph;
         GraphEditor edit(g);
         PassStats stats;
+        int activations = 0, sums = 0;
         for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
             const Node& conv = g.node(id);
             if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 || conv.outputs[0] == kNone)
                 continue;
             const ValueId x = conv.outputs[0];
             const DataType type = g.value(x).type.dtype;
-            const NodeId actId = edit.soleConsumer(x);
+            NodeId actId = edit.soleConsumer(x);
             if (actId == kNone || edit.readBySubgraph(x) || (type != DataType::Float && type != DataType::Undefined))
                 continue;
-            const Node& act = g.node(actId);
-            const auto activation = activationOf(g, act);
-            if (!activation || act.input(0) != x)
+            // Conv -> Add (-> activation): the Add's other input becomes the summand.
+            const NodeId addId = actId;
+            const ValueId z = summandOf(g, g.node(addId), x);
+            ValueId actInput = x;
+            if (z != kNone) {
+                actInput = g.node(addId).outputs[0];
+                actId = edit.readBySubgraph(actInput) ? kNone : edit.soleConsumer(actInput);
+            }
+            std::optional<std::pair<std::string, std::vector<float>>> activation;
+            if (actId != kNone && g.node(actId).input(0) == actInput)
+                activation = activationOf(g, g.node(actId));
+            if (!activation && z == kNone)
                 continue;
-            const ValueId y = act.outputs[0];
-            edit.removeNode(actId);
+            // Without an activation the fused node writes the sum itself (same name, any readers).
+            const ValueId y = activation ? g.node(actId).outputs[0] : actInput;
+            if (activation)
+                edit.removeNode(actId);
+            if (z != kNone) {
+                edit.removeNode(addId);
+                if (activation)
+                    edit.dropIfUnused(actInput);
+                if (g.node(id).inputs.size() < 3)
+                    g.node(id).inputs.resize(3, kNone);
+                edit.setInput(id, 3, z);
+                ++stats.removed;
+                ++sums;
+            }
             Node& fused = g.node(id);
             fused.domain = kRamielDomain;
             fused.opType = kFusedConv;
             fused.opset = 1;
             fused.schemaKnown = false;
-            Attribute a;
-            a.name = "activation";
-            a.kind = Attribute::Kind::String;
-            a.s = activation->first;
-            fused.attributes.push_back(a);
-            if (!activation->second.empty()) {
+            if (activation) {
+                Attribute a;
+                a.name = "activation";
+                a.kind = Attribute::Kind::String;
+                a.s = activation->first;
+                fused.attributes.push_back(a);
+                ++stats.removed;
+                ++activations;
+            }
+            if (activation && !activation->second.empty()) {
                 Attribute p;
                 p.name = "activation_params";
                 p.kind = Attribute::Kind::Floats;
@@ -89,12 +142,12 @@ public:
             }
             edit.setOutput(id, 0, y);
             ++stats.fused;
-            ++stats.removed;
         }
         edit.commit();
         if (stats.fused && model.opsetVersion(kRamielDomain) == 0)
             model.opsets.push_back({kRamielDomain, 1});
-        stats.detail = "fused " + std::to_string(stats.fused) + " activations into convolutions";
+        stats.detail = "fused " + std::to_string(activations) + " activations and " + std::to_string(sums) +
+                       " residual Adds into convolutions";
         return stats;
     }
 };

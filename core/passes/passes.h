@@ -10,6 +10,7 @@ namespace ramiel::passes {
 std::unique_ptr<Pass> makeEliminateIdentityPass();
 std::unique_ptr<Pass> makeFoldConstantsPass();
 std::unique_ptr<Pass> makeDeadCodePass();
+std::unique_ptr<Pass> makeFusePadPass();
 std::unique_ptr<Pass> makeFuseConvBatchNormPass();
 std::unique_ptr<Pass> makeFuseConvActivationPass();
 std::unique_ptr<Pass> makeFuseMatMulAddPass();

@@ -102,7 +102,7 @@ std::optional<Kind> candidateKind(const Graph& g, const Node& n)
         const std::string act = n.attrString("activation", "");
         const Attribute* p = n.attr("activation_params");
         const bool exact = act == "Relu" || (act == "Clip" && p && p->floats.size() == 2 && p->floats[0] == 0.0f);
-        if (exact && shape && shape->rank() == 4 && floatConstant(g, n.input(1)) &&
+        if (exact && n.inputs.size() <= 3 && shape && shape->rank() == 4 && floatConstant(g, n.input(1)) &&
             (n.input(2) == kNone || floatConstant(g, n.input(2))))
             return Kind::Conv;
     } else if (n.domain.empty() && n.opType == "Gemm") {

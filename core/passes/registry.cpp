@@ -24,12 +24,15 @@ const std::vector<PassInfo>& registeredPasses()
          true, {}, makeFoldConstantsPass},
         // After folding: a folded shape chain leaves its Shape nodes unread.
         {"dce", "Remove nodes and initializers that reach no graph output", true, {}, makeDeadCodePass},
+        // After folding: Pad's pads come from Constant nodes.
+        {"fuse-pad", "Fold a Pad of zeros into the next Conv or AveragePool's pads; drop Pads that pad nothing", true,
+         {}, makeFusePadPass},
         {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {},
          makeFuseConvBatchNormPass},
         // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
         // BatchNormalization is folded.
         {"fuse-conv-activation",
-         "Run Conv + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
+         "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
         {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
          makeFuseMatMulAddPass},

@@ -139,7 +139,8 @@ private:
     std::vector<std::pair<std::pair<std::vector<int64_t>, int>, c10::IValue>> packings_;  // by (sizes, threads)
 };
 
-// The activation a convolution applies to its output inside the primitive.
+// The activation a convolution applies to its output inside the primitive
+// (after the summand, where a FusedConv has one).
 struct ConvActivation {
     enum Kind { None, Relu, LeakyRelu, Clip } kind = None;
     float a = 0.0f, b = 0.0f;  // LeakyRelu: alpha; Clip: lower and upper bounds
@@ -159,21 +160,35 @@ struct ConvActivation {
 // a primitive; each run passes its own scratchpad.
 class OneDnnConvolution {
 public:
-    OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act)
-        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act)
+    // `sum`: a summand of the output's shape is added before the activation: it
+    // is copied into the output, which the primitive then accumulates into (a
+    // `sum` post-op; a `binary` add post-op reading the summand where it lies
+    // made oneDNN leave its brgemm kernels for slower ones, docs/runtime.md).
+    OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act, bool sum)
+        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act), sum_(sum)
     {
     }
 
     // x: float, 4-D, channels-last; pads as the window has them (asymmetric ones too).
-    at::Tensor operator()(const at::Tensor& x, const Window& win)
+    // z: the summand where the convolution has one, float; an undefined result
+    // when z is not of the output's sizes (the caller then adds it itself).
+    at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
         const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win);
+        at::Tensor summand;
+        if (sum_) {
+            if (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p->outSizes))
+                return at::Tensor();
+            summand = z.contiguous(at::MemoryFormat::ChannelsLast);
+        }
         at::Tensor y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         const dnnl::engine& eng = engine();
         std::unordered_map<int, dnnl::memory> args{
             {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
             {DNNL_ARG_WEIGHTS, p->weights},
             {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
+        if (sum_)
+            y.copy_(summand);
         if (bias_.defined())
             args.emplace(DNNL_ARG_BIAS, p->bias);
         at::Tensor scratch;
@@ -244,6 +259,8 @@ private:
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         dnnl::post_ops ops;
+        if (sum_)
+            ops.append_sum(1.0f);
         if (act_.kind == ConvActivation::Relu)
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
         else if (act_.kind == ConvActivation::LeakyRelu)
@@ -276,16 +293,19 @@ private:
     at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous
     int64_t groups_;
     ConvActivation act_;
+    bool sum_;
     std::mutex mutex_;
     std::vector<std::shared_ptr<const Primitive>> primitives_;
 };
 #endif
 
-// A convolution, then its activation `act` (fused into oneDNN's primitive where
-// a prepacked path applies it; otherwise applied in place on the output).
+// A convolution, plus its summand (a FusedConv's fourth input) where it has
+// one, then its activation `act` (fused into oneDNN's primitive where a
+// prepacked path applies it; otherwise applied in place on the output).
 Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 {
     const Node n = c.node;
+    const bool sum = c.hasInput(3);
     const int64_t groups = n.attrInt("group", 1);
     auto kernelAttr = n.attrInts("kernel_shape");
     // 2-D convolutions run channels-last: oneDNN's layout, also on one thread,
@@ -303,12 +323,12 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 #if RAMIEL_HAVE_DNNL
     std::shared_ptr<OneDnnConvolution> direct;
     if (packable) {
-        direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act);
+        direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act, sum);
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
 #endif
     std::shared_ptr<PackedConvolution> packed;
-    if (packable && !weight.is_same(c.constants[1]) && PackedConvolution::available() &&
+    if (packable && !sum && !weight.is_same(c.constants[1]) && PackedConvolution::available() &&
         (act.kind == ConvActivation::None || act.kind == ConvActivation::Relu)) {
         packed = std::make_shared<PackedConvolution>(channelsLastStrided(c.constants[1]), bias, groups,
                                                      act.kind == ConvActivation::Relu);
@@ -320,9 +340,11 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
         at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
 #if RAMIEL_HAVE_DNNL
+        const at::Tensor z = sum && in.size() > 3 ? in[3] : at::Tensor();
         if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
-            out[0] = (*direct)(x, win);  // asymmetric pads included
-            return;
+            out[0] = (*direct)(x, win, z);  // asymmetric pads included
+            if (out[0].defined())
+                return;
         }
 #endif
         if (!win.symmetric()) {
@@ -338,6 +360,8 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         }
         out[0] = at::convolution(x, w, b, win.strides, win.padBegin, win.dilations, false,
                                  std::vector<int64_t>(win.padBegin.size(), 0), groups);
+        if (z.defined())
+            out[0] = out[0] + z;
         switch (act.kind) {
         case ConvActivation::None: break;
         case ConvActivation::Relu: at::relu_(out[0]); break;
@@ -359,6 +383,8 @@ Kernel fusedConvKernel(const KernelContext& c)
     const std::string activation = c.node.attrString("activation", "");
     const Attribute* paramsAttr = c.node.attr("activation_params");
     const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
+    if (activation.empty() && c.hasInput(3))
+        return convolutionKernel(c, {});  // the convolution plus its summand
     if (activation == "Relu")
         return convolutionKernel(c, {ConvActivation::Relu});
     if (activation == "LeakyRelu" && params.size() == 1)
