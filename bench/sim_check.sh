@@ -27,7 +27,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 echo "# sim_check: $(date -u '+%Y-%m-%d %H:%M UTC'), P = $P, B = $batch, d = $degree, $algo, default passes, $runs runs each; load$(uptime | sed 's/.*load average://')"
-printf '%-14s | %-30s | %9s %19s | %9s | %7s\n' model configuration measured "p25-p75" simulated error
+printf '%-14s | %-38s | %9s %19s | %9s | %7s\n' model configuration measured "p25-p75" simulated error
 for f in "${models[@]}"; do
   "$ramiel" bench "$f" -p "$P" -b "$batch" -d "$degree" -a "$algo" --passes default --hybrid --runs "$runs" --json \
     > "$scratch/b.json" 2> /dev/null
@@ -40,7 +40,7 @@ for r in json.load(open(sys.argv[2]))['runs']:
                                                  'up to ' if r['configuration'] == 'hybrid' else '', t, '' if t == 1 else 's')
     sim = r.get('simulated_ms')
     err = '%+6.1f%%' % (100 * (sim - r['median_ms']) / r['median_ms']) if sim else 'n/a'
-    print('%-14s | %-30s | %9.2f %9.2f-%9.2f | %9s | %7s' % (name, what, r['median_ms'], r['p25_ms'], r['p75_ms'],
+    print('%-14s | %-38s | %9.2f %9.2f-%9.2f | %9s | %7s' % (name, what, r['median_ms'], r['p25_ms'], r['p75_ms'],
                                                           '%.2f' % sim if sim else 'n/a', err))
 PY
 done
