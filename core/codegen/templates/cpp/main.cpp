@@ -154,6 +154,16 @@ int run(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+#if defined(__GLIBC__)
+    // Huge pages for the heap, as Ramiel's CLI runs (activations and packed weights span tens of
+    // megabytes; with 4 KiB pages the TLB misses show). glibc reads this tunable only when a
+    // process starts, so the program starts itself once more with it; a GLIBC_TUNABLES of your
+    // own is kept, and where the start fails the program runs as it is.
+    if (!std::getenv("GLIBC_TUNABLES")) {
+        setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+        execv("/proc/self/exe", argv);
+    }
+#endif
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {

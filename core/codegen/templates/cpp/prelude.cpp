@@ -12,6 +12,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -20,6 +21,9 @@
 #include <limits>
 #if __has_include(<malloc.h>)
 #include <malloc.h>
+#endif
+#if __has_include(<unistd.h>)
+#include <unistd.h>
 #endif
 #include <map>
 #include <memory>
