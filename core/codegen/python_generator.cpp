@@ -315,7 +315,9 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "y = net.forward_parallel(x)     # the schedule, on " << s.clusters.size() << " threads\n"
           << "```\n\n"
           << "Convolutions and max pooling run as oneDNN primitives made once each, through ctypes in the\n"
-          << "`libdnnl.so.2` (oneDNN 2) that libtorch runs on; without it, through PyTorch's operators.\n";
+          << "`libdnnl.so.2` (oneDNN 2) that libtorch runs on; without it, through PyTorch's operators.\n"
+          << "`run.py` starts itself with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for the heap,\n"
+          << "a few per cent faster); start your own program with it for the same.\n";
     } else {
         o << "| file | what |\n|---|---|\n"
           << "| `main.cpp` | the model (`forward()` serial, `forwardParallel()` the schedule) and a benchmark `main()` |\n"
@@ -329,7 +331,8 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "Convolutions and max pooling run as oneDNN primitives made once each, through oneDNN's own\n"
           << "API: CMake looks for its headers (Debian: `libdnnl-dev`, the oneDNN that libtorch links).\n"
           << "Without them, or with `-DMODEL_USE_ONEDNN=OFF`, they run through libtorch's operators,\n"
-          << "which are slower (GoogLeNet at batch 1, one thread: 18.5 against 16.1 ms).\n";
+          << "which are slower (GoogLeNet at batch 1, one thread: 18.5 against 16.1 ms). `model` starts\n"
+          << "itself with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for the heap) unless it is set.\n";
     }
     return o.str();
 }
