@@ -129,12 +129,12 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
     c.series = {serialSeries(1), serialSeries(P),
                 scheduleSeries(c.parallel->plan.schedule.clusters.size() > 1 ? "parallel" : "one worker",
                                c.parallel->plan.schedule)};
-    c.timed = {{"serial on 1 thread", 1, nullptr},
-               {"serial on " + std::to_string(P) + " threads", P, nullptr},
-               {"the parallel schedule", 1, &c.parallel->plan.schedule}};
+    c.timed = {{"serial on 1 thread", 1, nullptr, {}},
+               {"serial on " + std::to_string(P) + " threads", P, nullptr, {}},
+               {"the parallel schedule", 1, &c.parallel->plan.schedule, {}}};
     if (c.hybrid->plan.hybrid.applied()) {
         c.series.push_back(scheduleSeries("hybrid", c.hybrid->plan.schedule));
-        c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule});
+        c.timed.push_back({"the hybrid schedule", 1, &c.hybrid->plan.schedule, {}});
     }
     if (sameProcess) {
         c.executors.push_back(compiled.serialExecutor(1));
@@ -155,12 +155,12 @@ Configurations configuredConfigurations(const pipeline::RunConfig& config, const
     c.costSource = "no";
     c.configured = pipeline::scheduleFor(config, prepared, file);
     c.series = {serialSeries(1), serialSeries(P)};
-    c.timed = {{"serial on 1 thread", 1, nullptr}, {"serial on " + std::to_string(P) + " threads", P, nullptr}};
+    c.timed = {{"serial on 1 thread", 1, nullptr, {}}, {"serial on " + std::to_string(P) + " threads", P, nullptr, {}}};
     if (config.serial() && (config.serialThreads == 1 || config.serialThreads == P))
         return c;
     const Schedule& s = *c.configured;
     c.series.push_back(scheduleSeries(config.title(), s));
-    c.timed.push_back({config.label(), 1, &*c.configured});
+    c.timed.push_back({config.label(), 1, &*c.configured, {}});
     return c;
 }
 
