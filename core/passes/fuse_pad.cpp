@@ -55,36 +55,29 @@ std::optional<std::vector<int64_t>> zeroPadOf(const Graph& g, const Node& pad)
     return spatial;
 }
 
-Attribute* mutableAttr(Node& n, const std::string& name)
+// The node's attribute of this name, appended (empty) when it has none.
+Attribute& attributeFor(Node& n, const std::string& name)
 {
     for (Attribute& a : n.attributes)
         if (a.name == name)
-            return &a;
-    return nullptr;
+            return a;
+    n.attributes.push_back({});
+    n.attributes.back().name = name;
+    return n.attributes.back();
 }
 
 void setInts(Node& n, const std::string& name, std::vector<int64_t> values)
 {
-    Attribute* a = mutableAttr(n, name);
-    if (!a) {
-        n.attributes.push_back({});
-        a = &n.attributes.back();
-        a->name = name;
-    }
-    a->kind = Attribute::Kind::Ints;
-    a->ints = std::move(values);
+    Attribute& a = attributeFor(n, name);
+    a.kind = Attribute::Kind::Ints;
+    a.ints = std::move(values);
 }
 
 void setInt(Node& n, const std::string& name, int64_t value)
 {
-    Attribute* a = mutableAttr(n, name);
-    if (!a) {
-        n.attributes.push_back({});
-        a = &n.attributes.back();
-        a->name = name;
-    }
-    a->kind = Attribute::Kind::Int;
-    a->i = value;
+    Attribute& a = attributeFor(n, name);
+    a.kind = Attribute::Kind::Int;
+    a.i = value;
 }
 
 // The consumer's pads with `extra` added, when it can take them exactly.
