@@ -77,12 +77,11 @@ Command addExportCommand(CLI::App& app)
                     schedule = planned->plan.schedule;
                     bound = planned->bound;
                 }
-                const Plan plan{schedule};
                 const int workers = int(schedule.clusters.size());
                 CodegenRequest request;
                 request.model = &prepared->model;
                 request.topo = &prepared->topo;
-                request.schedule = &plan.schedule;
+                request.schedule = &schedule;
                 request.language = language;
                 request.outputDir = opts->outputDir;
                 request.bound = bound;
@@ -98,7 +97,7 @@ Command addExportCommand(CLI::App& app)
                     std::cout << nlohmann::json{{"schema", "ramiel.export/1"},
                                                 {"model", prepared->path},
                                                 {"language", opts->language},
-                                                {"clusters", plan.schedule.clusters.size()},
+                                                {"clusters", schedule.clusters.size()},
                                                 {"slots", r.slots},
                                                 {"weights", r.weights},
                                                 {"weight_bytes", r.weightBytes},
@@ -110,7 +109,7 @@ Command addExportCommand(CLI::App& app)
                 }
                 std::cout << printable(prepared->path) << ": " << opts->language << " code for " << s.algorithm << " on "
                           << workers << " workers, batch " << s.batch << ", " << s.degree
-                          << (s.degree == 1 ? " copy" : " copies") << ": " << plan.schedule.clusters.size()
+                          << (s.degree == 1 ? " copy" : " copies") << ": " << schedule.clusters.size()
                           << " clusters, " << r.slots << " cross-cluster values, " << r.weights << " weights ("
                           << formatQuantity(double(r.weightBytes), "B") << "); speedup bound "
                           << formatFixed(bound, 2) << "x\n";
