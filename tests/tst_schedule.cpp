@@ -5,6 +5,7 @@
 #include "core/ir/synthetic.h"
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/scheduler.h"
+#include "core/schedule/thread_choice.h"
 #include "core/util/error.h"
 #include "test_support.h"
 
@@ -305,6 +306,41 @@ private Q_SLOTS:
                     held += plan.schedule.threadsOf(size_t(g.worker), g.instance);
             QVERIFY2(held <= 2, qPrintable(QString("%1 threads at %2").arg(held).arg(at.start)));
         }
+    }
+
+    // Chain A -> B -> C on one worker that starts on 2 threads; on 1 and 2 threads A and
+    // C cost 4 and 2, B 1 and 1.2. A change of count costs the hand-off latency (no
+    // edge bytes here): B goes to one thread only when that saves more than two switches.
+    void threadSwitchesAreCosted_data()
+    {
+        QTest::addColumn<double>("latency");
+        QTest::addColumn<int>("mostForB");
+        QTest::addColumn<QVector<int>>("chosen");
+        QTest::addColumn<double>("makespan");
+        QTest::newRow("switches free") << 0.0 << 2 << QVector<int>{2, 1, 2} << 5.0;
+        QTest::newRow("switches dearer than the gain") << 0.5 << 2 << QVector<int>{2, 2, 2} << 5.2;
+        QTest::newRow("B kept to one thread") << 0.5 << 1 << QVector<int>{2, 1, 2} << 6.0;
+    }
+    void threadSwitchesAreCosted()
+    {
+        QFETCH(double, latency);
+        QFETCH(int, mostForB);
+        QFETCH(QVector<int>, chosen);
+        QFETCH(double, makespan);
+        HandMade h("A:4 B:1 C:4 ; A>B B>C", latency);
+        h.costs->setThreadedSeconds(2, {2, 1.2, 2}, 1);
+        const auto id = [&](const char* n) { return h.spec.id.at(n); };
+        const std::vector<int> got =
+            chooseThreads({{id("A"), 1, 2}, {id("B"), 1, mostForB}, {id("C"), 1, 2}}, *h.costs, 2);
+        QCOMPARE(QVector<int>(got.begin(), got.end()), chosen);
+
+        Plan plan = planSchedule(h.problem(1), "serial");
+        plan.schedule.workerThreads = {2};
+        plan.schedule.threads.assign(3, 0);
+        const char* names[] = {"A", "B", "C"};
+        for (size_t k = 0; k < 3; ++k)
+            plan.schedule.threads[size_t(id(names[k]))] = got[k];
+        QVERIFY(close(simulate(plan.schedule, *h.costs).makespan, makespan));
     }
 
     // A division that does not simulate faster leaves the schedule as it was.

@@ -7,6 +7,7 @@
 #include "core/runtime/runtime.h"
 #include "core/schedule/schedule_io.h"
 #include "core/schedule/simulator.h"
+#include "core/schedule/thread_choice.h"
 #include "core/util/error.h"
 #include "onnx_builder.h"
 #include "test_support.h"
@@ -80,11 +81,31 @@ private Q_SLOTS:
         QVERIFY(std::abs(t.node(0, 1, 4) - 4.0) < 1e-9);
         QVERIFY(t.node(1, 1, 4) > 12.0);  // slower still, up to the fitted limit
         QVERIFY(t.node(1, 1, 64) <= 14.0 + 1e-9);
-        QCOMPARE(t.bestThreads(0, 1, 8), 8);
-        QCOMPARE(t.bestThreads(1, 1, 8), 1);
+        QCOMPARE(chooseThreads({{0, 1, 8}}, t, 1), std::vector<int>{8});
+        QCOMPARE(chooseThreads({{1, 1, 8}}, t, 1), std::vector<int>{1});
         // No count measured: no speedup assumed.
         const CostTable plain = table(g, topo);
         QCOMPARE(plain.node(0, 1, 4), 10.0);
+    }
+
+    // A profile's whole-run median beyond its nodes' medians is the executor's own
+    // time: each measured node pays an equal share, on each thread count.
+    void measuredTablesCountTheUntimedShare()
+    {
+        const auto g = test::graphFromSpec("A:10 B:10 ; A>B");
+        const Topology topo = buildTopology(g.graph);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("costs.json").toStdString();
+        std::ofstream(path) << R"({"schema": "ramiel.costs/1", "batch": 1, "threads": 1, "runs": 5,
+            "median_total": 0.014, "nodes": {"A": 0.004, "B": 0.006},
+            "threaded": [{"threads": 2, "runs": 5, "median_total": 0.007, "nodes": {"A": 0.002, "B": 0.004}}]})";
+        const CostTable t = CostTable::fromMeasured(path, g.graph, topo, table(g, topo));
+        QVERIFY(std::abs(t.untimedSeconds(1) - 0.002) < 1e-12);
+        QVERIFY(std::abs(t.node(0, 1) - 0.006) < 1e-12);
+        QVERIFY(std::abs(t.node(1, 1, 2) - 0.0045) < 1e-12);
+        Schedule s = emptySchedule(SchedulingProblem::of(g.graph, topo, t, 1), "test");
+        s.clusters = {{0, 1}};
+        QVERIFY(std::abs(simulate(s, t).makespan - 0.014) < 1e-12);
     }
 
     void simulationCostsItemsAtTheirWorkersThreads()

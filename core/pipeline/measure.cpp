@@ -19,10 +19,11 @@ Costs measureCosts(const PreparedModel& prepared, const PlanSettings& settings, 
     const size_t nodes = prepared.model.graph.nodeCount();
     compiled.setInputs(compiled.randomInputs(samples, 1));
     const MeasuredCosts one = profileNodes(compiled, nodes, samples, runs, 1);
-    CostTable table = CostTable::fromMeasuredSeconds(one.nodeSeconds, samples, *fallback.table, "measured");
+    CostTable table =
+        CostTable::fromMeasuredSeconds(one.nodeSeconds, samples, *fallback.table, "measured", untimedPerNode(one));
     if (problem.workers > 1 && problem.degree == 1) {
         const MeasuredCosts threaded = profileNodes(compiled, nodes, samples, runs, problem.workers);
-        table.setThreadedSeconds(problem.workers, threaded.nodeSeconds, samples);
+        table.setThreadedSeconds(problem.workers, threaded.nodeSeconds, samples, untimedPerNode(threaded));
     }
     Costs out;
     out.table = std::make_shared<const CostTable>(std::move(table));
@@ -44,8 +45,10 @@ Costs measureInContext(const PreparedModel& prepared, const Costs& alone, Execut
                 const size_t n = size_t(schedule.node(i));
                 seconds[n] = inContext.nodeSeconds[n];
             }
+    // The executor's own time per node is taken from the costs measured alone.
     CostTable table = CostTable::fromMeasuredSeconds(byThreads.count(1) ? byThreads.at(1) : std::vector<double>(),
-                                                     batch, *alone.table, "measured in context");
+                                                     batch, *alone.table, "measured in context",
+                                                     alone.table->untimedSeconds(1));
     for (const auto& [threads, seconds] : byThreads)
         table.updateThreadedSeconds(threads, seconds, batch);
     Costs out;

@@ -4,6 +4,7 @@
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/schedule_io.h"
+#include "core/schedule/thread_choice.h"
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -109,9 +110,10 @@ void profileVariant(Variant& v, const TuneOptions& o, int cores, Clock::time_poi
             work -= oneRun * (double(samples) / o.batch);
             const MeasuredCosts m = profileNodes(*compiled, nodes, samples, runs, t, 1);
             if (t == 1)
-                table = CostTable::fromMeasuredSeconds(m.nodeSeconds, samples, *fallback.table, "measured");
+                table = CostTable::fromMeasuredSeconds(m.nodeSeconds, samples, *fallback.table, "measured",
+                                                       untimedPerNode(m));
             else
-                table.setThreadedSeconds(t, m.nodeSeconds, samples);
+                table.setThreadedSeconds(t, m.nodeSeconds, samples, untimedPerNode(m));
             if (progress)
                 progress("profiling", ++step, steps);
         }
@@ -134,16 +136,24 @@ TuneCandidate candidateOf(const Variant& v, const std::string& model, const Plan
     return c;
 }
 
-// Each item on the cheapest thread count up to its worker's.
+// Each worker's items on the thread counts up to its worker's that cost least
+// together, switches included (chooseThreads).
 Schedule withBestNodeThreads(Schedule s, const CostTable& costs)
 {
     if (s.threads.empty())
         s.threads.assign(s.instanceCount(), 0);
     for (size_t c = 0; c < s.clusters.size(); ++c) {
-        const int most = c < s.workerThreads.size() ? s.workerThreads[c] : 1;
+        const int most = c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1;
+        std::vector<InstanceId> own;
+        std::vector<ThreadChoiceItem> items;
         for (InstanceId i : s.clusters[c])
-            if (s.threads[size_t(i)] == 0 && s.owner[size_t(i)] == int32_t(c))
-                s.threads[size_t(i)] = costs.bestThreads(s.node(i), s.samples(i), most);
+            if (s.threads[size_t(i)] == 0 && s.owner[size_t(i)] == int32_t(c)) {
+                own.push_back(i);
+                items.push_back({s.node(i), s.samples(i), most});
+            }
+        const std::vector<int> chosen = chooseThreads(items, costs, most);
+        for (size_t k = 0; k < own.size(); ++k)
+            s.threads[size_t(own[k])] = chosen[k];
     }
     return s;
 }

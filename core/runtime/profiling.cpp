@@ -17,6 +17,16 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double untimedPerNode(const MeasuredCosts& costs)
+{
+    if (costs.nodeSeconds.empty())
+        return 0;
+    double timed = 0;
+    for (double s : costs.nodeSeconds)
+        timed += s;
+    return std::max(0.0, costs.medianTotal - timed) / double(costs.nodeSeconds.size());
+}
+
 MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup)
 {
     const auto executor = model.serialExecutor(threads);

@@ -17,6 +17,10 @@ struct MeasuredCosts {
     double medianTotal = 0;
 };
 
+// The whole run's median less the nodes' medians, per node (at least 0): the
+// executor's own time, which no node's timer sees but every node costs.
+double untimedPerNode(const MeasuredCosts& costs);
+
 // Runs `warmup` + `runs` serial runs of the model's current inputs.
 MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup = 2);
 

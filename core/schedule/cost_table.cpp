@@ -92,21 +92,38 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
         throw Error(ErrorKind::Io, path, "cannot open the measured-cost table");
     nlohmann::json j;
     std::unordered_map<std::string, double> seconds;
-    std::vector<std::pair<int, std::unordered_map<std::string, double>>> threaded;  // by thread count
+    struct Count {
+        int threads;
+        std::unordered_map<std::string, double> seconds;
+        double untimed;
+    };
+    std::vector<Count> threaded;
     double batch = 1;
+    double untimed = 0;
+    // Per node, the whole run's median ("median_total", when given) less the nodes' times.
+    auto untimedOf = [](const nlohmann::json& table, const std::unordered_map<std::string, double>& nodes) {
+        double timed = 0;
+        for (const auto& [name, s] : nodes)
+            timed += s;
+        const double total = table.value("median_total", 0.0);
+        return nodes.empty() || !(total > timed) ? 0.0 : (total - timed) / double(nodes.size());
+    };
     try {
         in >> j;
         batch = j.value("batch", 1.0);
         for (const auto& [name, value] : j.at("nodes").items())
             seconds[name] = value.is_object() ? value.at("seconds").get<double>() : value.get<double>();
+        untimed = untimedOf(j, seconds);
         // "threaded": one table on more threads, or a list of them (one per count).
         if (j.contains("threaded")) {
             const nlohmann::json& list = j.at("threaded").is_array() ? j.at("threaded")
                                                                      : nlohmann::json::array({j.at("threaded")});
             for (const auto& table : list) {
-                threaded.emplace_back(table.at("threads").get<int>(), std::unordered_map<std::string, double>{});
+                Count c{table.at("threads").get<int>(), {}, 0};
                 for (const auto& [name, value] : table.at("nodes").items())
-                    threaded.back().second[name] = value.get<double>();
+                    c.seconds[name] = value.get<double>();
+                c.untimed = untimedOf(table, c.seconds);
+                threaded.push_back(std::move(c));
             }
         }
     } catch (const nlohmann::json::exception& e) {
@@ -123,41 +140,43 @@ CostTable CostTable::fromMeasured(const std::string& path, const Graph& g, const
         else if (missing)
             missing->push_back(g.node(static_cast<NodeId>(i)).name);
     }
-    CostTable t = fromMeasuredSeconds(byNode, int(batch), fallback, path);
+    CostTable t = fromMeasuredSeconds(byNode, int(batch), fallback, path, untimed);
     t.topo_ = &topo;
-    for (const auto& [threads, table] : threaded) {
-        if (threads < 2)
+    for (const Count& c : threaded) {
+        if (c.threads < 2)
             continue;
         std::vector<double> byNodeThreaded(g.nodeCount(), std::nan(""));
         for (size_t i = 0; i < g.nodeCount(); ++i) {
-            const auto it = table.find(g.node(static_cast<NodeId>(i)).name);
-            if (it != table.end() && it->second >= 0)
+            const auto it = c.seconds.find(g.node(static_cast<NodeId>(i)).name);
+            if (it != c.seconds.end() && it->second >= 0)
                 byNodeThreaded[i] = it->second;
         }
-        t.setThreadedSeconds(threads, byNodeThreaded, int(batch));
+        t.setThreadedSeconds(c.threads, byNodeThreaded, int(batch), c.untimed);
     }
     return t;
 }
 
 CostTable CostTable::fromMeasuredSeconds(const std::vector<double>& seconds, int batch, const CostTable& fallback,
-                                         const std::string& source)
+                                         const std::string& source, double untimedSeconds)
 {
     CostTable t = fallback;
     t.source_ = source;
+    t.untimed_ = untimedSeconds;
     for (size_t i = 0; i < seconds.size() && i < t.perSample_.size(); ++i) {
         if (std::isnan(seconds[i]))
             continue;
-        t.fixed_[i] = t.flopSeconds_[i] = t.constSeconds_[i] = t.actSeconds_[i] = 0;
+        t.flopSeconds_[i] = t.constSeconds_[i] = t.actSeconds_[i] = 0;
+        t.fixed_[i] = untimedSeconds;
         t.perSample_[i] = seconds[i] / batch;
     }
     return t;
 }
 
-void CostTable::setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch)
+void CostTable::setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch, double untimedSeconds)
 {
     if (threads <= 1)
         return;
-    Threaded t{threads, std::vector<double>(perSample_.size(), -1.0)};
+    Threaded t{threads, std::vector<double>(perSample_.size(), -1.0), untimedSeconds};
     for (size_t i = 0; i < seconds.size() && i < t.perSample.size(); ++i)
         if (!std::isnan(seconds[i]) && seconds[i] >= 0)
             t.perSample[i] = seconds[i] / batch;
@@ -179,6 +198,16 @@ void CostTable::updateThreadedSeconds(int threads, const std::vector<double>& se
     for (size_t i = 0; i < seconds.size() && i < at->perSample.size(); ++i)
         if (!std::isnan(seconds[i]) && seconds[i] >= 0)
             at->perSample[i] = seconds[i] / batch;
+}
+
+double CostTable::untimedSeconds(int threads) const
+{
+    if (threads <= 1)
+        return untimed_;
+    for (const Threaded& t : threaded_)
+        if (t.threads == threads)
+            return t.untimed;
+    return 0;
 }
 
 std::vector<int> CostTable::threadedCounts() const
@@ -212,7 +241,7 @@ double CostTable::node(NodeId n, int samples, int threads) const
             nearest = &t;
     if (!nearest || one <= 0)
         return one;
-    const double at = samples * nearest->perSample[i];
+    const double at = nearest->untimed + samples * nearest->perSample[i];
     if (nearest->threads == threads)
         return at;
     // Amdahl: t(k) = t(1) · ((1 - f) + f / k), f fitted at the measured count m;
@@ -222,18 +251,12 @@ double CostTable::node(NodeId n, int samples, int threads) const
     return one * ((1.0 - f) + f / threads);
 }
 
-int CostTable::bestThreads(NodeId n, int samples, int maxThreads) const
+double CostTable::threadSwitch(NodeId to, int samples) const
 {
-    int best = 1;
-    double cheapest = node(n, samples);
-    for (int k = 2; k <= maxThreads; ++k) {
-        const double c = node(n, samples, k);
-        if (c < cheapest) {
-            cheapest = c;
-            best = k;
-        }
-    }
-    return best;
+    double bytes = 0;
+    for (double b : predBytes_[static_cast<size_t>(to)])
+        bytes += b;
+    return edges_.latencySeconds + samples * bytes / edges_.bytesPerSecond;
 }
 
 double CostTable::edge(NodeId from, NodeId to, int samples) const

@@ -35,8 +35,10 @@ public:
                                   const CostTable& fallback, std::vector<std::string>* missing = nullptr);
 
     // Measured seconds by node id at `batch` samples (NaN: keep the fallback's cost).
+    // `untimedSeconds`: the part of a whole run that no node's timer saw (the
+    // executor's bookkeeping, freeing values), per node; each measured node pays it.
     static CostTable fromMeasuredSeconds(const std::vector<double>& seconds, int batch, const CostTable& fallback,
-                                         const std::string& source);
+                                         const std::string& source, double untimedSeconds = 0);
 
     // Explicit seconds per sample for every node (hand-made and synthetic
     // graphs); every edge carries `edgeBytes` bytes per sample.
@@ -59,19 +61,19 @@ public:
     double node(NodeId n, int samples, int threads) const;
     // Measured seconds per node id on `threads` intra-op threads at `batch`
     // samples (NaN: not measured), scaled per sample like the one-thread table.
-    // Each count is kept; setting a count again replaces it.
-    void setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
+    // Each count is kept; setting a count again replaces it. `untimedSeconds` as
+    // for fromMeasuredSeconds, on that count.
+    void setThreadedSeconds(int threads, const std::vector<double>& seconds, int batch, double untimedSeconds = 0);
     // The same for some nodes only (NaN: keep the node's cost at that count).
     void updateThreadedSeconds(int threads, const std::vector<double>& seconds, int batch);
+    // The untimed seconds per node given with the costs at `threads` (0 when none were).
+    double untimedSeconds(int threads) const;
     // The largest intra-op thread count with measured costs, 0 when there is none.
     int threadedCount() const { return threaded_.empty() ? 0 : threaded_.back().threads; }
     // Every measured count above one, ascending.
     std::vector<int> threadedCounts() const;
     // Whether the cost at `threads` is measured rather than fitted.
     bool measuredAt(int threads) const;
-    // The thread count up to `maxThreads` at which the node is cheapest (1 when
-    // nothing above one thread is known).
-    int bestThreads(NodeId n, int samples, int maxThreads) const;
 
     // Edge cost for the k-th predecessor of `to` (topo.preds[to][k]).
     double predEdge(NodeId to, size_t k, int samples) const
@@ -79,6 +81,11 @@ public:
         return edges_.latencySeconds + samples * predBytes_[static_cast<size_t>(to)][k] / edges_.bytesPerSecond;
     }
     double edge(NodeId from, NodeId to, int samples) const;
+    // What `to` pays when its worker ran the item before it on another
+    // intra-op thread count: the sleeping threads wake (the hand-off latency)
+    // and its inputs, written by the other count's cores, move between caches
+    // (their bytes over the bandwidth), as for a value crossing clusters.
+    double threadSwitch(NodeId to, int samples) const;
     double edgeBytes(NodeId to, size_t k) const { return predBytes_[static_cast<size_t>(to)][k]; }
 
     const Topology& topology() const { return *topo_; }
@@ -93,9 +100,11 @@ private:
     // measured form: seconds(b) = b·perSample (fixed, const and act zero).
     std::vector<double> fixed_, flopSeconds_, constSeconds_, actSeconds_, perSample_;
     std::vector<std::vector<double>> predBytes_;  // bytes per sample, aligned with topo.preds
+    double untimed_ = 0;  // on one thread, already in fixed_ of the measured nodes
     struct Threaded {
         int threads;
         std::vector<double> perSample;  // -1: unknown
+        double untimed = 0;             // per node, beside perSample
     };
     std::vector<Threaded> threaded_;  // ascending thread counts
 };

@@ -1,6 +1,7 @@
 #include "core/schedule/hybrid.h"
 
 #include "core/schedule/simulator.h"
+#include "core/schedule/thread_choice.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -144,6 +145,8 @@ int splitCores(Schedule& s, const Graph& graph, const CostTable& costs, int core
         std::sort(cutStarts.begin(), cutStarts.end());
         Schedule next = current;
         std::vector<double> left(k);
+        std::vector<std::vector<InstanceId>> shared(k);  // by worker, in order: the items given a share
+        std::vector<std::vector<ThreadChoiceItem>> choices(k);
         for (const GanttEntry& g : sim.gantt) {
             const NodeId n = s.node(g.instance);
             if (g.clone || !dependent[size_t(n)])
@@ -156,7 +159,14 @@ int splitCores(Schedule& s, const Graph& graph, const CostTable& costs, int core
                     left[w] = lines[w].left(g.start, until);
                 share = apportion(left, cores)[size_t(g.worker)];
             }
-            next.threads[size_t(g.instance)] = costs.bestThreads(n, s.samples(g.instance), std::max(1, share));
+            shared[size_t(g.worker)].push_back(g.instance);
+            choices[size_t(g.worker)].push_back({n, s.samples(g.instance), std::max(1, share)});
+        }
+        for (size_t w = 0; w < k; ++w) {
+            const int start = w < s.workerThreads.size() ? std::max(1, int(s.workerThreads[w])) : 1;
+            const std::vector<int> chosen = chooseThreads(choices[w], costs, start);
+            for (size_t j = 0; j < chosen.size(); ++j)
+                next.threads[size_t(shared[w][j])] = chosen[j];
         }
         const double makespan = simulateMakespan(next, costs);
         if (makespan < bestMakespan) {

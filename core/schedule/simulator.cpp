@@ -44,6 +44,9 @@ double run(const Schedule& s, const CostTable& costs, Record&& record)
     std::unordered_map<int64_t, double> cloneFinish;              // (cluster, instance) -> finish
     auto key = [](int32_t c, InstanceId i) { return (int64_t(c) << 32) | uint32_t(i); };
     std::vector<double> free(s.clusters.size(), 0.0);
+    std::vector<int> lastThreads(s.clusters.size());  // each run starts at the worker's own count
+    for (size_t c = 0; c < lastThreads.size(); ++c)
+        lastThreads[c] = c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1;
     double makespan = 0;
     for (const Entry& e : entries) {
         const NodeId n = s.node(e.instance);
@@ -64,7 +67,12 @@ double run(const Schedule& s, const CostTable& costs, Record&& record)
             }
             ready = std::max(ready, arrival);
         }
-        const double cost = costs.node(n, samples, s.threadsOf(size_t(e.cluster), e.instance));
+        const int threads = s.threadsOf(size_t(e.cluster), e.instance);
+        double cost = costs.node(n, samples, threads);
+        if (int& last = lastThreads[size_t(e.cluster)]; threads != last) {
+            cost += costs.threadSwitch(n, samples);
+            last = threads;
+        }
         const double end = ready + cost;
         const bool clone = s.owner[static_cast<size_t>(e.instance)] != e.cluster;
         if (clone)
@@ -126,8 +134,16 @@ OwnerSimulator::OwnerSimulator(const Schedule& s, const CostTable& costs)
     for (size_t i = 0; i < n; ++i) {
         const auto id = InstanceId(i);
         byRank_[size_t(s.rank[i])] = id;
-        cost_[i] = costs.node(s.node(id), s.samples(id), s.threads.empty() ? 1 : std::max(1, int(s.threads[i])));
+        const int threads = s.threads.empty() ? 1 : std::max(1, int(s.threads[i]));
+        cost_[i] = costs.node(s.node(id), s.samples(id), threads);
+        if (threads > 1) {
+            threads_.resize(n, 1);
+            threads_[i] = threads;
+        }
     }
+    if (!threads_.empty())
+        for (size_t i = 0; i < n; ++i)
+            switch_.push_back(costs.threadSwitch(s.node(InstanceId(i)), s.samples(InstanceId(i))));
     for (size_t i = 0; i < n; ++i) {
         const auto id = InstanceId(i);
         const NodeId node = s.node(id);
@@ -145,6 +161,8 @@ double OwnerSimulator::makespan(const std::vector<int32_t>& owner, size_t cluste
                                 std::vector<double>* end) const
 {
     free_.assign(clusterCount, 0.0);
+    if (!threads_.empty())
+        last_.assign(clusterCount, 1);
     if (start)
         start->assign(clusterCount, -1.0);
     double makespan = 0;
@@ -155,7 +173,11 @@ double OwnerSimulator::makespan(const std::vector<int32_t>& owner, size_t cluste
             const InstanceId p = pred_[k];
             ready = std::max(ready, finish_[size_t(p)] + (owner[size_t(p)] == c ? 0.0 : edge_[k]));
         }
-        const double done = ready + cost_[size_t(i)];
+        double done = ready + cost_[size_t(i)];
+        if (!threads_.empty() && threads_[size_t(i)] != last_[size_t(c)]) {
+            done += switch_[size_t(i)];
+            last_[size_t(c)] = threads_[size_t(i)];
+        }
         finish_[size_t(i)] = done;
         free_[size_t(c)] = done;
         makespan = std::max(makespan, done);

@@ -1,7 +1,8 @@
 // Simulates a schedule on P cores with the cost table: each worker runs its
 // cluster's items in order; an item starts when its worker is free and every
 // input is there (a predecessor in another cluster arrives at its finish time
-// plus the edge cost). Items are processed in rank order, which is a valid
+// plus the edge cost). An item on another thread count than the item before it
+// on its worker pays CostTable::threadSwitch. Items are processed in rank order, which is a valid
 // event order because every cluster follows the same global order.
 #pragma once
 
@@ -40,7 +41,8 @@ double simulateMakespan(const Schedule& s, const CostTable& costs);
 
 // For search loops that only move instances between clusters (merging,
 // hypercluster swaps): instance costs, edge costs and the rank order are
-// computed once, and each call reads only `owner`. No clones allowed.
+// computed once, and each call reads only `owner`. No clones allowed; items
+// without a count of their own run on one thread.
 class OwnerSimulator {
 public:
     OwnerSimulator(const Schedule& shape, const CostTable& costs);
@@ -54,7 +56,10 @@ private:
     std::vector<size_t> predStart_;  // CSR over instances
     std::vector<InstanceId> pred_;
     std::vector<double> edge_;
+    std::vector<int> threads_;     // by instance, when any item has more than one thread; else empty
+    std::vector<double> switch_;   // by instance, with threads_: CostTable::threadSwitch
     mutable std::vector<double> finish_, free_;
+    mutable std::vector<int> last_;
 };
 
 }  // namespace ramiel
