@@ -239,7 +239,7 @@ void RunPanel::start()
                     times.clear();
             };
             pipeline::timeInOwnProcesses(request, configurations, workerCommand, iterations, 1, {},
-                                         [&] { return stopFlag->load(); }, onTime);
+                                         [&](double) { return stopFlag->load(); }, onTime);
             // Per-node costs (for "Use as measured costs") and the workers' busy times, in this
             // process, one executor at a time.
             if (!*stopFlag) {

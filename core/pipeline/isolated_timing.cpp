@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -59,9 +60,7 @@ public:
 
     ~WorkerProcess()
     {
-        if (in_ >= 0)
-            writeAll(in_, "quit\n");
-        close(in_);
+        quit();
         close(out_);
         if (pid_ > 0) {
             int status = 0;
@@ -71,6 +70,16 @@ public:
 
     WorkerProcess(const WorkerProcess&) = delete;
     WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+    // Asks the worker to end, without waiting for it.
+    void quit()
+    {
+        if (in_ < 0)
+            return;
+        writeAll(in_, "quit\n");
+        close(in_);
+        in_ = -1;
+    }
 
     void send(const std::string& line)
     {
@@ -158,7 +167,7 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
                                                     int block, const std::function<void(int, int)>& progress,
-                                                    const std::function<bool()>& stop,
+                                                    const std::function<bool(double)>& stop,
                                                     const std::function<void(size_t, double)>& onTime)
 {
     // A worker that dies must be an error here, not a signal that ends this process.
@@ -191,6 +200,7 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
     const int total = runs * int(configurations.size());
     int done = 0;
     for (int turn = 0; turn < runs; turn += block) {
+        const auto turnStart = std::chrono::steady_clock::now();
         const int k = std::min(block, runs - turn);
         for (size_t c = 0; c < workers.size(); ++c) {
             workers[c]->send("run " + std::to_string(k));
@@ -205,9 +215,12 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
             if (progress)
                 progress(done, total);
         }
-        if (stop && turn + block < runs && stop())
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - turnStart;
+        if (stop && turn + block < runs && stop(took.count()))
             break;
     }
+    for (auto& w : workers)  // they end side by side; the destructors wait for them
+        w->quit();
     return seconds;
 }
 

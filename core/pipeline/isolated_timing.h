@@ -42,7 +42,8 @@ struct TimedConfiguration {
 // Starts one worker per configuration (`workerCommand` plus a request file:
 // the program and the arguments that make it serve; they load side by side,
 // untimed, then warm up in turn), then times them in turns of `block` runs until each has `runs`,
-// or until `stop()` says so after a whole turn. Seconds by configuration.
+// or until `stop(turnSeconds)` says so after a whole turn (given how long that
+// turn took). Seconds by configuration.
 // `progress(done, total)` after each timed run (it may throw to abandon the
 // timing; the workers are stopped); `onTime(configuration, seconds)` for each
 // time as it comes. Throws Error(Runtime) when a worker fails (its own error
@@ -51,7 +52,7 @@ std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
                                                     int block, const std::function<void(int, int)>& progress = {},
-                                                    const std::function<bool()>& stop = {},
+                                                    const std::function<bool(double)>& stop = {},
                                                     const std::function<void(size_t, double)>& onTime = {});
 
 // The worker's side: serves the request file until told to quit. Returns the exit code.

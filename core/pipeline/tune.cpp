@@ -449,11 +449,10 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
             if (progress)
                 progress("measuring", done, total);
         },
-        [&, last = Clock::time_point()]() mutable {
-            // Stop when another turn, as long as the last one, would overrun the budget.
-            const double turn = last == Clock::time_point() ? 0 : since(last);
-            last = Clock::now();
-            return since(start) + turn > deadline;
+        [&, longest = 0.0](double turn) mutable {
+            // Stop when another turn, as long as the longest so far, would overrun the budget.
+            longest = std::max(longest, turn);
+            return since(start) + longest > deadline;
         });
     for (size_t k = 0; k < pick.size(); ++k)
         r.candidates[pick[k]].measured = seconds[k];
