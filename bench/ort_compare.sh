@@ -19,7 +19,9 @@ ramiel="$build/bin/ramiel"
 ort=${ORT_NODE_MODULES:-$build/ort/node_modules}
 here=$(cd "$(dirname "$0")" && pwd)
 [ -d "$ort/onnxruntime-node" ] || { echo "ort_compare: no onnxruntime-node in $ort (bash scripts/install-ort.sh $build/ort)" >&2; exit 1; }
+shopt -s nullglob
 models=("$build"/models/*.onnx "$@")
+shopt -u nullglob
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
