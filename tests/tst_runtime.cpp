@@ -279,6 +279,31 @@ private Q_SLOTS:
         }
     }
 
+    // Pow with a constant one-element exponent takes ATen's scalar overload: the same
+    // values as the written-out forms, and the exponent's rank still broadcasts.
+    void powByAConstantExponent()
+    {
+        OnnxBuilder b;
+        b.input("x", {2, 3, 4});
+        b.initializer("two", {}, 2.0f).initializer("half", {1}, 0.5f).initializer("two4", {1, 1, 1, 1}, 2.0f);
+        b.node("Abs", {"x"}, {"a"});
+        b.node("Pow", {"a", "two"}, {"square"});
+        b.node("Mul", {"a", "a"}, {"aa"});
+        b.node("Pow", {"a", "half"}, {"root"});
+        b.node("Sqrt", {"a"}, {"sqrt"});
+        b.node("Pow", {"a", "two4"}, {"square4"});
+        for (const char* o : {"square", "aa", "root", "sqrt", "square4"})
+            b.output(o);
+        const Model m = loadOnnxFromBytes(b.bytes(), "pow.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 3));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QVERIFY(relativeDifference(out[0], out[1]) < 1e-6);
+        QVERIFY(relativeDifference(out[2], out[3]) < 1e-6);
+        QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
+    }
+
     // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool,
     // Concat, BatchNormalization) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
