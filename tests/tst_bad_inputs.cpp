@@ -646,6 +646,15 @@ private Q_SLOTS:
             row("FusedConv with no inputs", b, "", ErrorKind::InvalidGraph, "has 0 inputs, the operator takes 2 to 4");
         }
         {
+            OnnxBuilder b = oneNode(kGelu, 2, 1, 13, kRamielDomain);
+            row("Gelu with two inputs", b, "", ErrorKind::InvalidGraph, "Gelu takes one input and gives one output");
+        }
+        {
+            OnnxBuilder b = oneNode(kGelu, 1, 1, 13, kRamielDomain);
+            setString(nodeOf(b), "approximate", "tanh");
+            row("Gelu with an attribute", b, "", ErrorKind::InvalidGraph, "Gelu has no attributes; this one has 'approximate'");
+        }
+        {
             OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);
             row("unknown operator in Ramiel's domain", b, "", ErrorKind::InvalidGraph,
                 "Ramiel's domain ai.ramiel has no operator 'Frobnicate'");

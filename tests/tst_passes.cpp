@@ -500,6 +500,52 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
+        // GELU written out: as PyTorch writes it (Div by √2, x on the left), and with Mul by
+        // 1/√2 and every operand order swapped.
+        {"fuse-gelu",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).output("y1", {2, 8}).output("y2", {2, 8});
+              scalarFloat(b, "sqrt2", 1.4142135f);
+              scalarFloat(b, "inv_sqrt2", 0.70710677f);
+              scalarFloat(b, "one", 1.0f);
+              scalarFloat(b, "half", 0.5f);
+              b.node("Div", {"x", "sqrt2"}, {"d1"});
+              b.node("Erf", {"d1"}, {"e1"});
+              b.node("Add", {"e1", "one"}, {"a1"});
+              b.node("Mul", {"x", "a1"}, {"m1"});
+              b.node("Mul", {"m1", "half"}, {"y1"});
+              b.node("Mul", {"inv_sqrt2", "x"}, {"d2"});
+              b.node("Erf", {"d2"}, {"e2"});
+              b.node("Add", {"one", "e2"}, {"a2"});
+              b.node("Mul", {"a2", "x"}, {"m2"});
+              b.node("Mul", {"half", "m2"}, {"y2"});
+              return b;
+          },
+          "fuse-gelu", 10, 2, {{"Gelu", 2}, {"Erf", 0}}}},
+        // Must not fire: the Erf's output also read elsewhere (a graph output), and a
+        // scale that is not √2.
+        {"fuse-gelu-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).output("y1", {2, 8}).output("e1", {2, 8}).output("y2", {2, 8});
+              scalarFloat(b, "sqrt2", 1.4142135f);
+              scalarFloat(b, "other", 1.5f);
+              scalarFloat(b, "one", 1.0f);
+              scalarFloat(b, "half", 0.5f);
+              b.node("Div", {"x", "sqrt2"}, {"d1"});
+              b.node("Erf", {"d1"}, {"e1"});
+              b.node("Add", {"e1", "one"}, {"a1"});
+              b.node("Mul", {"x", "a1"}, {"m1"});
+              b.node("Mul", {"m1", "half"}, {"y1"});
+              b.node("Div", {"x", "other"}, {"d2"});
+              b.node("Erf", {"d2"}, {"e2"});
+              b.node("Add", {"e2", "one"}, {"a2"});
+              b.node("Mul", {"x", "a2"}, {"m2"});
+              b.node("Mul", {"m2", "half"}, {"y2"});
+              return b;
+          },
+          "fuse-gelu", 10, 10, {{"Gelu", 0}, {"Erf", 2}}}},
         // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
         // DequantizeLinear (the requirements fuse the Relu first).
         {"quantize",

@@ -56,6 +56,7 @@ const FunctionName& functionName(const std::string& fn)
         {"ones_like", {"torch.ones_like", "at::ones_like"}},
         {"leaky_relu", {"F.leaky_relu", "at::leaky_relu"}},
         {"hardswish", {"F.hardswish", "at::hardswish"}},
+        {"gelu", {"F.gelu", "at::gelu"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
     };
     const auto it = table.find(fn);
@@ -329,6 +330,11 @@ const std::map<std::string, Lowering>& lowerings()
                 return E::call(f, {E::val(c.in(0)), E::val(c.in(1))});
             };
         }
+        r["Gelu"] = [](const Context& c) {  // ONNX Gelu (opset 20) and fuse-gelu's ai.ramiel.Gelu
+            if (c.node.attrString("approximate", "none") != "none")
+                c.unsupported("Gelu with approximate '" + printable(c.node.attrString("approximate", "")) + "'");
+            return unary(c, "gelu");
+        };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
@@ -520,7 +526,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             out.inputs.push_back(v);
     // Check every node first, so that one error names the first unsupported node by position.
     for (const Node& n : g.nodes()) {
-        const bool fused = n.domain == kRamielDomain && n.opType == kFusedConv;
+        const bool fused = n.domain == kRamielDomain && (n.opType == kFusedConv || n.opType == kGelu);
         if (!n.domain.empty() && n.domain != "ai.onnx" && !fused)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +

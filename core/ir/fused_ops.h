@@ -18,4 +18,8 @@ inline constexpr const char* kRamielDomain = "ai.ramiel";
 //   activation_params LeakyRelu: [alpha]; Clip: [min, max]; others: none
 inline constexpr const char* kFusedConv = "FusedConv";
 
+// Gelu: y = x · (1 + erf(x / √2)) / 2 on one float input, as ONNX Gelu (opset 20)
+// with approximate = "none"; made from the five nodes older exporters write.
+inline constexpr const char* kGelu = "Gelu";
+
 }  // namespace ramiel

@@ -319,9 +319,16 @@ private:
     }
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
-    // fourth input, the summand, and the activation.
+    // fourth input, the summand, and the activation; Gelu takes one input and no attributes.
     void checkRamielOperator()
     {
+        if (n_.opType == kGelu) {
+            if (n_.inputs.size() != 1 || n_.inputs[0] == kNone || n_.outputs.size() != 1)
+                return fail("Gelu takes one input and gives one output");
+            if (!n_.attributes.empty())
+                return fail("Gelu has no attributes; this one has '" + n_.attributes.front().name + "'");
+            return;
+        }
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");

@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <climits>
 #include <cstring>
+#include <cmath>
 #include <unordered_set>
 
 namespace ramiel {
@@ -105,16 +106,56 @@ struct Exporter {
         }
     }
 
+    // A name no value or node of the graph has yet, taken.
+    static std::string uniqueName(std::unordered_set<std::string>& names, const std::string& base)
+    {
+        std::string name = base;
+        for (int i = 1; names.count(name); ++i)
+            name = base + "_" + std::to_string(i);
+        names.insert(name);
+        return name;
+    }
+
+    // A float scalar initializer named `name`.
+    static void floatScalar(onnx::GraphProto& gp, const std::string& name, float f)
+    {
+        auto* t = gp.add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        t->set_raw_data(std::string(reinterpret_cast<const char*>(&f), sizeof f));
+    }
+
+    // ai.ramiel.Gelu -> Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 (ONNX before opset 20).
+    void unfuseGelu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        const std::string x = g.value(n.inputs.at(0)).name;
+        const std::string y = g.value(n.outputs.at(0)).name;
+        auto constant = [&](const char* suffix, float f) {
+            const std::string name = uniqueName(names, n.name + suffix);
+            floatScalar(gp, name, f);
+            return name;
+        };
+        auto step = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            auto* s = gp.add_node();
+            s->set_op_type(op);
+            s->set_name(uniqueName(names, n.name + "_" + op));
+            for (const std::string& in : inputs)
+                s->add_input(in);
+            s->add_output(output);
+        };
+        const std::string scaled = uniqueName(names, y + "_scaled"), erf = uniqueName(names, y + "_erf"),
+                          plusOne = uniqueName(names, y + "_plus_one"), timesX = uniqueName(names, y + "_times_x");
+        step("Div", {x, constant("_sqrt2", float(std::sqrt(2.0)))}, scaled);
+        step("Erf", {scaled}, erf);
+        step("Add", {erf, constant("_one", 1.0f)}, plusOne);
+        step("Mul", {x, plusOne}, timesX);
+        step("Mul", {timesX, constant("_half", 0.5f)}, y);
+    }
+
     // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation.
     void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
-        auto unique = [&](const std::string& base) {
-            std::string name = base;
-            for (int i = 1; names.count(name); ++i)
-                name = base + "_" + std::to_string(i);
-            names.insert(name);
-            return name;
-        };
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
         const std::string activation = n.attrString("activation", "");
         const Attribute* paramsAttr = n.attr("activation_params");
         const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
@@ -173,11 +214,7 @@ struct Exporter {
             } else {
                 for (int i = 0; i < 2; ++i) {
                     const std::string bound = unique(n.name + (i == 0 ? "_min" : "_max"));
-                    auto* t = gp.add_initializer();
-                    t->set_name(bound);
-                    t->set_data_type(onnx::TensorProto::FLOAT);
-                    float f = params[size_t(i)];
-                    t->set_raw_data(std::string(reinterpret_cast<const char*>(&f), sizeof f));
+                    floatScalar(gp, bound, params[size_t(i)]);
                     act->add_input(bound);
                 }
             }
@@ -211,6 +248,10 @@ struct Exporter {
             const Node& n = g.node(id);
             if (n.domain == kRamielDomain && n.opType == kFusedConv) {
                 unfuseConv(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kGelu) {
+                unfuseGelu(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

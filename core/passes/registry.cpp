@@ -36,6 +36,9 @@ const std::vector<PassInfo>& registeredPasses()
          makeFuseConvActivationPass},
         {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
          makeFuseMatMulAddPass},
+        // After folding: the constants √2, 1 and 0.5 often come from Constant nodes.
+        {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
+         true, {}, makeFuseGeluPass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",

@@ -1,5 +1,6 @@
 // Elementwise operators: arithmetic with NumPy broadcasting, comparisons,
 // logic, activations, Cast, Clip, Where.
+#include "core/ir/fused_ops.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
 
@@ -187,6 +188,9 @@ void registerActivationKernels(KernelRegistry& r)
         return [approximate](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             out[0] = at::gelu(in[0], approximate);
         };
+    };
+    r[std::string(kRamielDomain) + ":" + kGelu] = [](const KernelContext&) -> Kernel {  // fuse-gelu's node
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::gelu(in[0]); };
     };
     r["Celu"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 1.0f);
