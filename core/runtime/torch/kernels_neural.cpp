@@ -2,6 +2,7 @@
 #include "core/runtime/torch/kernel.h"
 
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/matrix_vector.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -338,7 +339,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
-        at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
+        at::Tensor x = channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
 #if RAMIEL_HAVE_DNNL
         const at::Tensor z = sum && in.size() > 3 ? in[3] : at::Tensor();
         if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
@@ -685,7 +686,8 @@ void registerMatMulKernels(KernelRegistry& r)
         const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
         // A constant B is kept once as [N, K] rows (ONNX's transB layout): a single
         // row of A (batch 1, a classifier head) is then one matrix-vector product
-        // over contiguous rows, which OpenBLAS runs 2-3x faster than a 1-row GEMM.
+        // over contiguous rows, which OpenBLAS runs 2-3x faster than a 1-row GEMM;
+        // for floats Ramiel's own (matrix_vector.h), which also splits it over threads.
         const at::Tensor rowsB = c.isConstant(1) ? (tb ? c.constants[1] : c.constants[1].t()).contiguous() : at::Tensor();
         const at::Tensor constB = rowsB.defined() ? rowsB.t() : at::Tensor();
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -694,6 +696,11 @@ void registerMatMulKernels(KernelRegistry& r)
             if (rowsB.defined() && a.dim() == 2 && a.size(0) == 1 && a.scalar_type() == rowsB.scalar_type() &&
                 (in.size() < 3 || !in[2].defined() || in[2].numel() == 1 || in[2].numel() == n)) {
                 const at::Tensor v = a[0];
+                const at::Tensor c = in.size() > 2 ? in[2] : at::Tensor();
+                if (rowsB.scalar_type() == at::kFloat) {  // split over the intra-op threads
+                    out[0] = matrixVectorProduct(rowsB, v, c, float(alpha), float(beta));
+                    return;
+                }
                 at::Tensor y = in.size() > 2 && in[2].defined()
                                    ? at::addmv(in[2].reshape({-1}).expand({n}), rowsB, v, beta, alpha)
                                    : (alpha == 1.0 ? at::mv(rowsB, v) : at::mv(rowsB, v) * alpha);
