@@ -3,6 +3,7 @@
 
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/matrix_vector.h"
+#include "core/runtime/torch/parallel_chunks.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -21,6 +22,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace ramiel {
 
@@ -678,6 +680,72 @@ void registerQuantizedKernels(KernelRegistry& r)
     };
 }
 
+#if RAMIEL_HAVE_DNNL
+// How oneDNN's sgemm reads a row-major [rows, cols] matrix: 'N' with its rows
+// contiguous, 'T' where it is the transposed view of a contiguous one (an
+// undefined tensor when neither: the caller copies it).
+struct GemmOperand {
+    char trans = 'N';
+    int64_t ld = 0;
+};
+std::optional<GemmOperand> gemmOperand(const at::Tensor& m)
+{
+    const int64_t rows = m.size(-2), cols = m.size(-1);
+    if (m.stride(-1) == 1 && (rows == 1 || m.stride(-2) == cols))
+        return GemmOperand{'N', cols};
+    if (m.stride(-2) == 1 && (cols == 1 || m.stride(-1) == rows))
+        return GemmOperand{'T', rows};
+    return std::nullopt;
+}
+
+// A float MatMul on oneDNN's sgemm (its AVX-512 JIT kernels; ATen's matmul goes
+// to OpenBLAS, which runs its Haswell kernels here, OPENBLAS_CORETYPE). A 2-D B:
+// A's leading dimensions fold into its rows, one product on the intra-op threads.
+// A and B with the same batch dimensions (attention's products): one product per
+// batch entry, the entries split over the threads (ATen's bmm ran them one after
+// another, on one). Undefined where neither applies.
+at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
+{
+    if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || a.dim() < 2 || b.dim() < 2 ||
+        a.size(-1) != b.size(-2) || a.numel() == 0 || b.numel() == 0)
+        return at::Tensor();
+    const bool batched = b.dim() > 2;
+    if (batched && (a.dim() != b.dim() || a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2)))
+        return at::Tensor();
+    const at::Tensor x = a.contiguous();
+    const int64_t k = b.size(-2), n = b.size(-1);
+    const int64_t batch = batched ? b.numel() / (k * n) : 1;
+    const int64_t m = x.numel() / k / batch;
+    at::Tensor w = batched ? b.flatten(0, b.dim() - 3) : b;  // [batch, k, n] or [k, n]
+    std::optional<GemmOperand> wl = gemmOperand(w);
+    if (batched && wl && w.stride(0) != k * n)
+        wl.reset();
+    if (!wl) {
+        w = b.contiguous();
+        wl = GemmOperand{'N', n};
+    }
+    std::vector<int64_t> sizes = x.sizes().vec();
+    sizes.back() = n;
+    at::Tensor y = at::empty(sizes, x.options());
+    const float* xs = x.data_ptr<float>();
+    const float* ws = w.data_ptr<float>();
+    float* ys = y.data_ptr<float>();
+    auto product = [&](int64_t i) {
+        if (dnnl_sgemm('N', wl->trans, m, n, k, 1.0f, xs + i * m * k, k, ws + i * k * n, wl->ld, 0.0f, ys + i * m * n,
+                       n) != dnnl_success)
+            throw std::runtime_error("oneDNN sgemm failed");
+    };
+    if (!batched)
+        product(0);
+    else
+        parallelChunks(batch, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i)
+                product(i);
+        });
+    return y;
+}
+#endif
+
 // Gemm, MatMul.
 void registerMatMulKernels(KernelRegistry& r)
 {
@@ -717,7 +785,14 @@ void registerMatMulKernels(KernelRegistry& r)
         };
     };
     r["MatMul"] = [](const KernelContext&) -> Kernel {
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::matmul(in[0], in[1]); };
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+#if RAMIEL_HAVE_DNNL
+            out[0] = sgemmMatMul(in[0], in[1]);
+            if (out[0].defined())
+                return;
+#endif
+            out[0] = at::matmul(in[0], in[1]);
+        };
     };
 }
 
