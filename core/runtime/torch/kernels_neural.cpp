@@ -776,7 +776,13 @@ void registerMatMulKernels(KernelRegistry& r)
                 return;
             }
             const at::Tensor b = constB.defined() ? constB : (tb ? in[1].t() : in[1]);
+#if RAMIEL_HAVE_DNNL
+            at::Tensor y = sgemmMatMul(a, b);
+            if (!y.defined())
+                y = at::matmul(a, b);
+#else
             at::Tensor y = at::matmul(a, b);
+#endif
             if (alpha != 1.0)
                 y = y * alpha;
             if (in.size() > 2 && in[2].defined())
