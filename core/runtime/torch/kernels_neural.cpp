@@ -890,6 +890,15 @@ void registerNormalizationKernels(KernelRegistry& r)
             const at::Tensor& x = in[0];
             const int64_t axis = normalizeAxis(axisAttr, x.dim());
             const std::vector<int64_t> dims(x.sizes().begin() + axis, x.sizes().end());
+            const at::Tensor bias = in.size() > 2 ? in[2] : at::Tensor();
+            // Float, scale and bias of the normalized shape, no mean or inverse deviation
+            // asked for: ATen's fused kernel (one pass per row, rows over the threads).
+            if (out.size() == 1 && x.scalar_type() == at::kFloat && in[1].scalar_type() == at::kFloat &&
+                in[1].sizes() == at::IntArrayRef(dims) &&
+                (!bias.defined() || (bias.scalar_type() == at::kFloat && bias.sizes() == at::IntArrayRef(dims)))) {
+                out[0] = at::layer_norm(x.contiguous(), dims, in[1], bias, eps, false);
+                return;
+            }
             std::vector<int64_t> reduce;
             for (int64_t i = axis; i < x.dim(); ++i)
                 reduce.push_back(i);
