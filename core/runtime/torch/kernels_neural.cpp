@@ -4,6 +4,7 @@
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/vector_math.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -812,6 +813,10 @@ void registerSoftmaxKernels(KernelRegistry& r)
             return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
                 const at::Tensor& x = in[0];
                 const int64_t axis = normalizeAxis(axisAttr, x.dim());
+                if (!log && axis == x.dim() - 1 && x.scalar_type() == at::kFloat && x.size(axis) > 0) {
+                    out[0] = softmaxLastFloat(x);  // the 2-D coercion changes nothing at the last axis
+                    return;
+                }
                 if (opset >= 13) {
                     out[0] = log ? at::log_softmax(x, axis) : at::softmax(x, axis);
                     return;
