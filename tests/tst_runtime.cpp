@@ -309,7 +309,7 @@ private Q_SLOTS:
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
     void channelsLastKernelsMatchAten()
     {
-        const int64_t c = 8;
+        const int64_t c = 40;  // GlobalAveragePool: two blocks of channels, the second short
         OnnxBuilder b;
         b.input("x", {1, c, 11, 13});
         b.initializer("w", {c, c, 1, 1}, 0.0f);
@@ -355,6 +355,62 @@ private Q_SLOTS:
             }
             QVERIFY(out[1].data == out[0].data);  // max pooling is exact
             QVERIFY(out[5].data == out[4].data);  // so is Concat
+        }
+    }
+
+    // A one-row Gemm with a constant B (Ramiel's matrix-vector product, split
+    // over threads) against the same Gemm on two rows (ATen's matmul): with
+    // and without transB, alpha and beta, a bias of N elements, of one, none;
+    // K and N not multiples of the kernel's blocks; 1 and 2 threads.
+    void oneRowGemmMatchesMatmul()
+    {
+        const int64_t k = 1037, n = 203;
+        OnnxBuilder b;
+        b.input("x", {1, k});
+        b.initializer("bt", {n, k}, 0.0f);  // [N, K]: transB = 1
+        b.initializer("bp", {k, n}, 0.0f);  // [K, N]: transB = 0
+        b.initializer("c", {n}, 0.0f);
+        b.initializer("c1", {1}, 0.25f);
+        auto* g = b.model().mutable_graph();
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < g->initializer(i).float_data_size(); ++j)
+                g->mutable_initializer(i)->set_float_data(j, float(std::sin(0.37 * j + i)));
+        auto& twice = b.node("Concat", {"x", "x"}, {"x2"});
+        OnnxBuilder::setInt(twice, "axis", 0);
+        const std::vector<std::vector<std::string>> cases{{"bt", "c"}, {"bp", "c"}, {"bt", "c1"}, {"bt"}};
+        std::vector<std::string> outputs;
+        for (size_t i = 0; i < cases.size(); ++i)
+            for (const std::string a : {"x", "x2"}) {
+                const std::string y = "y" + std::to_string(i) + a;
+                auto& gemm = cases[i].size() == 2 ? b.node("Gemm", {a, cases[i][0], cases[i][1]}, {y})
+                                                  : b.node("Gemm", {a, cases[i][0]}, {y});
+                OnnxBuilder::setInt(gemm, "transB", cases[i][0] == "bt" ? 1 : 0);
+                if (i == 2) {
+                    auto* alpha = gemm.add_attribute();
+                    alpha->set_name("alpha");
+                    alpha->set_type(onnx::AttributeProto::FLOAT);
+                    alpha->set_f(0.5f);
+                    auto* beta = gemm.add_attribute();
+                    beta->set_name("beta");
+                    beta->set_type(onnx::AttributeProto::FLOAT);
+                    beta->set_f(3.0f);
+                }
+                b.output(y);
+            }
+        const Model m = loadOnnxFromBytes(b.bytes(), "gemv.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 13));
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), 2 * cases.size());
+            for (size_t i = 0; i < out.size(); i += 2) {
+                QCOMPARE(out[i].dims, (std::vector<int64_t>{1, n}));
+                Tensor firstRow = out[i + 1];
+                firstRow.dims = {1, n};
+                firstRow.data.resize(out[i].data.size());
+                QVERIFY2(relativeDifference(out[i], firstRow) < 1e-5, qPrintable(QString("case %1, %2 threads").arg(i / 2).arg(threads)));
+            }
         }
     }
 

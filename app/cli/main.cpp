@@ -5,6 +5,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
+#include "core/util/huge_pages.h"
 #include "core/util/text.h"
 #include "core/util/version.h"
 
@@ -41,27 +42,11 @@ std::string modelArgument(const CLI::App& command)
     return model && model->count() > 0 ? model->as<std::string>() : std::string();
 }
 
-// Transparent huge pages for glibc's heap (the tunable glibc.malloc.hugetlb=1:
-// the heap is madvised MADV_HUGEPAGE as it grows), where activations and packed
-// weights live: a run touches tens of megabytes of them, and with 4 KiB pages
-// the TLB misses showed (googlenet on two threads 8.7-9.1 -> 8.2-8.5 ms,
-// mobilenet_v2 2.9-3.1 -> 2.7-2.8; docs/runtime.md, Memory). glibc reads its
-// tunables only when a process starts, so the CLI starts itself once more with
-// the tunable set; a user's own GLIBC_TUNABLES (any value) is left alone, and
-// where the start fails the command runs as it is.
-void useHugePages(char** argv)
-{
-    if (std::getenv("GLIBC_TUNABLES"))
-        return;
-    setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
-    execv("/proc/self/exe", argv);
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    useHugePages(argv);
+    ramiel::restartWithHugePages(argv);  // as Studio does (core/util/huge_pages.h)
     CLI::App app{"Ramiel: find and exploit the task parallelism in ONNX dataflow graphs on CPU multicores.",
                  "ramiel"};
     app.set_version_flag("--version", versionText);

@@ -4,6 +4,7 @@
 #include "views/studio_session.h"
 
 #include "core/pipeline/run_config.h"
+#include "core/util/huge_pages.h"
 #include "core/util/version.h"
 
 #include <QApplication>
@@ -33,6 +34,8 @@ QString bundledSample()
 
 int main(int argc, char** argv)
 {
+    // Models run in this process too (Run, Profile): huge pages for the heap, as the CLI has.
+    ramiel::restartWithHugePages(argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Ramiel"));
     QApplication::setApplicationName(QStringLiteral("Ramiel Studio"));

@@ -14,6 +14,12 @@ namespace ramiel {
 // 4-D float, channels-last, and not also plain contiguous.
 bool isChannelsLastFloat(const at::Tensor& x);
 
+// x laid out channels-last. A contiguous float image of at most 4 channels (a
+// model's input, before its first convolution) is interleaved by Ramiel's own
+// loop, split into chunks that threads take as they come (parallel_chunks.h):
+// ATen's copy took 100-160 us on one thread for a 3 x 224 x 224 image.
+at::Tensor asChannelsLast(const at::Tensor& x);
+
 // 2-D max pooling with symmetric pads of at most half the kernel (ATen's limits).
 bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w);
 at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w);

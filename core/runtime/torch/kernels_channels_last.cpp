@@ -7,6 +7,7 @@
 // non-inner dimensions): docs/runtime.md has the measurements. Work is split
 // over output pixels only, so results do not depend on the thread count.
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/parallel_chunks.h"
 
 #include <ATen/Parallel.h>
 
@@ -157,6 +158,26 @@ RAMIEL_CLONES void addInto(float* __restrict o, const float* __restrict i, int64
         o[c] += i[c];
 }
 
+// One image row of `w` pixels from `c` channel planes (`plane` floats apart)
+// into `w` pixels of `c` interleaved channels; three channels (RGB) unrolled.
+RAMIEL_CLONES void interleaveRow(float* __restrict out, const float* __restrict in, int64_t plane, int64_t w, int64_t c)
+{
+    if (c == 3) {
+        const float* r = in;
+        const float* g = in + plane;
+        const float* b = in + 2 * plane;
+        for (int64_t x = 0; x < w; ++x) {
+            out[3 * x] = r[x];
+            out[3 * x + 1] = g[x];
+            out[3 * x + 2] = b[x];
+        }
+        return;
+    }
+    for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k)
+            out[x * c + k] = in[k * plane + x];
+}
+
 // Elements touched per parallel chunk below which a loop stays on one thread:
 // a parallel region costs more than a few microseconds of copying.
 constexpr int64_t kGrainElements = 1 << 16;
@@ -179,6 +200,24 @@ bool isChannelsLastFloat(const at::Tensor& x)
 {
     return x.dim() == 4 && x.scalar_type() == at::kFloat && x.size(1) > 1 &&
            x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
+}
+
+at::Tensor asChannelsLast(const at::Tensor& x)
+{
+    if (x.dim() != 4 || x.scalar_type() != at::kFloat || !x.is_contiguous() || x.size(1) > 4 ||
+        x.is_contiguous(at::MemoryFormat::ChannelsLast))
+        return x.contiguous(at::MemoryFormat::ChannelsLast);
+    const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+    at::Tensor y = at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    const float* src = x.data_ptr<float>();
+    float* dst = y.data_ptr<float>();
+    parallelChunks(n * h, grainFor(w * c) / 4, [&](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+            const int64_t image = row / h, line = row % h;
+            interleaveRow(dst + row * w * c, src + (image * c * h + line) * w, h * w, w, c);
+        }
+    });
+    return y;
 }
 
 bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w)
@@ -267,14 +306,21 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
     at::Tensor y = at::zeros({n, c, 1, 1}, x.options());
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    for (int64_t b = 0; b < n; ++b) {
-        float* o = dst + b * c;
-        for (int64_t p = 0; p < pixels; ++p)
-            addInto(o, src + (b * pixels + p) * c, c);
-        const float scale = 1.0f / float(pixels);
-        for (int64_t k = 0; k < c; ++k)
-            o[k] *= scale;
-    }
+    // Split over blocks of channels (each summed over all pixels, in order), so the
+    // team stays awake from the last convolution into the classifier after it.
+    const int64_t block = std::min(c, std::max<int64_t>(16, (4096 / pixels + 15) / 16 * 16));
+    const int64_t blocks = (c + block - 1) / block;
+    parallelChunks(n * blocks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+            const int64_t b = i / blocks, from = i % blocks * block, count = std::min(block, c - from);
+            float* o = dst + b * c + from;
+            for (int64_t p = 0; p < pixels; ++p)
+                addInto(o, src + (b * pixels + p) * c + from, count);
+            const float scale = 1.0f / float(pixels);
+            for (int64_t k = 0; k < count; ++k)
+                o[k] *= scale;
+        }
+    });
     return y;
 }
 

@@ -3,6 +3,7 @@
 #include "core/ir/fused_ops.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
+#include "core/runtime/torch/vector_math.h"
 
 #include <cmath>
 
@@ -102,7 +103,7 @@ void registerUnaryMathKernels(KernelRegistry& r)
     r["Sqrt"] = unary([](const at::Tensor& a) { return at::sqrt(a); });
     r["Exp"] = unary([](const at::Tensor& a) { return at::exp(a); });
     r["Log"] = unary([](const at::Tensor& a) { return at::log(a); });
-    r["Erf"] = unary([](const at::Tensor& a) { return at::erf(a); });
+    r["Erf"] = unary([](const at::Tensor& a) { return a.scalar_type() == at::kFloat ? erfFloat(a) : at::erf(a); });
     r["Neg"] = unary([](const at::Tensor& a) { return at::neg(a); });
     r["Abs"] = unary([](const at::Tensor& a) { return at::abs(a); });
     r["Floor"] = unary([](const at::Tensor& a) { return at::floor(a); });

@@ -2,6 +2,9 @@
 #include "core/runtime/torch/kernel.h"
 
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/matrix_vector.h"
+#include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/vector_math.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -20,6 +23,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace ramiel {
 
@@ -338,7 +342,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
-        at::Tensor x = channelsLast && in[0].dim() == 4 ? in[0].contiguous(at::MemoryFormat::ChannelsLast) : in[0];
+        at::Tensor x = channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
 #if RAMIEL_HAVE_DNNL
         const at::Tensor z = sum && in.size() > 3 ? in[3] : at::Tensor();
         if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
@@ -677,6 +681,72 @@ void registerQuantizedKernels(KernelRegistry& r)
     };
 }
 
+#if RAMIEL_HAVE_DNNL
+// How oneDNN's sgemm reads a row-major [rows, cols] matrix: 'N' with its rows
+// contiguous, 'T' where it is the transposed view of a contiguous one (an
+// undefined tensor when neither: the caller copies it).
+struct GemmOperand {
+    char trans = 'N';
+    int64_t ld = 0;
+};
+std::optional<GemmOperand> gemmOperand(const at::Tensor& m)
+{
+    const int64_t rows = m.size(-2), cols = m.size(-1);
+    if (m.stride(-1) == 1 && (rows == 1 || m.stride(-2) == cols))
+        return GemmOperand{'N', cols};
+    if (m.stride(-2) == 1 && (cols == 1 || m.stride(-1) == rows))
+        return GemmOperand{'T', rows};
+    return std::nullopt;
+}
+
+// A float MatMul on oneDNN's sgemm (its AVX-512 JIT kernels; ATen's matmul goes
+// to OpenBLAS, which runs its Haswell kernels here, OPENBLAS_CORETYPE). A 2-D B:
+// A's leading dimensions fold into its rows, one product on the intra-op threads.
+// A and B with the same batch dimensions (attention's products): one product per
+// batch entry, the entries split over the threads (ATen's bmm ran them one after
+// another, on one). Undefined where neither applies.
+at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
+{
+    if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || a.dim() < 2 || b.dim() < 2 ||
+        a.size(-1) != b.size(-2) || a.numel() == 0 || b.numel() == 0)
+        return at::Tensor();
+    const bool batched = b.dim() > 2;
+    if (batched && (a.dim() != b.dim() || a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2)))
+        return at::Tensor();
+    const at::Tensor x = a.contiguous();
+    const int64_t k = b.size(-2), n = b.size(-1);
+    const int64_t batch = batched ? b.numel() / (k * n) : 1;
+    const int64_t m = x.numel() / k / batch;
+    at::Tensor w = batched ? b.flatten(0, b.dim() - 3) : b;  // [batch, k, n] or [k, n]
+    std::optional<GemmOperand> wl = gemmOperand(w);
+    if (batched && wl && w.stride(0) != k * n)
+        wl.reset();
+    if (!wl) {
+        w = b.contiguous();
+        wl = GemmOperand{'N', n};
+    }
+    std::vector<int64_t> sizes = x.sizes().vec();
+    sizes.back() = n;
+    at::Tensor y = at::empty(sizes, x.options());
+    const float* xs = x.data_ptr<float>();
+    const float* ws = w.data_ptr<float>();
+    float* ys = y.data_ptr<float>();
+    auto product = [&](int64_t i) {
+        if (dnnl_sgemm('N', wl->trans, m, n, k, 1.0f, xs + i * m * k, k, ws + i * k * n, wl->ld, 0.0f, ys + i * m * n,
+                       n) != dnnl_success)
+            throw std::runtime_error("oneDNN sgemm failed");
+    };
+    if (!batched)
+        product(0);
+    else
+        parallelChunks(batch, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i)
+                product(i);
+        });
+    return y;
+}
+#endif
+
 // Gemm, MatMul.
 void registerMatMulKernels(KernelRegistry& r)
 {
@@ -685,7 +755,8 @@ void registerMatMulKernels(KernelRegistry& r)
         const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
         // A constant B is kept once as [N, K] rows (ONNX's transB layout): a single
         // row of A (batch 1, a classifier head) is then one matrix-vector product
-        // over contiguous rows, which OpenBLAS runs 2-3x faster than a 1-row GEMM.
+        // over contiguous rows, which OpenBLAS runs 2-3x faster than a 1-row GEMM;
+        // for floats Ramiel's own (matrix_vector.h), which also splits it over threads.
         const at::Tensor rowsB = c.isConstant(1) ? (tb ? c.constants[1] : c.constants[1].t()).contiguous() : at::Tensor();
         const at::Tensor constB = rowsB.defined() ? rowsB.t() : at::Tensor();
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -694,6 +765,11 @@ void registerMatMulKernels(KernelRegistry& r)
             if (rowsB.defined() && a.dim() == 2 && a.size(0) == 1 && a.scalar_type() == rowsB.scalar_type() &&
                 (in.size() < 3 || !in[2].defined() || in[2].numel() == 1 || in[2].numel() == n)) {
                 const at::Tensor v = a[0];
+                const at::Tensor c = in.size() > 2 ? in[2] : at::Tensor();
+                if (rowsB.scalar_type() == at::kFloat) {  // split over the intra-op threads
+                    out[0] = matrixVectorProduct(rowsB, v, c, float(alpha), float(beta));
+                    return;
+                }
                 at::Tensor y = in.size() > 2 && in[2].defined()
                                    ? at::addmv(in[2].reshape({-1}).expand({n}), rowsB, v, beta, alpha)
                                    : (alpha == 1.0 ? at::mv(rowsB, v) : at::mv(rowsB, v) * alpha);
@@ -701,7 +777,13 @@ void registerMatMulKernels(KernelRegistry& r)
                 return;
             }
             const at::Tensor b = constB.defined() ? constB : (tb ? in[1].t() : in[1]);
+#if RAMIEL_HAVE_DNNL
+            at::Tensor y = sgemmMatMul(a, b);
+            if (!y.defined())
+                y = at::matmul(a, b);
+#else
             at::Tensor y = at::matmul(a, b);
+#endif
             if (alpha != 1.0)
                 y = y * alpha;
             if (in.size() > 2 && in[2].defined())
@@ -710,7 +792,14 @@ void registerMatMulKernels(KernelRegistry& r)
         };
     };
     r["MatMul"] = [](const KernelContext&) -> Kernel {
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::matmul(in[0], in[1]); };
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+#if RAMIEL_HAVE_DNNL
+            out[0] = sgemmMatMul(in[0], in[1]);
+            if (out[0].defined())
+                return;
+#endif
+            out[0] = at::matmul(in[0], in[1]);
+        };
     };
 }
 
@@ -724,6 +813,10 @@ void registerSoftmaxKernels(KernelRegistry& r)
             return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
                 const at::Tensor& x = in[0];
                 const int64_t axis = normalizeAxis(axisAttr, x.dim());
+                if (!log && axis == x.dim() - 1 && x.scalar_type() == at::kFloat && x.size(axis) > 0) {
+                    out[0] = softmaxLastFloat(x);  // the 2-D coercion changes nothing at the last axis
+                    return;
+                }
                 if (opset >= 13) {
                     out[0] = log ? at::log_softmax(x, axis) : at::softmax(x, axis);
                     return;
@@ -802,6 +895,15 @@ void registerNormalizationKernels(KernelRegistry& r)
             const at::Tensor& x = in[0];
             const int64_t axis = normalizeAxis(axisAttr, x.dim());
             const std::vector<int64_t> dims(x.sizes().begin() + axis, x.sizes().end());
+            const at::Tensor bias = in.size() > 2 ? in[2] : at::Tensor();
+            // Float, scale and bias of the normalized shape, no mean or inverse deviation
+            // asked for: ATen's fused kernel (one pass per row, rows over the threads).
+            if (out.size() == 1 && x.scalar_type() == at::kFloat && in[1].scalar_type() == at::kFloat &&
+                in[1].sizes() == at::IntArrayRef(dims) &&
+                (!bias.defined() || (bias.scalar_type() == at::kFloat && bias.sizes() == at::IntArrayRef(dims)))) {
+                out[0] = at::layer_norm(x.contiguous(), dims, in[1], bias, eps, false);
+                return;
+            }
             std::vector<int64_t> reduce;
             for (int64_t i = axis; i < x.dim(); ++i)
                 reduce.push_back(i);

@@ -1,0 +1,104 @@
+#include "core/runtime/torch/matrix_vector.h"
+
+#include "core/runtime/torch/parallel_chunks.h"
+
+#include <algorithm>
+
+namespace ramiel {
+
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RAMIEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define RAMIEL_CLONES
+#endif
+
+constexpr int kLanes = 16;  // partial sums per row: one AVX-512 register, two AVX2 ones
+
+// The dot product of `row` (k floats) with x: kLanes partial sums over whole
+// blocks, the tail, then the partial sums in order. rowsOf4 below sums in
+// exactly this order, so a row's result does not depend on its group.
+RAMIEL_CLONES float dotRow(const float* __restrict row, const float* __restrict x, int64_t k)
+{
+    float acc[kLanes] = {};
+    int64_t j = 0;
+    for (; j + kLanes <= k; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            acc[l] += row[j + l] * x[j + l];
+    float sum = 0.0f;
+    for (; j < k; ++j)
+        sum += row[j] * x[j];
+    for (int l = 0; l < kLanes; ++l)
+        sum += acc[l];
+    return sum;
+}
+
+// Four rows at once (rows k floats apart): four weight streams in flight and x
+// loaded once for them; the product is memory-bound (each weight read once).
+RAMIEL_CLONES void rowsOf4(float* __restrict y, const float* __restrict w, const float* __restrict x, int64_t k)
+{
+    const float* __restrict r0 = w;
+    const float* __restrict r1 = w + k;
+    const float* __restrict r2 = w + 2 * k;
+    const float* __restrict r3 = w + 3 * k;
+    float a0[kLanes] = {}, a1[kLanes] = {}, a2[kLanes] = {}, a3[kLanes] = {};
+    int64_t j = 0;
+    for (; j + kLanes <= k; j += kLanes)
+        for (int l = 0; l < kLanes; ++l) {
+            const float v = x[j + l];
+            a0[l] += r0[j + l] * v;
+            a1[l] += r1[j + l] * v;
+            a2[l] += r2[j + l] * v;
+            a3[l] += r3[j + l] * v;
+        }
+    float* acc[4] = {a0, a1, a2, a3};
+    const float* rows[4] = {r0, r1, r2, r3};
+    for (int i = 0; i < 4; ++i) {
+        float sum = 0.0f;
+        for (int64_t t = j; t < k; ++t)
+            sum += rows[i][t] * x[t];
+        for (int l = 0; l < kLanes; ++l)
+            sum += acc[i][l];
+        y[i] = sum;
+    }
+}
+
+// y[r] = the dot product of row r of `w` (rows of k floats) with x, for `count` rows.
+void dotRows(float* y, const float* w, const float* x, int64_t count, int64_t k)
+{
+    int64_t r = 0;
+    for (; r + 4 <= count; r += 4)
+        rowsOf4(y + r, w + r * k, x, k);
+    for (; r < count; ++r)
+        y[r] = dotRow(w + r * k, x, k);
+}
+
+}  // namespace
+
+at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, const at::Tensor& c, float alpha,
+                               float beta)
+{
+    const int64_t n = rows.size(0), k = rows.size(1);
+    const at::Tensor v = x.contiguous();
+    const at::Tensor add = c.defined() ? c.to(at::kFloat).reshape({-1}).contiguous() : at::Tensor();
+    at::Tensor y = at::empty({1, n}, rows.options());
+    const float* w = rows.data_ptr<float>();
+    const float* xs = v.data_ptr<float>();
+    const float* cs = add.defined() ? add.data_ptr<float>() : nullptr;
+    const bool scalarC = add.defined() && add.numel() == 1;
+    float* out = y.data_ptr<float>();
+    // Chunks of about 16K weights (64 KiB), taken by the threads as they come.
+    const int64_t chunk = std::max<int64_t>(4, (int64_t(1) << 14) / std::max<int64_t>(k, 1) / 4 * 4);
+    parallelChunks(n, chunk, [&](int64_t begin, int64_t end) {
+        dotRows(out + begin, w + begin * k, xs, end - begin, k);
+        for (int64_t r = begin; r < end; ++r) {
+            out[r] *= alpha;
+            if (cs)
+                out[r] += beta * cs[scalarC ? 0 : r];
+        }
+    });
+    return y;
+}
+
+}  // namespace ramiel

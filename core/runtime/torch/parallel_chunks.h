@@ -1,0 +1,38 @@
+// A loop split into chunks that the intra-op threads take as they come (OpenMP's
+// dynamic schedule). ATen's parallel_for gives each thread a fixed share, so a
+// thread that has gone to sleep between parallel regions (libgomp spins for
+// about 35 us here, GOMP_SPINCOUNT=3000) holds up the whole loop for its
+// wake-up, 30-50 us on this virtual machine; with chunks handed out as threads
+// arrive the calling thread starts at once and the late one takes what is left.
+// Use it only where the result does not depend on which thread runs a chunk.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace ramiel {
+
+// body(begin, end) over [0, n) in chunks of `chunk` (the last one shorter).
+template <typename Body>
+void parallelChunks(int64_t n, int64_t chunk, const Body& body)
+{
+    chunk = std::max<int64_t>(1, chunk);
+    const int64_t chunks = (n + chunk - 1) / chunk;
+#ifdef _OPENMP
+    const int threads = int(std::min<int64_t>(omp_get_max_threads(), chunks));
+    if (threads > 1 && !omp_in_parallel()) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int64_t i = 0; i < chunks; ++i)
+            body(i * chunk, std::min(n, (i + 1) * chunk));
+        return;
+    }
+#endif
+    if (n > 0)
+        body(0, n);
+}
+
+}  // namespace ramiel

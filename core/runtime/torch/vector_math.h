@@ -1,0 +1,20 @@
+// Float math functions on glibc's vector math library (libmvec), where ATen's
+// kernels run scalar or slowly: Erf (GELU's, decomposed in exported
+// transformers) and Softmax over short rows (attention's).
+#pragma once
+
+#include <ATen/ATen.h>
+
+namespace ramiel {
+
+// erf of every element of a float tensor, split over the intra-op threads
+// (libmvec's erff: within 1e-6 relative of the exact value outside denormals;
+// ATen's at::erf called scalar erff here, 6x slower on one thread).
+at::Tensor erfFloat(const at::Tensor& x);
+
+// Softmax along the last dimension of a float tensor with at least one element
+// in it, rows split over the intra-op threads (libmvec's expf; ATen's kernel
+// took 2.1x as long on swin_t's attention rows of 49).
+at::Tensor softmaxLastFloat(const at::Tensor& x);
+
+}  // namespace ramiel
