@@ -655,6 +655,10 @@ private Q_SLOTS:
             row("Gelu with an attribute", b, "", ErrorKind::InvalidGraph, "Gelu has no attributes; this one has 'approximate'");
         }
         {
+            OnnxBuilder b = oneNode(kSilu, 1, 2, 13, kRamielDomain);
+            row("Silu with two outputs", b, "", ErrorKind::InvalidGraph, "Silu takes one input and gives one output");
+        }
+        {
             OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);
             row("unknown operator in Ramiel's domain", b, "", ErrorKind::InvalidGraph,
                 "Ramiel's domain ai.ramiel has no operator 'Frobnicate'");

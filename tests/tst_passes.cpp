@@ -546,6 +546,31 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-gelu", 10, 10, {{"Gelu", 0}, {"Erf", 2}}}},
+        // SiLU written out, in both operand orders of the Mul.
+        {"fuse-silu",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).output("y1", {2, 8}).output("y2", {2, 8});
+              b.node("Sigmoid", {"x"}, {"s1"});
+              b.node("Mul", {"x", "s1"}, {"y1"});
+              b.node("Sigmoid", {"x"}, {"s2"});
+              b.node("Mul", {"s2", "x"}, {"y2"});
+              return b;
+          },
+          "fuse-silu", 4, 2, {{"Silu", 2}, {"Sigmoid", 0}}}},
+        // Must not fire: the Sigmoid also read elsewhere, and a Mul by another value
+        // (EfficientNet's squeeze-excite scale).
+        {"fuse-silu-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8}).input("v", {2, 8}).output("y1", {2, 8}).output("s1", {2, 8}).output("y2", {2, 8});
+              b.node("Sigmoid", {"x"}, {"s1"});
+              b.node("Mul", {"x", "s1"}, {"y1"});
+              b.node("Sigmoid", {"v"}, {"s2"});
+              b.node("Mul", {"x", "s2"}, {"y2"});
+              return b;
+          },
+          "fuse-silu", 4, 4, {{"Silu", 0}, {"Sigmoid", 2}}}},
         // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
         // DequantizeLinear (the requirements fuse the Relu first).
         {"quantize",

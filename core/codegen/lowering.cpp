@@ -57,6 +57,7 @@ const FunctionName& functionName(const std::string& fn)
         {"leaky_relu", {"F.leaky_relu", "at::leaky_relu"}},
         {"hardswish", {"F.hardswish", "at::hardswish"}},
         {"gelu", {"F.gelu", "at::gelu"}},
+        {"silu", {"F.silu", "at::silu"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
     };
     const auto it = table.find(fn);
@@ -335,6 +336,7 @@ const std::map<std::string, Lowering>& lowerings()
                 c.unsupported("Gelu with approximate '" + printable(c.node.attrString("approximate", "")) + "'");
             return unary(c, "gelu");
         };
+        r[kSilu] = [](const Context& c) { return unary(c, "silu"); };  // fuse-silu's ai.ramiel.Silu
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
@@ -526,12 +528,12 @@ LoweredModel lowerModel(const Model& model, int batch)
             out.inputs.push_back(v);
     // Check every node first, so that one error names the first unsupported node by position.
     for (const Node& n : g.nodes()) {
-        const bool fused = n.domain == kRamielDomain && (n.opType == kFusedConv || n.opType == kGelu);
+        const bool fused = n.domain == kRamielDomain && (n.opType == kFusedConv || n.opType == kGelu || n.opType == kSilu);
         if (!n.domain.empty() && n.domain != "ai.onnx" && !fused)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs() || (n.opType == kFusedConv && !fused)) {
+        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu) && !fused)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;

@@ -22,4 +22,8 @@ inline constexpr const char* kFusedConv = "FusedConv";
 // with approximate = "none"; made from the five nodes older exporters write.
 inline constexpr const char* kGelu = "Gelu";
 
+// Silu: y = x · sigmoid(x) on one float input (PyTorch's SiLU, swish); made from
+// Sigmoid and Mul.
+inline constexpr const char* kSilu = "Silu";
+
 }  // namespace ramiel

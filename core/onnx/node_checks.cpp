@@ -319,14 +319,14 @@ private:
     }
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
-    // fourth input, the summand, and the activation; Gelu takes one input and no attributes.
+    // fourth input, the summand, and the activation; Gelu and Silu take one input and no attributes.
     void checkRamielOperator()
     {
-        if (n_.opType == kGelu) {
+        if (n_.opType == kGelu || n_.opType == kSilu) {
             if (n_.inputs.size() != 1 || n_.inputs[0] == kNone || n_.outputs.size() != 1)
-                return fail("Gelu takes one input and gives one output");
+                return fail(n_.opType + " takes one input and gives one output");
             if (!n_.attributes.empty())
-                return fail("Gelu has no attributes; this one has '" + n_.attributes.front().name + "'");
+                return fail(n_.opType + " has no attributes; this one has '" + n_.attributes.front().name + "'");
             return;
         }
         if (n_.opType != kFusedConv)

@@ -152,6 +152,24 @@ struct Exporter {
         step("Mul", {timesX, constant("_half", 0.5f)}, y);
     }
 
+    // ai.ramiel.Silu -> Sigmoid, Mul by x.
+    void unfuseSilu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        const std::string x = g.value(n.inputs.at(0)).name;
+        const std::string sigmoid = uniqueName(names, g.value(n.outputs.at(0)).name + "_sigmoid");
+        auto* s = gp.add_node();
+        s->set_op_type("Sigmoid");
+        s->set_name(uniqueName(names, n.name + "_Sigmoid"));
+        s->add_input(x);
+        s->add_output(sigmoid);
+        auto* m = gp.add_node();
+        m->set_op_type("Mul");
+        m->set_name(n.name);
+        m->add_input(x);
+        m->add_input(sigmoid);
+        m->add_output(g.value(n.outputs.at(0)).name);
+    }
+
     // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation.
     void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
@@ -252,6 +270,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kGelu) {
                 unfuseGelu(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kSilu) {
+                unfuseSilu(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

@@ -193,6 +193,9 @@ void registerActivationKernels(KernelRegistry& r)
     r[std::string(kRamielDomain) + ":" + kGelu] = [](const KernelContext&) -> Kernel {  // fuse-gelu's node
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::gelu(in[0]); };
     };
+    r[std::string(kRamielDomain) + ":" + kSilu] = [](const KernelContext&) -> Kernel {  // fuse-silu's node
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::silu(in[0]); };
+    };
     r["Celu"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 1.0f);
         return [alpha](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::celu(in[0], alpha); };
