@@ -25,6 +25,26 @@ RAMIEL_CLONES void erfRun(float* __restrict y, const float* __restrict x, int64_
         y[i] = erff(x[i]);
 }
 
+RAMIEL_CLONES void siluRun(float* __restrict y, const float* __restrict x, int64_t n)
+{
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+
+// `run` over every element of x, in x's own layout when it is dense (contiguous
+// or channels-last), into a tensor of the same layout.
+template <typename Run>
+at::Tensor elementwise(const at::Tensor& x, Run run)
+{
+    const at::Tensor src = x.is_non_overlapping_and_dense() ? x : x.contiguous();
+    at::Tensor y = at::empty_like(src);
+    const float* in = src.data_ptr<float>();
+    float* out = y.data_ptr<float>();
+    parallelChunks(src.numel(), int64_t(1) << 15, [&](int64_t begin, int64_t end) { run(out + begin, in + begin, end - begin); });
+    return y;
+}
+
 // Softmax of each of `rows` rows of n floats: the maximum, exp of the
 // differences (libmvec's expf) and their sum, then a product by its reciprocal.
 RAMIEL_CLONES void softmaxRows(float* __restrict y, const float* __restrict x, int64_t rows, int64_t n)
@@ -63,14 +83,7 @@ at::Tensor softmaxLastFloat(const at::Tensor& x)
     return y;
 }
 
-at::Tensor erfFloat(const at::Tensor& x)
-{
-    const at::Tensor src = x.contiguous();
-    at::Tensor y = at::empty_like(src);
-    const float* in = src.data_ptr<float>();
-    float* out = y.data_ptr<float>();
-    parallelChunks(src.numel(), int64_t(1) << 15, [&](int64_t begin, int64_t end) { erfRun(out + begin, in + begin, end - begin); });
-    return y;
-}
+at::Tensor erfFloat(const at::Tensor& x) { return elementwise(x, erfRun); }
+at::Tensor siluFloat(const at::Tensor& x) { return elementwise(x, siluRun); }
 
 }  // namespace ramiel

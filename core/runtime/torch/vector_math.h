@@ -1,6 +1,7 @@
 // Float math functions on glibc's vector math library (libmvec), where ATen's
 // kernels run scalar or slowly: Erf (GELU's, decomposed in exported
-// transformers) and Softmax over short rows (attention's).
+// transformers), SiLU (fuse-silu's node) and
+// Softmax over short rows (attention's).
 #pragma once
 
 #include <ATen/ATen.h>
@@ -11,6 +12,12 @@ namespace ramiel {
 // (libmvec's erff: within 1e-6 relative of the exact value outside denormals;
 // ATen's at::erf called scalar erff here, 6x slower on one thread).
 at::Tensor erfFloat(const at::Tensor& x);
+
+// SiLU (x · sigmoid(x)) of every element of a float tensor, in its own layout
+// (channels-last stays so), split over the intra-op threads, on libmvec's expf
+// (efficientnet_b0's 49 SiLUs: the model 10.85 -> 8.6-9.4 ms on one thread
+// against ATen's at::silu).
+at::Tensor siluFloat(const at::Tensor& x);
 
 // Softmax along the last dimension of a float tensor with at least one element
 // in it, rows split over the intra-op threads (libmvec's expf; ATen's kernel
