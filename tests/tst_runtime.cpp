@@ -2,6 +2,7 @@
 // parallel output equals serial for every scheduler and configuration, errors
 // name the operator, node or input, and repeated parallel runs agree.
 #include "core/analysis/cost_model.h"
+#include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/scheduler.h"
@@ -305,7 +306,7 @@ private Q_SLOTS:
     }
 
     // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool,
-    // Concat, BatchNormalization) against ATen's: the same nodes on a graph input (plain
+    // Concat, BatchNormalization, ai.ramiel.Silu) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
     void channelsLastKernelsMatchAten()
     {
@@ -338,9 +339,16 @@ private Q_SLOTS:
             auto& cat = b.node("Concat", {s, s}, {"cat_" + s});
             OnnxBuilder::setInt(cat, "axis", 1);
             b.node("BatchNormalization", {s, "scale", "bias", "mean", "var"}, {"bn_" + s});
+            b.node(kSilu, {s}, {"silu_" + s}).set_domain(kRamielDomain);  // libmvec, in the tensor's layout
         }
+        b.node("Sigmoid", {"x"}, {"sigmoid_x"});
+        b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
+        b.node(kSilu, {"x"}, {"silu2_x"}).set_domain(kRamielDomain);
+        auto* ramiel = b.model().add_opset_import();
+        ramiel->set_domain(kRamielDomain);
+        ramiel->set_version(1);
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
-                              "avgi_x", "avgi_xc"})
+                              "avgi_x", "avgi_xc", "silu_x", "silu_xc", "swish_x", "silu2_x"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
         const auto compiled = runtime().compile(m);
@@ -348,7 +356,7 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(12));
+            QCOMPARE(out.size(), size_t(16));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
