@@ -25,6 +25,13 @@ namespace ramiel::cli {
 
 namespace {
 
+// The simulation's error against a measured time, signed: "+7.9%", "-1.5%".
+std::string simulationError(double simulated, double measured)
+{
+    const double e = 100.0 * (simulated - measured) / measured;
+    return (e >= 0 ? "+" : "") + formatFixed(e, 1) + "%";
+}
+
 constexpr int kBlock = 3;  // timed runs per turn of a configuration
 
 struct BenchOptions {
@@ -293,7 +300,7 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
         if (c.parallel && s.name == "serial") {
             const double t = median(s.seconds), simulated = simulatedFor(c, s);
             std::cout << "  simulated " << formatSeconds(simulated) << " ("
-                      << formatFixed(100.0 * (simulated - t) / t, 1) << "%)";
+                      << simulationError(simulated, t) << ")";
         }
         std::cout << "\n";
     }
@@ -312,7 +319,7 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
                   << ", d = " << settings.degree << "): " << formatFixed(serial1 / t, 2)
                   << "x over serial 1 thread (inter-op bound " << formatFixed(c.parallel->bound, 2) << "x), "
                   << formatFixed(best / t, 2) << "x over the best serial; simulated " << formatSeconds(simulated)
-                  << " (" << formatFixed(100.0 * (simulated - t) / t, 1) << "%)\n";
+                  << " (" << simulationError(simulated, t) << ")\n";
     }
     if (!c.hybrid)
         return;

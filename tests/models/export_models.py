@@ -11,6 +11,7 @@ and <name>.output.npy hold a seeded input and PyTorch's own output for it, the
 reference the runtime is checked against.
 
 Usage: /usr/bin/python3 export_models.py OUT_DIR [name ...]
+(without names: the tests' models; EXTRA's are exported only when named)
 """
 import json
 import os
@@ -28,6 +29,18 @@ MODELS = {
     # A transformer whose shape arithmetic (Shape -> Gather -> Div -> Concat -> Reshape)
     # and attention mask (ScatterND) the fold-constants pass must see through.
     "swin_t": ({}, 224, 17, True),
+}
+
+# Exported only when named, for benchmarks beyond the tests' models (docs/performance.md:
+# ConvNeXt's LayerNorm and GELU, EfficientNet's SiLU and squeeze-excite, channel shuffles,
+# grouped and bottleneck convolutions).
+EXTRA = {
+    "convnext_tiny": ({}, 224),
+    "efficientnet_b0": ({}, 224),
+    "mnasnet1_0": ({}, 224),
+    "regnet_y_400mf": ({}, 224),
+    "resnet50": ({}, 224),
+    "shufflenet_v2_x1_0": ({}, 224),
 }
 
 
@@ -63,9 +76,10 @@ def export(name, out_dir):
     import numpy as np
     import torch
     import torchvision
-    kwargs, hw = MODELS[name][:2]
-    opset = MODELS[name][2] if len(MODELS[name]) > 2 else 13
-    dynamic = MODELS[name][3] if len(MODELS[name]) > 3 else False
+    spec = MODELS.get(name) or EXTRA[name]
+    kwargs, hw = spec[:2]
+    opset = spec[2] if len(spec) > 2 else 13
+    dynamic = spec[3] if len(spec) > 3 else False
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
     x = torch.randn(1, 3, hw, hw)
@@ -102,7 +116,7 @@ def main():
         return 2
     out_dir = sys.argv[1]
     names = sys.argv[2:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
+    unknown = [n for n in names if n not in MODELS and n not in EXTRA]
     if unknown:
         print("export_models: unknown model(s): " + ", ".join(unknown), file=sys.stderr)
         return 2
