@@ -144,8 +144,8 @@ public:
             ++stats.fused;
         }
         edit.commit();
-        if (stats.fused && model.opsetVersion(kRamielDomain) == 0)
-            model.opsets.push_back({kRamielDomain, 1});
+        if (stats.fused)
+            importRamielDomain(model);
         stats.detail = "fused " + std::to_string(activations) + " activations and " + std::to_string(sums) +
                        " residual Adds into convolutions";
         return stats;

@@ -92,21 +92,13 @@ public:
             // The last Mul becomes the Gelu, in its place.
             for (NodeId n : {scaleId, erfId, addId, timesXId})
                 edit.removeNode(n);
-            edit.setInput(halfId, 0, x);
-            edit.setInput(halfId, 1, kNone);
-            Node& gelu = g.node(halfId);
-            gelu.inputs.resize(1);
-            gelu.domain = kRamielDomain;
-            gelu.opType = kGelu;
-            gelu.opset = 1;
-            gelu.schemaKnown = false;
-            gelu.attributes.clear();
+            edit.makeRamielUnary(halfId, kGelu, x);
             ++stats.fused;
             stats.removed += 4;
         }
         edit.commit();
-        if (stats.fused && model.opsetVersion(kRamielDomain) == 0)
-            model.opsets.push_back({kRamielDomain, 1});
+        if (stats.fused)
+            importRamielDomain(model);
         stats.detail = "fused " + std::to_string(stats.fused) + " written-out GELUs (Div, Erf, Add, Mul, Mul)";
         return stats;
     }

@@ -34,22 +34,14 @@ public:
                 continue;
             // The Mul becomes the Silu, in its place.
             edit.removeNode(sigId);
-            edit.setInput(mulId, 0, x);
-            edit.setInput(mulId, 1, kNone);
-            Node& silu = g.node(mulId);
-            silu.inputs.resize(1);
-            silu.domain = kRamielDomain;
-            silu.opType = kSilu;
-            silu.opset = 1;
-            silu.schemaKnown = false;
-            silu.attributes.clear();
+            edit.makeRamielUnary(mulId, kSilu, x);
             edit.dropIfUnused(s);
             ++stats.fused;
             ++stats.removed;
         }
         edit.commit();
-        if (stats.fused && model.opsetVersion(kRamielDomain) == 0)
-            model.opsets.push_back({kRamielDomain, 1});
+        if (stats.fused)
+            importRamielDomain(model);
         stats.detail = "fused " + std::to_string(stats.fused) + " written-out SiLUs (Sigmoid, Mul)";
         return stats;
     }

@@ -1,5 +1,7 @@
 #include "core/passes/graph_editor.h"
 
+#include "core/ir/fused_ops.h"
+
 #include "core/util/error.h"
 
 #include <algorithm>
@@ -161,6 +163,25 @@ ValueId GraphEditor::addConstant(const std::string& base, std::shared_ptr<const 
     const ValueId v = addValue(base, tensor->type());
     g_.setInitializer(v, std::move(tensor));
     return v;
+}
+
+void importRamielDomain(Model& model)
+{
+    if (model.opsetVersion(kRamielDomain) == 0)
+        model.opsets.push_back({kRamielDomain, 1});
+}
+
+void GraphEditor::makeRamielUnary(NodeId n, const char* op, ValueId x)
+{
+    for (size_t i = 0; i < g_.node(n).inputs.size(); ++i)
+        setInput(n, i, i == 0 ? x : kNone);
+    Node& node = g_.node(n);
+    node.inputs.resize(1);
+    node.domain = kRamielDomain;
+    node.opType = op;
+    node.opset = 1;
+    node.schemaKnown = false;
+    node.attributes.clear();
 }
 
 NodeId GraphEditor::addNode(Node node)

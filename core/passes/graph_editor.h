@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/ir/graph.h"
+#include "core/ir/model.h"
 
 #include <cstring>
 #include <memory>
@@ -25,6 +26,9 @@ std::shared_ptr<Tensor> tensorFrom(DataType type, const std::vector<T>& values, 
         std::memcpy(t->data.data(), values.data(), t->data.size());
     return t;
 }
+
+// Adds Ramiel's domain to the model's opsets unless it is there.
+void importRamielDomain(Model& model);
 
 class GraphEditor {
 public:
@@ -61,6 +65,9 @@ public:
     ValueId addValue(const std::string& base, TensorType type = {});
     // Appends a node (its inputs and outputs linked).
     NodeId addNode(Node node);
+    // Node n becomes Ramiel's one-input operator `op` (core/ir/fused_ops.h) on
+    // x, its outputs kept and its attributes dropped.
+    void makeRamielUnary(NodeId n, const char* op, ValueId x);
 
     // commit() drops `v` if by then nothing produces or reads it and it is no
     // graph input or output.

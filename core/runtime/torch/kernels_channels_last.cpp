@@ -8,6 +8,7 @@
 // over output pixels only, so results do not depend on the thread count.
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/target_clones.h"
 
 #include <ATen/Parallel.h>
 
@@ -18,13 +19,6 @@
 namespace ramiel {
 
 namespace {
-
-// Vector loops: built for AVX-512, AVX2 and the baseline, chosen at load time.
-#if defined(__x86_64__) && defined(__GNUC__)
-#define RAMIEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define RAMIEL_CLONES
-#endif
 
 // ATen's max: a NaN in either operand wins.
 inline float maxOrNaN(float a, float b) { return (b > a || b != b) ? b : a; }

@@ -1,18 +1,13 @@
 #include "core/runtime/torch/matrix_vector.h"
 
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/target_clones.h"
 
 #include <algorithm>
 
 namespace ramiel {
 
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define RAMIEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define RAMIEL_CLONES
-#endif
 
 constexpr int kLanes = 16;  // partial sums per row: one AVX-512 register, two AVX2 ones
 

@@ -4,6 +4,7 @@
 #include "core/runtime/torch/vector_math.h"
 
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/target_clones.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +12,6 @@
 namespace ramiel {
 
 namespace {
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define RAMIEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define RAMIEL_CLONES
-#endif
 
 RAMIEL_CLONES void erfRun(float* __restrict y, const float* __restrict x, int64_t n)
 {
