@@ -312,7 +312,7 @@ private Q_SLOTS:
     {
         const int64_t c = 40;  // GlobalAveragePool: two blocks of channels, the second short
         OnnxBuilder b;
-        b.input("x", {1, c, 11, 13});
+        b.input("x", {1, c, 37, 41});  // 1,517 pixels: global pooling sums them in two chunks
         b.initializer("w", {c, c, 1, 1}, 0.0f);
         auto* w = b.model().mutable_graph()->mutable_initializer(0);
         for (int64_t i = 0; i < c; ++i)

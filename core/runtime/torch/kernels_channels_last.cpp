@@ -13,6 +13,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -297,24 +298,39 @@ at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countI
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
 {
     const int64_t n = x.size(0), c = x.size(1), pixels = x.size(2) * x.size(3);
-    at::Tensor y = at::zeros({n, c, 1, 1}, x.options());
+    at::Tensor y = at::empty({n, c, 1, 1}, x.options());
+    if (pixels == 0 || c == 0)
+        return y.fill_(pixels == 0 ? NAN : 0.0f);  // the mean of nothing, as ATen's
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    // Split over blocks of channels (each summed over all pixels, in order), so the
-    // team stays awake from the last convolution into the classifier after it.
-    const int64_t block = std::min(c, std::max<int64_t>(16, (4096 / pixels + 15) / 16 * 16));
-    const int64_t blocks = (c + block - 1) / block;
-    parallelChunks(n * blocks, 1, [&](int64_t begin, int64_t end) {
+    // Chunks of whole pixels (c contiguous floats each) are summed into partial sums
+    // of their own, then each image's partial sums are added in order: the reads
+    // stream, the threads take chunks as they arrive, and the result does not
+    // depend on which thread ran a chunk. (Blocks of channels walked over every
+    // pixel read 16-32 floats a pixel: 2x ONNX Runtime's time on efficientnet_b0.)
+    const int64_t span = std::max<int64_t>(1, (int64_t(1) << 13) / c);  // pixels a chunk
+    const int64_t chunks = (pixels + span - 1) / span;
+    std::vector<float> partial(size_t(n * chunks * c), 0.0f);
+    // Split even when small: the second thread wakes here rather than in the
+    // classifier that usually follows (pooling small tensors on one thread made
+    // resnet18's pooling 0.010 ms and its Gemm 0.094, together no faster).
+    parallelChunks(n * chunks, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
-            const int64_t b = i / blocks, from = i % blocks * block, count = std::min(block, c - from);
-            float* o = dst + b * c + from;
-            for (int64_t p = 0; p < pixels; ++p)
-                addInto(o, src + (b * pixels + p) * c + from, count);
-            const float scale = 1.0f / float(pixels);
-            for (int64_t k = 0; k < count; ++k)
-                o[k] *= scale;
+            const int64_t b = i / chunks, first = i % chunks * span, last = std::min(pixels, first + span);
+            float* sum = partial.data() + i * c;
+            for (int64_t p = first; p < last; ++p)
+                addInto(sum, src + (b * pixels + p) * c, c);
         }
     });
+    const float scale = 1.0f / float(pixels);
+    for (int64_t b = 0; b < n; ++b) {
+        float* o = dst + b * c;
+        std::memcpy(o, partial.data() + b * chunks * c, size_t(c) * sizeof(float));
+        for (int64_t k = 1; k < chunks; ++k)
+            addInto(o, partial.data() + (b * chunks + k) * c, c);
+        for (int64_t j = 0; j < c; ++j)
+            o[j] *= scale;
+    }
     return y;
 }
 
