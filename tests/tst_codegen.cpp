@@ -109,6 +109,29 @@ std::string hostileModel(const QString& marker)
     return b.bytes();
 }
 
+// Two branches after a graph input: Conv then SiLU written out (Sigmoid, Mul), Conv
+// then GELU written out (Div by √2, Erf, Add 1, Mul, Mul 0.5), added; with the default
+// passes they run as ai.ramiel.Silu and ai.ramiel.Gelu.
+std::string activationsModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 16, 28, 28});
+    b.initializer("w1", {16, 16, 1, 1}, 0.05f).initializer("w2", {16, 16, 1, 1}, -0.03f);
+    b.initializer("sqrt2", {}, 1.4142135f).initializer("one", {}, 1.0f).initializer("half", {}, 0.5f);
+    b.node("Conv", {"x", "w1"}, {"c1"});
+    b.node("Sigmoid", {"c1"}, {"s1"});
+    b.node("Mul", {"c1", "s1"}, {"silu"});
+    b.node("Conv", {"x", "w2"}, {"c2"});
+    b.node("Div", {"c2", "sqrt2"}, {"d2"});
+    b.node("Erf", {"d2"}, {"e2"});
+    b.node("Add", {"e2", "one"}, {"a2"});
+    b.node("Mul", {"c2", "a2"}, {"m2"});
+    b.node("Mul", {"m2", "half"}, {"gelu"});
+    b.node("Add", {"silu", "gelu"}, {"y"});
+    b.output("y", {1, 16, 28, 28});
+    return b.bytes();
+}
+
 }  // namespace
 
 class TestCodegen : public QObject {
@@ -249,6 +272,14 @@ private Q_SLOTS:
         f.write(bytes.data(), qint64(bytes.size()));
         f.close();
         variants_["hostile"] = {"hostile", hostile, 1, 1};
+        // fuse-gelu's and fuse-silu's nodes: F.gelu / at::gelu, F.silu / at::silu.
+        const QString activations = work_ + "/activations.onnx";
+        QFile a(activations);
+        QVERIFY(a.open(QIODevice::WriteOnly));
+        const std::string model = activationsModel();
+        a.write(model.data(), qint64(model.size()));
+        a.close();
+        variants_["activations_passes"] = {"activations_passes", activations, 1, 1, "default"};
     }
 
     void python_data() { addRows(); }
