@@ -528,12 +528,12 @@ LoweredModel lowerModel(const Model& model, int batch)
             out.inputs.push_back(v);
     // Check every node first, so that one error names the first unsupported node by position.
     for (const Node& n : g.nodes()) {
-        const bool fused = n.domain == kRamielDomain && (n.opType == kFusedConv || n.opType == kGelu || n.opType == kSilu);
-        if (!n.domain.empty() && n.domain != "ai.onnx" && !fused)
+        const bool ramiel = n.domain == kRamielDomain;  // the node checks refused any other name there
+        if (!n.domain.empty() && n.domain != "ai.onnx" && !ramiel)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu) && !fused)) {
+        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu) && !ramiel)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;

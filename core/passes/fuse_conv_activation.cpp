@@ -22,14 +22,7 @@ namespace {
 std::optional<float> scalarInput(const Graph& g, const Node& n, size_t i, float fallback)
 {
     const ValueId v = n.input(i);
-    if (v == kNone)
-        return fallback;
-    if (!g.value(v).isConstant())
-        return std::nullopt;
-    const Tensor& t = *g.value(v).initializer;
-    if (t.dtype != DataType::Float || t.numel() != 1 || !t.hasData())
-        return std::nullopt;
-    return t.at<float>(0);
+    return v == kNone ? std::optional<float>(fallback) : floatScalar(g, v);
 }
 
 // The activation's name and parameters, when the node is one FusedConv takes.
@@ -90,7 +83,7 @@ public:
             const ValueId x = conv.outputs[0];
             const DataType type = g.value(x).type.dtype;
             NodeId actId = edit.soleConsumer(x);
-            if (actId == kNone || edit.readBySubgraph(x) || (type != DataType::Float && type != DataType::Undefined))
+            if (actId == kNone || (type != DataType::Float && type != DataType::Undefined))
                 continue;
             // Conv -> Add (-> activation): the Add's other input becomes the summand.
             const NodeId addId = actId;
@@ -98,7 +91,7 @@ public:
             ValueId actInput = x;
             if (z != kNone) {
                 actInput = g.node(addId).outputs[0];
-                actId = edit.readBySubgraph(actInput) ? kNone : edit.soleConsumer(actInput);
+                actId = edit.soleConsumer(actInput);
             }
             std::optional<std::pair<std::string, std::vector<float>>> activation;
             if (actId != kNone && g.node(actId).input(0) == actInput)

@@ -55,7 +55,7 @@ public:
                     extraOutputsUsed = true;
             const ValueId x = bn.input(0);
             const NodeId convId = g.value(x).producer;
-            if (extraOutputsUsed || convId == kNone || edit.soleConsumer(x) != id || edit.readBySubgraph(x))
+            if (extraOutputsUsed || convId == kNone || edit.soleConsumer(x) != id)
                 continue;
             const Node& conv = g.node(convId);
             if (conv.opType != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1)

@@ -19,9 +19,7 @@ namespace {
 const Node* soleStep(const GraphEditor& edit, ValueId v, const char* op, NodeId* id)
 {
     const Graph& g = edit.graph();
-    if (v == kNone || edit.readBySubgraph(v))
-        return nullptr;
-    const NodeId n = edit.soleConsumer(v);
+    const NodeId n = v == kNone ? kNone : edit.soleConsumer(v);
     if (n == kNone)
         return nullptr;
     const Node& node = g.node(n);
@@ -34,11 +32,8 @@ const Node* soleStep(const GraphEditor& edit, ValueId v, const char* op, NodeId*
 // Whether `v` is a float constant holding one value within 1e-5 of `expected`.
 bool isScalar(const Graph& g, ValueId v, double expected)
 {
-    if (v == kNone || !g.value(v).isConstant())
-        return false;
-    const Tensor& t = *g.value(v).initializer;
-    return t.dtype == DataType::Float && t.numel() == 1 && t.hasData() &&
-           std::abs(double(t.at<float>(0)) - expected) < 1e-5;
+    const std::optional<float> s = floatScalar(g, v);
+    return s && std::abs(double(*s) - expected) < 1e-5;
 }
 
 // The operand of a binary `node` that is not `v`, when `v` is one of its two inputs.
@@ -64,7 +59,7 @@ public:
             // x / √2 (or x · 1/√2) -> Erf, the scaled value read by the Erf alone.
             const ValueId scaled = erf.input(0);
             const NodeId scaleId = g.value(scaled).producer;
-            if (scaleId == kNone || edit.soleConsumer(scaled) != erfId || edit.readBySubgraph(scaled))
+            if (scaleId == kNone || edit.soleConsumer(scaled) != erfId)
                 continue;
             const Node& scale = g.node(scaleId);
             if (!scale.domain.empty() || scale.inputs.size() != 2)

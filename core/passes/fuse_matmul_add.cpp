@@ -38,7 +38,7 @@ public:
                 aShape->rank() != 2 || !aShape->dims[0].isKnown() || bT.dims.size() != 2)
                 continue;
             const NodeId addId = edit.soleConsumer(x);
-            if (addId == kNone || edit.readBySubgraph(x))
+            if (addId == kNone)
                 continue;
             const Node& add = g.node(addId);
             if (add.opType != "Add" || !add.domain.empty() || add.inputs.size() != 2 || add.outputs.size() != 1)

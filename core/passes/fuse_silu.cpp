@@ -23,7 +23,7 @@ public:
             if (sig.opType != "Sigmoid" || !sig.domain.empty() || sig.outputs.size() != 1 || sig.outputs[0] == kNone)
                 continue;
             const ValueId x = sig.input(0), s = sig.outputs[0];
-            if (x == kNone || g.value(x).type.dtype != DataType::Float || edit.readBySubgraph(s))
+            if (x == kNone || g.value(x).type.dtype != DataType::Float)
                 continue;
             const NodeId mulId = edit.soleConsumer(s);
             if (mulId == kNone)

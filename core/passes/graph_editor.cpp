@@ -26,7 +26,7 @@ GraphEditor::GraphEditor(Graph& graph) : g_(graph), removed_(graph.nodeCount(), 
 NodeId GraphEditor::soleConsumer(ValueId v) const
 {
     const Value& value = g_.value(v);
-    if (value.isGraphOutput || value.consumers.size() != 1)
+    if (value.isGraphOutput || value.consumers.size() != 1 || readBySubgraph(v))
         return kNone;
     return value.consumers.front();
 }
@@ -163,6 +163,16 @@ ValueId GraphEditor::addConstant(const std::string& base, std::shared_ptr<const 
     const ValueId v = addValue(base, tensor->type());
     g_.setInitializer(v, std::move(tensor));
     return v;
+}
+
+std::optional<float> floatScalar(const Graph& g, ValueId v)
+{
+    if (v == kNone || !g.value(v).isConstant())
+        return std::nullopt;
+    const Tensor& t = *g.value(v).initializer;
+    if (t.dtype != DataType::Float || t.numel() != 1 || !t.hasData())
+        return std::nullopt;
+    return t.at<float>(0);
 }
 
 void importRamielDomain(Model& model)

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ std::shared_ptr<Tensor> tensorFrom(DataType type, const std::vector<T>& values, 
     return t;
 }
 
+// The value of `v` when it is a float constant of one element (any rank).
+std::optional<float> floatScalar(const Graph& g, ValueId v);
+
 // Adds Ramiel's domain to the model's opsets unless it is there.
 void importRamielDomain(Model& model);
 
@@ -39,8 +43,10 @@ public:
     bool removed(NodeId n) const { return removed_[size_t(n)]; }
     size_t removedCount() const { return removedCount_; }
 
-    // The only consumer of `v`, or kNone when it has none or several, or when
-    // `v` is a graph output (its value is then needed as it is).
+    // The only consumer of `v`, or kNone when it has none or several, when `v`
+    // is a graph output (its value is then needed as it is), or when that
+    // consumer's subgraph reads it (readBySubgraph): the node a fusion may fold
+    // `v` into.
     NodeId soleConsumer(ValueId v) const;
     // True when a subgraph reads `v` by name (an implicit input): such a value
     // can be neither renamed nor replaced.
