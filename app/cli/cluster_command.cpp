@@ -67,7 +67,7 @@ void printPlan(const pipeline::PlannedModel& planned)
     std::cout << "  planned in    " << formatSeconds(plan.planningSeconds) << "\n";
     for (size_t c = 0; c < s.clusters.size(); ++c) {
         const auto& items = s.clusters[c];
-        const int threads = c < s.workerThreads.size() ? s.workerThreads[c] : 1;
+        const int threads = s.workerThreadsOf(c);
         std::cout << "  worker " << c << (c < 10 ? "      " : "     ") << items.size() << " nodes"
                   << (threads > 1 ? " on " + std::to_string(threads) + " threads" : std::string()) << ", load "
                   << formatSeconds(loads[c]) << ", idle " << formatSeconds(sim.wait[c]) << ": ";

@@ -319,8 +319,7 @@ Program buildProgram(const CodegenRequest& request)
                     steps.push_back(pub);
                 }
         }
-        const auto& workerThreads = request.schedule->workerThreads;
-        p.threads.push_back(c < workerThreads.size() ? std::max(1, int(workerThreads[c])) : 1);
+        p.threads.push_back(request.schedule->workerThreadsOf(c));
     }
 
     for (ValueId v : g.outputs()) {

@@ -143,7 +143,7 @@ Schedule withBestNodeThreads(Schedule s, const CostTable& costs)
     if (s.threads.empty())
         s.threads.assign(s.instanceCount(), 0);
     for (size_t c = 0; c < s.clusters.size(); ++c) {
-        const int most = c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1;
+        const int most = s.workerThreadsOf(c);
         std::vector<InstanceId> own;
         std::vector<ThreadChoiceItem> items;
         for (InstanceId i : s.clusters[c])

@@ -163,7 +163,7 @@ int splitCores(Schedule& s, const Graph& graph, const CostTable& costs, int core
             choices[size_t(g.worker)].push_back({n, s.samples(g.instance), std::max(1, share)});
         }
         for (size_t w = 0; w < k; ++w) {
-            const int start = w < s.workerThreads.size() ? std::max(1, int(s.workerThreads[w])) : 1;
+            const int start = s.workerThreadsOf(w);
             const std::vector<int> chosen = chooseThreads(choices[w], costs, start);
             for (size_t j = 0; j < chosen.size(); ++j)
                 next.threads[size_t(shared[w][j])] = chosen[j];

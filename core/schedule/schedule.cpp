@@ -49,7 +49,7 @@ int Schedule::cores() const
 {
     int together = 0;
     for (size_t c = 0; c < clusters.size(); ++c)
-        together += c < workerThreads.size() ? std::max(1, int(workerThreads[c])) : 1;
+        together += workerThreadsOf(c);
     return std::max({workers, together, maxThreads()});
 }
 
@@ -58,7 +58,7 @@ std::string describeThreads(const Schedule& s)
     const size_t workers = s.clusters.size();
     std::vector<int> threads;
     for (size_t c = 0; c < workers; ++c)
-        threads.push_back(c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1);
+        threads.push_back(s.workerThreadsOf(c));
     const bool same = std::all_of(threads.begin(), threads.end(), [&](int t) { return t == threads.front(); });
     std::string text = countOf(int(workers), "worker");
     if (same) {

@@ -71,13 +71,16 @@ struct Schedule {
     int copy(InstanceId i) const { return i / nodesPerCopy; }
     int samples(InstanceId i) const { return subBatch[static_cast<size_t>(copy(i))]; }
     InstanceId instance(NodeId n, int copyIndex) const { return copyIndex * nodesPerCopy + n; }
+    // The intra-op threads `cluster`'s worker starts each run with.
+    int workerThreadsOf(size_t cluster) const
+    {
+        return cluster < workerThreads.size() ? std::max(1, int(workerThreads[cluster])) : 1;
+    }
     // Intra-op threads of instance i where `cluster` runs it.
     int threadsOf(size_t cluster, InstanceId i) const
     {
         const int32_t own = threads.empty() ? 0 : threads[static_cast<size_t>(i)];
-        if (own > 0)
-            return own;
-        return cluster < workerThreads.size() ? std::max(1, int(workerThreads[cluster])) : 1;
+        return own > 0 ? own : workerThreadsOf(cluster);
     }
     // ... where its owner runs it.
     int threadsOf(InstanceId i) const { return threadsOf(size_t(owner[static_cast<size_t>(i)]), i); }

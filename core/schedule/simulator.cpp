@@ -46,7 +46,7 @@ double run(const Schedule& s, const CostTable& costs, Record&& record)
     std::vector<double> free(s.clusters.size(), 0.0);
     std::vector<int> lastThreads(s.clusters.size());  // each run starts at the worker's own count
     for (size_t c = 0; c < lastThreads.size(); ++c)
-        lastThreads[c] = c < s.workerThreads.size() ? std::max(1, int(s.workerThreads[c])) : 1;
+        lastThreads[c] = s.workerThreadsOf(c);
     double makespan = 0;
     for (const Entry& e : entries) {
         const NodeId n = s.node(e.instance);
