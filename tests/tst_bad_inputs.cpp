@@ -638,7 +638,7 @@ private Q_SLOTS:
             o->set_version(1);
             setString(nodeOf(b), "activation", "Tanh");
             row("FusedConv with an unknown activation", b, "", ErrorKind::InvalidGraph,
-                "activation 'Tanh' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip");
+                "activation 'Tanh' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip, Silu");
         }
         {
             OnnxBuilder b = oneNode(kFusedConv, 0, 1, 13, kRamielDomain);

@@ -369,6 +369,28 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-activation", 8, 4, {{"FusedConv", 4}, {"Relu", 0}, {"Clip", 0}}}},
+        // Conv + SiLU (written out; fuse-silu first), HardSwish, and Add of a summand + SiLU: the
+        // activations run as post-ops of the convolution's oneDNN primitive.
+        {"fuse-conv-silu",
+         {[] {
+              OnnxBuilder b(14);  // HardSwish is opset 14
+              b.input("x", {1, 3, 8, 8}).input("r", {1, 4, 8, 8});
+              for (const char* y : {"y1", "y2", "y3"})
+                  b.output(y, {1, 4, 8, 8});
+              for (int i = 1; i <= 3; ++i)
+                  convParams(b, "conv" + std::to_string(i), 4, 3, uint32_t(20 * i));
+              conv(b, "conv1", "x", "c1");
+              b.node("Sigmoid", {"c1"}, {"s1"});
+              b.node("Mul", {"c1", "s1"}, {"y1"});
+              conv(b, "conv2", "x", "c2");
+              b.node("HardSwish", {"c2"}, {"y2"});
+              conv(b, "conv3", "x", "c3");
+              b.node("Add", {"c3", "r"}, {"a3"});
+              b.node("Sigmoid", {"a3"}, {"s3"});
+              b.node("Mul", {"s3", "a3"}, {"y3"});
+              return b;
+          },
+          "fuse-silu,fuse-conv-activation", 9, 3, {{"FusedConv", 3}, {"Silu", 0}, {"HardSwish", 0}}}},
         // Conv + Add of a value of its shape + activation (a residual block's end): the Add's
         // other input becomes the summand, with a bias (Relu) and without one (Sigmoid).
         {"fuse-conv-add-activation",

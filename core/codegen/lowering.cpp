@@ -297,6 +297,8 @@ const std::map<std::string, Lowering>& lowerings()
                 return E::call("sigmoid", {y});
             if (act == "HardSwish")
                 return E::call("hardswish", {y});
+            if (act == "Silu")
+                return E::call("silu", {y});
             if (act == "LeakyRelu")
                 return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0]).named("negative_slope")});
             if (act == "Clip" && params.size() == 2)

@@ -14,7 +14,8 @@ inline constexpr const char* kRamielDomain = "ai.ramiel";
 // shape) is added to the convolution's output before the activation, as in
 // ONNX Runtime's com.microsoft.FusedConv. Attributes as that operator names them
 // (with a summand, the activation may be absent: the sum is the output):
-//   activation        "Relu", "LeakyRelu", "Sigmoid", "HardSwish" or "Clip"
+//   activation        "Relu", "LeakyRelu", "Sigmoid", "HardSwish", "Clip" or
+//                     "Silu" (x · sigmoid(x), Ramiel's own: written back as Sigmoid, Mul)
 //   activation_params LeakyRelu: [alpha]; Clip: [min, max]; others: none
 inline constexpr const char* kFusedConv = "FusedConv";
 

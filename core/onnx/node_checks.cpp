@@ -353,8 +353,8 @@ private:
             params = 1;
         else if (act->s == "Clip")
             params = 2;
-        else if (act->s != "Relu" && act->s != "Sigmoid" && act->s != "HardSwish")
-            return fail("activation '" + act->s + "' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip");
+        else if (act->s != "Relu" && act->s != "Sigmoid" && act->s != "HardSwish" && act->s != "Silu")
+            return fail("activation '" + act->s + "' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip, Silu");
         const Attribute* p = n_.attr("activation_params");
         if (p && p->kind != Attribute::Kind::Floats)
             return fail("attribute 'activation_params' is " + std::string(kindName(p->kind)) + ", it needs floats");

@@ -152,25 +152,31 @@ struct Exporter {
         step("Mul", {timesX, constant("_half", 0.5f)}, y);
     }
 
-    // ai.ramiel.Silu -> Sigmoid, Mul by x.
-    void unfuseSilu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    // y = Mul(x, Sigmoid(x)), the Mul named `name`.
+    static void writeSilu(onnx::GraphProto& gp, std::unordered_set<std::string>& names, const std::string& x,
+                          const std::string& y, const std::string& name)
     {
-        const std::string x = g.value(n.inputs.at(0)).name;
-        const std::string sigmoid = uniqueName(names, g.value(n.outputs.at(0)).name + "_sigmoid");
+        const std::string sigmoid = uniqueName(names, y + "_sigmoid");
         auto* s = gp.add_node();
         s->set_op_type("Sigmoid");
-        s->set_name(uniqueName(names, n.name + "_Sigmoid"));
+        s->set_name(uniqueName(names, name + "_Sigmoid"));
         s->add_input(x);
         s->add_output(sigmoid);
         auto* m = gp.add_node();
         m->set_op_type("Mul");
-        m->set_name(n.name);
+        m->set_name(name);
         m->add_input(x);
         m->add_input(sigmoid);
-        m->add_output(g.value(n.outputs.at(0)).name);
+        m->add_output(y);
     }
 
-    // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation.
+    // ai.ramiel.Silu -> Sigmoid, Mul by x.
+    void unfuseSilu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        writeSilu(gp, names, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name, n.name);
+    }
+
+    // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation (a SiLU as Sigmoid, Mul).
     void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
         auto unique = [&](const std::string& base) { return uniqueName(names, base); };
@@ -211,6 +217,10 @@ struct Exporter {
                 type(y.type, *sumInfo->mutable_type());
         }
 
+        if (activation == "Silu") {  // Ramiel's own: Sigmoid, then Mul by its input
+            writeSilu(gp, names, activationInput, y.name, unique(n.name + "_Mul"));
+            return;
+        }
         auto* act = gp.add_node();
         act->set_op_type(activation);
         act->set_name(unique(n.name + "_" + activation));

@@ -1,4 +1,5 @@
-// Conv followed by Relu, LeakyRelu, Sigmoid, HardSwish or Clip becomes one
+// Conv followed by Relu, LeakyRelu, Sigmoid, HardSwish, Clip or SiLU (fuse-silu's
+// ai.ramiel.Silu) becomes one
 // ai.ramiel FusedConv node (core/ir/fused_ops.h): the runtime applies the
 // activation in place on the convolution's fresh output, saving a node, a
 // tensor and a pass over memory. So does Conv -> Add of a value of the same
@@ -28,7 +29,11 @@ std::optional<float> scalarInput(const Graph& g, const Node& n, size_t i, float 
 // The activation's name and parameters, when the node is one FusedConv takes.
 std::optional<std::pair<std::string, std::vector<float>>> activationOf(const Graph& g, const Node& n)
 {
-    if (!n.domain.empty() || n.outputs.size() != 1 || n.input(0) == kNone)
+    if (n.outputs.size() != 1 || n.input(0) == kNone)
+        return std::nullopt;
+    if (n.domain == kRamielDomain && n.opType == kSilu)
+        return std::make_pair(n.opType, std::vector<float>{});
+    if (!n.domain.empty())
         return std::nullopt;
     if (n.opType == "Relu" || n.opType == "Sigmoid" || n.opType == "HardSwish")
         return std::make_pair(n.opType, std::vector<float>{});

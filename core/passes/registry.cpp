@@ -29,18 +29,19 @@ const std::vector<PassInfo>& registeredPasses()
          {}, makeFusePadPass},
         {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {},
          makeFuseConvBatchNormPass},
+        // Before fuse-conv-activation, which takes the Silu into the convolution before it.
+        {"fuse-silu", "Run a written-out SiLU (Sigmoid, then Mul by its input) as one node (ai.ramiel.Silu)", true, {},
+         makeFuseSiluPass},
         // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
         // BatchNormalization is folded.
         {"fuse-conv-activation",
-         "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip as one fused node (ai.ramiel.FusedConv)", true, {},
+         "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip/SiLU as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
         {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
          makeFuseMatMulAddPass},
         // After folding: the constants √2, 1 and 0.5 often come from Constant nodes.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
          true, {}, makeFuseGeluPass},
-        {"fuse-silu", "Run a written-out SiLU (Sigmoid, then Mul by its input) as one node (ai.ramiel.Silu)", true, {},
-         makeFuseSiluPass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -146,8 +147,22 @@ private:
 // The activation a convolution applies to its output inside the primitive
 // (after the summand, where a FusedConv has one).
 struct ConvActivation {
-    enum Kind { None, Relu, LeakyRelu, Clip } kind = None;
+    enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, HardSwish, Silu } kind = None;
     float a = 0.0f, b = 0.0f;  // LeakyRelu: alpha; Clip: lower and upper bounds
+
+    // In place on a convolution's output, where no primitive applied it.
+    void applyTo(at::Tensor& y) const
+    {
+        switch (kind) {
+        case None: break;
+        case Relu: at::relu_(y); break;
+        case LeakyRelu: at::leaky_relu_(y, a); break;
+        case Clip: at::clamp_(y, a, b); break;
+        case Sigmoid: at::sigmoid_(y); break;
+        case HardSwish: at::hardswish_(y); break;
+        case Silu: at::silu_(y); break;
+        }
+    }
 };
 
 #if RAMIEL_HAVE_DNNL
@@ -155,8 +170,9 @@ struct ConvActivation {
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
 // when the primitive is made) and kept, with the weights reordered once into
-// the layout the primitive picked; its activation (Relu, LeakyRelu, Clip) is a
-// post-op. The same libdnnl.so.2 as libtorch's, called without libtorch's
+// the layout the primitive picked; its activation is a post-op, applied while
+// the output is still in cache (a SiLU after each convolution, as EfficientNet
+// has, cost a second pass over memory that scaled poorly on two threads). The same libdnnl.so.2 as libtorch's, called without libtorch's
 // mkldnn_prepacked::conv2d_run, which on every run made the primitive
 // descriptor anew (ideep's compute), found the primitive in oneDNN's cache and
 // wrapped the tensors: 20-30 us a convolution, most of a small one's time and
@@ -271,6 +287,12 @@ private:
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, act_.a, 0.0f);
         else if (act_.kind == ConvActivation::Clip)
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, act_.a, act_.b);
+        else if (act_.kind == ConvActivation::Sigmoid)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
+        else if (act_.kind == ConvActivation::HardSwish)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 0.0f, 0.0f);  // x * relu6(x + 3) / 6
+        else if (act_.kind == ConvActivation::Silu)
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);  // x * sigmoid(1 * x)
         attr.set_post_ops(ops);
         auto p = std::make_shared<Primitive>();
         p->sizes = sizes;
@@ -366,47 +388,33 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
                                  std::vector<int64_t>(win.padBegin.size(), 0), groups);
         if (z.defined())
             out[0] = out[0] + z;
-        switch (act.kind) {
-        case ConvActivation::None: break;
-        case ConvActivation::Relu: at::relu_(out[0]); break;
-        case ConvActivation::LeakyRelu: at::leaky_relu_(out[0], act.a); break;
-        case ConvActivation::Clip: at::clamp_(out[0], act.a, act.b); break;
-        }
+        act.applyTo(out[0]);
     };
 }
 
 Kernel convKernel(const KernelContext& c) { return convolutionKernel(c, {}); }
 
 // Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
-// activation: Relu, LeakyRelu and Clip inside the convolution (a oneDNN
-// post-op where the convolution runs on oneDNN, else in place on the fresh
-// output), Sigmoid and HardSwish in place on the output (no second tensor,
-// no second node).
+// activation, a oneDNN post-op where the convolution runs on oneDNN, else in
+// place on the fresh output (no second tensor, no second node).
 Kernel fusedConvKernel(const KernelContext& c)
 {
     const std::string activation = c.node.attrString("activation", "");
     const Attribute* paramsAttr = c.node.attr("activation_params");
     const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
-    if (activation.empty() && c.hasInput(3))
-        return convolutionKernel(c, {});  // the convolution plus its summand
-    if (activation == "Relu")
-        return convolutionKernel(c, {ConvActivation::Relu});
+    static const std::map<std::string, ConvActivation::Kind> plain{{"", ConvActivation::None},
+                                                                   {"Relu", ConvActivation::Relu},
+                                                                   {"Sigmoid", ConvActivation::Sigmoid},
+                                                                   {"HardSwish", ConvActivation::HardSwish},
+                                                                   {"Silu", ConvActivation::Silu}};
+    const auto it = plain.find(activation);
+    if (it != plain.end() && params.empty() && (it->second != ConvActivation::None || c.hasInput(3)))
+        return convolutionKernel(c, {it->second});
     if (activation == "LeakyRelu" && params.size() == 1)
         return convolutionKernel(c, {ConvActivation::LeakyRelu, params[0]});
     if (activation == "Clip" && params.size() == 2)
         return convolutionKernel(c, {ConvActivation::Clip, params[0], params[1]});
-    std::function<void(at::Tensor&)> apply;
-    if (activation == "Sigmoid")
-        apply = [](at::Tensor& y) { at::sigmoid_(y); };
-    else if (activation == "HardSwish")
-        apply = [](at::Tensor& y) { at::hardswish_(y); };
-    else
-        c.unsupported("activation '" + activation + "' with " + std::to_string(params.size()) + " parameters");
-    const Kernel conv = convolutionKernel(c, {});
-    return [conv, apply](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        conv(in, out);
-        apply(out[0]);
-    };
+    c.unsupported("activation '" + activation + "' with " + std::to_string(params.size()) + " parameters");
 }
 
 
