@@ -305,8 +305,8 @@ private Q_SLOTS:
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
     }
 
-    // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool,
-    // Concat, BatchNormalization, ai.ramiel.Silu) against ATen's: the same nodes on a graph input (plain
+    // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool and
+    // ReduceMean over H and W, Concat, BatchNormalization, ai.ramiel.Silu) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
     void channelsLastKernelsMatchAten()
     {
@@ -340,6 +340,10 @@ private Q_SLOTS:
             OnnxBuilder::setInt(cat, "axis", 1);
             b.node("BatchNormalization", {s, "scale", "bias", "mean", "var"}, {"bn_" + s});
             b.node(kSilu, {s}, {"silu_" + s}).set_domain(kRamielDomain);  // libmvec, in the tensor's layout
+            auto& mean = b.node("ReduceMean", {s}, {"mean_" + s});  // global pooling's kernel, dims dropped
+            OnnxBuilder::setInts(mean, "axes", {-1, 2});
+            OnnxBuilder::setInt(mean, "keepdims", 0);
+            OnnxBuilder::setInts(b.node("ReduceMean", {s}, {"meank_" + s}), "axes", {2, 3});
         }
         b.node("Sigmoid", {"x"}, {"sigmoid_x"});
         b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
@@ -348,7 +352,8 @@ private Q_SLOTS:
         ramiel->set_domain(kRamielDomain);
         ramiel->set_version(1);
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
-                              "avgi_x", "avgi_xc", "silu_x", "silu_xc", "swish_x", "silu2_x"})
+                              "avgi_x", "avgi_xc", "silu_x", "silu_xc", "mean_x", "mean_xc", "meank_x", "meank_xc",
+                              "swish_x", "silu2_x"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
         const auto compiled = runtime().compile(m);
@@ -356,7 +361,7 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(16));
+            QCOMPARE(out.size(), size_t(20));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
