@@ -210,6 +210,34 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "eliminate-identity", 5, 1, {{"Relu", 1}}}},
+        // Dropout whose ratio and training_mode come from Constant nodes (as exporters write
+        // them): training off goes, and so does training on with a ratio of 0 (swin_t's); training
+        // on with a ratio of 0.1 stays.
+        {"identity-dropout-constants",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 4}).output("y", {2, 4}).output("z", {2, 4});
+              auto constant = [&](const std::string& out, int type, float value) {
+                  auto* a = b.node("Constant", {}, {out}).add_attribute();
+                  a->set_name("value");
+                  a->set_type(onnx::AttributeProto::TENSOR);
+                  a->mutable_t()->set_data_type(type);
+                  if (type == onnx::TensorProto::BOOL)
+                      a->mutable_t()->add_int32_data(int(value));
+                  else
+                      a->mutable_t()->add_float_data(value);
+              };
+              constant("ratio0", onnx::TensorProto::FLOAT, 0.0f);
+              constant("ratio1", onnx::TensorProto::FLOAT, 0.1f);
+              constant("on", onnx::TensorProto::BOOL, 1);
+              constant("off", onnx::TensorProto::BOOL, 0);
+              b.node("Dropout", {"x", "ratio0", "on"}, {"a"});
+              b.node("Dropout", {"a", "ratio1", "off"}, {"c"});
+              b.node("Relu", {"c"}, {"y"});
+              b.node("Dropout", {"x", "ratio1", "on"}, {"z"});
+              return b;
+          },
+          "eliminate-identity", 8, 6, {{"Dropout", 1}, {"Relu", 1}}}},
         // Must not fire: the Identity joins a graph input to a graph output, the
         // Cast changes the type, the Transpose swaps, the Reshape fixes the batch.
         {"identity-must-not-fire",

@@ -8,13 +8,28 @@ namespace ramiel::passes {
 
 namespace {
 
-// The constant integer values of input i, if it is a constant.
-std::optional<std::vector<int64_t>> constantInts(const Graph& g, const Node& n, size_t i)
+// Input i's tensor when it is constant: an initializer, or a Constant node's
+// value (this pass runs before folding turns those into initializers; exporters
+// write Dropout's ratio and training_mode as Constant nodes).
+const Tensor* constantInput(const Graph& g, const Node& n, size_t i)
 {
     const ValueId v = n.input(i);
-    if (v == kNone || !g.value(v).isConstant())
-        return std::nullopt;
-    return g.value(v).initializer->toInt64s();
+    if (v == kNone)
+        return nullptr;
+    const Value& value = g.value(v);
+    if (value.isConstant())
+        return value.initializer.get();
+    if (value.producer == kNone)
+        return nullptr;
+    const Node& p = g.node(value.producer);
+    const Attribute* t = p.opType == "Constant" && p.domain.empty() ? p.attr("value") : nullptr;
+    return t && t->kind == Attribute::Kind::Tensor ? t->t.get() : nullptr;
+}
+
+std::optional<std::vector<int64_t>> constantInts(const Graph& g, const Node& n, size_t i)
+{
+    const Tensor* t = constantInput(g, n, i);
+    return t ? t->toInt64s() : std::nullopt;
 }
 
 bool isNoOp(const Graph& g, const Node& n)
@@ -36,7 +51,15 @@ bool isNoOp(const Graph& g, const Node& n)
             return n.attrInt("is_test", 0) != 0;
         if (n.opset >= 12 && n.input(2) != kNone) {
             const auto training = constantInts(g, n, 2);
-            return training && training->size() == 1 && (*training)[0] == 0;
+            if (!training || training->size() != 1)
+                return false;
+            if ((*training)[0] == 0)
+                return true;
+            // Training mode with a ratio of 0 drops nothing and scales by 1 (torchvision's
+            // swin_t exports its attention dropout so).
+            const Tensor* ratio = constantInput(g, n, 1);
+            const auto r = ratio ? ratio->toDoubles() : std::nullopt;
+            return r && r->size() == 1 && (*r)[0] == 0.0;
         }
         return true;
     }
