@@ -344,6 +344,11 @@ private Q_SLOTS:
             OnnxBuilder::setInts(mean, "axes", {-1, 2});
             OnnxBuilder::setInt(mean, "keepdims", 0);
             OnnxBuilder::setInts(b.node("ReduceMean", {s}, {"meank_" + s}), "axes", {2, 3});
+            // NCHW -> NHWC -> NCHW (ConvNeXt's permutes; the way back a channels-last view), then
+            // an operator that reads it.
+            OnnxBuilder::setInts(b.node("Transpose", {s}, {"nhwc_" + s}), "perm", {0, 2, 3, 1});
+            OnnxBuilder::setInts(b.node("Transpose", {"nhwc_" + s}, {"nchw_" + s}), "perm", {0, 3, 1, 2});
+            b.node("Sub", {"nchw_" + s, s}, {"zero_" + s});
         }
         b.node("Sigmoid", {"x"}, {"sigmoid_x"});
         b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
@@ -353,6 +358,7 @@ private Q_SLOTS:
         ramiel->set_version(1);
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
                               "avgi_x", "avgi_xc", "silu_x", "silu_xc", "mean_x", "mean_xc", "meank_x", "meank_xc",
+                              "nhwc_x", "nhwc_xc", "nchw_x", "nchw_xc", "zero_x", "zero_xc",
                               "swish_x", "silu2_x"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
@@ -361,13 +367,15 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(20));
+            QCOMPARE(out.size(), size_t(26));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
             }
             QVERIFY(out[1].data == out[0].data);  // max pooling is exact
             QVERIFY(out[5].data == out[4].data);  // so is Concat
+            for (size_t i : {22, 23})  // the transposes there and back give the input itself
+                QVERIFY(out[i].toDoubles() == std::vector<double>(size_t(out[i].numel()), 0.0));
         }
     }
 

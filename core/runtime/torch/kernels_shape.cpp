@@ -455,7 +455,10 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
             if (perm.empty())
                 for (int64_t i = in[0].dim(); i-- > 0;)
                     perm.push_back(i);
-            out[0] = in[0].permute(perm).contiguous();
+            const at::Tensor y = in[0].permute(perm);
+            // NHWC back to NCHW (ConvNeXt's permute around its LayerNorm and Linear layers): the
+            // view is the channels-last layout the next convolution wants, so no copy either way.
+            out[0] = y.dim() == 4 && y.is_contiguous(at::MemoryFormat::ChannelsLast) ? y : y.contiguous();
         };
     };
     r["Expand"] = [](const KernelContext&) -> Kernel {
