@@ -659,6 +659,24 @@ private Q_SLOTS:
             row("Silu with two outputs", b, "", ErrorKind::InvalidGraph, "Silu takes one input and gives one output");
         }
         {
+            OnnxBuilder b = oneNode(kMatMulAdd, 2, 1, 13, kRamielDomain);
+            row("MatMulAdd with two inputs", b, "", ErrorKind::InvalidGraph,
+                "MatMulAdd takes three inputs (A, B, C) and gives one output");
+        }
+        {
+            OnnxBuilder b = oneNode(kMatMulAdd, 3, 1, 13, kRamielDomain);
+            row("MatMulAdd with a 4-D B", b, "", ErrorKind::InvalidGraph, "B 'x1' has rank 4, it needs 2");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("a", {2, 3, 8}).output("y");
+            b.initializer("w", {8, 4}, 0.5f);
+            b.initializer("c", {3, 4}, 0.5f);
+            b.node(kMatMulAdd, {"a", "w", "c"}, {"y"}, "bad").set_domain(kRamielDomain);
+            row("MatMulAdd whose C is not a row", b, "", ErrorKind::InvalidGraph,
+                "node 'bad' (ai.ramiel.MatMulAdd): C 'c' is not a row of B's 4 columns");
+        }
+        {
             OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);
             row("unknown operator in Ramiel's domain", b, "", ErrorKind::InvalidGraph,
                 "Ramiel's domain ai.ramiel has no operator 'Frobnicate'");

@@ -535,21 +535,38 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-matmul-add", 2, 1, {{"Gemm", 1}}}},
-        // Must not fire: a 3-D MatMul (Gemm is 2-D only) and an Add of a computed value.
+        // A 3-D MatMul (a linear layer on [batch, tokens, channels]) + a bias row, [N] or
+        // [1, 1, N]: ai.ramiel.MatMulAdd.
+        {"fuse-matmul-add-3d",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 8}).output("y", {2, 3, 4}).output("y2", {2, 3, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              randomInitializer(b, "bias3", {1, 1, 4}, -1, 1, 3);
+              b.node("MatMul", {"x", "w"}, {"m"});
+              b.node("Add", {"m", "bias"}, {"y"});
+              b.node("MatMul", {"x", "w"}, {"m2"});
+              b.node("Add", {"bias3", "m2"}, {"y2"});
+              return b;
+          },
+          "fuse-matmul-add", 4, 2, {{"MatMulAdd", 2}, {"Add", 0}}}},
+        // Must not fire: a 3-D MatMul plus a constant that is not a row ([3, 4]), and an Add of a
+        // computed value.
         {"fuse-matmul-add-must-not-fire",
          {[] {
               OnnxBuilder b;
               b.input("x", {2, 3, 8}).input("x2", {2, 8}).input("v", {2, 4}).output("y", {2, 3, 4})
                   .output("y2", {2, 4});
               randomInitializer(b, "w", {8, 4}, -1, 1, 1);
-              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              randomInitializer(b, "plane", {3, 4}, -1, 1, 2);
               b.node("MatMul", {"x", "w"}, {"m"});
-              b.node("Add", {"m", "bias"}, {"y"});
+              b.node("Add", {"m", "plane"}, {"y"});
               b.node("MatMul", {"x2", "w"}, {"m2"});
               b.node("Add", {"m2", "v"}, {"y2"});
               return b;
           },
-          "fuse-matmul-add", 4, 4, {{"Gemm", 0}}}},
+          "fuse-matmul-add", 4, 4, {{"Gemm", 0}, {"MatMulAdd", 0}}}},
         // GELU written out: as PyTorch writes it (Div by √2, x on the left), and with Mul by
         // 1/√2 and every operand order swapped.
         {"fuse-gelu",

@@ -374,9 +374,14 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
 {
     const Node& n = g.node(id);
     NodeCost c;
-    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does.
+    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does, its
+    // MatMulAdd what its MatMul does (the bias is added in the product's kernel).
     const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
-    const auto it = n.domain.empty() ? rules().find(n.opType) : fusedConv ? rules().find("Conv") : rules().end();
+    const bool matMulAdd = n.domain == kRamielDomain && n.opType == kMatMulAdd;
+    const auto it = n.domain.empty() ? rules().find(n.opType)
+                    : fusedConv      ? rules().find("Conv")
+                    : matMulAdd      ? rules().find("MatMul")
+                                     : rules().end();
     const OpRule rule = it != rules().end() ? it->second : OpRule{Formula::Copy, 0};
     c.estimated = it == rules().end();
 

@@ -339,6 +339,9 @@ const std::map<std::string, Lowering>& lowerings()
             return unary(c, "gelu");
         };
         r[kSilu] = [](const Context& c) { return unary(c, "silu"); };  // fuse-silu's ai.ramiel.Silu
+        r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
+            return E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
+        };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
@@ -535,7 +538,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu) && !ramiel)) {
+        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu || n.opType == kMatMulAdd) && !ramiel)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;

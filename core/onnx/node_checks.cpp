@@ -319,7 +319,8 @@ private:
     }
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
-    // fourth input, the summand, and the activation; Gelu and Silu take one input and no attributes.
+    // fourth input, the summand, and the activation; Gelu and Silu take one input and no
+    // attributes; MatMulAdd takes A, a 2-D B and a bias row of B's columns.
     void checkRamielOperator()
     {
         if (n_.opType == kGelu || n_.opType == kSilu) {
@@ -329,6 +330,8 @@ private:
                 return fail(n_.opType + " has no attributes; this one has '" + n_.attributes.front().name + "'");
             return;
         }
+        if (n_.opType == kMatMulAdd)
+            return checkMatMulAdd();
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");
@@ -371,6 +374,31 @@ private:
     {
         const Attribute* a = n_.attr(name);
         return a && a->kind == Attribute::Kind::Ints ? a : nullptr;
+    }
+
+    void checkMatMulAdd()
+    {
+        if (n_.inputs.size() != 3 || n_.outputs.size() != 1 || n_.outputs[0] == kNone)
+            return fail("MatMulAdd takes three inputs (A, B, C) and gives one output");
+        for (size_t i = 0; i < 3; ++i)
+            if (n_.inputs[i] == kNone)
+                return fail("input " + std::to_string(i) + " is left empty");
+        if (!n_.attributes.empty())
+            return fail("MatMulAdd has no attributes; this one has '" + n_.attributes.front().name + "'");
+        const int64_t ra = rank(0), rb = rank(1), k = dimSize(1, 0), n = dimSize(1, 1);
+        if (rb >= 0 && rb != 2)
+            return fail("B " + inputName(1) + " has rank " + std::to_string(rb) + ", it needs 2");
+        if (ra >= 0 && ra < 2)
+            return fail("A " + inputName(0) + " has rank " + std::to_string(ra) + ", it needs at least 2");
+        const int64_t ka = ra >= 2 ? dimSize(0, ra - 1) : -1;
+        if (ka >= 0 && k >= 0 && ka != k)
+            return fail("A's last dimension " + std::to_string(ka) + " is not B's rows " + std::to_string(k));
+        if (const auto c = dims(2); c && n >= 0) {
+            const bool row = !c->empty() && c->back() == n && (ra < 0 || int64_t(c->size()) <= ra) &&
+                             std::all_of(c->begin(), c->end() - 1, [](int64_t d) { return d == 1; });
+            if (!row)
+                return fail("C " + inputName(2) + " is not a row of B's " + std::to_string(n) + " columns");
+        }
     }
 
     void allAtLeast(const char* name, int64_t minimum)

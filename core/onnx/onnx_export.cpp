@@ -176,6 +176,29 @@ struct Exporter {
         writeSilu(gp, names, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name, n.name);
     }
 
+    // ai.ramiel.MatMulAdd -> MatMul, Add of the bias.
+    void unfuseMatMulAdd(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        const Value& y = g.value(n.outputs.at(0));
+        const std::string product = uniqueName(names, y.name + "_product");
+        auto* m = gp.add_node();
+        m->set_op_type("MatMul");
+        m->set_name(n.name);
+        m->add_input(g.value(n.inputs.at(0)).name);
+        m->add_input(g.value(n.inputs.at(1)).name);
+        m->add_output(product);
+        auto* info = gp.add_value_info();
+        info->set_name(product);
+        if (y.type.dtype != DataType::Undefined)
+            type(y.type, *info->mutable_type());
+        auto* add = gp.add_node();
+        add->set_op_type("Add");
+        add->set_name(uniqueName(names, n.name + "_Add"));
+        add->add_input(product);
+        add->add_input(g.value(n.inputs.at(2)).name);
+        add->add_output(y.name);
+    }
+
     // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation (a SiLU as Sigmoid, Mul).
     void unfuseConv(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
@@ -284,6 +307,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kSilu) {
                 unfuseSilu(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kMatMulAdd) {
+                unfuseMatMulAdd(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

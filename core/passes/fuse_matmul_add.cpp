@@ -2,6 +2,11 @@
 // Gemm's semantics allow it: A a 2-D float matrix of known shape, B a 2-D
 // constant, C a constant that broadcasts to [M, N] one way ([N], [1, N],
 // [M, 1], [M, N] or a scalar), and the MatMul's output read by the Add alone.
+// Where A has more dimensions (a transformer's linear layers on [batch, tokens,
+// channels]) and C is a bias of N elements, it becomes ai.ramiel.MatMulAdd
+// (core/ir/fused_ops.h), which the runtime runs as one oneDNN matmul that adds
+// the bias in its kernel.
+#include "core/ir/fused_ops.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 
@@ -18,6 +23,17 @@ bool broadcastsTo(const std::vector<int64_t>& c, int64_t m, int64_t n)
     return (cm == 1 || cm == m) && (cn == 1 || cn == n);
 }
 
+// C is a bias row for an output of rank `rank` and N columns: [1, ..., 1, N], no longer.
+bool biasRow(const std::vector<int64_t>& c, size_t rank, int64_t n)
+{
+    if (c.empty() || c.size() > rank || c.back() != n)
+        return false;
+    for (size_t i = 0; i + 1 < c.size(); ++i)
+        if (c[i] != 1)
+            return false;
+    return true;
+}
+
 class FuseMatMulAddPass final : public Pass {
 public:
     PassStats run(Model& model, const PassContext&) override
@@ -25,6 +41,7 @@ public:
         Graph& g = model.graph;
         GraphEditor edit(g);
         PassStats stats;
+        int gemms = 0;
         for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
             const Node& mm = g.node(id);
             if (mm.opType != "MatMul" || !mm.domain.empty() || mm.outputs.size() != 1 || mm.opset < 9)
@@ -35,8 +52,9 @@ public:
             const auto& aShape = g.value(a).type.shape;
             const Tensor& bT = *g.value(b).initializer;
             if (g.value(a).type.dtype != DataType::Float || bT.dtype != DataType::Float || !aShape ||
-                aShape->rank() != 2 || !aShape->dims[0].isKnown() || bT.dims.size() != 2)
+                aShape->rank() < 2 || bT.dims.size() != 2 || (aShape->rank() == 2 && !aShape->dims[0].isKnown()))
                 continue;
+            const bool gemm = aShape->rank() == 2;
             const NodeId addId = edit.soleConsumer(x);
             if (addId == kNone)
                 continue;
@@ -47,19 +65,31 @@ public:
             if (c == x || c == kNone || !g.value(c).isConstant())
                 continue;
             const Tensor& cT = *g.value(c).initializer;
-            if (cT.dtype != DataType::Float || !broadcastsTo(cT.dims, aShape->dims[0].value, bT.dims[1]))
+            if (cT.dtype != DataType::Float || !(gemm ? broadcastsTo(cT.dims, aShape->dims[0].value, bT.dims[1])
+                                                      : biasRow(cT.dims, aShape->rank(), bT.dims[1])))
                 continue;
             const ValueId y = add.outputs[0];
             edit.removeNode(addId);
-            Node& gemm = g.node(id);
-            gemm.opType = "Gemm";
+            Node& fused = g.node(id);
+            if (gemm) {
+                fused.opType = "Gemm";
+                ++gemms;
+            } else {
+                fused.domain = kRamielDomain;
+                fused.opType = kMatMulAdd;
+                fused.opset = 1;
+                fused.schemaKnown = false;
+            }
             edit.setInput(id, 2, c);
             edit.setOutput(id, 0, y);
             ++stats.fused;
             ++stats.removed;
         }
         edit.commit();
-        stats.detail = "fused " + std::to_string(stats.fused) + " MatMul+Add pairs into Gemm";
+        if (stats.fused > gemms)
+            importRamielDomain(model);
+        stats.detail = "fused " + std::to_string(stats.fused) + " MatMul+Add pairs (" + std::to_string(gemms) +
+                       " into Gemm, " + std::to_string(stats.fused - gemms) + " into MatMulAdd)";
         return stats;
     }
 };

@@ -37,8 +37,9 @@ const std::vector<PassInfo>& registeredPasses()
         {"fuse-conv-activation",
          "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip/SiLU as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
-        {"fuse-matmul-add", "Fuse MatMul + Add of a constant into Gemm where Gemm's shapes allow it", true, {},
-         makeFuseMatMulAddPass},
+        {"fuse-matmul-add",
+         "Fuse MatMul + Add of a constant into Gemm (2-D), or of a bias row into one node (ai.ramiel.MatMulAdd)", true,
+         {}, makeFuseMatMulAddPass},
         // After folding: the constants √2, 1 and 0.5 often come from Constant nodes.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
          true, {}, makeFuseGeluPass},

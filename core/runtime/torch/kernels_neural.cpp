@@ -166,6 +166,13 @@ struct ConvActivation {
 };
 
 #if RAMIEL_HAVE_DNNL
+// The CPU engine every primitive of the runtime is made for.
+const dnnl::engine& dnnlEngine()
+{
+    static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+    return e;
+}
+
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
@@ -234,11 +241,7 @@ private:
         std::vector<int64_t> outSizes;
     };
 
-    static const dnnl::engine& engine()
-    {
-        static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
-        return e;
-    }
+    static const dnnl::engine& engine() { return dnnlEngine(); }
     std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
     {
         std::vector<int64_t> window = win.strides;
@@ -753,6 +756,112 @@ at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
         });
     return y;
 }
+
+// A float MatMul by a constant 2-D B, plus a bias row where the node has one
+// (ai.ramiel.MatMulAdd), as one oneDNN matmul primitive: B reordered once into
+// the layout the primitive picks, the bias added in the kernel while the output
+// is in registers. A's leading dimensions fold into its rows. Made once per row
+// count and intra-op thread count (as the convolutions), shared by copies of the
+// node on workers with the same threads; each run passes its own scratchpad.
+class OneDnnMatMul {
+public:
+    OneDnnMatMul(at::Tensor b, at::Tensor bias)
+        : b_(b.contiguous()), bias_(bias.defined() ? bias.reshape({-1}).contiguous() : bias)
+    {
+    }
+
+    // For a constant B (undefined when the node's B is not constant) that is a 2-D
+    // float matrix, and a bias, where defined, of float constants, one per column:
+    // else null, and the caller takes the general path.
+    static std::shared_ptr<OneDnnMatMul> forConstant(const at::Tensor& b, const at::Tensor& bias)
+    {
+        if (!b.defined() || b.dim() != 2 || b.scalar_type() != at::kFloat || b.numel() == 0)
+            return nullptr;
+        if (bias.defined() && (bias.scalar_type() != at::kFloat || bias.numel() != b.size(1)))
+            return nullptr;
+        return std::make_shared<OneDnnMatMul>(b, bias);
+    }
+
+    bool applies(const at::Tensor& a) const
+    {
+        return a.scalar_type() == at::kFloat && a.dim() >= 2 && a.size(-1) == b_.size(0) && a.numel() > 0;
+    }
+
+    // a: float, rank >= 2, last dimension K.
+    at::Tensor operator()(const at::Tensor& a)
+    {
+        const at::Tensor x = a.contiguous();
+        const int64_t k = b_.size(0), n = b_.size(1), m = x.numel() / k;
+        const std::shared_ptr<const Primitive> p = primitiveFor(m, at::get_num_threads());
+        std::vector<int64_t> sizes = x.sizes().vec();
+        sizes.back() = n;
+        at::Tensor y = at::empty(sizes, x.options());
+        const dnnl::engine& eng = dnnlEngine();
+        std::unordered_map<int, dnnl::memory> args{
+            {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
+            {DNNL_ARG_WEIGHTS, p->weights},
+            {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
+        if (bias_.defined())
+            args.emplace(DNNL_ARG_BIAS, p->bias);
+        at::Tensor scratch;
+        const dnnl::memory::desc scratchDesc = p->pd.scratchpad_desc();
+        if (scratchDesc.get_size() > 0) {
+            scratch = at::empty({int64_t(scratchDesc.get_size())}, x.options().dtype(at::kByte));
+            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, scratch.data_ptr()));
+        }
+        dnnl::stream stream(eng);
+        p->primitive.execute(stream, args);
+        stream.wait();
+        return y;
+    }
+
+private:
+    struct Primitive {
+        int64_t m;
+        int threads;
+        dnnl::matmul::primitive_desc pd;
+        dnnl::matmul primitive;
+        at::Tensor weightBuffer;
+        dnnl::memory weights, bias;
+    };
+
+    std::shared_ptr<const Primitive> primitiveFor(int64_t m, int threads)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& p : primitives_)
+            if (p->m == m && p->threads == threads)
+                return p;
+        using tag = dnnl::memory::format_tag;
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t k = b_.size(0), n = b_.size(1);
+        const dnnl::memory::desc src({m, k}, f32, tag::ab), dst({m, n}, f32, tag::ab);
+        const dnnl::memory::desc anyWeights({k, n}, f32, tag::any), bias({1, n}, f32, tag::ab);
+        const dnnl::matmul::desc desc = bias_.defined() ? dnnl::matmul::desc(src, anyWeights, bias, dst)
+                                                        : dnnl::matmul::desc(src, anyWeights, dst);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        auto p = std::make_shared<Primitive>();
+        p->m = m;
+        p->threads = threads;
+        p->pd = dnnl::matmul::primitive_desc(desc, attr, dnnlEngine());
+        p->primitive = dnnl::matmul(p->pd);
+        const dnnl::memory::desc packedDesc = p->pd.weights_desc();
+        p->weightBuffer = at::empty({int64_t(packedDesc.get_size())}, b_.options().dtype(at::kByte));
+        p->weights = dnnl::memory(packedDesc, dnnlEngine(), p->weightBuffer.data_ptr());
+        dnnl::memory plain(dnnl::memory::desc({k, n}, f32, tag::ab), dnnlEngine(), b_.data_ptr());
+        dnnl::stream stream(dnnlEngine());
+        dnnl::reorder(plain, p->weights).execute(stream, plain, p->weights);
+        stream.wait();
+        if (bias_.defined())
+            p->bias = dnnl::memory(bias, dnnlEngine(), bias_.data_ptr());
+        primitives_.push_back(p);
+        return p;
+    }
+
+    at::Tensor b_, bias_;  // [K, N], [N]: contiguous floats
+    std::mutex mutex_;
+    std::vector<std::shared_ptr<const Primitive>> primitives_;
+};
 #endif
 
 // Gemm, MatMul.
@@ -767,6 +876,15 @@ void registerMatMulKernels(KernelRegistry& r)
         // for floats Ramiel's own (matrix_vector.h), which also splits it over threads.
         const at::Tensor rowsB = c.isConstant(1) ? (tb ? c.constants[1] : c.constants[1].t()).contiguous() : at::Tensor();
         const at::Tensor constB = rowsB.defined() ? rowsB.t() : at::Tensor();
+#if RAMIEL_HAVE_DNNL
+        // Several rows by a constant B, C absent or a constant bias row: oneDNN's matmul,
+        // the bias added in its kernel (a linear layer on a 2-D batch of tokens).
+        const at::Tensor bias = c.isConstant(2) ? c.constants[2] : at::Tensor();
+        const bool biasRow = !c.hasInput(2) || (bias.defined() && bias.dim() >= 1 && bias.dim() <= 2 &&
+                                                bias.size(-1) == bias.numel() && beta == 1.0);
+        const std::shared_ptr<OneDnnMatMul> primitive =
+            !ta && alpha == 1.0 && biasRow ? OneDnnMatMul::forConstant(constB, bias) : nullptr;
+#endif
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor a = ta ? in[0].t() : in[0];
             const int64_t n = rowsB.defined() ? rowsB.size(0) : 0;
@@ -786,6 +904,10 @@ void registerMatMulKernels(KernelRegistry& r)
             }
             const at::Tensor b = constB.defined() ? constB : (tb ? in[1].t() : in[1]);
 #if RAMIEL_HAVE_DNNL
+            if (primitive && a.dim() == 2 && primitive->applies(a)) {
+                out[0] = (*primitive)(a);
+                return;
+            }
             at::Tensor y = sgemmMatMul(a, b);
             if (!y.defined())
                 y = at::matmul(a, b);
@@ -799,14 +921,38 @@ void registerMatMulKernels(KernelRegistry& r)
             out[0] = y;
         };
     };
-    r["MatMul"] = [](const KernelContext&) -> Kernel {
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+    r["MatMul"] = [](const KernelContext& c) -> Kernel {
 #if RAMIEL_HAVE_DNNL
+        const std::shared_ptr<OneDnnMatMul> primitive =
+            OneDnnMatMul::forConstant(c.isConstant(1) ? c.constants[1] : at::Tensor(), at::Tensor());
+#endif
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+#if RAMIEL_HAVE_DNNL
+            if (primitive && primitive->applies(in[0])) {
+                out[0] = (*primitive)(in[0]);
+                return;
+            }
             out[0] = sgemmMatMul(in[0], in[1]);
             if (out[0].defined())
                 return;
 #endif
             out[0] = at::matmul(in[0], in[1]);
+        };
+    };
+    // fuse-matmul-add's ai.ramiel.MatMulAdd: MatMul by a 2-D B, then a bias row added.
+    r[std::string(kRamielDomain) + ":" + kMatMulAdd] = [](const KernelContext& c) -> Kernel {
+#if RAMIEL_HAVE_DNNL
+        const std::shared_ptr<OneDnnMatMul> primitive =
+            c.isConstant(1) && c.isConstant(2) ? OneDnnMatMul::forConstant(c.constants[1], c.constants[2]) : nullptr;
+#endif
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+#if RAMIEL_HAVE_DNNL
+            if (primitive && primitive->applies(in[0])) {
+                out[0] = (*primitive)(in[0]);
+                return;
+            }
+#endif
+            out[0] = at::matmul(in[0], in[1]) + in[2].reshape({-1});
         };
     };
 }
