@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 using namespace ramiel;
 using ramiel::test::OnnxBuilder;
@@ -303,6 +304,66 @@ private Q_SLOTS:
         QVERIFY(relativeDifference(out[0], out[1]) < 1e-6);
         QVERIFY(relativeDifference(out[2], out[3]) < 1e-6);
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
+    }
+
+    // A FusedConv's summand becomes its output in place only where nothing reads it later
+    // (its last reader gets the value itself): the same outputs as Conv, Add and Relu, and
+    // a summand read again afterwards is left as it was.
+    void summandReusedOnlyWhenUnread()
+    {
+        auto build = [](bool fused) {
+            OnnxBuilder b;
+            b.input("x", {1, 4, 8, 8});
+            for (int i = 0; i < 4; ++i) {
+                const std::string k = std::to_string(i);
+                b.initializer("w" + k, {4, 4, 3, 3}, 0.0f).initializer("b" + k, {4}, 0.1f * float(i));
+                auto* w = b.model().mutable_graph()->mutable_initializer(2 * i);
+                for (int j = 0; j < w->float_data_size(); ++j)
+                    w->set_float_data(j, float(std::sin(0.7 * j + i)) * 0.2f);
+            }
+            auto conv = [&](const std::string& w, const std::string& in, const std::string& out) -> onnx::NodeProto& {
+                auto& n = b.node("Conv", {in, "w" + w, "b" + w}, {out});
+                OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+                return n;
+            };
+            conv("0", "x", "z1");
+            conv("2", "x", "z2");
+            for (const auto& [w, z, y] : {std::tuple<std::string, std::string, std::string>{"1", "z1", "y1"}, {"3", "z2", "y2"}}) {
+                if (fused) {
+                    auto& n = b.node(kFusedConv, {"x", "w" + w, "b" + w, z}, {y});
+                    n.set_domain(kRamielDomain);
+                    OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+                    auto* a = n.add_attribute();
+                    a->set_name("activation");
+                    a->set_type(onnx::AttributeProto::STRING);
+                    a->set_s("Relu");
+                } else {
+                    conv(w, "x", y + "_conv");
+                    b.node("Add", {y + "_conv", z}, {y + "_sum"});
+                    b.node("Relu", {y + "_sum"}, {y});
+                }
+            }
+            b.node("Add", {"z2", "y2"}, {"after"});  // z2 read after its FusedConv
+            for (const char* o : {"y1", "y2", "after"})
+                b.output(o);
+            if (fused) {
+                auto* ramiel = b.model().add_opset_import();
+                ramiel->set_domain(kRamielDomain);
+                ramiel->set_version(1);
+            }
+            return loadOnnxFromBytes(b.bytes(), fused ? "fused.onnx" : "plain.onnx", {});
+        };
+        const auto fused = runtime().compile(build(true));
+        const auto plain = runtime().compile(build(false));
+        for (int threads : {1, 2}) {
+            fused->setInputs(fused->randomInputs(1, 5));
+            plain->setInputs(plain->randomInputs(1, 5));
+            fused->serialExecutor(threads)->run();
+            plain->serialExecutor(threads)->run();
+            const auto a = fused->outputs(), b = plain->outputs();
+            for (size_t i = 0; i < 3; ++i)
+                QVERIFY2(relativeDifference(a[i], b[i]) < 1e-5, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
+        }
     }
 
     // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool and

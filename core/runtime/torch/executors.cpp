@@ -90,6 +90,11 @@ public:
             reads_.push_back(distinctReads(n));
             for (ValueId v : reads_.back())
                 ++uses_[size_t(v)];
+            std::vector<bool> once;  // per input: its value read once by the node (not twice, not by a body)
+            for (ValueId v : n.inputs)
+                once.push_back(v != kNone && std::count(n.inputs.begin(), n.inputs.end(), v) == 1 &&
+                               std::count(n.implicitInputs.begin(), n.implicitInputs.end(), v) == 0);
+            readOnce_.push_back(std::move(once));
         }
         for (ValueId v : g.outputs())
             ++uses_[size_t(v)];
@@ -116,8 +121,17 @@ public:
         for (NodeId id : m_.topology().order) {
             const Node& n = g.node(id);
             in.clear();
-            for (ValueId v : n.inputs)
-                in.push_back(v == kNone ? at::Tensor() : values[size_t(v)]);
+            // A value's last reader gets the value itself rather than a second reference, so a
+            // kernel may reuse a buffer nobody else holds (a convolution's summand, kernels_neural).
+            for (size_t i = 0; i < n.inputs.size(); ++i) {
+                const ValueId v = n.inputs[i];
+                if (v == kNone)
+                    in.emplace_back();
+                else if (left[size_t(v)] == 1 && readOnce_[size_t(id)][i])
+                    in.push_back(std::move(values[size_t(v)]));
+                else
+                    in.push_back(values[size_t(v)]);
+            }
             for (ValueId v : n.implicitInputs)  // outer values a control-flow body reads
                 in.push_back(values[size_t(v)]);
             out.assign(n.outputs.size(), at::Tensor());
@@ -135,6 +149,7 @@ public:
             for (ValueId v : reads_[size_t(id)])
                 if (--left[size_t(v)] == 0)
                     values[size_t(v)] = at::Tensor();
+            in.clear();  // the values handed over go now
         }
         std::vector<at::Tensor> outputs;
         for (ValueId v : g.outputs())
@@ -154,6 +169,7 @@ private:
     int threads_;
     std::vector<int> uses_;
     std::vector<std::vector<ValueId>> reads_;  // per node, each value once
+    std::vector<std::vector<bool>> readOnce_;  // per node and input
 };
 
 // A worker per cluster: the thread that calls run() is worker 0, the others are

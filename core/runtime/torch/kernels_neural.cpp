@@ -202,20 +202,26 @@ public:
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
         const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win);
-        at::Tensor summand;
+        at::Tensor y;
         if (sum_) {
             if (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p->outSizes))
                 return at::Tensor();
-            summand = z.contiguous(at::MemoryFormat::ChannelsLast);
+            // A channels-last summand that no other tensor holds (the serial executor hands
+            // a value's last reader the value itself) becomes the output, accumulated into
+            // in place; otherwise it is copied into a fresh one.
+            if (z.use_count() == 1 && z.storage().use_count() == 1 && z.is_contiguous(at::MemoryFormat::ChannelsLast))
+                y = z;
+            else
+                y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast))
+                        .copy_(z.contiguous(at::MemoryFormat::ChannelsLast));
+        } else {
+            y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         }
-        at::Tensor y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         const dnnl::engine& eng = engine();
         std::unordered_map<int, dnnl::memory> args{
             {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
             {DNNL_ARG_WEIGHTS, p->weights},
             {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
-        if (sum_)
-            y.copy_(summand);
         if (bias_.defined())
             args.emplace(DNNL_ARG_BIAS, p->bias);
         at::Tensor scratch;
@@ -368,8 +374,9 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
         at::Tensor x = channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
+        static const at::Tensor none;
+        const at::Tensor& z = sum && in.size() > 3 ? in[3] : none;  // a reference: its use count tells
 #if RAMIEL_HAVE_DNNL
-        const at::Tensor z = sum && in.size() > 3 ? in[3] : at::Tensor();
         if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
             out[0] = (*direct)(x, win, z);  // asymmetric pads included
             if (out[0].defined())
