@@ -353,16 +353,27 @@ private Q_SLOTS:
             }
             return loadOnnxFromBytes(b.bytes(), fused ? "fused.onnx" : "plain.onnx", {});
         };
-        const auto fused = runtime().compile(build(true));
+        const Model fusedModel = build(true);
+        const auto fused = runtime().compile(fusedModel);
         const auto plain = runtime().compile(build(false));
-        for (int threads : {1, 2}) {
-            fused->setInputs(fused->randomInputs(1, 5));
-            plain->setInputs(plain->randomInputs(1, 5));
-            fused->serialExecutor(threads)->run();
-            plain->serialExecutor(threads)->run();
-            const auto a = fused->outputs(), b = plain->outputs();
+        plain->setInputs(plain->randomInputs(1, 5));
+        plain->serialExecutor(1)->run();
+        const auto expected = plain->outputs();
+        // Serial on 1 and 2 threads, and two workers (their local values are handed over too).
+        const Topology topo = buildTopology(fusedModel.graph);
+        const CostTable costs = CostTable::fromStatic(fusedModel.graph, topo, estimateCosts(fusedModel.graph),
+                                                      MachineConstants{}, EdgeCostParameters{});
+        const Schedule two = planSchedule(SchedulingProblem::of(fusedModel.graph, topo, costs, 2), "linear").schedule;
+        fused->setInputs(fused->randomInputs(1, 5));
+        for (int config : {1, 2, 0}) {
+            if (config > 0)
+                fused->serialExecutor(config)->run();
+            else
+                fused->parallelExecutor(two)->run();
+            const auto a = fused->outputs();
             for (size_t i = 0; i < 3; ++i)
-                QVERIFY2(relativeDifference(a[i], b[i]) < 1e-5, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));
+                QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5,
+                         qPrintable(QString("output %1, %2").arg(i).arg(config ? QString("%1 threads").arg(config) : "2 workers")));
         }
     }
 

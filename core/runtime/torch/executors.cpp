@@ -193,6 +193,7 @@ class ParallelExecutor final : public Executor {
         bool publish;
         std::vector<Source> inputs;
         std::vector<size_t> release;  // local values (copy * values + id) last used here
+        std::vector<bool> handOver;   // per input: a local value last used here and read once, moved in
     };
     struct Slot {
         std::mutex m;
@@ -294,6 +295,17 @@ public:
             for (size_t key = 0; key < lastUse.size(); ++key)
                 if (lastUse[key] >= 0)
                     w.items[size_t(lastUse[key])].release.push_back(key);
+            // As in the serial executor: the last reader of a local value gets the value itself.
+            for (Item& item : w.items)
+                for (const Source& src : item.inputs) {
+                    const size_t key = size_t(item.copy) * nv + size_t(src.value);
+                    const bool local = src.from == From::Local;
+                    item.handOver.push_back(
+                        local && std::count(item.release.begin(), item.release.end(), key) == 1 &&
+                        std::count_if(item.inputs.begin(), item.inputs.end(), [&](const Source& o) {
+                            return o.from == From::Local && o.value == src.value;
+                        }) == 1);
+                }
         }
         for (auto& w : workers_)
             for (auto& item : w.items)
@@ -440,12 +452,14 @@ private:
             if (!cores_ && item.threads > 0 && item.threads != current)
                 useIntraOpThreads(current = item.threads);
             in.clear();
-            for (const Source& src : item.inputs) {
+            for (size_t i = 0; i < item.inputs.size(); ++i) {
+                const Source& src = item.inputs[i];
+                at::Tensor* local = src.from == From::Local ? &w.local[size_t(item.copy) * nv + size_t(src.value)] : nullptr;
                 switch (src.from) {
                 case From::Nothing: in.emplace_back(); break;
                 case From::Constant: in.push_back(m_.constant(src.value)); break;
                 case From::Input: in.push_back(slices_[size_t(item.copy)][size_t(src.input)]); break;
-                case From::Local: in.push_back(w.local[size_t(item.copy) * nv + size_t(src.value)]); break;
+                case From::Local: in.push_back(item.handOver[i] ? std::move(*local) : *local); break;
                 case From::Remote: in.push_back(await(w, src.producer, src.output, gen)); break;
                 }
             }
