@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 
 namespace ramiel {
 
@@ -173,6 +174,43 @@ const dnnl::engine& dnnlEngine()
     return e;
 }
 
+// Constant weights (laid out as `plain` says) reordered once into the layout a
+// primitive picked: the buffer, which the caller keeps, and the memory over it.
+std::pair<at::Tensor, dnnl::memory> reorderedWeights(const dnnl::memory::desc& packed, const dnnl::memory::desc& plain,
+                                                     const at::Tensor& weights)
+{
+    at::Tensor buffer = at::empty({int64_t(packed.get_size())}, weights.options().dtype(at::kByte));
+    dnnl::memory to(packed, dnnlEngine(), buffer.data_ptr()), from(plain, dnnlEngine(), weights.data_ptr());
+    dnnl::stream stream(dnnlEngine());
+    dnnl::reorder(from, to).execute(stream, from, to);
+    stream.wait();
+    return {buffer, to};
+}
+
+// One execution of a prepared convolution or matmul: source and destination where
+// the tensors lie, the weights (and bias) it keeps, and a scratchpad of this call's
+// own, so that copies of a node on several workers may run it at once.
+template <typename PrimitiveDesc>
+void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at::Tensor& src, at::Tensor& dst,
+             const dnnl::memory& weights, const dnnl::memory* bias)
+{
+    const dnnl::engine& eng = dnnlEngine();
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(pd.src_desc(), eng, src.data_ptr())},
+                                               {DNNL_ARG_WEIGHTS, weights},
+                                               {DNNL_ARG_DST, dnnl::memory(pd.dst_desc(), eng, dst.data_ptr())}};
+    if (bias)
+        args.emplace(DNNL_ARG_BIAS, *bias);
+    at::Tensor scratch;
+    const dnnl::memory::desc scratchDesc = pd.scratchpad_desc();
+    if (scratchDesc.get_size() > 0) {
+        scratch = at::empty({int64_t(scratchDesc.get_size())}, src.options().dtype(at::kByte));
+        args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, scratch.data_ptr()));
+    }
+    dnnl::stream stream(eng);
+    primitive.execute(stream, args);
+    stream.wait();
+}
+
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
@@ -217,22 +255,7 @@ public:
         } else {
             y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         }
-        const dnnl::engine& eng = engine();
-        std::unordered_map<int, dnnl::memory> args{
-            {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
-            {DNNL_ARG_WEIGHTS, p->weights},
-            {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
-        if (bias_.defined())
-            args.emplace(DNNL_ARG_BIAS, p->bias);
-        at::Tensor scratch;
-        const dnnl::memory::desc scratchDesc = p->pd.scratchpad_desc();
-        if (scratchDesc.get_size() > 0) {
-            scratch = at::empty({int64_t(scratchDesc.get_size())}, x.options().dtype(at::kByte));
-            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, scratch.data_ptr()));
-        }
-        dnnl::stream stream(eng);
-        p->primitive.execute(stream, args);
-        stream.wait();
+        execute(p->primitive, p->pd, x, y, p->weights, bias_.defined() ? &p->bias : nullptr);
         return y;
     }
 
@@ -311,14 +334,8 @@ private:
         p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
         p->primitive = dnnl::convolution_forward(p->pd);
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
-        const dnnl::memory::desc packedDesc = p->pd.weights_desc();
-        p->weightBuffer = at::empty({int64_t(packedDesc.get_size())}, weight_.options().dtype(at::kByte));
-        p->weights = dnnl::memory(packedDesc, engine(), p->weightBuffer.data_ptr());
-        dnnl::memory plain(dnnl::memory::desc(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw), engine(),
-                           weight_.data_ptr());
-        dnnl::stream stream(engine());
-        dnnl::reorder(plain, p->weights).execute(stream, plain, p->weights);
-        stream.wait();
+        std::tie(p->weightBuffer, p->weights) = reorderedWeights(
+            p->pd.weights_desc(), dnnl::memory::desc(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw), weight_);
         if (bias_.defined())
             p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), engine(), bias_.data_ptr());
         primitives_.push_back(p);
@@ -803,22 +820,7 @@ public:
         std::vector<int64_t> sizes = x.sizes().vec();
         sizes.back() = n;
         at::Tensor y = at::empty(sizes, x.options());
-        const dnnl::engine& eng = dnnlEngine();
-        std::unordered_map<int, dnnl::memory> args{
-            {DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, x.data_ptr())},
-            {DNNL_ARG_WEIGHTS, p->weights},
-            {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
-        if (bias_.defined())
-            args.emplace(DNNL_ARG_BIAS, p->bias);
-        at::Tensor scratch;
-        const dnnl::memory::desc scratchDesc = p->pd.scratchpad_desc();
-        if (scratchDesc.get_size() > 0) {
-            scratch = at::empty({int64_t(scratchDesc.get_size())}, x.options().dtype(at::kByte));
-            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, scratch.data_ptr()));
-        }
-        dnnl::stream stream(eng);
-        p->primitive.execute(stream, args);
-        stream.wait();
+        execute(p->primitive, p->pd, x, y, p->weights, bias_.defined() ? &p->bias : nullptr);
         return y;
     }
 
@@ -852,13 +854,8 @@ private:
         p->threads = threads;
         p->pd = dnnl::matmul::primitive_desc(desc, attr, dnnlEngine());
         p->primitive = dnnl::matmul(p->pd);
-        const dnnl::memory::desc packedDesc = p->pd.weights_desc();
-        p->weightBuffer = at::empty({int64_t(packedDesc.get_size())}, b_.options().dtype(at::kByte));
-        p->weights = dnnl::memory(packedDesc, dnnlEngine(), p->weightBuffer.data_ptr());
-        dnnl::memory plain(dnnl::memory::desc({k, n}, f32, tag::ab), dnnlEngine(), b_.data_ptr());
-        dnnl::stream stream(dnnlEngine());
-        dnnl::reorder(plain, p->weights).execute(stream, plain, p->weights);
-        stream.wait();
+        std::tie(p->weightBuffer, p->weights) =
+            reorderedWeights(p->pd.weights_desc(), dnnl::memory::desc({k, n}, f32, tag::ab), b_);
         if (bias_.defined())
             p->bias = dnnl::memory(bias, dnnlEngine(), bias_.data_ptr());
         primitives_.push_back(p);
@@ -871,7 +868,35 @@ private:
 };
 #endif
 
-// Gemm, MatMul.
+// MatMul, and with `bias` fuse-matmul-add's ai.ramiel.MatMulAdd: the product, then
+// its third input, a row of B's columns, added to every row.
+KernelFactory matMulKernel(bool bias)
+{
+    return [bias](const KernelContext& c) -> Kernel {
+#if RAMIEL_HAVE_DNNL
+        const at::Tensor b = c.isConstant(1) ? c.constants[1] : at::Tensor();
+        const std::shared_ptr<OneDnnMatMul> primitive =
+            !bias ? OneDnnMatMul::forConstant(b, at::Tensor())
+                  : c.isConstant(2) ? OneDnnMatMul::forConstant(b, c.constants[2]) : nullptr;
+#endif
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+#if RAMIEL_HAVE_DNNL
+            if (primitive && primitive->applies(in[0])) {
+                out[0] = (*primitive)(in[0]);
+                return;
+            }
+            at::Tensor y = sgemmMatMul(in[0], in[1]);
+            if (!y.defined())
+                y = at::matmul(in[0], in[1]);
+#else
+            at::Tensor y = at::matmul(in[0], in[1]);
+#endif
+            out[0] = bias ? y + in[2].reshape({-1}) : y;
+        };
+    };
+}
+
+// Gemm, MatMul, MatMulAdd.
 void registerMatMulKernels(KernelRegistry& r)
 {
     r["Gemm"] = [](const KernelContext& c) -> Kernel {
@@ -928,40 +953,8 @@ void registerMatMulKernels(KernelRegistry& r)
             out[0] = y;
         };
     };
-    r["MatMul"] = [](const KernelContext& c) -> Kernel {
-#if RAMIEL_HAVE_DNNL
-        const std::shared_ptr<OneDnnMatMul> primitive =
-            OneDnnMatMul::forConstant(c.isConstant(1) ? c.constants[1] : at::Tensor(), at::Tensor());
-#endif
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-#if RAMIEL_HAVE_DNNL
-            if (primitive && primitive->applies(in[0])) {
-                out[0] = (*primitive)(in[0]);
-                return;
-            }
-            out[0] = sgemmMatMul(in[0], in[1]);
-            if (out[0].defined())
-                return;
-#endif
-            out[0] = at::matmul(in[0], in[1]);
-        };
-    };
-    // fuse-matmul-add's ai.ramiel.MatMulAdd: MatMul by a 2-D B, then a bias row added.
-    r[std::string(kRamielDomain) + ":" + kMatMulAdd] = [](const KernelContext& c) -> Kernel {
-#if RAMIEL_HAVE_DNNL
-        const std::shared_ptr<OneDnnMatMul> primitive =
-            c.isConstant(1) && c.isConstant(2) ? OneDnnMatMul::forConstant(c.constants[1], c.constants[2]) : nullptr;
-#endif
-        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-#if RAMIEL_HAVE_DNNL
-            if (primitive && primitive->applies(in[0])) {
-                out[0] = (*primitive)(in[0]);
-                return;
-            }
-#endif
-            out[0] = at::matmul(in[0], in[1]) + in[2].reshape({-1});
-        };
-    };
+    r["MatMul"] = matMulKernel(false);
+    r[std::string(kRamielDomain) + ":" + kMatMulAdd] = matMulKernel(true);
 }
 
 // Softmax, LogSoftmax.
