@@ -3,6 +3,7 @@
 #include "app/studio/main_window.h"
 #include "views/code_export_dialog.h"
 #include "views/compare_view.h"
+#include "views/display_graph.h"
 #include "views/find_bar.h"
 #include "views/graph_scene.h"
 #include "views/graph_view.h"
@@ -21,6 +22,7 @@
 
 #include "core/analysis/grouping.h"
 #include "core/analysis/tensor_stats.h"
+#include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/schedule/scheduler.h"
@@ -807,6 +809,34 @@ private Q_SLOTS:
         c->algorithmBox(1)->setCurrentIndex(c->algorithmBox(1)->findData("dsc"));
         QTRY_COMPARE_WITH_TIMEOUT(c->analysis(1)->plan.schedule.algorithm, std::string("dsc"), 30000);
         QCOMPARE(c->analysis(0)->plan.schedule.algorithm, std::string("linear"));
+    }
+
+    // Ramiel's fused nodes are drawn as what they compute: FusedConv as its convolution,
+    // summand and activation, MatMulAdd as MatMul+Add, Silu by its function's name.
+    void fusedNodesReadAsWhatTheyCompute()
+    {
+        test::OnnxBuilder b;
+        b.input("x", {1, 4, 8, 8}).input("t", {2, 3, 8}).output("y").output("m").output("s");
+        b.initializer("w", {4, 4, 1, 1}, 0.5f).initializer("k", {8, 5}, 0.5f).initializer("c", {5}, 0.5f);
+        auto& conv = b.node(kFusedConv, {"x", "w", "", "x"}, {"y"}, "conv");
+        conv.set_domain(kRamielDomain);
+        auto* a = conv.add_attribute();
+        a->set_name("activation");
+        a->set_type(onnx::AttributeProto::STRING);
+        a->set_s("Relu");
+        b.node(kMatMulAdd, {"t", "k", "c"}, {"m"}, "linear").set_domain(kRamielDomain);
+        b.node(kSilu, {"t"}, {"s"}, "silu").set_domain(kRamielDomain);
+        auto* ramiel = b.model().add_opset_import();
+        ramiel->set_domain(kRamielDomain);
+        ramiel->set_version(1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "fused.onnx", {});
+        const DisplayGraph d = displayGraphOf(m.graph, false);
+        QStringList titles;
+        for (const DisplayItem& item : d.items)
+            if (item.kind == DisplayItem::Kind::Operator)
+                titles << QString::fromStdString(item.title);
+        titles.sort();
+        QCOMPARE(titles, (QStringList{"Conv+Add+Relu", "MatMul+Add", "Silu"}));
     }
 
     // Labels elided to their boxes, table cells whole in their tooltips, byte
