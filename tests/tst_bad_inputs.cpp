@@ -677,6 +677,17 @@ private Q_SLOTS:
                 "node 'bad' (ai.ramiel.MatMulAdd): C 'c' is not a row of B's 4 columns");
         }
         {
+            OnnxBuilder b(13);
+            b.input("a", {2, 3, 8}).output("y");
+            b.initializer("w", {8, 4}, 0.5f);
+            b.initializer("c", {4}, 0.5f);
+            auto& n = b.node(kMatMulAdd, {"a", "w", "c"}, {"y"}, "bad");
+            n.set_domain(kRamielDomain);
+            setString(n, "activation", "Tanh");
+            row("MatMulAdd with an activation other than Gelu", b, "", ErrorKind::InvalidGraph,
+                "activation 'Tanh' is not Gelu, the one MatMulAdd takes");
+        }
+        {
             OnnxBuilder b = oneNode("Frobnicate", 1, 1, 13, kRamielDomain);
             row("unknown operator in Ramiel's domain", b, "", ErrorKind::InvalidGraph,
                 "Ramiel's domain ai.ramiel has no operator 'Frobnicate'");

@@ -109,15 +109,27 @@ std::string hostileModel(const QString& marker)
     return b.bytes();
 }
 
-// Two branches after a graph input: Conv then SiLU written out (Sigmoid, Mul), Conv
-// then GELU written out (Div by √2, Erf, Add 1, Mul, Mul 0.5), added; with the default
-// passes they run as ai.ramiel.Silu and ai.ramiel.Gelu.
+// Three branches after a graph input: Conv then SiLU written out (Sigmoid, Mul), Conv
+// then GELU written out (Div by √2, Erf, Add 1, Mul, Mul 0.5), and a linear layer on the
+// channels (Transpose, MatMul, Add of a bias, GELU, Transpose back), added; with the
+// default passes they run as a FusedConv with SiLU, ai.ramiel.Gelu and ai.ramiel.MatMulAdd
+// with its GELU.
 std::string activationsModel()
 {
     OnnxBuilder b;
     b.input("x", {1, 16, 28, 28});
     b.initializer("w1", {16, 16, 1, 1}, 0.05f).initializer("w2", {16, 16, 1, 1}, -0.03f);
+    b.initializer("w3", {16, 16}, 0.04f).initializer("b3", {16}, 0.1f);
     b.initializer("sqrt2", {}, 1.4142135f).initializer("one", {}, 1.0f).initializer("half", {}, 0.5f);
+    OnnxBuilder::setInts(b.node("Transpose", {"x"}, {"xt"}), "perm", {0, 2, 3, 1});
+    b.node("MatMul", {"xt", "w3"}, {"m3"});
+    b.node("Add", {"m3", "b3"}, {"s3"});
+    b.node("Div", {"s3", "sqrt2"}, {"d3"});
+    b.node("Erf", {"d3"}, {"e3"});
+    b.node("Add", {"e3", "one"}, {"a3"});
+    b.node("Mul", {"s3", "a3"}, {"t3"});
+    b.node("Mul", {"t3", "half"}, {"g3"});
+    OnnxBuilder::setInts(b.node("Transpose", {"g3"}, {"lin"}), "perm", {0, 3, 1, 2});
     b.node("Conv", {"x", "w1"}, {"c1"});
     b.node("Sigmoid", {"c1"}, {"s1"});
     b.node("Mul", {"c1", "s1"}, {"silu"});
@@ -127,7 +139,8 @@ std::string activationsModel()
     b.node("Add", {"e2", "one"}, {"a2"});
     b.node("Mul", {"c2", "a2"}, {"m2"});
     b.node("Mul", {"m2", "half"}, {"gelu"});
-    b.node("Add", {"silu", "gelu"}, {"y"});
+    b.node("Add", {"silu", "gelu"}, {"y0"});
+    b.node("Add", {"y0", "lin"}, {"y"});
     b.output("y", {1, 16, 28, 28});
     return b.bytes();
 }
@@ -272,7 +285,8 @@ private Q_SLOTS:
         f.write(bytes.data(), qint64(bytes.size()));
         f.close();
         variants_["hostile"] = {"hostile", hostile, 1, 1};
-        // fuse-gelu's and fuse-silu's nodes: F.gelu / at::gelu, F.silu / at::silu.
+        // fuse-gelu's, fuse-silu's and fuse-matmul-add's nodes: F.gelu / at::gelu, F.silu /
+        // at::silu, matmul, add and gelu.
         const QString activations = work_ + "/activations.onnx";
         QFile a(activations);
         QVERIFY(a.open(QIODevice::WriteOnly));

@@ -551,6 +551,29 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-matmul-add", 4, 2, {{"MatMulAdd", 2}, {"Add", 0}}}},
+        // A linear layer then GELU (written out; fuse-gelu first): one MatMulAdd with the GELU as
+        // its activation. The second layer's sum is also a graph output: its GELU stays apart.
+        {"fuse-matmul-add-gelu",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 3, 8}).output("y", {2, 3, 4}).output("s2", {2, 3, 4}).output("y2", {2, 3, 4});
+              randomInitializer(b, "w", {8, 4}, -1, 1, 1);
+              randomInitializer(b, "bias", {4}, -1, 1, 2);
+              scalarFloat(b, "sqrt2", 1.4142135f);
+              scalarFloat(b, "one", 1.0f);
+              scalarFloat(b, "half", 0.5f);
+              for (const std::string k : {"", "2"}) {
+                  b.node("MatMul", {"x", "w"}, {"m" + k});
+                  b.node("Add", {"m" + k, "bias"}, {"s" + k});
+                  b.node("Div", {"s" + k, "sqrt2"}, {"d" + k});
+                  b.node("Erf", {"d" + k}, {"e" + k});
+                  b.node("Add", {"e" + k, "one"}, {"a" + k});
+                  b.node("Mul", {"s" + k, "a" + k}, {"t" + k});
+                  b.node("Mul", {"t" + k, "half"}, {"y" + k});
+              }
+              return b;
+          },
+          "fuse-gelu,fuse-matmul-add", 14, 3, {{"MatMulAdd", 2}, {"Gelu", 1}, {"Erf", 0}}}},
         // Must not fire: a 3-D MatMul plus a constant that is not a row ([3, 4]), and an Add of a
         // computed value.
         {"fuse-matmul-add-must-not-fire",

@@ -129,7 +129,7 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
             const bool sum = node.input(3) != kNone;
             item.title = clipped(std::string("Conv") + (sum ? "+Add" : "") + (act.empty() ? (sum ? "" : "+?") : "+" + act));
         } else if (node.domain == kRamielDomain && node.opType == kMatMulAdd) {
-            item.title = clipped("MatMul+Add");
+            item.title = clipped(node.attr("activation") ? "MatMul+Add+" + node.attrString("activation", "") : "MatMul+Add");
         } else if (node.domain == kRamielDomain) {  // Gelu, Silu: the function they compute (the tooltip names the domain)
             item.title = clipped(node.opType);
         } else

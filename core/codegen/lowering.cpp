@@ -340,7 +340,8 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r[kSilu] = [](const Context& c) { return unary(c, "silu"); };  // fuse-silu's ai.ramiel.Silu
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
-            return E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
+            const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
+            return c.node.attrString("activation", "") == kGelu ? E::call("gelu", {sum}) : sum;
         };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         r["Dropout"] = [](const Context& c) {

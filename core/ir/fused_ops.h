@@ -30,7 +30,9 @@ inline constexpr const char* kSilu = "Silu";
 // MatMulAdd: Y = MatMul(A, B) + C with B a 2-D [K, N] matrix and C of N elements
 // (any shape [1, ..., 1, N] no longer than Y's) added to every row, as linear
 // layers export (MatMul, then Add of the bias) where A has more than two
-// dimensions and ONNX's Gemm does not apply. Three inputs, no attributes.
+// dimensions and ONNX's Gemm does not apply. Three inputs; one optional attribute,
+//   activation        "Gelu": GELU (erf form) applied to the sum, as a transformer's
+//                     or ConvNeXt's first linear layer is followed.
 inline constexpr const char* kMatMulAdd = "MatMulAdd";
 
 }  // namespace ramiel

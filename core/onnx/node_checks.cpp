@@ -320,7 +320,7 @@ private:
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
     // fourth input, the summand, and the activation; Gelu and Silu take one input and no
-    // attributes; MatMulAdd takes A, a 2-D B and a bias row of B's columns.
+    // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU.
     void checkRamielOperator()
     {
         if (n_.opType == kGelu || n_.opType == kSilu) {
@@ -383,8 +383,14 @@ private:
         for (size_t i = 0; i < 3; ++i)
             if (n_.inputs[i] == kNone)
                 return fail("input " + std::to_string(i) + " is left empty");
-        if (!n_.attributes.empty())
-            return fail("MatMulAdd has no attributes; this one has '" + n_.attributes.front().name + "'");
+        for (const Attribute& a : n_.attributes) {
+            if (a.name != "activation")
+                return fail("MatMulAdd has one attribute, 'activation'; this one has '" + a.name + "'");
+            if (a.kind != Attribute::Kind::String)
+                return fail("attribute 'activation' is " + std::string(kindName(a.kind)) + ", it needs a string");
+            if (a.s != kGelu)
+                return fail("activation '" + a.s + "' is not Gelu, the one MatMulAdd takes");
+        }
         const int64_t ra = rank(0), rb = rank(1), k = dimSize(1, 0), n = dimSize(1, 1);
         if (rb >= 0 && rb != 2)
             return fail("B " + inputName(1) + " has rank " + std::to_string(rb) + ", it needs 2");

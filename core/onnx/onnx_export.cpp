@@ -128,17 +128,22 @@ struct Exporter {
     // ai.ramiel.Gelu -> Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 (ONNX before opset 20).
     void unfuseGelu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
-        const std::string x = g.value(n.inputs.at(0)).name;
-        const std::string y = g.value(n.outputs.at(0)).name;
+        writeGelu(gp, names, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name, n.name);
+    }
+
+    // y = GELU(x) written out (Div, Erf, Add, Mul, Mul), the nodes named after `base`.
+    static void writeGelu(onnx::GraphProto& gp, std::unordered_set<std::string>& names, const std::string& x,
+                          const std::string& y, const std::string& base)
+    {
         auto constant = [&](const char* suffix, float f) {
-            const std::string name = uniqueName(names, n.name + suffix);
+            const std::string name = uniqueName(names, base + suffix);
             floatScalar(gp, name, f);
             return name;
         };
         auto step = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
             auto* s = gp.add_node();
             s->set_op_type(op);
-            s->set_name(uniqueName(names, n.name + "_" + op));
+            s->set_name(uniqueName(names, base + "_" + op));
             for (const std::string& in : inputs)
                 s->add_input(in);
             s->add_output(output);
@@ -176,10 +181,12 @@ struct Exporter {
         writeSilu(gp, names, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name, n.name);
     }
 
-    // ai.ramiel.MatMulAdd -> MatMul, Add of the bias.
+    // ai.ramiel.MatMulAdd -> MatMul, Add of the bias (, its GELU written out).
     void unfuseMatMulAdd(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
         const Value& y = g.value(n.outputs.at(0));
+        const bool gelu = n.attrString("activation", "") == kGelu;
+        const std::string sum = gelu ? uniqueName(names, y.name + "_sum") : y.name;
         const std::string product = uniqueName(names, y.name + "_product");
         auto* m = gp.add_node();
         m->set_op_type("MatMul");
@@ -196,7 +203,14 @@ struct Exporter {
         add->set_name(uniqueName(names, n.name + "_Add"));
         add->add_input(product);
         add->add_input(g.value(n.inputs.at(2)).name);
-        add->add_output(y.name);
+        add->add_output(sum);
+        if (!gelu)
+            return;
+        auto* sumInfo = gp.add_value_info();
+        sumInfo->set_name(sum);
+        if (y.type.dtype != DataType::Undefined)
+            type(y.type, *sumInfo->mutable_type());
+        writeGelu(gp, names, sum, y.name, n.name + "_Gelu");
     }
 
     // ai.ramiel.FusedConv -> Conv (+ Add of its summand) + its activation (a SiLU as Sigmoid, Mul).

@@ -5,7 +5,8 @@
 // Where A has more dimensions (a transformer's linear layers on [batch, tokens,
 // channels]) and C is a bias of N elements, it becomes ai.ramiel.MatMulAdd
 // (core/ir/fused_ops.h), which the runtime runs as one oneDNN matmul that adds
-// the bias in its kernel.
+// the bias in its kernel; a GELU (fuse-gelu's ai.ramiel.Gelu) that alone reads
+// its output joins it, applied in the same kernel.
 #include "core/ir/fused_ops.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
@@ -32,6 +33,38 @@ bool biasRow(const std::vector<int64_t>& c, size_t rank, int64_t n)
         if (c[i] != 1)
             return false;
     return true;
+}
+
+// MatMulAdd -> Gelu, the MatMulAdd's output read by the Gelu alone: the Gelu becomes
+// the MatMulAdd's activation. Returns how many.
+int absorbGelus(Graph& g)
+{
+    GraphEditor edit(g);
+    int gelus = 0;
+    for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
+        const Node& mm = g.node(id);
+        if (mm.domain != kRamielDomain || mm.opType != kMatMulAdd || mm.attr("activation") || mm.outputs.size() != 1)
+            continue;
+        const NodeId geluId = edit.soleConsumer(mm.outputs[0]);
+        if (geluId == kNone)
+            continue;
+        const Node& gelu = g.node(geluId);
+        if (gelu.domain != kRamielDomain || gelu.opType != kGelu || gelu.input(0) != mm.outputs[0] ||
+            gelu.outputs.size() != 1 || gelu.outputs[0] == kNone)
+            continue;
+        const ValueId sum = mm.outputs[0], y = gelu.outputs[0];
+        edit.removeNode(geluId);
+        edit.setOutput(id, 0, y);
+        edit.dropIfUnused(sum);
+        Attribute a;
+        a.name = "activation";
+        a.kind = Attribute::Kind::String;
+        a.s = kGelu;
+        g.node(id).attributes.push_back(a);
+        ++gelus;
+    }
+    edit.commit();
+    return gelus;
 }
 
 class FuseMatMulAddPass final : public Pass {
@@ -86,10 +119,15 @@ public:
             ++stats.removed;
         }
         edit.commit();
+        const int gelus = absorbGelus(g);
+        stats.fused += gelus;
+        stats.removed += gelus;
         if (stats.fused > gemms)
             importRamielDomain(model);
-        stats.detail = "fused " + std::to_string(stats.fused) + " MatMul+Add pairs (" + std::to_string(gemms) +
-                       " into Gemm, " + std::to_string(stats.fused - gemms) + " into MatMulAdd)";
+        const int pairs = stats.fused - gelus;
+        stats.detail = "fused " + std::to_string(pairs) + " MatMul+Add pairs (" + std::to_string(gemms) + " into Gemm, " +
+                       std::to_string(pairs - gemms) + " into MatMulAdd) and " + std::to_string(gelus) +
+                       " GELUs into MatMulAdd";
         return stats;
     }
 };

@@ -37,12 +37,13 @@ const std::vector<PassInfo>& registeredPasses()
         {"fuse-conv-activation",
          "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip/SiLU as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
-        {"fuse-matmul-add",
-         "Fuse MatMul + Add of a constant into Gemm (2-D), or of a bias row into one node (ai.ramiel.MatMulAdd)", true,
-         {}, makeFuseMatMulAddPass},
-        // After folding: the constants √2, 1 and 0.5 often come from Constant nodes.
+        // After folding: the constants √2, 1 and 0.5 often come from Constant nodes. Before
+        // fuse-matmul-add, which takes a GELU into the linear layer before it.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
          true, {}, makeFuseGeluPass},
+        {"fuse-matmul-add",
+         "Fuse MatMul + Add of a constant into Gemm (2-D), or of a bias row (+ GELU) into one node (ai.ramiel.MatMulAdd)", true,
+         {}, makeFuseMatMulAddPass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",

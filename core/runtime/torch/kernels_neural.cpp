@@ -782,28 +782,28 @@ at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
 }
 
 // A float MatMul by a constant 2-D B, plus a bias row where the node has one
-// (ai.ramiel.MatMulAdd), as one oneDNN matmul primitive: B reordered once into
-// the layout the primitive picks, the bias added in the kernel while the output
-// is in registers. A's leading dimensions fold into its rows. Made once per row
+// (ai.ramiel.MatMulAdd) and then its GELU, as one oneDNN matmul primitive: B
+// reordered once into the layout the primitive picks, the bias and the GELU
+// applied in the kernel while the output is in registers. A's leading dimensions fold into its rows. Made once per row
 // count and intra-op thread count (as the convolutions), shared by copies of the
 // node on workers with the same threads; each run passes its own scratchpad.
 class OneDnnMatMul {
 public:
-    OneDnnMatMul(at::Tensor b, at::Tensor bias)
-        : b_(b.contiguous()), bias_(bias.defined() ? bias.reshape({-1}).contiguous() : bias)
+    OneDnnMatMul(at::Tensor b, at::Tensor bias, bool gelu = false)
+        : b_(b.contiguous()), bias_(bias.defined() ? bias.reshape({-1}).contiguous() : bias), gelu_(gelu)
     {
     }
 
     // For a constant B (undefined when the node's B is not constant) that is a 2-D
     // float matrix, and a bias, where defined, of float constants, one per column:
     // else null, and the caller takes the general path.
-    static std::shared_ptr<OneDnnMatMul> forConstant(const at::Tensor& b, const at::Tensor& bias)
+    static std::shared_ptr<OneDnnMatMul> forConstant(const at::Tensor& b, const at::Tensor& bias, bool gelu = false)
     {
         if (!b.defined() || b.dim() != 2 || b.scalar_type() != at::kFloat || b.numel() == 0)
             return nullptr;
         if (bias.defined() && (bias.scalar_type() != at::kFloat || bias.numel() != b.size(1)))
             return nullptr;
-        return std::make_shared<OneDnnMatMul>(b, bias);
+        return std::make_shared<OneDnnMatMul>(b, bias, gelu);
     }
 
     bool applies(const at::Tensor& a) const
@@ -849,6 +849,11 @@ private:
                                                         : dnnl::matmul::desc(src, anyWeights, dst);
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        if (gelu_) {
+            dnnl::post_ops ops;
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+            attr.set_post_ops(ops);
+        }
         auto p = std::make_shared<Primitive>();
         p->m = m;
         p->threads = threads;
@@ -863,21 +868,23 @@ private:
     }
 
     at::Tensor b_, bias_;  // [K, N], [N]: contiguous floats
+    bool gelu_;
     std::mutex mutex_;
     std::vector<std::shared_ptr<const Primitive>> primitives_;
 };
 #endif
 
 // MatMul, and with `bias` fuse-matmul-add's ai.ramiel.MatMulAdd: the product, then
-// its third input, a row of B's columns, added to every row.
+// its third input, a row of B's columns, added to every row, then its GELU if any.
 KernelFactory matMulKernel(bool bias)
 {
     return [bias](const KernelContext& c) -> Kernel {
+        const bool gelu = bias && c.node.attrString("activation", "") == kGelu;
 #if RAMIEL_HAVE_DNNL
         const at::Tensor b = c.isConstant(1) ? c.constants[1] : at::Tensor();
         const std::shared_ptr<OneDnnMatMul> primitive =
             !bias ? OneDnnMatMul::forConstant(b, at::Tensor())
-                  : c.isConstant(2) ? OneDnnMatMul::forConstant(b, c.constants[2]) : nullptr;
+                  : c.isConstant(2) ? OneDnnMatMul::forConstant(b, c.constants[2], gelu) : nullptr;
 #endif
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
 #if RAMIEL_HAVE_DNNL
@@ -891,7 +898,7 @@ KernelFactory matMulKernel(bool bias)
 #else
             at::Tensor y = at::matmul(in[0], in[1]);
 #endif
-            out[0] = bias ? y + in[2].reshape({-1}) : y;
+            out[0] = !bias ? y : gelu ? at::gelu(y + in[2].reshape({-1})) : y + in[2].reshape({-1});
         };
     };
 }
