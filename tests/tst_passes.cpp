@@ -67,12 +67,13 @@ void scalarFloat(OnnxBuilder& b, const std::string& name, float value)
     t->add_float_data(value);
 }
 
-void setFloat(onnx::NodeProto& n, const std::string& name, float value)
+onnx::NodeProto& setFloat(onnx::NodeProto& n, const std::string& name, float value)
 {
     auto* a = n.add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto::FLOAT);
     a->set_f(value);
+    return n;
 }
 
 // A Constant node holding a float vector.
@@ -419,6 +420,25 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-silu,fuse-conv-activation", 9, 3, {{"FusedConv", 3}, {"Silu", 0}, {"HardSwish", 0}}}},
+        // HardSwish written out as PyTorch does before opset 14 (HardSigmoid 1/6, 1/2, Mul by its
+        // input, either order): after a Conv it joins the FusedConv (exported again as HardSigmoid
+        // and Mul: opset 13 has no HardSwish), on a graph input it is ai.ramiel.HardSwish; a
+        // HardSigmoid of another slope stays.
+        {"fuse-hardswish",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 3, 8, 8}).output("y1", {1, 4, 8, 8}).output("y2", {1, 3, 8, 8}).output("y3", {1, 3, 8, 8});
+              convParams(b, "conv1", 4, 3, 7);
+              conv(b, "conv1", "x", "c1");
+              setFloat(setFloat(b.node("HardSigmoid", {"c1"}, {"h1"}), "alpha", 1.0f / 6.0f), "beta", 0.5f);
+              b.node("Mul", {"c1", "h1"}, {"y1"});
+              setFloat(b.node("HardSigmoid", {"x"}, {"h2"}), "alpha", 0.2f);
+              b.node("Mul", {"x", "h2"}, {"y2"});
+              setFloat(setFloat(b.node("HardSigmoid", {"x"}, {"h3"}), "alpha", 1.0f / 6.0f), "beta", 0.5f);
+              b.node("Mul", {"h3", "x"}, {"y3"});
+              return b;
+          },
+          "fuse-hardswish,fuse-conv-activation", 7, 4, {{"FusedConv", 1}, {"HardSwish", 1}, {"HardSigmoid", 1}}}},
         // Conv + Add of a value of its shape + activation (a residual block's end): the Add's
         // other input becomes the summand, with a bias (Relu) and without one (Sigmoid).
         {"fuse-conv-add-activation",

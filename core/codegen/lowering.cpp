@@ -6,6 +6,7 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -56,6 +57,7 @@ const FunctionName& functionName(const std::string& fn)
         {"ones_like", {"torch.ones_like", "at::ones_like"}},
         {"leaky_relu", {"F.leaky_relu", "at::leaky_relu"}},
         {"hardswish", {"F.hardswish", "at::hardswish"}},
+        {"hardsigmoid", {"F.hardsigmoid", "at::hardsigmoid"}},
         {"gelu", {"F.gelu", "at::gelu"}},
         {"silu", {"F.silu", "at::silu"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
@@ -339,6 +341,15 @@ const std::map<std::string, Lowering>& lowerings()
             return unary(c, "gelu");
         };
         r[kSilu] = [](const Context& c) { return unary(c, "silu"); };  // fuse-silu's ai.ramiel.Silu
+        // ONNX HardSwish (opset 14) and fuse-hardswish's ai.ramiel.HardSwish.
+        r["HardSwish"] = [](const Context& c) { return unary(c, "hardswish"); };
+        r["HardSigmoid"] = [](const Context& c) {  // PyTorch's own where alpha is 1/6 and beta 1/2
+            const double alpha = c.node.attrFloat("alpha", 0.2f), beta = c.node.attrFloat("beta", 0.5f);
+            if (std::abs(alpha - 1.0 / 6.0) < 1e-6 && beta == 0.5)
+                return unary(c, "hardsigmoid");
+            const E line = E::call("add", {E::call("mul", {E::val(c.in(0)), E::real(alpha)}), E::real(beta)});
+            return E::call("clamp", {line, E::real(0).named("min"), E::real(1).named("max")});
+        };
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
             return c.node.attrString("activation", "") == kGelu ? E::call("gelu", {sum}) : sum;

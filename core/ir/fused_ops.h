@@ -27,6 +27,10 @@ inline constexpr const char* kGelu = "Gelu";
 // Sigmoid and Mul.
 inline constexpr const char* kSilu = "Silu";
 
+// HardSwish: y = x · HardSigmoid(x) with alpha 1/6 and beta 1/2, as ONNX HardSwish
+// (opset 14), for models of earlier opsets; made from HardSigmoid and Mul.
+inline constexpr const char* kHardSwish = "HardSwish";
+
 // MatMulAdd: Y = MatMul(A, B) + C with B a 2-D [K, N] matrix and C of N elements
 // (any shape [1, ..., 1, N] no longer than Y's) added to every row, as linear
 // layers export (MatMul, then Add of the bias) where A has more than two

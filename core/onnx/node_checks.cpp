@@ -319,11 +319,11 @@ private:
     }
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
-    // fourth input, the summand, and the activation; Gelu and Silu take one input and no
+    // fourth input, the summand, and the activation; Gelu, Silu and HardSwish take one input and no
     // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU.
     void checkRamielOperator()
     {
-        if (n_.opType == kGelu || n_.opType == kSilu) {
+        if (n_.opType == kGelu || n_.opType == kSilu || n_.opType == kHardSwish) {
             if (n_.inputs.size() != 1 || n_.inputs[0] == kNone || n_.outputs.size() != 1)
                 return fail(n_.opType + " takes one input and gives one output");
             if (!n_.attributes.empty())

@@ -157,28 +157,38 @@ struct Exporter {
         step("Mul", {timesX, constant("_half", 0.5f)}, y);
     }
 
-    // y = Mul(x, Sigmoid(x)), the Mul named `name`.
-    static void writeSilu(onnx::GraphProto& gp, std::unordered_set<std::string>& names, const std::string& x,
-                          const std::string& y, const std::string& name)
+    // y = Mul(x, Gate(x)), the Mul named `name`: SiLU (gate Sigmoid) or HardSwish (gate
+    // HardSigmoid with alpha 1/6 and beta 1/2, as PyTorch writes it before opset 14).
+    static void writeSelfGated(onnx::GraphProto& gp, std::unordered_set<std::string>& names, bool hardSwish,
+                               const std::string& x, const std::string& y, const std::string& name)
     {
-        const std::string sigmoid = uniqueName(names, y + "_sigmoid");
+        const char* op = hardSwish ? "HardSigmoid" : "Sigmoid";
+        const std::string gate = uniqueName(names, y + (hardSwish ? "_hardsigmoid" : "_sigmoid"));
         auto* s = gp.add_node();
-        s->set_op_type("Sigmoid");
-        s->set_name(uniqueName(names, name + "_Sigmoid"));
+        s->set_op_type(op);
+        s->set_name(uniqueName(names, name + "_" + op));
         s->add_input(x);
-        s->add_output(sigmoid);
+        s->add_output(gate);
+        if (hardSwish)
+            for (const auto& [attribute, value] : {std::pair<const char*, float>{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}) {
+                auto* a = s->add_attribute();
+                a->set_name(attribute);
+                a->set_type(onnx::AttributeProto::FLOAT);
+                a->set_f(value);
+            }
         auto* m = gp.add_node();
         m->set_op_type("Mul");
         m->set_name(name);
         m->add_input(x);
-        m->add_input(sigmoid);
+        m->add_input(gate);
         m->add_output(y);
     }
 
-    // ai.ramiel.Silu -> Sigmoid, Mul by x.
-    void unfuseSilu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    // ai.ramiel.Silu -> Sigmoid, Mul by x; ai.ramiel.HardSwish -> HardSigmoid, Mul by x.
+    void unfuseSelfGated(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
-        writeSilu(gp, names, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name, n.name);
+        writeSelfGated(gp, names, n.opType == kHardSwish, g.value(n.inputs.at(0)).name, g.value(n.outputs.at(0)).name,
+                       n.name);
     }
 
     // ai.ramiel.MatMulAdd -> MatMul, Add of the bias (, its GELU written out).
@@ -254,8 +264,9 @@ struct Exporter {
                 type(y.type, *sumInfo->mutable_type());
         }
 
-        if (activation == "Silu") {  // Ramiel's own: Sigmoid, then Mul by its input
-            writeSilu(gp, names, activationInput, y.name, unique(n.name + "_Mul"));
+        // Ramiel's own Silu, and HardSwish where the opset predates it: the gate, then Mul by its input.
+        if (activation == "Silu" || (activation == "HardSwish" && mainOpset < 14)) {
+            writeSelfGated(gp, names, activation == "HardSwish", activationInput, y.name, unique(n.name + "_Mul"));
             return;
         }
         auto* act = gp.add_node();
@@ -319,8 +330,8 @@ struct Exporter {
                 unfuseGelu(g, n, gp, names);
                 continue;
             }
-            if (n.domain == kRamielDomain && n.opType == kSilu) {
-                unfuseSilu(g, n, gp, names);
+            if (n.domain == kRamielDomain && (n.opType == kSilu || n.opType == kHardSwish)) {
+                unfuseSelfGated(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain && n.opType == kMatMulAdd) {

@@ -31,7 +31,7 @@ std::optional<std::pair<std::string, std::vector<float>>> activationOf(const Gra
 {
     if (n.outputs.size() != 1 || n.input(0) == kNone)
         return std::nullopt;
-    if (n.domain == kRamielDomain && n.opType == kSilu)
+    if (n.domain == kRamielDomain && (n.opType == kSilu || n.opType == kHardSwish))  // fuse-silu's, fuse-hardswish's
         return std::make_pair(n.opType, std::vector<float>{});
     if (!n.domain.empty())
         return std::nullopt;

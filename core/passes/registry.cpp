@@ -29,9 +29,12 @@ const std::vector<PassInfo>& registeredPasses()
          {}, makeFusePadPass},
         {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {},
          makeFuseConvBatchNormPass},
-        // Before fuse-conv-activation, which takes the Silu into the convolution before it.
+        // Before fuse-conv-activation, which takes the Silu and the HardSwish into the convolution before it.
         {"fuse-silu", "Run a written-out SiLU (Sigmoid, then Mul by its input) as one node (ai.ramiel.Silu)", true, {},
          makeFuseSiluPass},
+        {"fuse-hardswish",
+         "Run a written-out HardSwish (HardSigmoid 1/6, 1/2, then Mul by its input) as one node (ai.ramiel.HardSwish)",
+         true, {}, makeFuseHardSwishPass},
         // After fuse-conv-bn: in Conv -> BatchNormalization -> Relu the Relu follows the Conv only once the
         // BatchNormalization is folded.
         {"fuse-conv-activation",

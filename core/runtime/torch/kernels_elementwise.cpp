@@ -176,8 +176,10 @@ void registerActivationKernels(KernelRegistry& r)
     r["PRelu"] = binary([](const at::Tensor& x, const at::Tensor& slope) { return at::where(x >= 0, x, x * slope); });
     r["HardSigmoid"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 0.2f), beta = c.node.attrFloat("beta", 0.5f);
-        return [alpha, beta](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = at::clamp(in[0] * alpha + beta, 0, 1);
+        // PyTorch's (alpha 1/6, beta 1/2, as MobileNetV3 exports it): ATen's one pass, not three.
+        const bool torch = std::abs(alpha - 1.0 / 6.0) < 1e-6 && beta == 0.5;
+        return [alpha, beta, torch](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = torch && in[0].is_floating_point() ? at::hardsigmoid(in[0]) : at::clamp(in[0] * alpha + beta, 0, 1);
         };
     };
     r["HardSwish"] = unary([](const at::Tensor& a) { return at::hardswish(a); });
@@ -195,6 +197,7 @@ void registerActivationKernels(KernelRegistry& r)
         // measured no faster on convnext_tiny).
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::gelu(in[0]); };
     };
+    r[std::string(kRamielDomain) + ":" + kHardSwish] = unary([](const at::Tensor& a) { return at::hardswish(a); });
     r[std::string(kRamielDomain) + ":" + kSilu] = [](const KernelContext&) -> Kernel {  // fuse-silu's node
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             out[0] = in[0].scalar_type() == at::kFloat ? siluFloat(in[0]) : at::silu(in[0]);
