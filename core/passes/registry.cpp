@@ -43,6 +43,11 @@ const std::vector<PassInfo>& registeredPasses()
         // After folding: the constants √2, 1 and 0.5 often come from Constant nodes.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
          true, {}, makeFuseGeluPass},
+        // After folding: the Slices' bounds often come from Shape arithmetic.
+        {"fuse-channel-shuffle",
+         "Run a channel shuffle (Reshape, Transpose, Reshape) with its Concat and Slices/Split as one node "
+         "(ai.ramiel.ChannelShuffle)",
+         true, {}, makeFuseChannelShufflePass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",
