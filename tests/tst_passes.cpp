@@ -640,12 +640,14 @@ const std::map<std::string, PassCase>& passCases()
           "fuse-silu", 4, 4, {{"Silu", 0}, {"Sigmoid", 2}}}},
         // ShuffleNet's channel shuffle: after a Concat of two convolutions (channels-last
         // on the runtime) in 2 groups, cut by two Slices; in 3 groups, cut by a Split
-        // of unequal parts; and on the graph's input (plain layout) read by a Relu.
+        // of unequal parts; on the graph's input (plain layout) read by a Relu; and with
+        // the pixels as one dimension (as Ramiel's exporter writes the node back).
         {"fuse-channel-shuffle",
          {[] {
               OnnxBuilder b;
               b.input("x", {1, 4, 5, 6}).output("y1", {1, 6, 5, 6}).output("y2", {1, 6, 5, 6})
-                  .output("y3", {1, 3, 5, 6}).output("y4", {1, 6, 5, 6}).output("y5", {1, 4, 5, 6});
+                  .output("y3", {1, 3, 5, 6}).output("y4", {1, 6, 5, 6}).output("y5", {1, 4, 5, 6})
+                  .output("y6", {1, 4, 5, 6});
               convParams(b, "c1", 6, 4, 1);
               convParams(b, "c2", 6, 4, 3);
               convParams(b, "c3", 9, 4, 5);
@@ -677,18 +679,22 @@ const std::map<std::string, PassCase>& passCases()
               OnnxBuilder::setInts(b.node("Transpose", {"r3"}, {"t3"}), "perm", {0, 2, 1, 3, 4});
               b.node("Reshape", {"t3", "back4"}, {"s3"});
               b.node("Relu", {"s3"}, {"y5"});
+              b.initializerInt64("flat", {0, 2, 2, -1});
+              b.node("Reshape", {"x", "flat"}, {"r4"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r4"}, {"t4"}), "perm", {0, 2, 1, 3});
+              b.node("Reshape", {"t4", "back4"}, {"y6"});
               return b;
           },
-          "fuse-channel-shuffle", 17, 7,
-          {{"ChannelShuffle", 3}, {"Concat", 0}, {"Transpose", 0}, {"Reshape", 0}, {"Slice", 0}, {"Split", 0}}}},
-        // Must not fire: the Transpose's output also a graph output; a shuffle in 4-D
-        // (Reshape [N, g, C/g, H·W]); another Transpose; and, fusing the shuffle but
+          "fuse-channel-shuffle", 20, 8,
+          {{"ChannelShuffle", 4}, {"Concat", 0}, {"Transpose", 0}, {"Reshape", 0}, {"Slice", 0}, {"Split", 0}}}},
+        // Must not fire: the Transpose's output also a graph output; a shuffle not
+        // reshaped back to the input's shape; another Transpose; and, fusing the shuffle but
         // neither its Concat nor its Slices: a Concat read twice, and a Slice of step 2.
         {"fuse-channel-shuffle-must-not-fire",
          {[] {
               OnnxBuilder b;
               b.input("x", {1, 4, 5, 6}).output("t1", {1, 2, 2, 5, 6}).output("y1", {1, 4, 5, 6})
-                  .output("y2", {1, 4, 5, 6}).output("y3", {1, 4, 6, 5}).output("cat", {1, 8, 5, 6})
+                  .output("y2", {1, 4, 30}).output("y3", {1, 4, 6, 5}).output("cat", {1, 8, 5, 6})
                   .output("y4", {1, 4, 5, 6}).output("y5", {1, 4, 5, 6});
               b.initializerInt64("grouped", {1, 2, 2, 5, 6});
               b.initializerInt64("back", {1, 4, 5, 6});
@@ -698,7 +704,8 @@ const std::map<std::string, PassCase>& passCases()
               b.initializerInt64("flat", {1, 2, 2, 30});
               b.node("Reshape", {"x", "flat"}, {"r2"});
               OnnxBuilder::setInts(b.node("Transpose", {"r2"}, {"t2"}), "perm", {0, 2, 1, 3});
-              b.node("Reshape", {"t2", "back"}, {"y2"});
+              b.initializerInt64("rows", {1, 4, 30});
+              b.node("Reshape", {"t2", "rows"}, {"y2"});
               b.node("Reshape", {"x", "grouped"}, {"r3"});
               OnnxBuilder::setInts(b.node("Transpose", {"r3"}, {"t3"}), "perm", {0, 1, 2, 4, 3});
               b.initializerInt64("swapped", {1, 4, 6, 5});

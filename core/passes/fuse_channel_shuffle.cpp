@@ -1,6 +1,8 @@
 // ShuffleNet's channel shuffle, as exporters write torchvision's
 // channel_shuffle: Reshape [N, C, H, W] -> [N, g, C/g, H, W], Transpose
-// [0, 2, 1, 3, 4], Reshape back to [N, C, H, W]; with the Concat along
+// [0, 2, 1, 3, 4], Reshape back to [N, C, H, W] (also with the pixels as one
+// dimension, [N, g, C/g, H·W] and [0, 2, 1, 3], the form Ramiel's exporter
+// writes the fused node back as); with the Concat along
 // channels that feeds it (where the Concat's output is read by the shuffle
 // alone) and the Slices along channels (or the Split) that cut its result
 // (where they are its only readers and cover it exactly), becomes one
@@ -68,6 +70,17 @@ std::optional<std::vector<int64_t>> reshaped(const Graph& g, const Node& reshape
         return std::nullopt;
     }
     return out;
+}
+
+// [0, 2, 1, 3, ...]: dimensions 1 and 2 swapped, at least one after them kept.
+bool swapsGroups(const std::vector<int64_t>& perm)
+{
+    if (perm.size() < 4 || perm[0] != 0 || perm[1] != 2 || perm[2] != 1)
+        return false;
+    for (size_t i = 3; i < perm.size(); ++i)
+        if (perm[i] != int64_t(i))
+            return false;
+    return true;
 }
 
 // One of the shuffle's readers that cuts its channels [begin, end) out into `out`.
@@ -176,7 +189,7 @@ public:
         for (NodeId tId = 0; tId < NodeId(g.nodeCount()); ++tId) {
             const Node& t = g.node(tId);
             if (edit.removed(tId) || t.opType != "Transpose" || !t.domain.empty() || t.outputs.size() != 1 ||
-                t.outputs[0] == kNone || t.attrInts("perm") != std::vector<int64_t>{0, 2, 1, 3, 4})
+                t.outputs[0] == kNone || !swapsGroups(t.attrInts("perm")))
                 continue;
             // x [N, C, H, W] -> Reshape [N, g, C/g, H, W], read by the Transpose alone.
             const ValueId r1Out = t.input(0), tOut = t.outputs[0];
@@ -190,16 +203,26 @@ public:
             if (!xSizes || xSizes->size() != 4)
                 continue;
             const int64_t n = (*xSizes)[0], c = (*xSizes)[1], h = (*xSizes)[2], w = (*xSizes)[3];
+            if (c < 1)
+                continue;
+            // [N, g, C/g, then the pixels in any shape: H, W or H·W].
             const auto grouped = reshaped(g, r1, *xSizes);
-            if (!grouped || grouped->size() != 5 || (*grouped)[0] != n || (*grouped)[3] != h || (*grouped)[4] != w ||
+            if (!grouped || grouped->size() != t.attrInts("perm").size() || (*grouped)[0] != n ||
                 (*grouped)[1] < 1 || (*grouped)[1] * (*grouped)[2] != c)
+                continue;
+            int64_t pixels = 1;
+            for (size_t i = 3; i < grouped->size(); ++i)
+                pixels *= (*grouped)[i];
+            if (pixels != h * w)
                 continue;
             const int64_t group = (*grouped)[1];
             // -> Transpose -> Reshape [N, C, H, W], the Transpose's output read by the Reshape alone.
             const NodeId r2Id = edit.soleConsumer(tOut);
             if (r2Id == kNone || g.node(r2Id).input(0) != tOut)
                 continue;
-            const auto back = reshaped(g, g.node(r2Id), {n, (*grouped)[2], group, h, w});
+            std::vector<int64_t> swapped = *grouped;
+            std::swap(swapped[1], swapped[2]);
+            const auto back = reshaped(g, g.node(r2Id), swapped);
             if (!back || *back != *xSizes)
                 continue;
             // The Concat along channels that makes x, when x is read by the shuffle alone.
