@@ -658,6 +658,26 @@ private Q_SLOTS:
             OnnxBuilder b = oneNode(kSilu, 1, 2, 13, kRamielDomain);
             row("Silu with two outputs", b, "", ErrorKind::InvalidGraph, "Silu takes one input and gives one output");
         }
+        // ChannelShuffle: two inputs of 2 channels each, cut into two outputs.
+        auto shuffle = [&](const char* what, std::vector<int64_t> group, std::vector<int64_t> split, const char* message) {
+            OnnxBuilder b = oneNode(kChannelShuffle, 2, 2, 13, kRamielDomain);
+            if (!group.empty())
+                OnnxBuilder::setInt(nodeOf(b), "group", group[0]);
+            OnnxBuilder::setInts(nodeOf(b), "split", std::move(split));
+            row(what, b, "", ErrorKind::InvalidGraph, message);
+        };
+        shuffle("ChannelShuffle without a group", {}, {2, 2}, "lacks the required attribute 'group'");
+        shuffle("ChannelShuffle in 0 groups", {0}, {2, 2}, "group 0 is below 1");
+        shuffle("ChannelShuffle in groups that do not divide", {3}, {2, 2},
+                "split [2, 2] sums to 4 channels, which group 3 does not divide");
+        shuffle("ChannelShuffle cut short", {2}, {1, 1}, "the inputs have 4 channels, split [1, 1] sums to 2");
+        shuffle("ChannelShuffle with a split per output missing", {2}, {4}, "split [4] has 1 entries for 2 outputs");
+        shuffle("ChannelShuffle with an empty output", {1}, {4, 0}, "split [4, 0] has an entry below 1");
+        {
+            OnnxBuilder b = oneNode(kChannelShuffle, 1, 1, 13, kRamielDomain);
+            OnnxBuilder::setInt(nodeOf(b), "group", 2);
+            row("ChannelShuffle without a split", b, "", ErrorKind::InvalidGraph, "lacks the required attribute 'split'");
+        }
         {
             OnnxBuilder b = oneNode(kMatMulAdd, 2, 1, 13, kRamielDomain);
             row("MatMulAdd with two inputs", b, "", ErrorKind::InvalidGraph,

@@ -145,6 +145,28 @@ std::string activationsModel()
     return b.bytes();
 }
 
+// ShuffleNet's unit at a stage's start: two convolutions concatenated, the channels
+// shuffled (Reshape, Transpose, Reshape) and read whole by a third convolution; with
+// the default passes the Concat and the shuffle run as one ai.ramiel.ChannelShuffle.
+std::string shuffleModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 8, 14, 14});
+    b.initializer("w1", {6, 8, 1, 1}, 0.05f).initializer("w2", {6, 8, 1, 1}, -0.03f);
+    b.initializer("w3", {12, 12, 1, 1}, 0.02f);
+    b.initializerInt64("grouped", {1, 2, 6, 14, 14}).initializerInt64("back", {1, 12, 14, 14});
+    b.node("Conv", {"x", "w1"}, {"c1"});
+    b.node("Relu", {"x"}, {"r"});
+    b.node("Conv", {"r", "w2"}, {"c2"});
+    OnnxBuilder::setInt(b.node("Concat", {"c1", "c2"}, {"cat"}), "axis", 1);
+    b.node("Reshape", {"cat", "grouped"}, {"g"});
+    OnnxBuilder::setInts(b.node("Transpose", {"g"}, {"t"}), "perm", {0, 2, 1, 3, 4});
+    b.node("Reshape", {"t", "back"}, {"s"});
+    b.node("Conv", {"s", "w3"}, {"y"});
+    b.output("y", {1, 12, 14, 14});
+    return b.bytes();
+}
+
 }  // namespace
 
 class TestCodegen : public QObject {
@@ -294,6 +316,14 @@ private Q_SLOTS:
         a.write(model.data(), qint64(model.size()));
         a.close();
         variants_["activations_passes"] = {"activations_passes", activations, 1, 1, "default"};
+        // fuse-channel-shuffle's node with one output: cat, reshape, permute, reshape.
+        const QString shuffle = work_ + "/shuffle.onnx";
+        QFile sh(shuffle);
+        QVERIFY(sh.open(QIODevice::WriteOnly));
+        const std::string shuffled = shuffleModel();
+        sh.write(shuffled.data(), qint64(shuffled.size()));
+        sh.close();
+        variants_["shuffle_passes"] = {"shuffle_passes", shuffle, 1, 1, "default"};
     }
 
     void python_data() { addRows(); }

@@ -681,6 +681,95 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-silu", 4, 4, {{"Silu", 0}, {"Sigmoid", 2}}}},
+        // ShuffleNet's channel shuffle: after a Concat of two convolutions (channels-last
+        // on the runtime) in 2 groups, cut by two Slices; in 3 groups, cut by a Split
+        // of unequal parts; on the graph's input (plain layout) read by a Relu; and with
+        // the pixels as one dimension (as Ramiel's exporter writes the node back).
+        {"fuse-channel-shuffle",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 5, 6}).output("y1", {1, 6, 5, 6}).output("y2", {1, 6, 5, 6})
+                  .output("y3", {1, 3, 5, 6}).output("y4", {1, 6, 5, 6}).output("y5", {1, 4, 5, 6})
+                  .output("y6", {1, 4, 5, 6});
+              convParams(b, "c1", 6, 4, 1);
+              convParams(b, "c2", 6, 4, 3);
+              convParams(b, "c3", 9, 4, 5);
+              conv(b, "c1", "x", "a");
+              conv(b, "c2", "x", "b");
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b"}, {"cat"}), "axis", 1);
+              b.initializerInt64("grouped2", {1, 2, 6, 5, 6});
+              b.initializerInt64("back2", {1, -1, 5, 6});
+              b.node("Reshape", {"cat", "grouped2"}, {"r1"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r1"}, {"t1"}), "perm", {0, 2, 1, 3, 4});
+              b.node("Reshape", {"t1", "back2"}, {"s1"});
+              b.initializerInt64("zero", {0});
+              b.initializerInt64("six", {6});
+              b.initializerInt64("big", {1LL << 40});
+              b.initializerInt64("axis1", {1});
+              b.node("Slice", {"s1", "zero", "six", "axis1"}, {"y1"});
+              b.node("Slice", {"s1", "six", "big", "axis1"}, {"y2"});
+              conv(b, "c3", "x", "c");
+              b.initializerInt64("grouped3", {1, 3, 3, 5, 6});
+              b.initializerInt64("back3", {1, 9, 5, 6});
+              b.node("Reshape", {"c", "grouped3"}, {"r2"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r2"}, {"t2"}), "perm", {0, 2, 1, 3, 4});
+              b.node("Reshape", {"t2", "back3"}, {"s2"});
+              b.initializerInt64("parts", {3, 6});
+              OnnxBuilder::setInt(b.node("Split", {"s2", "parts"}, {"y3", "y4"}), "axis", 1);
+              b.initializerInt64("grouped4", {0, 2, 2, 5, 6});
+              b.initializerInt64("back4", {0, 4, 5, 6});
+              b.node("Reshape", {"x", "grouped4"}, {"r3"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r3"}, {"t3"}), "perm", {0, 2, 1, 3, 4});
+              b.node("Reshape", {"t3", "back4"}, {"s3"});
+              b.node("Relu", {"s3"}, {"y5"});
+              b.initializerInt64("flat", {0, 2, 2, -1});
+              b.node("Reshape", {"x", "flat"}, {"r4"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r4"}, {"t4"}), "perm", {0, 2, 1, 3});
+              b.node("Reshape", {"t4", "back4"}, {"y6"});
+              return b;
+          },
+          "fuse-channel-shuffle", 20, 8,
+          {{"ChannelShuffle", 4}, {"Concat", 0}, {"Transpose", 0}, {"Reshape", 0}, {"Slice", 0}, {"Split", 0}}}},
+        // Must not fire: the Transpose's output also a graph output; a shuffle not
+        // reshaped back to the input's shape; another Transpose; and, fusing the shuffle but
+        // neither its Concat nor its Slices: a Concat read twice, and a Slice of step 2.
+        {"fuse-channel-shuffle-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 5, 6}).output("t1", {1, 2, 2, 5, 6}).output("y1", {1, 4, 5, 6})
+                  .output("y2", {1, 4, 30}).output("y3", {1, 4, 6, 5}).output("cat", {1, 8, 5, 6})
+                  .output("y4", {1, 4, 5, 6}).output("y5", {1, 4, 5, 6});
+              b.initializerInt64("grouped", {1, 2, 2, 5, 6});
+              b.initializerInt64("back", {1, 4, 5, 6});
+              b.node("Reshape", {"x", "grouped"}, {"r1"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r1"}, {"t1"}), "perm", {0, 2, 1, 3, 4});
+              b.node("Reshape", {"t1", "back"}, {"y1"});
+              b.initializerInt64("flat", {1, 2, 2, 30});
+              b.node("Reshape", {"x", "flat"}, {"r2"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r2"}, {"t2"}), "perm", {0, 2, 1, 3});
+              b.initializerInt64("rows", {1, 4, 30});
+              b.node("Reshape", {"t2", "rows"}, {"y2"});
+              b.node("Reshape", {"x", "grouped"}, {"r3"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r3"}, {"t3"}), "perm", {0, 1, 2, 4, 3});
+              b.initializerInt64("swapped", {1, 4, 6, 5});
+              b.node("Reshape", {"t3", "swapped"}, {"y3"});
+              OnnxBuilder::setInt(b.node("Concat", {"x", "x"}, {"cat"}), "axis", 1);
+              b.initializerInt64("grouped8", {1, 2, 4, 5, 6});
+              b.initializerInt64("back8", {1, 8, 5, 6});
+              b.node("Reshape", {"cat", "grouped8"}, {"r4"});
+              OnnxBuilder::setInts(b.node("Transpose", {"r4"}, {"t4"}), "perm", {0, 2, 1, 3, 4});
+              b.node("Reshape", {"t4", "back8"}, {"s4"});
+              b.initializerInt64("zero", {0});
+              b.initializerInt64("eight", {8});
+              b.initializerInt64("axis1", {1});
+              b.initializerInt64("two", {2});
+              b.node("Slice", {"s4", "zero", "eight", "axis1", "two"}, {"y4"});
+              b.initializerInt64("one", {1});
+              b.node("Slice", {"s4", "one", "eight", "axis1", "two"}, {"y5"});
+              return b;
+          },
+          "fuse-channel-shuffle", 15, 13,
+          {{"ChannelShuffle", 1}, {"Concat", 1}, {"Transpose", 3}, {"Slice", 2}}}},
         // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
         // DequantizeLinear (the requirements fuse the Relu first).
         {"quantize",

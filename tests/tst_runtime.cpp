@@ -451,6 +451,108 @@ private Q_SLOTS:
         }
     }
 
+    // ai.ramiel.ChannelShuffle against the written-out shuffle (Concat, Reshape,
+    // Transpose, Reshape, a Slice per output) run by the standard kernels: on graph
+    // inputs (plain layout: ATen's path) and on identity 1x1 Convs of them
+    // (channels-last: Ramiel's pass over pixels, interleaving two runs or reading
+    // through a table), on 1 and 2 threads, exactly equal.
+    void channelShuffleMatchesWrittenOut_data()
+    {
+        QTest::addColumn<QVector<int>>("parts");
+        QTest::addColumn<int>("group");
+        QTest::addColumn<QVector<int>>("split");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("2 groups, 2 equal parts, halves") << QVector<int>{24, 24} << 2 << QVector<int>{24, 24} << 1;
+        QTest::newRow("2 groups, one part, halves, batch 2") << QVector<int>{48} << 2 << QVector<int>{24, 24} << 2;
+        QTest::newRow("2 groups, unequal parts") << QVector<int>{16, 32} << 2 << QVector<int>{24, 24} << 1;
+        QTest::newRow("2 groups, odd cut") << QVector<int>{10, 10} << 2 << QVector<int>{7, 13} << 1;
+        QTest::newRow("3 groups, three parts, batch 2") << QVector<int>{18, 6, 6} << 3 << QVector<int>{5, 25} << 2;
+        QTest::newRow("1 group: a Concat") << QVector<int>{10, 6} << 1 << QVector<int>{16} << 1;
+        QTest::newRow("4 groups, one output") << QVector<int>{64} << 4 << QVector<int>{64} << 1;
+    }
+    void channelShuffleMatchesWrittenOut()
+    {
+        QFETCH(QVector<int>, parts);
+        QFETCH(int, group);
+        QFETCH(QVector<int>, split);
+        QFETCH(int, batch);
+        const int64_t h = 37, w = 41;  // 1,517 pixels: several chunks
+        int64_t channels = 0;
+        for (int c : parts)
+            channels += c;
+        OnnxBuilder b;
+        std::vector<std::string> plain, channelsLast;
+        for (int k = 0; k < parts.size(); ++k) {
+            const int64_t c = parts[k];
+            const std::string x = "x" + std::to_string(k), weight = "w" + std::to_string(k);
+            b.input(x, {batch, c, h, w});
+            b.initializer(weight, {c, c, 1, 1}, 0.0f);
+            auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+            for (int64_t i = 0; i < c; ++i)
+                init->set_float_data(int(i * c + i), 1.0f);
+            b.node("Conv", {x, weight}, {x + "c"});
+            plain.push_back(x);
+            channelsLast.push_back(x + "c");
+        }
+        auto shuffle = [&](const std::vector<std::string>& in, const std::string& prefix) {
+            std::vector<std::string> outs;
+            for (int k = 0; k < split.size(); ++k)
+                outs.push_back(prefix + std::to_string(k));
+            auto& n = b.node(kChannelShuffle, {}, {});
+            n.set_domain(kRamielDomain);
+            for (const std::string& i : in)
+                n.add_input(i);
+            for (const std::string& o : outs)
+                n.add_output(o);
+            OnnxBuilder::setInt(n, "group", group);
+            OnnxBuilder::setInts(n, "split", std::vector<int64_t>(split.begin(), split.end()));
+            for (const std::string& o : outs)
+                b.output(o);
+        };
+        shuffle(plain, "p");
+        shuffle(channelsLast, "q");
+        auto& cat = b.node("Concat", {}, {"cat"});
+        for (const std::string& x : plain)
+            cat.add_input(x);
+        OnnxBuilder::setInt(cat, "axis", 1);
+        b.initializerInt64("grouped", {batch, group, channels / group, h, w});
+        b.initializerInt64("back", {batch, channels, h, w});
+        b.node("Reshape", {"cat", "grouped"}, {"g"});
+        OnnxBuilder::setInts(b.node("Transpose", {"g"}, {"t"}), "perm", {0, 2, 1, 3, 4});
+        b.node("Reshape", {"t", "back"}, {"s"});
+        b.initializerInt64("axis", {1});
+        int64_t at = 0;
+        for (int k = 0; k < split.size(); ++k) {
+            const std::string r = "r" + std::to_string(k);
+            b.initializerInt64(r + "_start", {at});
+            b.initializerInt64(r + "_end", {at + split[k]});
+            b.node("Slice", {"s", r + "_start", r + "_end", "axis"}, {r});
+            b.output(r);
+            at += split[k];
+        }
+        auto* ramiel = b.model().add_opset_import();
+        ramiel->set_domain(kRamielDomain);
+        ramiel->set_version(1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "shuffle.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 17));
+        const size_t n = size_t(split.size());
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), 3 * n);
+            for (size_t k = 0; k < n; ++k) {
+                const Tensor& expected = out[2 * n + k];
+                QCOMPARE(expected.dims, (std::vector<int64_t>{batch, split[int(k)], h, w}));
+                for (size_t from : {k, n + k}) {
+                    const QString where = QString("output %1 of %2, %3 threads").arg(k).arg(from < n ? "p" : "q").arg(threads);
+                    QVERIFY2(out[from].dims == expected.dims, qPrintable(where));
+                    QVERIFY2(out[from].data == expected.data, qPrintable(where));
+                }
+            }
+        }
+    }
+
     // A one-row Gemm with a constant B (Ramiel's matrix-vector product, split
     // over threads) against the same Gemm on two rows (ATen's matmul): with
     // and without transB, alpha and beta, a bias of N elements, of one, none;

@@ -354,6 +354,22 @@ const std::map<std::string, Lowering>& lowerings()
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
             return c.node.attrString("activation", "") == kGelu ? E::call("gelu", {sum}) : sum;
         };
+        // fuse-channel-shuffle's ai.ramiel.ChannelShuffle with one output: cat, reshape,
+        // permute, reshape. Generated code computes one output a node, so not its Slices.
+        r[kChannelShuffle] = [](const Context& c) {
+            if (c.node.outputs.size() != 1)
+                c.unsupported("it gives " + std::to_string(c.node.outputs.size()) +
+                              " outputs, and generated code computes one a node");
+            std::vector<E> parts;
+            for (size_t i = 0; i < c.node.inputs.size(); ++i)
+                parts.push_back(E::val(c.in(i)));
+            const std::vector<int64_t> d = c.dims(c.in(0));
+            const int64_t group = c.node.attrInt("group", 1), channels = c.node.attrInts("split").at(0);
+            const E x = parts.size() == 1 ? parts[0] : E::call("cat", {E::tensors(std::move(parts)), E::integer(1).named("dim")});
+            const E grouped = E::call("reshape", {x, E::list({-1, group, channels / group, d.at(2), d.at(3)})});
+            const E shuffled = E::method(E::call("permute", {grouped, E::list({0, 2, 1, 3, 4})}), "contiguous");
+            return E::call("reshape", {shuffled, E::list({-1, channels, d.at(2), d.at(3)})});
+        };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
@@ -550,7 +566,8 @@ LoweredModel lowerModel(const Model& model, int batch)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs() || ((n.opType == kFusedConv || n.opType == kSilu || n.opType == kMatMulAdd) && !ramiel)) {
+        if (!lowerings().count(n.opType) || n.hasSubgraphs() ||
+            ((n.opType == kFusedConv || n.opType == kSilu || n.opType == kMatMulAdd || n.opType == kChannelShuffle) && !ramiel)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;

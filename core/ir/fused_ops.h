@@ -39,4 +39,17 @@ inline constexpr const char* kHardSwish = "HardSwish";
 //                     or ConvNeXt's first linear layer is followed.
 inline constexpr const char* kMatMulAdd = "MatMulAdd";
 
+// ChannelShuffle: ShuffleNet's channel shuffle, with the Concat before it and
+// the Slices (or Split) after it. Inputs: one or more tensors of rank 4 and
+// equal N, H, W, concatenated along dimension 1 into x of C channels. x's
+// channels are regrouped as a [group, C / group] matrix and transposed (what
+// Reshape [N, group, C/group, H, W] -> Transpose [0, 2, 1, 3, 4] ->
+// Reshape [N, C, H, W] does): channel j of the result is channel
+// (j % group) * (C / group) + j / group of x. The result is cut along
+// dimension 1 into the outputs, output k having split[k] channels.
+// Attributes:
+//   group  the number of groups, >= 1, dividing C
+//   split  one channel count (>= 1) per output, summing to C
+inline constexpr const char* kChannelShuffle = "ChannelShuffle";
+
 }  // namespace ramiel

@@ -332,6 +332,8 @@ private:
         }
         if (n_.opType == kMatMulAdd)
             return checkMatMulAdd();
+        if (n_.opType == kChannelShuffle)
+            return checkChannelShuffle();
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");
@@ -366,6 +368,58 @@ private:
             return fail("activation " + act->s + " takes " + std::to_string(params) + " activation_params, " +
                         std::to_string(given) + " given");
         checkAgainst(*conv, {"activation", "activation_params"}, false, 1);
+    }
+
+    // ChannelShuffle: inputs of rank 4 concatenated along channels; an int group
+    // >= 1 dividing the channels; one split entry >= 1 per output, summing to them.
+    void checkChannelShuffle()
+    {
+        if (n_.inputs.empty() || n_.outputs.empty())
+            return fail("ChannelShuffle takes at least one input and gives at least one output");
+        for (size_t i = 0; i < n_.inputs.size(); ++i)
+            if (n_.inputs[i] == kNone)
+                return fail("input " + std::to_string(i) + " is left empty");
+        for (size_t i = 0; i < n_.outputs.size(); ++i)
+            if (n_.outputs[i] == kNone)
+                return fail("output " + std::to_string(i) + " is left empty");
+        for (const Attribute& a : n_.attributes)
+            if (a.name != "group" && a.name != "split")
+                return fail("ChannelShuffle has the attributes group and split, not '" + a.name + "'");
+        const Attribute* group = n_.attr("group");
+        if (!group)
+            return fail("lacks the required attribute 'group'");
+        if (group->kind != Attribute::Kind::Int)
+            return fail("attribute 'group' is " + std::string(kindName(group->kind)) + ", it needs an int");
+        if (group->i < 1)
+            return fail("group " + std::to_string(group->i) + " is below 1");
+        const Attribute* split = n_.attr("split");
+        if (!split)
+            return fail("lacks the required attribute 'split'");
+        if (split->kind != Attribute::Kind::Ints)
+            return fail("attribute 'split' is " + std::string(kindName(split->kind)) + ", it needs ints");
+        if (split->ints.size() != n_.outputs.size())
+            return fail("split " + join(split->ints) + " has " + std::to_string(split->ints.size()) + " entries for " +
+                        std::to_string(n_.outputs.size()) + " outputs");
+        int64_t total = 0;
+        for (int64_t s : split->ints) {
+            if (s < 1)
+                return fail("split " + join(split->ints) + " has an entry below 1");
+            total += s;
+        }
+        if (total % group->i)
+            return fail("split " + join(split->ints) + " sums to " + std::to_string(total) +
+                        " channels, which group " + std::to_string(group->i) + " does not divide");
+        int64_t channels = 0;
+        for (size_t i = 0; i < n_.inputs.size(); ++i) {
+            const int64_t r = rank(i);
+            if (r >= 0 && r != 4)
+                return fail("input " + std::to_string(i) + " has rank " + std::to_string(r) + ", ChannelShuffle takes rank 4");
+            const int64_t c = dimSize(i, 1);
+            channels = c < 0 || channels < 0 ? -1 : channels + c;
+        }
+        if (channels >= 0 && channels != total)
+            return fail("the inputs have " + std::to_string(channels) + " channels, split " + join(split->ints) +
+                        " sums to " + std::to_string(total));
     }
 
     // --- what the runtime and the code generators assume

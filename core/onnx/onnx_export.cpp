@@ -125,6 +125,94 @@ struct Exporter {
         t->set_raw_data(std::string(reinterpret_cast<const char*>(&f), sizeof f));
     }
 
+    // An int64 initializer of rank 1 named `name`.
+    static void int64s(onnx::GraphProto& gp, const std::string& name, const std::vector<int64_t>& values)
+    {
+        auto* t = gp.add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::INT64);
+        t->add_dims(int64_t(values.size()));
+        t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t)));
+    }
+
+    // ai.ramiel.ChannelShuffle -> Concat along channels (more than one input),
+    // Reshape [0, group, C/group, -1], Transpose [0, 2, 1, 3], Reshape to the
+    // concatenation's Shape, and a Slice along channels per output (more than one).
+    void unfuseChannelShuffle(const Graph& g, const Node& n, onnx::GraphProto& gp,
+                              std::unordered_set<std::string>& names) const
+    {
+        if (mainOpset < 5)
+            fail("node '" + n.name + "' (ChannelShuffle) needs Reshape's shape input, from opset 5; the model has " +
+                 std::to_string(mainOpset));
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
+        auto step = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            auto* s = gp.add_node();
+            s->set_op_type(op);
+            s->set_name(unique(n.name + "_" + op));
+            for (const std::string& in : inputs)
+                s->add_input(in);
+            s->add_output(output);
+            return s;
+        };
+        auto intsAttribute = [](onnx::NodeProto* node, const char* name, const std::vector<int64_t>& values) {
+            auto* a = node->add_attribute();
+            a->set_name(name);
+            a->set_type(onnx::AttributeProto::INTS);
+            for (int64_t v : values)
+                a->add_ints(v);
+        };
+        const int64_t group = n.attrInt("group", 1);
+        const std::vector<int64_t> split = n.attrInts("split");
+        int64_t channels = 0;
+        for (int64_t c : split)
+            channels += c;
+        const std::string base = g.value(n.outputs.at(0)).name;
+        std::string x = g.value(n.inputs.at(0)).name;
+        if (n.inputs.size() > 1) {
+            std::vector<std::string> parts;
+            for (ValueId v : n.inputs)
+                parts.push_back(g.value(v).name);
+            x = unique(base + "_concat");
+            auto* cat = step("Concat", parts, x);
+            auto* axis = cat->add_attribute();
+            axis->set_name("axis");
+            axis->set_type(onnx::AttributeProto::INT);
+            axis->set_i(1);
+        }
+        const std::string groupedShape = unique(n.name + "_grouped_shape");
+        int64s(gp, groupedShape, {0, group, channels / group, -1});
+        const std::string grouped = unique(base + "_grouped"), transposed = unique(base + "_transposed"),
+                          shape = unique(base + "_shape");
+        step("Reshape", {x, groupedShape}, grouped);
+        intsAttribute(step("Transpose", {grouped}, transposed), "perm", {0, 2, 1, 3});
+        step("Shape", {x}, shape);
+        if (n.outputs.size() == 1) {
+            step("Reshape", {transposed, shape}, base)->set_name(n.name);
+            return;
+        }
+        const std::string shuffled = unique(base + "_shuffled");
+        step("Reshape", {transposed, shape}, shuffled)->set_name(n.name);
+        int64_t at = 0;
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+            const std::string out = g.value(n.outputs[k]).name;
+            const int64_t count = k < split.size() ? split[k] : 0;
+            if (mainOpset < 10) {
+                auto* slice = step("Slice", {shuffled}, out);
+                intsAttribute(slice, "starts", {at});
+                intsAttribute(slice, "ends", {at + count});
+                intsAttribute(slice, "axes", {1});
+            } else {
+                const std::string starts = unique(out + "_starts"), ends = unique(out + "_ends"),
+                                  axes = unique(out + "_axes");
+                int64s(gp, starts, {at});
+                int64s(gp, ends, {at + count});
+                int64s(gp, axes, {1});
+                step("Slice", {shuffled, starts, ends, axes}, out);
+            }
+            at += count;
+        }
+    }
+
     // ai.ramiel.Gelu -> Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 (ONNX before opset 20).
     void unfuseGelu(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
@@ -336,6 +424,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kMatMulAdd) {
                 unfuseMatMulAdd(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kChannelShuffle) {
+                unfuseChannelShuffle(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

@@ -17,6 +17,7 @@ std::unique_ptr<Pass> makeFuseMatMulAddPass();
 std::unique_ptr<Pass> makeFuseGeluPass();
 std::unique_ptr<Pass> makeFuseSiluPass();
 std::unique_ptr<Pass> makeFuseHardSwishPass();
+std::unique_ptr<Pass> makeFuseChannelShufflePass();
 std::unique_ptr<Pass> makeQuantizePass();
 
 }  // namespace ramiel::passes

@@ -47,6 +47,11 @@ const std::vector<PassInfo>& registeredPasses()
         {"fuse-matmul-add",
          "Fuse MatMul + Add of a constant into Gemm (2-D), or of a bias row (+ GELU) into one node (ai.ramiel.MatMulAdd)", true,
          {}, makeFuseMatMulAddPass},
+        // After folding: the Slices' bounds often come from Shape arithmetic.
+        {"fuse-channel-shuffle",
+         "Run a channel shuffle (Reshape, Transpose, Reshape) with its Concat and Slices/Split as one node "
+         "(ai.ramiel.ChannelShuffle)",
+         true, {}, makeFuseChannelShufflePass},
         // Last of the rewrites: it needs BatchNormalization folded into the weights it quantizes and the
         // activations fused (a fused Relu is exact in int8). Off by default: it changes the outputs.
         {"quantize",

@@ -39,4 +39,13 @@ at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, 
 bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts);
 at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts);
 
+// ai.ramiel.ChannelShuffle (core/ir/fused_ops.h) on 4-D float tensors of equal
+// N, H, W, all channels-last and one of them not also plain contiguous: the
+// parts concatenated along channels, shuffled in `group` groups, cut into
+// outputs of `split` channels, each channels-last. The caller has checked that
+// `group` divides the channels and `split` sums to them.
+bool channelShuffleChannelsLastApplies(const std::vector<at::Tensor>& parts);
+std::vector<at::Tensor> channelShuffleChannelsLast(const std::vector<at::Tensor>& parts, int64_t group,
+                                                   const std::vector<int64_t>& split);
+
 }  // namespace ramiel

@@ -153,6 +153,16 @@ RAMIEL_CLONES void addInto(float* __restrict o, const float* __restrict i, int64
         o[c] += i[c];
 }
 
+// A pixel's run of output channels from two sources taking turns (a channel
+// shuffle in two groups): o[2i] = a[i], o[2i + 1] = b[i].
+RAMIEL_CLONES void interleave2(float* __restrict o, const float* __restrict a, const float* __restrict b, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        o[2 * i] = a[i];
+        o[2 * i + 1] = b[i];
+    }
+}
+
 // One image row of `w` pixels from `c` channel planes (`plane` floats apart)
 // into `w` pixels of `c` interleaved channels; three channels (RGB) unrolled.
 RAMIEL_CLONES void interleaveRow(float* __restrict out, const float* __restrict in, int64_t plane, int64_t w, int64_t c)
@@ -383,6 +393,100 @@ at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
         }
     });
     return y;
+}
+
+bool channelShuffleChannelsLastApplies(const std::vector<at::Tensor>& parts)
+{
+    if (parts.empty())
+        return false;
+    for (const at::Tensor& t : parts)
+        if (t.dim() != 4 || t.scalar_type() != at::kFloat || !t.is_contiguous(at::MemoryFormat::ChannelsLast) ||
+            t.size(0) != parts[0].size(0) || t.size(2) != parts[0].size(2) || t.size(3) != parts[0].size(3))
+            return false;
+    return std::any_of(parts.begin(), parts.end(), [](const at::Tensor& t) { return isChannelsLastFloat(t); });
+}
+
+std::vector<at::Tensor> channelShuffleChannelsLast(const std::vector<at::Tensor>& parts, int64_t group,
+                                                   const std::vector<int64_t>& split)
+{
+    const int64_t n = parts[0].size(0), h = parts[0].size(2), w = parts[0].size(3), pixels = n * h * w;
+    // Where each channel of the concatenation lives: its part and its channel there.
+    std::vector<const float*> srcs;
+    std::vector<int64_t> widths, partOf, channelOf;
+    for (size_t k = 0; k < parts.size(); ++k) {
+        srcs.push_back(parts[k].data_ptr<float>());
+        widths.push_back(parts[k].size(1));
+        for (int64_t c = 0; c < parts[k].size(1); ++c) {
+            partOf.push_back(int64_t(k));
+            channelOf.push_back(c);
+        }
+    }
+    const int64_t total = int64_t(partOf.size()), perGroup = total / group;
+    // Each output, channels [first, first + count) of the shuffled tensor. With
+    // two groups, an output starting and ending on a whole pair of channels whose
+    // two runs of sources each lie in one part is an interleaving of two
+    // contiguous runs; any other reads channel by channel through a table.
+    struct Cut {
+        at::Tensor out;
+        float* dst;
+        int64_t count;
+        bool pairs;
+        const float* a;  // pairs: the runs' first pixel, and each run's pixel stride
+        const float* b;
+        int64_t strideA, strideB;
+        std::vector<int64_t> part, channel;  // else: the source of each output channel
+    };
+    std::vector<Cut> cuts;
+    int64_t first = 0;
+    for (int64_t count : split) {
+        Cut cut{at::empty({n, count, h, w}, parts[0].options().memory_format(at::MemoryFormat::ChannelsLast)),
+                nullptr, count, false, nullptr, nullptr, 0, 0, {}, {}};
+        cut.dst = cut.out.data_ptr<float>();
+        auto source = [&](int64_t j) { return (j % group) * perGroup + j / group; };
+        if (group == 2 && first % 2 == 0 && count % 2 == 0 && count > 0) {
+            const int64_t a0 = source(first), a1 = source(first + count - 2);
+            const int64_t b0 = source(first + 1), b1 = source(first + count - 1);
+            if (partOf[size_t(a0)] == partOf[size_t(a1)] && partOf[size_t(b0)] == partOf[size_t(b1)]) {
+                cut.pairs = true;
+                cut.a = srcs[size_t(partOf[size_t(a0)])] + channelOf[size_t(a0)];
+                cut.strideA = widths[size_t(partOf[size_t(a0)])];
+                cut.b = srcs[size_t(partOf[size_t(b0)])] + channelOf[size_t(b0)];
+                cut.strideB = widths[size_t(partOf[size_t(b0)])];
+            }
+        }
+        if (!cut.pairs)
+            for (int64_t j = first; j < first + count; ++j) {
+                cut.part.push_back(partOf[size_t(source(j))]);
+                cut.channel.push_back(channelOf[size_t(source(j))]);
+            }
+        cuts.push_back(std::move(cut));
+        first += count;
+    }
+    auto body = [&](int64_t begin, int64_t end) {
+        for (const Cut& cut : cuts) {
+            if (cut.pairs) {
+                for (int64_t p = begin; p < end; ++p)
+                    interleave2(cut.dst + p * cut.count, cut.a + p * cut.strideA, cut.b + p * cut.strideB, cut.count / 2);
+                continue;
+            }
+            for (int64_t p = begin; p < end; ++p) {
+                float* o = cut.dst + p * cut.count;
+                for (int64_t j = 0; j < cut.count; ++j)
+                    o[j] = srcs[size_t(cut.part[size_t(j)])][p * widths[size_t(cut.part[size_t(j)])] + cut.channel[size_t(j)]];
+            }
+        }
+    };
+    // Each thread a contiguous share of the pixels (ATen's fixed split), at least
+    // 8,192 floats of them. Chunks that the threads took as they arrived
+    // (parallel_chunks.h) were slower on two threads, shufflenet_v2_x1_0's 16
+    // shuffles 0.18 against 0.14 ms: the threads here are awake (a convolution
+    // ran just before), and a fixed half reads and writes, it seems, the pixels
+    // its own core's share of the convolutions touched.
+    at::parallel_for(0, pixels, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, total)), body);
+    std::vector<at::Tensor> outs;
+    for (Cut& cut : cuts)
+        outs.push_back(std::move(cut.out));
+    return outs;
 }
 
 }  // namespace ramiel

@@ -4,6 +4,7 @@
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
 
+#include "core/ir/fused_ops.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
 
@@ -544,6 +545,41 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                     y = s > e ? y.index_select(axis, at::arange(s, e, step, at::kLong)) : y.slice(axis, 0, 0);
             }
             out[0] = y.contiguous();
+        };
+    };
+    // fuse-channel-shuffle's node (core/ir/fused_ops.h): on channels-last float
+    // activations each output in one pass over pixels (channels_last.h); otherwise
+    // ATen's Concat, Reshape, Transpose and Split.
+    r[std::string(kRamielDomain) + ":" + kChannelShuffle] = [](const KernelContext& c) -> Kernel {
+        const int64_t group = c.node.attrInt("group", 1);
+        const std::vector<int64_t> split = c.node.attrInts("split");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            int64_t channels = 0;
+            for (const at::Tensor& t : in) {
+                if (t.dim() != 4)
+                    throw Error(ErrorKind::Runtime, {}, "ChannelShuffle takes inputs of rank 4, not " + std::to_string(t.dim()));
+                channels += t.size(1);
+            }
+            int64_t total = 0;
+            for (int64_t s : split)
+                total += s;
+            if (group < 1 || channels % group || total != channels || split.size() != out.size())
+                throw Error(ErrorKind::Runtime, {}, "ChannelShuffle of " + std::to_string(channels) + " channels in " +
+                                                        std::to_string(group) + " groups cannot be cut into " +
+                                                        std::to_string(split.size()) + " outputs of " +
+                                                        std::to_string(total) + " channels");
+            if (channelShuffleChannelsLastApplies(in)) {
+                std::vector<at::Tensor> ys = channelShuffleChannelsLast(in, group, split);
+                for (size_t i = 0; i < out.size(); ++i)
+                    out[i] = std::move(ys[i]);
+                return;
+            }
+            const at::Tensor x = in.size() == 1 ? in[0] : at::cat(in, 1);
+            const int64_t n = x.size(0), h = x.size(2), w = x.size(3);
+            const at::Tensor y = x.reshape({n, group, channels / group, h, w}).transpose(1, 2).reshape({n, channels, h, w});
+            const auto parts = y.split_with_sizes(split, 1);
+            for (size_t i = 0; i < out.size(); ++i)
+                out[i] = parts[i].contiguous();
         };
     };
     r["Gather"] = [](const KernelContext& c) -> Kernel {
