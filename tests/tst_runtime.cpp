@@ -378,7 +378,7 @@ private Q_SLOTS:
     }
 
     // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool and
-    // ReduceMean over H and W, Concat, BatchNormalization, ai.ramiel.Silu) against ATen's: the same nodes on a graph input (plain
+    // ReduceMean over H and W, Concat, BatchNormalization, ai.ramiel.Silu and Gelu) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
     void channelsLastKernelsMatchAten()
     {
@@ -421,6 +421,7 @@ private Q_SLOTS:
             OnnxBuilder::setInts(b.node("Transpose", {s}, {"nhwc_" + s}), "perm", {0, 2, 3, 1});
             OnnxBuilder::setInts(b.node("Transpose", {"nhwc_" + s}, {"nchw_" + s}), "perm", {0, 3, 1, 2});
             b.node("Sub", {"nchw_" + s, s}, {"zero_" + s});
+            b.node(kGelu, {s}, {"gelu_" + s}).set_domain(kRamielDomain);  // ATen's, on the NHWC view
         }
         b.node("Sigmoid", {"x"}, {"sigmoid_x"});
         b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
@@ -430,7 +431,7 @@ private Q_SLOTS:
         ramiel->set_version(1);
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
                               "avgi_x", "avgi_xc", "silu_x", "silu_xc", "mean_x", "mean_xc", "meank_x", "meank_xc",
-                              "nhwc_x", "nhwc_xc", "nchw_x", "nchw_xc", "zero_x", "zero_xc",
+                              "nhwc_x", "nhwc_xc", "nchw_x", "nchw_xc", "zero_x", "zero_xc", "gelu_x", "gelu_xc",
                               "swish_x", "silu2_x"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
@@ -439,7 +440,7 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(26));
+            QCOMPARE(out.size(), size_t(28));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));

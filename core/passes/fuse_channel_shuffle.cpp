@@ -32,6 +32,9 @@ std::optional<std::vector<int64_t>> constInts(const Graph& g, ValueId v)
     return g.value(v).initializer->toInt64s();
 }
 
+// acc *= d, false where the product leaves int64 (absurd sizes from a hostile file).
+bool multiplyInto(int64_t& acc, int64_t d) { return !__builtin_mul_overflow(acc, d, &acc); }
+
 // The sizes a Reshape (opset >= 5, shape a constant) of a tensor of `in` gives, or nothing.
 std::optional<std::vector<int64_t>> reshaped(const Graph& g, const Node& reshape, const std::vector<int64_t>& in)
 {
@@ -44,7 +47,8 @@ std::optional<std::vector<int64_t>> reshaped(const Graph& g, const Node& reshape
     const bool allowZero = reshape.attrInt("allowzero", 0) != 0;
     int64_t total = 1, known = 1, inferred = -1;
     for (int64_t d : in)
-        total *= d;
+        if (d < 0 || !multiplyInto(total, d))
+            return std::nullopt;
     std::vector<int64_t> out = *shape;
     for (size_t i = 0; i < out.size(); ++i) {
         if (out[i] == 0 && !allowZero) {
@@ -58,8 +62,8 @@ std::optional<std::vector<int64_t>> reshaped(const Graph& g, const Node& reshape
             inferred = int64_t(i);
         } else if (out[i] < 0) {
             return std::nullopt;
-        } else {
-            known *= out[i];
+        } else if (!multiplyInto(known, out[i])) {
+            return std::nullopt;
         }
     }
     if (inferred >= 0) {
@@ -210,10 +214,11 @@ public:
             if (!grouped || grouped->size() != t.attrInts("perm").size() || (*grouped)[0] != n ||
                 (*grouped)[1] < 1 || (*grouped)[1] * (*grouped)[2] != c)
                 continue;
-            int64_t pixels = 1;
+            int64_t pixels = 1, hw = h;
+            bool fits = multiplyInto(hw, w);
             for (size_t i = 3; i < grouped->size(); ++i)
-                pixels *= (*grouped)[i];
-            if (pixels != h * w)
+                fits = fits && multiplyInto(pixels, (*grouped)[i]);
+            if (!fits || pixels != hw)
                 continue;
             const int64_t group = (*grouped)[1];
             // -> Transpose -> Reshape [N, C, H, W], the Transpose's output read by the Reshape alone.

@@ -13,6 +13,16 @@ namespace {
 
 using Unary = at::Tensor (*)(const at::Tensor&);
 
+// ATen's GELU; a channels-last activation (a convolution's, MaxViT's) as the
+// contiguous NHWC tensor it is in memory: ATen 1.13 takes a path 4-5x slower for
+// channels-last (2.67 against 0.56 ms on 256 x 56 x 56, one thread).
+at::Tensor geluInMemoryOrder(const at::Tensor& x, const std::string& approximate)
+{
+    if (x.dim() == 4 && !x.is_contiguous() && x.is_contiguous(at::MemoryFormat::ChannelsLast))
+        return at::gelu(x.permute({0, 2, 3, 1}), approximate).permute({0, 3, 1, 2});
+    return at::gelu(x, approximate);
+}
+
 KernelFactory unary(Unary f)
 {
     return [f](const KernelContext&) -> Kernel {
@@ -189,13 +199,13 @@ void registerActivationKernels(KernelRegistry& r)
         if (approximate != "none" && approximate != "tanh")
             c.unsupported("approximate '" + approximate + "' is not none or tanh");
         return [approximate](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = at::gelu(in[0], approximate);
+            out[0] = geluInMemoryOrder(in[0], approximate);
         };
     };
     r[std::string(kRamielDomain) + ":" + kGelu] = [](const KernelContext&) -> Kernel {  // fuse-gelu's node
         // ATen's GELU is vectorized with an erf of its own (a GELU on libmvec's erff
         // measured no faster on convnext_tiny).
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = at::gelu(in[0]); };
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = geluInMemoryOrder(in[0], "none"); };
     };
     r[std::string(kRamielDomain) + ":" + kHardSwish] = unary([](const at::Tensor& a) { return at::hardswish(a); });
     r[std::string(kRamielDomain) + ":" + kSilu] = [](const KernelContext&) -> Kernel {  // fuse-silu's node
