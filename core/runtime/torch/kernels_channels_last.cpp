@@ -363,16 +363,24 @@ at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, 
     return y;
 }
 
-bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts)
+namespace {
+
+// Every part a 4-D float tensor laid out channels-last, of the first's N, H and W, and at
+// least one really channels-last (not also plain contiguous, where ATen's contiguous path serves).
+bool channelsLastParts(const std::vector<at::Tensor>& parts)
 {
-    if (parts.size() < 2)
-        return false;
     for (const at::Tensor& t : parts)
         if (t.dim() != 4 || t.scalar_type() != at::kFloat || !t.is_contiguous(at::MemoryFormat::ChannelsLast) ||
             t.size(0) != parts[0].size(0) || t.size(2) != parts[0].size(2) || t.size(3) != parts[0].size(3))
             return false;
-    // At least one input really channels-last (not also plain contiguous), else at::cat's contiguous path serves.
     return std::any_of(parts.begin(), parts.end(), [](const at::Tensor& t) { return isChannelsLastFloat(t); });
+}
+
+}  // namespace
+
+bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts)
+{
+    return parts.size() >= 2 && channelsLastParts(parts);
 }
 
 at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
@@ -401,13 +409,7 @@ at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
 
 bool channelShuffleChannelsLastApplies(const std::vector<at::Tensor>& parts)
 {
-    if (parts.empty())
-        return false;
-    for (const at::Tensor& t : parts)
-        if (t.dim() != 4 || t.scalar_type() != at::kFloat || !t.is_contiguous(at::MemoryFormat::ChannelsLast) ||
-            t.size(0) != parts[0].size(0) || t.size(2) != parts[0].size(2) || t.size(3) != parts[0].size(3))
-            return false;
-    return std::any_of(parts.begin(), parts.end(), [](const at::Tensor& t) { return isChannelsLastFloat(t); });
+    return !parts.empty() && channelsLastParts(parts);
 }
 
 std::vector<at::Tensor> channelShuffleChannelsLast(const std::vector<at::Tensor>& parts, int64_t group,
