@@ -187,9 +187,10 @@ void registerActivationKernels(KernelRegistry& r)
     r["HardSigmoid"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 0.2f), beta = c.node.attrFloat("beta", 0.5f);
         // PyTorch's (alpha 1/6, beta 1/2, as MobileNetV3 exports it): ATen's one pass, not three.
-        const bool torch = std::abs(alpha - 1.0 / 6.0) < 1e-6 && beta == 0.5;
-        return [alpha, beta, torch](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            out[0] = torch && in[0].is_floating_point() ? at::hardsigmoid(in[0]) : at::clamp(in[0] * alpha + beta, 0, 1);
+        const bool pytorchs = std::abs(alpha - 1.0 / 6.0) < 1e-6 && beta == 0.5;
+        return [alpha, beta, pytorchs](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            out[0] = pytorchs && in[0].is_floating_point() ? at::hardsigmoid(in[0])
+                                                           : at::clamp(in[0] * alpha + beta, 0, 1);
         };
     };
     r["HardSwish"] = unary([](const at::Tensor& a) { return at::hardswish(a); });

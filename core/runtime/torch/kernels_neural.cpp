@@ -790,7 +790,8 @@ at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
 class OneDnnMatMul {
 public:
     OneDnnMatMul(at::Tensor b, at::Tensor bias, bool gelu = false)
-        : b_(b.contiguous()), bias_(bias.defined() ? bias.reshape({-1}).contiguous() : bias), gelu_(gelu)
+        : b_(b.is_contiguous() || b.t().is_contiguous() ? b : b.contiguous()),  // Gemm's transB: read as it lies
+          bias_(bias.defined() ? bias.reshape({-1}).contiguous() : bias), gelu_(gelu)
     {
     }
 
@@ -860,14 +861,15 @@ private:
         p->pd = dnnl::matmul::primitive_desc(desc, attr, dnnlEngine());
         p->primitive = dnnl::matmul(p->pd);
         std::tie(p->weightBuffer, p->weights) =
-            reorderedWeights(p->pd.weights_desc(), dnnl::memory::desc({k, n}, f32, tag::ab), b_);
+            reorderedWeights(p->pd.weights_desc(), dnnl::memory::desc({k, n}, f32, b_.is_contiguous() ? tag::ab : tag::ba),
+                             b_);
         if (bias_.defined())
             p->bias = dnnl::memory(bias, dnnlEngine(), bias_.data_ptr());
         primitives_.push_back(p);
         return p;
     }
 
-    at::Tensor b_, bias_;  // [K, N], [N]: contiguous floats
+    at::Tensor b_, bias_;  // [K, N] (contiguous, or the transposed view of a contiguous [N, K]), [N]: floats
     bool gelu_;
     std::mutex mutex_;
     std::vector<std::shared_ptr<const Primitive>> primitives_;
