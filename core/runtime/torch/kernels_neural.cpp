@@ -217,7 +217,8 @@ void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at
 // when the primitive is made) and kept, with the weights reordered once into
 // the layout the primitive picked; its activation is a post-op, applied while
 // the output is still in cache (a SiLU after each convolution, as EfficientNet
-// has, cost a second pass over memory that scaled poorly on two threads). The same libdnnl.so.2 as libtorch's, called without libtorch's
+// has, cost a second pass over memory that scaled poorly on two threads). The
+// same libdnnl.so.2 as libtorch's, called without libtorch's
 // mkldnn_prepacked::conv2d_run, which on every run made the primitive
 // descriptor anew (ideep's compute), found the primitive in oneDNN's cache and
 // wrapped the tensors: 20-30 us a convolution, most of a small one's time and
@@ -226,8 +227,8 @@ void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at
 class OneDnnConvolution {
 public:
     // `sum`: a summand of the output's shape is added before the activation: it
-    // is copied into the output, which the primitive then accumulates into (a
-    // `sum` post-op; a `binary` add post-op reading the summand where it lies
+    // becomes the output (in place, or copied where something else holds it),
+    // which the primitive then accumulates into (a `sum` post-op; a `binary` add post-op reading the summand where it lies
     // made oneDNN leave its brgemm kernels for slower ones, docs/runtime.md).
     OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act, bool sum)
         : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act), sum_(sum)
@@ -270,7 +271,6 @@ private:
         std::vector<int64_t> outSizes;
     };
 
-    static const dnnl::engine& engine() { return dnnlEngine(); }
     std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
     {
         std::vector<int64_t> window = win.strides;
@@ -331,13 +331,13 @@ private:
         p->window = window;
         p->threads = threads;
         p->outSizes = out;
-        p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine());
+        p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
         p->primitive = dnnl::convolution_forward(p->pd);
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         std::tie(p->weightBuffer, p->weights) = reorderedWeights(
             p->pd.weights_desc(), dnnl::memory::desc(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw), weight_);
         if (bias_.defined())
-            p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), engine(), bias_.data_ptr());
+            p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), dnnlEngine(), bias_.data_ptr());
         primitives_.push_back(p);
         return p;
     }
@@ -784,9 +784,10 @@ at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
 // A float MatMul by a constant 2-D B, plus a bias row where the node has one
 // (ai.ramiel.MatMulAdd) and then its GELU, as one oneDNN matmul primitive: B
 // reordered once into the layout the primitive picks, the bias and the GELU
-// applied in the kernel while the output is in registers. A's leading dimensions fold into its rows. Made once per row
-// count and intra-op thread count (as the convolutions), shared by copies of the
-// node on workers with the same threads; each run passes its own scratchpad.
+// applied in the kernel while the output is in registers. A's leading
+// dimensions fold into its rows. Made once per row count and intra-op thread
+// count (as the convolutions), shared by copies of the node on workers with the
+// same threads; each run passes its own scratchpad.
 class OneDnnMatMul {
 public:
     OneDnnMatMul(at::Tensor b, at::Tensor bias, bool gelu = false)
