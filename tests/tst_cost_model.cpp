@@ -2,6 +2,7 @@
 // are worked out by hand, on models built with the onnx API and shaped by
 // ONNX's own shape inference.
 #include "core/analysis/cost_model.h"
+#include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
 #include "onnx_builder.h"
 
@@ -166,6 +167,48 @@ private Q_SLOTS:
         QCOMPARE(c.flops, flops);
         if (bytes >= 0)
             QCOMPARE(c.bytes(), bytes);
+    }
+
+    // The fusion passes' operators cost what the ONNX operator they run as does, by its
+    // formula, not the byte estimate of an operator without one. (Their outputs' shapes are
+    // declared: ONNX's shape inference does not know them; in a pipeline the passes keep
+    // the shapes inferred before the fusion.)
+    void ramielOperatorsHaveFormulas_data()
+    {
+        QTest::addColumn<Build>("build");
+        QTest::addColumn<double>("flops");
+        auto ramiel = [](OnnxBuilder& b, onnx::NodeProto& n) {
+            n.set_domain(kRamielDomain);
+            auto* o = b.model().add_opset_import();
+            o->set_domain(kRamielDomain);
+            o->set_version(1);
+        };
+        QTest::newRow("Gelu, as Gelu") << Build([=](OnnxBuilder& b) {
+            b.input("x", {10}).output("y", {10});
+            ramiel(b, b.node(kGelu, {"x"}, {"y"}, "op"));
+        }) << 80.0;
+        QTest::newRow("Silu, as Sigmoid") << Build([=](OnnxBuilder& b) {
+            b.input("x", {10}).output("y", {10});
+            ramiel(b, b.node(kSilu, {"x"}, {"y"}, "op"));
+        }) << 40.0;
+        QTest::newRow("HardSwish, as HardSwish") << Build([=](OnnxBuilder& b) {
+            b.input("x", {10}).output("y", {10});
+            ramiel(b, b.node(kHardSwish, {"x"}, {"y"}, "op"));
+        }) << 40.0;
+        QTest::newRow("MatMulAdd, as MatMul") << Build([=](OnnxBuilder& b) {
+            b.input("a", {2, 4, 3}).initializer("b", {3, 5}).initializer("c", {5}).output("y", {2, 4, 5});
+            ramiel(b, b.node(kMatMulAdd, {"a", "b", "c"}, {"y"}, "op"));
+        }) << 2.0 * 40 * 3;
+    }
+
+    void ramielOperatorsHaveFormulas()
+    {
+        QFETCH(Build, build);
+        QFETCH(double, flops);
+        const NodeCost c = costOf(build);
+        QVERIFY2(c.known, c.unknownReason.c_str());
+        QVERIFY(!c.estimated);
+        QCOMPARE(c.flops, flops);
     }
 
     void unknownOpEstimateIsFlagged()

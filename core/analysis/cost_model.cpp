@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -374,14 +375,16 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
 {
     const Node& n = g.node(id);
     NodeCost c;
-    // Ramiel's fused convolution (core/ir/fused_ops.h) costs what its Conv does, its
-    // MatMulAdd what its MatMul does (the bias is added in the product's kernel).
+    // Ramiel's operators (core/ir/fused_ops.h) cost what the ONNX operator they run as
+    // does: FusedConv its Conv, MatMulAdd its MatMul (the bias and GELU are added in the
+    // product's kernel), Gelu and HardSwish theirs, Silu a Sigmoid's pass, ChannelShuffle
+    // a copy.
+    static const std::map<std::string, std::string> ramielAs{{kFusedConv, "Conv"},   {kMatMulAdd, "MatMul"},
+                                                             {kGelu, "Gelu"},        {kHardSwish, "HardSwish"},
+                                                             {kSilu, "Sigmoid"},     {kChannelShuffle, "Concat"}};
     const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
-    const bool matMulAdd = n.domain == kRamielDomain && n.opType == kMatMulAdd;
-    const auto it = n.domain.empty() ? rules().find(n.opType)
-                    : fusedConv      ? rules().find("Conv")
-                    : matMulAdd      ? rules().find("MatMul")
-                                     : rules().end();
+    const auto as = n.domain == kRamielDomain ? ramielAs.find(n.opType) : ramielAs.end();
+    const auto it = n.domain.empty() ? rules().find(n.opType) : as != ramielAs.end() ? rules().find(as->second) : rules().end();
     const OpRule rule = it != rules().end() ? it->second : OpRule{Formula::Copy, 0};
     c.estimated = it == rules().end();
 
