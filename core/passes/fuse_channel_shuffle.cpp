@@ -280,11 +280,7 @@ public:
             }
             Node& fused = g.node(r2Id);
             fused.inputs.resize(inputs.size());
-            fused.domain = kRamielDomain;
-            fused.opType = kChannelShuffle;
-            fused.opset = 1;
-            fused.schemaKnown = false;
-            fused.attributes.clear();
+            makeRamielNode(fused, kChannelShuffle);
             Attribute groupAttr;
             groupAttr.name = "group";
             groupAttr.kind = Attribute::Kind::Int;

@@ -118,10 +118,7 @@ public:
                 ++sums;
             }
             Node& fused = g.node(id);
-            fused.domain = kRamielDomain;
-            fused.opType = kFusedConv;
-            fused.opset = 1;
-            fused.schemaKnown = false;
+            makeRamielNode(fused, kFusedConv);
             if (activation) {
                 Attribute a;
                 a.name = "activation";

@@ -108,10 +108,7 @@ public:
                 fused.opType = "Gemm";
                 ++gemms;
             } else {
-                fused.domain = kRamielDomain;
-                fused.opType = kMatMulAdd;
-                fused.opset = 1;
-                fused.schemaKnown = false;
+                makeRamielNode(fused, kMatMulAdd);
             }
             edit.setInput(id, 2, c);
             edit.setOutput(id, 0, y);

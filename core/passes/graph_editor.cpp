@@ -175,6 +175,14 @@ std::optional<float> floatScalar(const Graph& g, ValueId v)
     return t.at<float>(0);
 }
 
+void makeRamielNode(Node& n, const char* op)
+{
+    n.domain = kRamielDomain;
+    n.opType = op;
+    n.opset = 1;
+    n.schemaKnown = false;
+}
+
 void importRamielDomain(Model& model)
 {
     if (model.opsetVersion(kRamielDomain) == 0)
@@ -187,10 +195,7 @@ void GraphEditor::makeRamielUnary(NodeId n, const char* op, ValueId x)
         setInput(n, i, i == 0 ? x : kNone);
     Node& node = g_.node(n);
     node.inputs.resize(1);
-    node.domain = kRamielDomain;
-    node.opType = op;
-    node.opset = 1;
-    node.schemaKnown = false;
+    makeRamielNode(node, op);
     node.attributes.clear();
 }
 

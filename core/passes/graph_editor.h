@@ -34,6 +34,10 @@ std::optional<float> floatScalar(const Graph& g, ValueId v);
 // Adds Ramiel's domain to the model's opsets unless it is there.
 void importRamielDomain(Model& model);
 
+// The node becomes Ramiel's operator `op` (core/ir/fused_ops.h, opset 1, no ONNX
+// schema); its inputs, outputs and attributes stay as they are.
+void makeRamielNode(Node& n, const char* op);
+
 class GraphEditor {
 public:
     explicit GraphEditor(Graph& graph);
