@@ -145,14 +145,8 @@ struct Exporter {
             fail("node '" + n.name + "' (ChannelShuffle) needs Reshape's shape input, from opset 5; the model has " +
                  std::to_string(mainOpset));
         auto unique = [&](const std::string& base) { return uniqueName(names, base); };
-        auto step = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
-            auto* s = gp.add_node();
-            s->set_op_type(op);
-            s->set_name(unique(n.name + "_" + op));
-            for (const std::string& in : inputs)
-                s->add_input(in);
-            s->add_output(output);
-            return s;
+        auto next = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            return step(gp, op, unique(n.name + "_" + op), inputs, output);
         };
         auto intsAttribute = [](onnx::NodeProto* node, const char* name, const std::vector<int64_t>& values) {
             auto* a = node->add_attribute();
@@ -173,7 +167,7 @@ struct Exporter {
             for (ValueId v : n.inputs)
                 parts.push_back(g.value(v).name);
             x = unique(base + "_concat");
-            auto* cat = step("Concat", parts, x);
+            auto* cat = next("Concat", parts, x);
             auto* axis = cat->add_attribute();
             axis->set_name("axis");
             axis->set_type(onnx::AttributeProto::INT);
@@ -183,21 +177,21 @@ struct Exporter {
         int64s(gp, groupedShape, {0, group, channels / group, -1});
         const std::string grouped = unique(base + "_grouped"), transposed = unique(base + "_transposed"),
                           shape = unique(base + "_shape");
-        step("Reshape", {x, groupedShape}, grouped);
-        intsAttribute(step("Transpose", {grouped}, transposed), "perm", {0, 2, 1, 3});
-        step("Shape", {x}, shape);
+        next("Reshape", {x, groupedShape}, grouped);
+        intsAttribute(next("Transpose", {grouped}, transposed), "perm", {0, 2, 1, 3});
+        next("Shape", {x}, shape);
         if (n.outputs.size() == 1) {
-            step("Reshape", {transposed, shape}, base)->set_name(n.name);
+            next("Reshape", {transposed, shape}, base)->set_name(n.name);
             return;
         }
         const std::string shuffled = unique(base + "_shuffled");
-        step("Reshape", {transposed, shape}, shuffled)->set_name(n.name);
+        next("Reshape", {transposed, shape}, shuffled)->set_name(n.name);
         int64_t at = 0;
         for (size_t k = 0; k < n.outputs.size(); ++k) {
             const std::string out = g.value(n.outputs[k]).name;
             const int64_t count = k < split.size() ? split[k] : 0;
             if (mainOpset < 10) {
-                auto* slice = step("Slice", {shuffled}, out);
+                auto* slice = next("Slice", {shuffled}, out);
                 intsAttribute(slice, "starts", {at});
                 intsAttribute(slice, "ends", {at + count});
                 intsAttribute(slice, "axes", {1});
@@ -207,10 +201,24 @@ struct Exporter {
                 int64s(gp, starts, {at});
                 int64s(gp, ends, {at + count});
                 int64s(gp, axes, {1});
-                step("Slice", {shuffled, starts, ends, axes}, out);
+                next("Slice", {shuffled, starts, ends, axes}, out);
             }
             at += count;
         }
+    }
+
+    // Appends an `op` node named `name` that reads `inputs` and writes `output`: one
+    // step of an unfused node written back.
+    static onnx::NodeProto* step(onnx::GraphProto& gp, const char* op, const std::string& name,
+                                 const std::vector<std::string>& inputs, const std::string& output)
+    {
+        auto* s = gp.add_node();
+        s->set_op_type(op);
+        s->set_name(name);
+        for (const std::string& in : inputs)
+            s->add_input(in);
+        s->add_output(output);
+        return s;
     }
 
     // ai.ramiel.Gelu -> Div by √2, Erf, Add 1, Mul by x, Mul by 0.5 (ONNX before opset 20).
@@ -228,21 +236,16 @@ struct Exporter {
             floatScalar(gp, name, f);
             return name;
         };
-        auto step = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
-            auto* s = gp.add_node();
-            s->set_op_type(op);
-            s->set_name(uniqueName(names, base + "_" + op));
-            for (const std::string& in : inputs)
-                s->add_input(in);
-            s->add_output(output);
+        auto next = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            step(gp, op, uniqueName(names, base + "_" + op), inputs, output);
         };
         const std::string scaled = uniqueName(names, y + "_scaled"), erf = uniqueName(names, y + "_erf"),
                           plusOne = uniqueName(names, y + "_plus_one"), timesX = uniqueName(names, y + "_times_x");
-        step("Div", {x, constant("_sqrt2", float(std::sqrt(2.0)))}, scaled);
-        step("Erf", {scaled}, erf);
-        step("Add", {erf, constant("_one", 1.0f)}, plusOne);
-        step("Mul", {x, plusOne}, timesX);
-        step("Mul", {timesX, constant("_half", 0.5f)}, y);
+        next("Div", {x, constant("_sqrt2", float(std::sqrt(2.0)))}, scaled);
+        next("Erf", {scaled}, erf);
+        next("Add", {erf, constant("_one", 1.0f)}, plusOne);
+        next("Mul", {x, plusOne}, timesX);
+        next("Mul", {timesX, constant("_half", 0.5f)}, y);
     }
 
     // y = Mul(x, Gate(x)), the Mul named `name`: SiLU (gate Sigmoid) or HardSwish (gate
@@ -252,11 +255,7 @@ struct Exporter {
     {
         const char* op = hardSwish ? "HardSigmoid" : "Sigmoid";
         const std::string gate = uniqueName(names, y + (hardSwish ? "_hardsigmoid" : "_sigmoid"));
-        auto* s = gp.add_node();
-        s->set_op_type(op);
-        s->set_name(uniqueName(names, name + "_" + op));
-        s->add_input(x);
-        s->add_output(gate);
+        auto* s = step(gp, op, uniqueName(names, name + "_" + op), {x}, gate);
         if (hardSwish)
             for (const auto& [attribute, value] : {std::pair<const char*, float>{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}) {
                 auto* a = s->add_attribute();
@@ -264,12 +263,7 @@ struct Exporter {
                 a->set_type(onnx::AttributeProto::FLOAT);
                 a->set_f(value);
             }
-        auto* m = gp.add_node();
-        m->set_op_type("Mul");
-        m->set_name(name);
-        m->add_input(x);
-        m->add_input(gate);
-        m->add_output(y);
+        step(gp, "Mul", name, {x, gate}, y);
     }
 
     // ai.ramiel.Silu -> Sigmoid, Mul by x; ai.ramiel.HardSwish -> HardSigmoid, Mul by x.
@@ -279,6 +273,15 @@ struct Exporter {
                        n.name);
     }
 
+    // The value_info of a value an unfused node writes in between, typed as the node's output.
+    static void intermediate(onnx::GraphProto& gp, const std::string& name, const TensorType& t)
+    {
+        auto* info = gp.add_value_info();
+        info->set_name(name);
+        if (t.dtype != DataType::Undefined)
+            type(t, *info->mutable_type());
+    }
+
     // ai.ramiel.MatMulAdd -> MatMul, Add of the bias (, its GELU written out).
     void unfuseMatMulAdd(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
     {
@@ -286,28 +289,12 @@ struct Exporter {
         const bool gelu = n.attrString("activation", "") == kGelu;
         const std::string sum = gelu ? uniqueName(names, y.name + "_sum") : y.name;
         const std::string product = uniqueName(names, y.name + "_product");
-        auto* m = gp.add_node();
-        m->set_op_type("MatMul");
-        m->set_name(n.name);
-        m->add_input(g.value(n.inputs.at(0)).name);
-        m->add_input(g.value(n.inputs.at(1)).name);
-        m->add_output(product);
-        auto* info = gp.add_value_info();
-        info->set_name(product);
-        if (y.type.dtype != DataType::Undefined)
-            type(y.type, *info->mutable_type());
-        auto* add = gp.add_node();
-        add->set_op_type("Add");
-        add->set_name(uniqueName(names, n.name + "_Add"));
-        add->add_input(product);
-        add->add_input(g.value(n.inputs.at(2)).name);
-        add->add_output(sum);
+        step(gp, "MatMul", n.name, {g.value(n.inputs.at(0)).name, g.value(n.inputs.at(1)).name}, product);
+        intermediate(gp, product, y.type);
+        step(gp, "Add", uniqueName(names, n.name + "_Add"), {product, g.value(n.inputs.at(2)).name}, sum);
         if (!gelu)
             return;
-        auto* sumInfo = gp.add_value_info();
-        sumInfo->set_name(sum);
-        if (y.type.dtype != DataType::Undefined)
-            type(y.type, *sumInfo->mutable_type());
+        intermediate(gp, sum, y.type);
         writeGelu(gp, names, sum, y.name, n.name + "_Gelu");
     }
 
@@ -331,10 +318,7 @@ struct Exporter {
         for (const Attribute& a : n.attributes)
             if (a.name != "activation" && a.name != "activation_params")
                 attribute(a, *conv->add_attribute());
-        auto* info = gp.add_value_info();
-        info->set_name(pre);
-        if (y.type.dtype != DataType::Undefined)
-            type(y.type, *info->mutable_type());
+        intermediate(gp, pre, y.type);
         std::string activationInput = pre;
         if (n.inputs.size() > 3 && n.inputs[3] != kNone) {
             activationInput = activation.empty() ? y.name : unique(y.name + "_sum");
@@ -346,10 +330,7 @@ struct Exporter {
             add->add_output(activationInput);
             if (activation.empty())
                 return;  // the sum is the output
-            auto* sumInfo = gp.add_value_info();
-            sumInfo->set_name(activationInput);
-            if (y.type.dtype != DataType::Undefined)
-                type(y.type, *sumInfo->mutable_type());
+            intermediate(gp, activationInput, y.type);
         }
 
         // Ramiel's own Silu, and HardSwish where the opset predates it: the gate, then Mul by its input.
