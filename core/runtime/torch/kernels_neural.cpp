@@ -161,9 +161,20 @@ struct ConvActivation {
         case Clip: at::clamp_(y, a, b); break;
         case Sigmoid: at::sigmoid_(y); break;
         case HardSwish: at::hardswish_(y); break;
-        case Silu: at::silu_(y); break;
+        case Silu:
+            if (y.scalar_type() == at::kFloat && y.is_non_overlapping_and_dense())
+                siluFloatInPlace(y);
+            else
+                at::silu_(y);
+            break;
         }
     }
+
+    // Whether oneDNN's primitive applies it as a post-op. Not SiLU: oneDNN 2.6's
+    // swish post-op took 1.5x as long as a pass of siluFloatInPlace over the
+    // output while it is still in cache (efficientnet_v2_s 3-5 % faster on one
+    // thread, 2-3 % on two).
+    bool isPostOp() const { return kind != Silu; }
 };
 
 #if RAMIEL_HAVE_DNNL
@@ -215,9 +226,9 @@ void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
 // when the primitive is made) and kept, with the weights reordered once into
-// the layout the primitive picked; its activation is a post-op, applied while
-// the output is still in cache (a SiLU after each convolution, as EfficientNet
-// has, cost a second pass over memory that scaled poorly on two threads). The
+// the layout the primitive picked; its activation is a post-op, or for SiLU a
+// pass of each thread over its share of the output while it is still in cache
+// (ConvActivation::isPostOp). The
 // same libdnnl.so.2 as libtorch's, called without libtorch's
 // mkldnn_prepacked::conv2d_run, which on every run made the primitive
 // descriptor anew (ideep's compute), found the primitive in oneDNN's cache and
@@ -257,6 +268,8 @@ public:
             y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         }
         execute(p->primitive, p->pd, x, y, p->weights, bias_.defined() ? &p->bias : nullptr);
+        if (!act_.isPostOp())
+            act_.applyTo(y);
         return y;
     }
 
@@ -323,8 +336,6 @@ private:
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f);
         else if (act_.kind == ConvActivation::HardSwish)
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 0.0f, 0.0f);  // x * relu6(x + 3) / 6
-        else if (act_.kind == ConvActivation::Silu)
-            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);  // x * sigmoid(1 * x)
         attr.set_post_ops(ops);
         auto p = std::make_shared<Primitive>();
         p->sizes = sizes;

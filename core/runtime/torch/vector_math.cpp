@@ -6,8 +6,15 @@
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <cmath>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RAMIEL_AVX512_SILU 1
+#endif
 
 namespace ramiel {
 
@@ -20,11 +27,60 @@ RAMIEL_CLONES void erfRun(float* __restrict y, const float* __restrict x, int64_
         y[i] = erff(x[i]);
 }
 
-RAMIEL_CLONES void siluRun(float* __restrict y, const float* __restrict x, int64_t n)
+RAMIEL_CLONES void siluMvec(float* __restrict y, const float* __restrict x, int64_t n)
 {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i)
         y[i] = x[i] / (1.0f + expf(-x[i]));
+}
+
+#ifdef RAMIEL_AVX512_SILU
+// exp(x) of 16 floats: x = k ln2 + r (|r| <= ln2 / 2, ln2 split in two for the
+// reduction), e^r as Cephes' degree-7 polynomial, scaled by 2^k; x clamped to
+// [-88, 88], where e^x stays a normal float.
+__attribute__((target("avx512f"))) inline __m512 exp16(__m512 x)
+{
+    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-88.0f));
+    const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, k);
+}
+
+// x / (1 + e^-x) with the reciprocal as rcp14 and one Newton step (within
+// 2.5e-7 relative of the exact SiLU): 1.2-1.5x the speed of libmvec's expf and
+// a division, and of oneDNN 2.6's swish.
+__attribute__((target("avx512f"))) void siluAvx512(float* __restrict y, const float* __restrict x, int64_t n)
+{
+    int64_t i = 0;
+    const __m512 one = _mm512_set1_ps(1.0f);
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        const __m512 d = _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)));
+        __m512 r = _mm512_rcp14_ps(d);
+        r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, one), r);
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(v, r));
+    }
+    siluMvec(y + i, x + i, n - i);
+}
+#endif
+
+void siluRun(float* y, const float* x, int64_t n)
+{
+#ifdef RAMIEL_AVX512_SILU
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512)
+        return siluAvx512(y, x, n);
+#endif
+    siluMvec(y, x, n);
 }
 
 // `run` over every element of x, in x's own layout when it is dense (contiguous
@@ -80,5 +136,15 @@ at::Tensor softmaxLastFloat(const at::Tensor& x)
 
 at::Tensor erfFloat(const at::Tensor& x) { return elementwise(x, erfRun); }
 at::Tensor siluFloat(const at::Tensor& x) { return elementwise(x, siluRun); }
+
+void siluFloatInPlace(at::Tensor& x)
+{
+    float* data = x.data_ptr<float>();
+    // A fixed contiguous share per thread: after a convolution each thread finds
+    // most of its share in its own cache (chunks handed out as threads came took
+    // 2-3 % longer on two threads).
+    at::parallel_for(0, x.numel(), int64_t(1) << 14,
+                     [&](int64_t begin, int64_t end) { siluRun(data + begin, data + begin, end - begin); });
+}
 
 }  // namespace ramiel

@@ -19,6 +19,9 @@ at::Tensor erfFloat(const at::Tensor& x);
 // against ATen's at::silu).
 at::Tensor siluFloat(const at::Tensor& x);
 
+// SiLU in place on a dense float tensor (contiguous or channels-last).
+void siluFloatInPlace(at::Tensor& x);
+
 // Softmax along the last dimension of a float tensor with at least one element
 // in it, rows split over the intra-op threads (libmvec's expf; ATen's kernel
 // took 2.1x as long on swin_t's attention rows of 49).
