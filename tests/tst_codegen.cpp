@@ -26,6 +26,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <tuple>
 
 using namespace ramiel;
 using ramiel::test::OnnxBuilder;
@@ -481,6 +482,42 @@ private Q_SLOTS:
             QVERIFY2(QString::fromStdString(e.message()).contains("invalid schedule"), e.what());
         }
         QVERIFY(!QDir(work_ + "/invalid").exists());
+    }
+
+    // Dropout in training mode is the random dropout of PyTorch, with the node's ratio;
+    // in inference mode, the input itself.
+    void dropoutInTrainingMode()
+    {
+        for (bool training : {true, false}) {
+            const QString model = work_ + QString("/dropout_%1.onnx").arg(training);
+            {
+                OnnxBuilder b;
+                b.input("x", {2, 8}).output("y", {2, 8});
+                b.initializer("r", {}, 0.25f);
+                auto* a = b.node("Constant", {}, {"t"}).add_attribute();
+                a->set_name("value");
+                a->set_type(onnx::AttributeProto::TENSOR);
+                a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+                a->mutable_t()->add_int32_data(training);
+                b.node("Dropout", {"x", "r", "t"}, {"d"});
+                b.node("Relu", {"d"}, {"y"});
+                QFile f(model);
+                QVERIFY(f.open(QIODevice::WriteOnly));
+                const std::string bytes = b.bytes();
+                f.write(bytes.data(), qint64(bytes.size()));
+            }
+            for (const auto& [lang, file, call] : {std::tuple<QString, QString, QString>{"python", "model.py", "torch.dropout(x, 0.25, True)"},
+                                                   {"cpp", "main.cpp", "at::dropout(x, 0.25, true)"}}) {
+                const QString out = work_ + QString("/dropout-%1-%2").arg(lang).arg(training);
+                const auto r = test::runCli({"export", model, "--lang", lang, "-o", out, "--machine", kMachine});
+                QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+                QFile f(out + "/" + file);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                const QString text = QString::fromUtf8(f.readAll());
+                QVERIFY2(text.contains(call) == training, qPrintable(lang));
+                QVERIFY2(text.contains("dropout(") == training, qPrintable(lang));
+            }
+        }
     }
 
     void refusesUnsupportedAndUnwritable()

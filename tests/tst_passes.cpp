@@ -235,10 +235,28 @@ const std::map<std::string, PassCase>& passCases()
               b.node("Dropout", {"x", "ratio0", "on"}, {"a"});
               b.node("Dropout", {"a", "ratio1", "off"}, {"c"});
               b.node("Relu", {"c"}, {"y"});
-              b.node("Dropout", {"x", "ratio1", "on"}, {"z"});
+              OnnxBuilder::setInt(b.node("Dropout", {"x", "ratio1", "on"}, {"z"}), "seed", 7);  // the same draw before and after
               return b;
           },
           "eliminate-identity", 8, 6, {{"Dropout", 1}, {"Relu", 1}}}},
+        // A Dropout in training mode on constants stays a node: folding would fix one draw
+        // for every run. The Relu on a constant folds.
+        {"fold-keeps-random-dropout",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 4}).output("y", {2, 4});
+              b.initializer("c", {2, 4}, 0.75f).initializer("ratio", {}, 0.5f);
+              auto* a = b.node("Constant", {}, {"on"}).add_attribute();
+              a->set_name("value");
+              a->set_type(onnx::AttributeProto::TENSOR);
+              a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+              a->mutable_t()->add_int32_data(1);
+              b.node("Relu", {"c"}, {"r"});
+              OnnxBuilder::setInt(b.node("Dropout", {"r", "ratio", "on"}, {"d"}), "seed", 3);
+              b.node("Add", {"x", "d"}, {"y"});
+              return b;
+          },
+          "fold-constants", 4, 2, {{"Dropout", 1}, {"Relu", 0}, {"Constant", 0}}}},
         // Must not fire: the Identity joins a graph input to a graph output, the
         // Cast changes the type, the Transpose swaps, the Reshape fixes the batch.
         {"identity-must-not-fire",

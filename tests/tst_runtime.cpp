@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <tuple>
 
@@ -374,6 +375,104 @@ private Q_SLOTS:
             for (size_t i = 0; i < 3; ++i)
                 QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5,
                          qPrintable(QString("output %1, %2").arg(i).arg(config ? QString("%1 threads").arg(config) : "2 workers")));
+        }
+    }
+
+    void dropout_data()
+    {
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<bool>("training");
+        QTest::addColumn<double>("ratio");  // below 0: the default (0.5)
+        QTest::addColumn<double>("kept");   // the share kept
+        QTest::newRow("opset 13, inference") << 13 << false << 0.3 << 1.0;
+        QTest::newRow("opset 13, training, ratio 0") << 13 << true << 0.0 << 1.0;
+        QTest::newRow("opset 13, training, ratio 0.3") << 13 << true << 0.3 << 0.7;
+        QTest::newRow("opset 13, training, default ratio") << 13 << true << -1.0 << 0.5;
+        QTest::newRow("opset 10, ratio 0.3: inference") << 10 << true << 0.3 << 1.0;
+        QTest::newRow("opset 6, is_test 0, ratio 0.25") << 6 << true << 0.25 << 0.75;
+        QTest::newRow("opset 6, is_test 1") << 6 << false << 0.25 << 1.0;
+    }
+
+    // Dropout as the node says: a copy and an all-kept mask in inference, random drops
+    // scaled by 1 / (1 - ratio) in training mode, the mask saying which, the same
+    // draws again from the same seed.
+    void dropout()
+    {
+        QFETCH(int, opset);
+        QFETCH(bool, training);
+        QFETCH(double, ratio);
+        QFETCH(double, kept);
+        const int64_t rows = 200, cols = 100;
+        OnnxBuilder b(opset);
+        b.input("x", {rows, cols}).output("y", {rows, cols}).output("mask", {rows, cols}, onnx::TensorProto::BOOL);
+        std::vector<std::string> inputs{"x"};
+        if (opset >= 12) {
+            b.input("t", {}, onnx::TensorProto::BOOL);
+            if (ratio >= 0)
+                b.initializer("r", {}, float(ratio));
+        }
+        auto& n = b.node("Dropout", {"x", opset >= 12 && ratio >= 0 ? "r" : "", opset >= 12 ? "t" : ""}, {"y", "mask"});
+        while (n.input_size() > 1 && n.input(n.input_size() - 1).empty())
+            n.mutable_input()->RemoveLast();
+        if (opset >= 12)
+            OnnxBuilder::setInt(n, "seed", 11);
+        if (opset < 12 && ratio >= 0) {
+            auto* a = n.add_attribute();
+            a->set_name("ratio");
+            a->set_type(onnx::AttributeProto::FLOAT);
+            a->set_f(float(ratio));
+        }
+        if (opset < 7)
+            OnnxBuilder::setInt(n, "is_test", training ? 0 : 1);
+        Tensor x{DataType::Float, {rows, cols}, std::string(size_t(rows * cols) * 4, '\0'), {}};
+        for (int64_t i = 0; i < rows * cols; ++i) {
+            const float v = 1.5f;
+            std::memcpy(x.data.data() + i * 4, &v, 4);
+        }
+        std::vector<Tensor> in{x};
+        if (opset >= 12)
+            in.push_back(Tensor{DataType::Bool, {}, std::string(1, char(training)), {}});
+        auto runOnce = [&] {
+            const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "dropout.onnx", {}));
+            compiled->setInputs(in);
+            compiled->serialExecutor(1)->run();
+            return compiled->outputs();
+        };
+        const auto out = runOnce();
+        QCOMPARE(out.size(), size_t(2));
+        const std::vector<double> y = *out[0].toDoubles(), mask = *out[1].toDoubles();
+        const double scale = kept < 1.0 ? 1.0 / kept : 1.0;
+        int64_t ones = 0;
+        for (int64_t i = 0; i < rows * cols; ++i) {
+            QVERIFY2(mask[size_t(i)] == 0.0 ? y[size_t(i)] == 0.0 : std::abs(y[size_t(i)] - 1.5 * scale) < 1e-5,
+                     qPrintable(QString("element %1: %2, mask %3").arg(i).arg(y[size_t(i)]).arg(mask[size_t(i)])));
+            ones += mask[size_t(i)] != 0.0;
+        }
+        const double share = double(ones) / double(rows * cols);
+        QVERIFY2(kept == 1.0 ? share == 1.0 : std::abs(share - kept) < 0.02, qPrintable(QString::number(share)));
+        if (opset >= 12)
+            QVERIFY(runOnce()[0].data == out[0].data);  // seed 11 again: the same draws
+    }
+
+    // Training mode with a ratio of 1 (nothing kept, an infinite scale): one clear line.
+    void dropoutRatioOneIsAnError()
+    {
+        OnnxBuilder b;
+        b.input("x", {4}).output("y", {4});
+        b.initializer("r", {}, 1.0f);
+        auto* a = b.node("Constant", {}, {"t"}).add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        a->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+        a->mutable_t()->add_int32_data(1);
+        b.node("Dropout", {"x", "r", "t"}, {"y"}, "the_dropout");
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "dropout.onnx", {}));
+        compiled->setInputs(compiled->randomInputs(1, 2));
+        try {
+            compiled->serialExecutor(1)->run();
+            QFAIL("ran");
+        } catch (const Error& e) {
+            QVERIFY2(QString(e.what()).contains("the_dropout") && QString(e.what()).contains("outside [0, 1)"), e.what());
         }
     }
 

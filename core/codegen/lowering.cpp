@@ -61,6 +61,7 @@ const FunctionName& functionName(const std::string& fn)
         {"gelu", {"F.gelu", "at::gelu"}},
         {"silu", {"F.silu", "at::silu"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
+        {"dropout", {"torch.dropout", "at::dropout"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -371,9 +372,33 @@ const std::map<std::string, Lowering>& lowerings()
             return E::call("reshape", {shuffled, E::list({-1, channels, d.at(2), d.at(3)})});
         };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
+        // Inference's copy, or in training mode (is_test = 0 before opset 7, a constant
+        // training_mode since opset 12) torch.dropout with the node's ratio.
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
-            return E::val(c.in(0));
+            bool training = c.node.opset < 7 && c.node.attrInt("is_test", 0) == 0;
+            double ratio = c.node.attrFloat("ratio", 0.5f);
+            if (c.node.opset >= 12) {
+                training = false;
+                if (c.has(2)) {
+                    const auto t = c.constScalar(2);
+                    if (!t)
+                        c.unsupported("training_mode is computed, not a constant");
+                    training = *t != 0.0;
+                }
+                ratio = 0.5;
+                if (c.has(1)) {
+                    const auto r = c.constScalar(1);
+                    if (!r)
+                        c.unsupported("ratio is computed, not a constant");
+                    ratio = *r;
+                }
+            }
+            if (!training || ratio == 0.0)
+                return E::val(c.in(0));
+            if (!(ratio > 0.0 && ratio < 1.0))
+                c.unsupported("ratio " + std::to_string(ratio) + " is outside [0, 1)");
+            return E::call("dropout", {E::val(c.in(0)), E::real(ratio), E::boolean(true)});
         };
         r["Concat"] = [](const Context& c) {
             std::vector<E> parts;

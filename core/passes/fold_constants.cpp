@@ -63,6 +63,16 @@ std::pair<int64_t, int64_t> shapeRange(const Node& n, int64_t rank)
     return {start, std::max(start, end)};
 }
 
+// Operators whose outputs may be random draws: folding would fix one draw for
+// every run (Dropout in training mode; eliminate-identity removes it where
+// inference mode is certain).
+bool drawsRandomly(const Node& n)
+{
+    static const std::set<std::string> ops = {"Dropout", "Bernoulli", "Multinomial", "RandomNormal",
+                                              "RandomNormalLike", "RandomUniform", "RandomUniformLike"};
+    return ops.count(n.opType) > 0;
+}
+
 // What is known of a value before anything runs.
 enum class Known { Nothing, Sizes, Value };
 
@@ -423,7 +433,8 @@ public:
             bool allConstant = true;
             for (ValueId v : n.inputs)
                 allConstant = allConstant && isConstant(v);
-            if (!allConstant || n.opType == "Constant" || n.opType == "Shape" || n.opType == "Size" || !context.useRuntime)
+            if (!allConstant || n.opType == "Constant" || n.opType == "Shape" || n.opType == "Size" || !context.useRuntime ||
+                drawsRandomly(n))
                 continue;
             if (!supportedLoaded) {
                 const auto ops = runtime().supportedOperators();

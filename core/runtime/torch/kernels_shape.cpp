@@ -8,8 +8,11 @@
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace ramiel {
 
@@ -19,8 +22,45 @@ Kernel passThrough()
 {
     return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         out[0] = in[0];
-        for (size_t i = 1; i < out.size(); ++i)  // Dropout's mask: all kept
-            out[i] = at::ones(in[0].sizes(), at::kBool);
+    };
+}
+
+// Dropout: a copy of the input and an all-kept mask, as inference runs it,
+// unless in training mode (is_test = 0 before opset 7; the training_mode input
+// since opset 12) with a ratio above 0: then each element is kept with
+// probability 1 - ratio and scaled by 1 / (1 - ratio), the mask saying which,
+// drawn from a generator seeded by the `seed` attribute where there is one
+// (PyTorch's, so not the numbers NumPy or ONNX Runtime would draw).
+Kernel dropout(const KernelContext& c)
+{
+    const Node& n = c.node;
+    const int64_t opset = c.opset();
+    const bool trainingAttr = opset < 7 && n.attrInt("is_test", 0) == 0;
+    const float ratioAttr = n.attrFloat("ratio", 0.5f);
+    std::optional<at::Generator> seeded;
+    if (n.attr("seed"))
+        seeded = at::make_generator<at::CPUGeneratorImpl>(uint64_t(n.attrInt("seed", 0)));
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        bool training = trainingAttr;
+        double ratio = ratioAttr;
+        if (opset >= 12) {
+            training = in.size() > 2 && in[2].defined() && in[2].numel() == 1 && in[2].item<bool>();
+            ratio = in.size() > 1 && in[1].defined() ? in[1].item<double>() : 0.5;
+        }
+        if (!training || ratio == 0.0) {
+            out[0] = in[0];
+            for (size_t i = 1; i < out.size(); ++i)
+                out[i] = at::ones(in[0].sizes(), at::kBool);
+            return;
+        }
+        if (!(ratio > 0.0 && ratio < 1.0))
+            throw Error(ErrorKind::Runtime, {}, "Dropout ratio " + std::to_string(ratio) + " is outside [0, 1)");
+        at::Tensor keep = at::empty(in[0].sizes(), in[0].options().dtype(at::kFloat));
+        keep.bernoulli_(1.0 - ratio, seeded ? *seeded : c10::optional<at::Generator>());
+        const at::Tensor mask = keep.to(at::kBool);
+        out[0] = in[0] * keep.mul_(1.0 / (1.0 - ratio)).to(in[0].scalar_type());
+        for (size_t i = 1; i < out.size(); ++i)
+            out[i] = mask;
     };
 }
 
@@ -319,11 +359,11 @@ KernelFactory argReduce(bool max)
     };
 }
 
-// Identity and Dropout (pass-through), constants, Shape and Range.
+// Identity, Dropout, constants, Shape and Range.
 void registerConstantKernels(KernelRegistry& r)
 {
     r["Identity"] = [](const KernelContext&) { return passThrough(); };
-    r["Dropout"] = [](const KernelContext&) { return passThrough(); };
+    r["Dropout"] = dropout;
 
     r["Constant"] = [](const KernelContext& c) -> Kernel {
         at::Tensor value;
