@@ -678,6 +678,25 @@ private Q_SLOTS:
             OnnxBuilder::setInt(nodeOf(b), "group", 2);
             row("ChannelShuffle without a split", b, "", ErrorKind::InvalidGraph, "lacks the required attribute 'split'");
         }
+        // LayerNormalization (fuse-layer-norm's): X, Scale (, B), a negative axis.
+        {
+            OnnxBuilder b = oneNode(kLayerNorm, 1, 1, 13, kRamielDomain);
+            row("LayerNormalization without a scale", b, "", ErrorKind::InvalidGraph,
+                "LayerNormalization takes two or three inputs (X, Scale, B) and gives one output");
+        }
+        auto layerNorm = [&](const char* what, int64_t axis, std::vector<int64_t> scale, const char* message) {
+            OnnxBuilder b(13);
+            b.input("x", {1, 2, 4, 4}).output("y");
+            b.initializer("s", std::move(scale), 1.0f);
+            auto& n = b.node(kLayerNorm, {"x", "s"}, {"y"}, "bad");
+            n.set_domain(kRamielDomain);
+            OnnxBuilder::setInt(n, "axis", axis);
+            row(what, b, "", ErrorKind::InvalidGraph, message);
+        };
+        layerNorm("LayerNormalization over a positive axis", 3, {4}, "axis 3 must be negative (the last -axis dimensions)");
+        layerNorm("LayerNormalization over more than X has", -5, {1, 1, 2, 4, 4}, "axis -5 is out of range for X 'x' of rank 4");
+        layerNorm("LayerNormalization whose scale is of another rank", -1, {4, 4}, "Scale 's' has rank 2, it needs 1");
+        layerNorm("LayerNormalization whose scale is of other sizes", -2, {4, 2}, "Scale 's' is not of X's last 2 dimensions");
         {
             OnnxBuilder b = oneNode(kMatMulAdd, 2, 1, 13, kRamielDomain);
             row("MatMulAdd with two inputs", b, "", ErrorKind::InvalidGraph,

@@ -122,8 +122,19 @@ std::string activationsModel()
     b.initializer("w1", {16, 16, 1, 1}, 0.05f).initializer("w2", {16, 16, 1, 1}, -0.03f);
     b.initializer("w3", {16, 16}, 0.04f).initializer("b3", {16}, 0.1f);
     b.initializer("sqrt2", {}, 1.4142135f).initializer("one", {}, 1.0f).initializer("half", {}, 0.5f);
+    b.initializer("two", {}, 2.0f).initializer("eps", {}, 1e-5f).initializer("ln_w", {16}, 0.9f).initializer("ln_b", {16}, 0.05f);
     OnnxBuilder::setInts(b.node("Transpose", {"x"}, {"xt"}), "perm", {0, 2, 3, 1});
-    b.node("MatMul", {"xt", "w3"}, {"m3"});
+    // A layer normalization over the channels, written out as PyTorch does before opset 17.
+    OnnxBuilder::setInts(b.node("ReduceMean", {"xt"}, {"mean"}), "axes", {-1});
+    b.node("Sub", {"xt", "mean"}, {"centered"});
+    b.node("Pow", {"centered", "two"}, {"squared"});
+    OnnxBuilder::setInts(b.node("ReduceMean", {"squared"}, {"variance"}), "axes", {-1});
+    b.node("Add", {"variance", "eps"}, {"variance_eps"});
+    b.node("Sqrt", {"variance_eps"}, {"deviation"});
+    b.node("Div", {"centered", "deviation"}, {"normalized"});
+    b.node("Mul", {"normalized", "ln_w"}, {"scaled"});
+    b.node("Add", {"scaled", "ln_b"}, {"xn"});
+    b.node("MatMul", {"xn", "w3"}, {"m3"});
     b.node("Add", {"m3", "b3"}, {"s3"});
     b.node("Div", {"s3", "sqrt2"}, {"d3"});
     b.node("Erf", {"d3"}, {"e3"});
@@ -308,8 +319,8 @@ private Q_SLOTS:
         f.write(bytes.data(), qint64(bytes.size()));
         f.close();
         variants_["hostile"] = {"hostile", hostile, 1, 1};
-        // fuse-gelu's, fuse-silu's and fuse-matmul-add's nodes: F.gelu / at::gelu, F.silu /
-        // at::silu, matmul, add and gelu.
+        // fuse-gelu's, fuse-silu's, fuse-layer-norm's and fuse-matmul-add's nodes: F.gelu /
+        // at::gelu, F.silu / at::silu, F.layer_norm / at::layer_norm, matmul, add and gelu.
         const QString activations = work_ + "/activations.onnx";
         QFile a(activations);
         QVERIFY(a.open(QIODevice::WriteOnly));

@@ -174,6 +174,44 @@ bool runInOrt(const QString& modules, const QString& model, const QString& input
 }
 
 // One hand-built model per row: the passes to run and the node counts expected.
+// y = the layer normalization of `x` over `axes` written out (ReduceMean, Sub, Pow, ReduceMean,
+// Add eps, Sqrt, Div, Mul by a scale, Add a bias when `bias`), its values named after `p`; the
+// scale and bias of the last dimension's 8 values (or the last two's, [5, 8]).
+void writtenOutLayerNorm(OnnxBuilder& b, const std::string& x, const std::string& p, const std::vector<int64_t>& axes,
+                         const std::string& y, bool bias, const std::string& eps)
+{
+    const std::vector<int64_t> shape = axes.size() == 1 ? std::vector<int64_t>{8} : std::vector<int64_t>{5, 8};
+    b.initializer(p + "_two", {}, 2.0f).initializer(p + "_w", shape, 0.8f).initializer(p + "_b", shape, -0.1f);
+    auto* w = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 2);
+    for (int i = 0; i < w->float_data_size(); ++i)
+        w->set_float_data(i, 0.5f + 0.1f * float(i % 7));
+    OnnxBuilder::setInts(b.node("ReduceMean", {x}, {p + "_mean"}), "axes", axes);
+    b.node("Sub", {x, p + "_mean"}, {p + "_centered"});
+    b.node("Pow", {p + "_centered", p + "_two"}, {p + "_squared"});
+    OnnxBuilder::setInts(b.node("ReduceMean", {p + "_squared"}, {p + "_variance"}), "axes", axes);
+    b.node("Add", {eps, p + "_variance"}, {p + "_variance_eps"});
+    b.node("Sqrt", {p + "_variance_eps"}, {p + "_deviation"});
+    b.node("Div", {p + "_centered", p + "_deviation"}, {p + "_normalized"});
+    if (!bias) {
+        b.node("Mul", {p + "_w", p + "_normalized"}, {y});
+        return;
+    }
+    b.node("Mul", {p + "_normalized", p + "_w"}, {p + "_scaled"});
+    b.node("Add", {p + "_b", p + "_scaled"}, {y});
+}
+
+// Two written-out layer normalizations of x [2, 5, 8] at `opset`: over the last dimension
+// with a bias, over the last two (axes 1, 2) without.
+OnnxBuilder layerNorms(int opset)
+{
+    OnnxBuilder b(opset);
+    b.input("x", {2, 5, 8}).output("y1", {2, 5, 8}).output("y2", {2, 5, 8});
+    b.initializer("eps", {}, 1e-5f);
+    writtenOutLayerNorm(b, "x", "a", {-1}, "y1", true, "eps");
+    writtenOutLayerNorm(b, "x", "b", {1, 2}, "y2", false, "eps");
+    return b;
+}
+
 struct PassCase {
     std::function<OnnxBuilder()> build;
     std::string passes;
@@ -257,6 +295,26 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fold-constants", 4, 2, {{"Dropout", 1}, {"Relu", 0}, {"Constant", 0}}}},
+        // Layer normalization as PyTorch writes it before opset 17: over the last dimension with
+        // scale and bias (either operand order), over the last two (positive axes) with scale only.
+        // Exported again written out (opset 13), and as ONNX's LayerNormalization from opset 17.
+        {"layer-norm", {[] { return layerNorms(13); }, "fuse-layer-norm", 17, 2, {{"LayerNormalization", 2}, {"ReduceMean", 0}}}},
+        {"layer-norm-opset-17", {[] { return layerNorms(17); }, "fuse-layer-norm", 17, 2, {{"LayerNormalization", 2}}}},
+        // Must not fire: the centered value is read a third time, the axes leave out the last
+        // dimension, epsilon is not a constant.
+        {"layer-norm-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 5, 8}).input("e", {}).output("y1", {2, 5, 8}).output("y2", {2, 5, 8})
+                  .output("y3", {2, 5, 8}).output("c1", {2, 5, 8});
+              b.initializer("eps", {}, 1e-5f);
+              writtenOutLayerNorm(b, "x", "a", {-1}, "y1", true, "eps");
+              b.node("Relu", {"a_centered"}, {"c1"});
+              writtenOutLayerNorm(b, "x", "b", {1}, "y2", true, "eps");
+              writtenOutLayerNorm(b, "x", "c", {-1}, "y3", true, "e");
+              return b;
+          },
+          "fuse-layer-norm", 28, 28, {{"LayerNormalization", 0}}}},
         // Must not fire: the Identity joins a graph input to a graph output, the
         // Cast changes the type, the Transpose swaps, the Reshape fixes the batch.
         {"identity-must-not-fire",

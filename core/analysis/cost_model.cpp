@@ -377,11 +377,11 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
     NodeCost c;
     // Ramiel's operators (core/ir/fused_ops.h) cost what the ONNX operator they run as
     // does: FusedConv its Conv, MatMulAdd its MatMul (the bias and GELU are added in the
-    // product's kernel), Gelu and HardSwish theirs, Silu a Sigmoid's pass, ChannelShuffle
-    // a copy.
-    static const std::map<std::string, std::string> ramielAs{{kFusedConv, "Conv"},   {kMatMulAdd, "MatMul"},
-                                                             {kGelu, "Gelu"},        {kHardSwish, "HardSwish"},
-                                                             {kSilu, "Sigmoid"},     {kChannelShuffle, "Concat"}};
+    // product's kernel), Gelu, HardSwish and LayerNormalization theirs, Silu a Sigmoid's
+    // pass, ChannelShuffle a copy.
+    static const std::map<std::string, std::string> ramielAs{
+        {kFusedConv, "Conv"}, {kMatMulAdd, "MatMul"}, {kGelu, "Gelu"},         {kHardSwish, "HardSwish"},
+        {kSilu, "Sigmoid"},   {kChannelShuffle, "Concat"}, {kLayerNorm, "LayerNormalization"}};
     const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
     const auto as = n.domain == kRamielDomain ? ramielAs.find(n.opType) : ramielAs.end();
     const auto it = n.domain.empty() ? rules().find(n.opType) : as != ramielAs.end() ? rules().find(as->second) : rules().end();

@@ -62,6 +62,7 @@ const FunctionName& functionName(const std::string& fn)
         {"silu", {"F.silu", "at::silu"}},
         {"clamp", {"torch.clamp", "at::clamp"}},
         {"dropout", {"torch.dropout", "at::dropout"}},
+        {"layer_norm", {"F.layer_norm", "at::layer_norm"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -350,6 +351,20 @@ const std::map<std::string, Lowering>& lowerings()
                 return unary(c, "hardsigmoid");
             const E line = E::call("add", {E::call("mul", {E::val(c.in(0)), E::real(alpha)}), E::real(beta)});
             return E::call("clamp", {line, E::real(0).named("min"), E::real(1).named("max")});
+        };
+        // ONNX LayerNormalization (opset 17) and fuse-layer-norm's ai.ramiel.LayerNormalization:
+        // layer_norm over the dimensions from `axis` on, which must leave the batch out.
+        r["LayerNormalization"] = [](const Context& c) {
+            c.onlyFirstOutput();
+            if (c.dtype(0) != DataType::Float)
+                c.unsupported("LayerNormalization is generated for float tensors only");
+            const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", -1), rank);
+            if (axis == 0)
+                c.unsupported("it normalizes over the batch dimension too");
+            const std::vector<int64_t> d = c.dims(c.in(0));
+            return E::call("layer_norm", {E::val(c.in(0)), E::list(std::vector<int64_t>(d.begin() + axis, d.end())),
+                                          E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                          E::real(c.node.attrFloat("epsilon", 1e-5f))});
         };
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});

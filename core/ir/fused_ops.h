@@ -52,4 +52,12 @@ inline constexpr const char* kMatMulAdd = "MatMulAdd";
 //   split  one channel count (>= 1) per output, summing to C
 inline constexpr const char* kChannelShuffle = "ChannelShuffle";
 
+// LayerNormalization: ONNX LayerNormalization (opset 17) for models of earlier
+// opsets, made from the eight or nine nodes PyTorch writes there. Inputs X,
+// Scale and optionally B, each of Scale and B of the normalized shape (X's last
+// -axis dimensions); one output. Attributes:
+//   axis     the first normalized dimension, negative (-k: the last k)
+//   epsilon  added to the variance
+inline constexpr const char* kLayerNorm = "LayerNormalization";
+
 }  // namespace ramiel

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -320,7 +321,8 @@ private:
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
     // fourth input, the summand, and the activation; Gelu, Silu and HardSwish take one input and no
-    // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU.
+    // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU;
+    // ChannelShuffle and LayerNormalization have checks of their own.
     void checkRamielOperator()
     {
         if (n_.opType == kGelu || n_.opType == kSilu || n_.opType == kHardSwish) {
@@ -334,6 +336,8 @@ private:
             return checkMatMulAdd();
         if (n_.opType == kChannelShuffle)
             return checkChannelShuffle();
+        if (n_.opType == kLayerNorm)
+            return checkLayerNorm();
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");
@@ -428,6 +432,53 @@ private:
     {
         const Attribute* a = n_.attr(name);
         return a && a->kind == Attribute::Kind::Ints ? a : nullptr;
+    }
+
+    // X, Scale (, B) and one output, as ONNX's LayerNormalization; axis negative, Scale
+    // and B of rank -axis and of X's last dimensions where their sizes are known.
+    void checkLayerNorm()
+    {
+        if (n_.inputs.size() < 2 || n_.inputs.size() > 3 || n_.outputs.size() != 1 || n_.outputs[0] == kNone)
+            return fail("LayerNormalization takes two or three inputs (X, Scale, B) and gives one output");
+        for (size_t i = 0; i < 2; ++i)
+            if (n_.inputs[i] == kNone)
+                return fail("input " + std::to_string(i) + " is left empty");
+        int64_t axis = -1;
+        for (const Attribute& a : n_.attributes) {
+            if (a.name != "axis" && a.name != "epsilon")
+                return fail("LayerNormalization has attributes 'axis' and 'epsilon'; this one has '" + a.name + "'");
+            const auto need = a.name == "axis" ? Attribute::Kind::Int : Attribute::Kind::Float;
+            if (a.kind != need)
+                return fail("attribute '" + a.name + "' is " + std::string(kindName(a.kind)) + ", it needs " +
+                            (need == Attribute::Kind::Int ? "an int" : "a float"));
+            if (a.name == "axis")
+                axis = a.i;
+            else if (!(a.f >= 0.0f) || !std::isfinite(a.f))
+                return fail("epsilon " + std::to_string(a.f) + " is not a finite value of at least 0");
+        }
+        if (axis >= 0)
+            return fail("axis " + std::to_string(axis) + " must be negative (the last -axis dimensions)");
+        const int64_t rx = rank(0);
+        if (rx >= 0 && -axis > rx)
+            return fail("axis " + std::to_string(axis) + " is out of range for X " + inputName(0) + " of rank " +
+                        std::to_string(rx));
+        const auto x = dims(0);
+        for (size_t i = 1; i < n_.inputs.size(); ++i) {
+            if (n_.inputs[i] == kNone)
+                continue;
+            const auto p = dims(i);
+            if (!p)
+                continue;
+            if (int64_t(p->size()) != -axis)
+                return fail((i == 1 ? "Scale " : "B ") + inputName(i) + " has rank " + std::to_string(p->size()) +
+                            ", it needs " + std::to_string(-axis));
+            for (size_t j = 0; x && j < p->size(); ++j) {
+                const int64_t xd = (*x)[x->size() - p->size() + j];
+                if (xd >= 0 && (*p)[j] >= 0 && xd != (*p)[j])
+                    return fail((i == 1 ? "Scale " : "B ") + inputName(i) + " is not of X's last " +
+                                std::to_string(-axis) + " dimensions");
+            }
+        }
     }
 
     void checkMatMulAdd()

@@ -273,6 +273,56 @@ struct Exporter {
                        n.name);
     }
 
+    // ai.ramiel.LayerNormalization -> ONNX's LayerNormalization from opset 17; before it,
+    // ReduceMean, Sub, Pow 2, ReduceMean, Add epsilon, Sqrt, Div, Mul by Scale (, Add B),
+    // as PyTorch writes it.
+    void unfuseLayerNorm(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        const std::string x = g.value(n.inputs.at(0)).name, scale = g.value(n.inputs.at(1)).name,
+                          y = g.value(n.outputs.at(0)).name;
+        const bool bias = n.inputs.size() > 2 && n.inputs[2] != kNone;
+        if (mainOpset >= 17) {
+            std::vector<std::string> inputs{x, scale};
+            if (bias)
+                inputs.push_back(g.value(n.inputs[2]).name);
+            auto* ln = step(gp, "LayerNormalization", n.name, inputs, y);
+            for (const Attribute& a : n.attributes)
+                attribute(a, *ln->add_attribute());
+            return;
+        }
+        const int64_t axis = n.attrInt("axis", -1);
+        std::vector<int64_t> axes;
+        for (int64_t a = axis; a < 0; ++a)
+            axes.push_back(a);
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
+        auto next = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            return step(gp, op, unique(n.name + "_" + op), inputs, output);
+        };
+        auto mean = [&](const std::string& in, const std::string& out) {
+            auto* a = next("ReduceMean", {in}, out)->add_attribute();
+            a->set_name("axes");
+            a->set_type(onnx::AttributeProto::INTS);
+            for (int64_t v : axes)
+                a->add_ints(v);
+        };
+        const std::string two = unique(n.name + "_two"), eps = unique(n.name + "_epsilon");
+        floatScalar(gp, two, 2.0f);
+        floatScalar(gp, eps, n.attrFloat("epsilon", 1e-5f));
+        const std::string m = unique(y + "_mean"), d = unique(y + "_centered"), sq = unique(y + "_squared"),
+                          var = unique(y + "_variance"), ve = unique(y + "_variance_eps"), sd = unique(y + "_deviation"),
+                          normed = unique(y + "_normalized"), scaled = bias ? unique(y + "_scaled") : y;
+        mean(x, m);
+        next("Sub", {x, m}, d);
+        next("Pow", {d, two}, sq);
+        mean(sq, var);
+        next("Add", {var, eps}, ve);
+        next("Sqrt", {ve}, sd);
+        next("Div", {d, sd}, normed);
+        next("Mul", {normed, scale}, scaled);
+        if (bias)
+            next("Add", {scaled, g.value(n.inputs[2]).name}, y);
+    }
+
     // The value_info of a value an unfused node writes in between, typed as the node's output.
     static void intermediate(onnx::GraphProto& gp, const std::string& name, const TensorType& t)
     {
@@ -405,6 +455,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kMatMulAdd) {
                 unfuseMatMulAdd(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kLayerNorm) {
+                unfuseLayerNorm(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain && n.opType == kChannelShuffle) {

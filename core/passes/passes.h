@@ -15,6 +15,7 @@ std::unique_ptr<Pass> makeFuseConvBatchNormPass();
 std::unique_ptr<Pass> makeFuseConvActivationPass();
 std::unique_ptr<Pass> makeFuseMatMulAddPass();
 std::unique_ptr<Pass> makeFuseGeluPass();
+std::unique_ptr<Pass> makeFuseLayerNormPass();
 std::unique_ptr<Pass> makeFuseSiluPass();
 std::unique_ptr<Pass> makeFuseHardSwishPass();
 std::unique_ptr<Pass> makeFuseChannelShufflePass();

@@ -44,6 +44,11 @@ const std::vector<PassInfo>& registeredPasses()
         // fuse-matmul-add, which takes a GELU into the linear layer before it.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",
          true, {}, makeFuseGeluPass},
+        // After folding: epsilon and the exponent 2 often come from Constant nodes.
+        {"fuse-layer-norm",
+         "Run a written-out layer normalization (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) as one "
+         "node (ai.ramiel.LayerNormalization)",
+         true, {}, makeFuseLayerNormPass},
         {"fuse-matmul-add",
          "Fuse MatMul + Add of a constant into Gemm (2-D), or of a bias row (+ GELU) into one node (ai.ramiel.MatMulAdd)", true,
          {}, makeFuseMatMulAddPass},

@@ -1099,7 +1099,8 @@ void registerNormalizationKernels(KernelRegistry& r)
             out[0] = at::instance_norm(in[0], in[1], in[2], {}, {}, true, 0.0, eps, false);
         };
     };
-    r["LayerNormalization"] = [](const KernelContext& c) -> Kernel {
+    // ONNX's (opset 17) and fuse-layer-norm's for earlier opsets: the same inputs and attributes.
+    const KernelFactory layerNormalization = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         const int64_t axisAttr = c.node.attrInt("axis", -1);
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -1132,6 +1133,8 @@ void registerNormalizationKernels(KernelRegistry& r)
                 out[2] = invStd;
         };
     };
+    r["LayerNormalization"] = layerNormalization;
+    r[std::string(kRamielDomain) + ":" + kLayerNorm] = layerNormalization;
     // MeanVarianceNormalization: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9) over `axes`, as ONNX's function body.
     r["MeanVarianceNormalization"] = [](const KernelContext& c) -> Kernel {
         const auto attr = c.node.attr("axes") ? c.node.attrInts("axes") : std::vector<int64_t>{0, 2, 3};
