@@ -120,7 +120,52 @@ RAMIEL_CLONES void softmaxRows(float* __restrict y, const float* __restrict x, i
     }
 }
 
+// Layer normalization of `rows` rows of n floats: the mean, then the mean of the
+// squared deviations (two passes over a row still in cache: as exact as ATen's
+// Welford), then (x - mean) / sqrt(var + eps) · w (+ b).
+RAMIEL_CLONES void layerNormRows(float* __restrict y, const float* __restrict x, const float* __restrict w,
+                                 const float* __restrict b, int64_t rows, int64_t n, float eps)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* in = x + r * n;
+        float* out = y + r * n;
+        float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+        for (int64_t i = 0; i < n; ++i)
+            sum += in[i];
+        const float mean = sum / float(n);
+        float squares = 0.0f;
+#pragma omp simd reduction(+ : squares)
+        for (int64_t i = 0; i < n; ++i)
+            squares += (in[i] - mean) * (in[i] - mean);
+        const float scale = 1.0f / std::sqrt(squares / float(n) + eps);
+        if (b) {
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = (in[i] - mean) * scale * w[i] + b[i];
+        } else {
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i)
+                out[i] = (in[i] - mean) * scale * w[i];
+        }
+    }
+}
+
 }  // namespace
+
+at::Tensor layerNormLastFloat(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, float eps)
+{
+    const at::Tensor src = x.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : bias;
+    at::Tensor y = at::empty_like(src, at::MemoryFormat::Contiguous);
+    const int64_t n = w.numel(), rows = n > 0 ? src.numel() / n : 0;
+    const float* in = src.data_ptr<float>();
+    const float* ws = w.data_ptr<float>();
+    const float* bs = b.defined() ? b.data_ptr<float>() : nullptr;
+    float* out = y.data_ptr<float>();
+    at::parallel_for(0, rows, std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(n, 1)),
+                     [&](int64_t begin, int64_t end) { layerNormRows(out + begin * n, in + begin * n, ws, bs, end - begin, n, eps); });
+    return y;
+}
 
 at::Tensor softmaxLastFloat(const at::Tensor& x)
 {

@@ -27,4 +27,9 @@ void siluFloatInPlace(at::Tensor& x);
 // took 2.1x as long on swin_t's attention rows of 49).
 at::Tensor softmaxLastFloat(const at::Tensor& x);
 
+// Layer normalization of a float tensor over its last weight.numel() elements
+// (a positive count dividing x's), scaled by weight and shifted by bias (undefined
+// or of weight's count), rows split over the intra-op threads; contiguous output.
+at::Tensor layerNormLastFloat(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, float eps);
+
 }  // namespace ramiel
