@@ -213,11 +213,11 @@ public:
     void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at::Tensor& src, at::Tensor& dst,
                  const dnnl::memory& weights, const dnnl::memory* bias) const
     {
-        Arguments& a = forThisThread(pd, weights, bias);
-        a.src.set_data_handle(src.data_ptr());
-        a.dst.set_data_handle(dst.data_ptr());
+        const std::shared_ptr<Arguments> a = forThisThread(pd, weights, bias);
+        a->src.set_data_handle(src.data_ptr());
+        a->dst.set_data_handle(dst.data_ptr());
         thread_local dnnl::stream stream(dnnlEngine());
-        primitive.execute(stream, a.map);
+        primitive.execute(stream, a->map);
         stream.wait();
     }
 
@@ -228,15 +228,20 @@ private:
         std::unordered_map<int, dnnl::memory> map;
     };
 
+    // Threads come and go (Studio runs each configuration on workers of its own): past
+    // kMaxThreads the oldest set goes, a thread still holding it keeps it for that run.
+    static constexpr size_t kMaxThreads = 64;
+
     template <typename PrimitiveDesc>
-    Arguments& forThisThread(const PrimitiveDesc& pd, const dnnl::memory& weights, const dnnl::memory* bias) const
+    std::shared_ptr<Arguments> forThisThread(const PrimitiveDesc& pd, const dnnl::memory& weights,
+                                             const dnnl::memory* bias) const
     {
         const std::thread::id self = std::this_thread::get_id();
         std::lock_guard<std::mutex> lock(mutex_);
         for (auto& [thread, a] : byThread_)
             if (thread == self)
-                return *a;
-        auto a = std::make_unique<Arguments>();
+                return a;
+        auto a = std::make_shared<Arguments>();
         const dnnl::engine& eng = dnnlEngine();
         a->src = dnnl::memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
         a->dst = dnnl::memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
@@ -248,12 +253,14 @@ private:
             a->scratchpad = at::empty({int64_t(scratchDesc.get_size())}, at::TensorOptions().dtype(at::kByte));
             a->map.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchDesc, eng, a->scratchpad.data_ptr()));
         }
-        byThread_.emplace_back(self, std::move(a));
-        return *byThread_.back().second;
+        if (byThread_.size() >= kMaxThreads)
+            byThread_.erase(byThread_.begin());
+        byThread_.emplace_back(self, a);
+        return a;
     }
 
     mutable std::mutex mutex_;
-    mutable std::vector<std::pair<std::thread::id, std::unique_ptr<Arguments>>> byThread_;
+    mutable std::vector<std::pair<std::thread::id, std::shared_ptr<Arguments>>> byThread_;
 };
 
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
