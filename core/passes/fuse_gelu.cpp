@@ -15,33 +15,11 @@ namespace ramiel::passes {
 
 namespace {
 
-// The node when `v` is produced by an ONNX `op` with one output, read by nothing else.
-const Node* soleStep(const GraphEditor& edit, ValueId v, const char* op, NodeId* id)
-{
-    const Graph& g = edit.graph();
-    const NodeId n = v == kNone ? kNone : edit.soleConsumer(v);
-    if (n == kNone)
-        return nullptr;
-    const Node& node = g.node(n);
-    if (node.opType != op || !node.domain.empty() || node.outputs.size() != 1 || node.outputs[0] == kNone)
-        return nullptr;
-    *id = n;
-    return &node;
-}
-
 // Whether `v` is a float constant holding one value within 1e-5 of `expected`.
 bool isScalar(const Graph& g, ValueId v, double expected)
 {
     const std::optional<float> s = floatScalar(g, v);
     return s && std::abs(double(*s) - expected) < 1e-5;
-}
-
-// The operand of a binary `node` that is not `v`, when `v` is one of its two inputs.
-ValueId otherOperand(const Node& node, ValueId v)
-{
-    if (node.inputs.size() != 2)
-        return kNone;
-    return node.inputs[0] == v ? node.inputs[1] : node.inputs[1] == v ? node.inputs[0] : kNone;
 }
 
 class FuseGeluPass final : public Pass {
@@ -74,18 +52,18 @@ public:
             if (x == kNone || g.value(x).type.dtype != DataType::Float)
                 continue;
             // -> Add 1 -> Mul by x -> Mul by 0.5.
-            NodeId addId = kNone, timesXId = kNone, halfId = kNone;
-            const Node* add = soleStep(edit, erf.outputs[0], "Add", &addId);
+            const Node* add = soleReader(edit, erf.outputs[0], "Add");
             if (!add || !isScalar(g, otherOperand(*add, erf.outputs[0]), 1.0))
                 continue;
-            const Node* timesX = soleStep(edit, add->outputs[0], "Mul", &timesXId);
+            const Node* timesX = soleReader(edit, add->outputs[0], "Mul");
             if (!timesX || otherOperand(*timesX, add->outputs[0]) != x)
                 continue;
-            const Node* half = soleStep(edit, timesX->outputs[0], "Mul", &halfId);
+            const Node* half = soleReader(edit, timesX->outputs[0], "Mul");
             if (!half || !isScalar(g, otherOperand(*half, timesX->outputs[0]), 0.5))
                 continue;
             // The last Mul becomes the Gelu, in its place.
-            for (NodeId n : {scaleId, erfId, addId, timesXId})
+            const NodeId halfId = half->id;
+            for (NodeId n : {scaleId, erfId, add->id, timesX->id})
                 edit.removeNode(n);
             edit.makeRamielUnary(halfId, kGelu, x);
             ++stats.fused;

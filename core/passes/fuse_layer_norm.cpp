@@ -20,26 +20,6 @@ namespace ramiel::passes {
 
 namespace {
 
-// The node reading `v`, when it is the only one and an ONNX `op` with one output.
-const Node* soleReader(const GraphEditor& edit, ValueId v, const char* op)
-{
-    const NodeId n = v == kNone ? kNone : edit.soleConsumer(v);
-    if (n == kNone)
-        return nullptr;
-    const Node& node = edit.graph().node(n);
-    if (node.opType != op || !node.domain.empty() || node.outputs.size() != 1 || node.outputs[0] == kNone)
-        return nullptr;
-    return &node;
-}
-
-// The operand of a binary `node` that is not `v`, when `v` is one of its two inputs.
-ValueId otherOperand(const Node& node, ValueId v)
-{
-    if (node.inputs.size() != 2)
-        return kNone;
-    return node.inputs[0] == v ? node.inputs[1] : node.inputs[1] == v ? node.inputs[0] : kNone;
-}
-
 // The number k of trailing dimensions a ReduceMean averages over, keeping them,
 // when its axes are exactly the last k of its input; 0 otherwise.
 int64_t trailingAxes(const Graph& g, const Node& mean)

@@ -260,4 +260,22 @@ void GraphEditor::commit()
     removedCount_ = 0;
 }
 
+const Node* soleReader(const GraphEditor& edit, ValueId v, const char* op)
+{
+    const NodeId n = v == kNone ? kNone : edit.soleConsumer(v);
+    if (n == kNone)
+        return nullptr;
+    const Node& node = edit.graph().node(n);
+    if (node.opType != op || !node.domain.empty() || node.outputs.size() != 1 || node.outputs[0] == kNone)
+        return nullptr;
+    return &node;
+}
+
+ValueId otherOperand(const Node& node, ValueId v)
+{
+    if (node.inputs.size() != 2)
+        return kNone;
+    return node.inputs[0] == v ? node.inputs[1] : node.inputs[1] == v ? node.inputs[0] : kNone;
+}
+
 }  // namespace ramiel::passes

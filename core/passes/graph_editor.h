@@ -99,6 +99,14 @@ private:
     size_t removedCount_ = 0;
 };
 
+// The node reading `v`, when it is the only one (GraphEditor::soleConsumer) and an
+// ONNX `op` with one output: the next step of a chain a fusion matches.
+const Node* soleReader(const GraphEditor& edit, ValueId v, const char* op);
+
+// The operand of a binary `node` that is not `v`, when `v` is one of its two inputs;
+// kNone otherwise.
+ValueId otherOperand(const Node& node, ValueId v);
+
 // A name not yet used by a value of `g`, from `base`.
 std::string uniqueValueName(const Graph& g, const std::string& base);
 
