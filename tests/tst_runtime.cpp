@@ -307,6 +307,88 @@ private Q_SLOTS:
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
     }
 
+    void threeByThreeConvolution_data()
+    {
+        QTest::addColumn<int>("in");
+        QTest::addColumn<int>("out");
+        QTest::addColumn<bool>("summand");
+        QTest::addColumn<bool>("relu");
+        // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
+        // around it; 32 -> 32 the direct one on channels-last.
+        QTest::newRow("Winograd") << 64 << 64 << false << false;
+        QTest::newRow("Winograd, Relu") << 64 << 64 << false << true;
+        QTest::newRow("Winograd, summand and Relu") << 64 << 64 << true << true;
+        QTest::newRow("Winograd, summand") << 64 << 64 << true << false;
+        QTest::newRow("direct, summand and Relu") << 32 << 32 << true << true;
+    }
+
+    // A 3x3 convolution (pads 1, bias; with a summand or a Relu, ai.ramiel.FusedConv)
+    // against the same sums written out in double precision, on one and two threads.
+    void threeByThreeConvolution()
+    {
+        QFETCH(int, in);
+        QFETCH(int, out);
+        QFETCH(bool, summand);
+        QFETCH(bool, relu);
+        const int64_t h = 16, w = 16;
+        OnnxBuilder b;
+        b.input("x", {1, in, h, w}).output("y", {1, out, h, w});
+        if (summand)
+            b.input("z", {1, out, h, w});
+        b.initializer("w", {out, in, 3, 3}, 0.0f).initializer("b", {out}, 0.0f);
+        auto* wt = b.model().mutable_graph()->mutable_initializer(0);
+        for (int i = 0; i < wt->float_data_size(); ++i)
+            wt->set_float_data(i, float(std::sin(0.37 * i)) * 0.1f);
+        auto* bt = b.model().mutable_graph()->mutable_initializer(1);
+        for (int i = 0; i < bt->float_data_size(); ++i)
+            bt->set_float_data(i, 0.01f * float(i % 5));
+        const bool fused = summand || relu;  // a FusedConv without a summand has an activation
+        auto& n = b.node(fused ? kFusedConv : "Conv", {"x", "w", "b", summand ? "z" : ""}, {"y"});
+        if (!summand)
+            n.mutable_input()->RemoveLast();
+        if (fused)
+            n.set_domain(kRamielDomain);
+        OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+        if (relu) {
+            auto* a = n.add_attribute();
+            a->set_name("activation");
+            a->set_type(onnx::AttributeProto::STRING);
+            a->set_s("Relu");
+        }
+        auto* ramiel = b.model().add_opset_import();
+        ramiel->set_domain(kRamielDomain);
+        ramiel->set_version(1);
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "conv3x3.onnx", {}));
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        const std::vector<double> z = summand ? *inputs[1].toDoubles() : std::vector<double>();
+        Tensor expected{DataType::Float, {1, out, h, w}, std::string(size_t(out * h * w) * 4, '\0'), {}};
+        for (int64_t o = 0; o < out; ++o)
+            for (int64_t r = 0; r < h; ++r)
+                for (int64_t c = 0; c < w; ++c) {
+                    double s = bt->float_data(int(o));
+                    for (int64_t i = 0; i < in; ++i)
+                        for (int64_t dr = -1; dr <= 1; ++dr)
+                            for (int64_t dc = -1; dc <= 1; ++dc)
+                                if (r + dr >= 0 && r + dr < h && c + dc >= 0 && c + dc < w)
+                                    s += x[size_t((i * h + r + dr) * w + c + dc)] *
+                                         wt->float_data(int(((o * in + i) * 3 + dr + 1) * 3 + dc + 1));
+                    const size_t at = size_t((o * h + r) * w + c);
+                    if (summand)
+                        s += z[at];
+                    if (relu)
+                        s = std::max(s, 0.0);
+                    const float f = float(s);
+                    std::memcpy(expected.data.data() + at * 4, &f, 4);
+                }
+        compiled->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const double d = relativeDifference(compiled->outputs()[0], expected);
+            QVERIFY2(d < 1e-5, qPrintable(QString("%1 threads: %2").arg(threads).arg(d)));
+        }
+    }
+
     // A FusedConv's summand becomes its output in place only where nothing reads it later
     // (its last reader gets the value itself): the same outputs as Conv, Add and Relu, and
     // a summand read again afterwards is left as it was.
