@@ -269,13 +269,13 @@ private:
 // when the primitive is made) and kept, with the weights reordered once into
 // the layout the primitive picked; its activation is a post-op, or for SiLU a
 // pass of each thread over its share of the output while it is still in cache
-// (ConvActivation::isPostOp). The
-// same libdnnl.so.2 as libtorch's, called without libtorch's
-// mkldnn_prepacked::conv2d_run, which on every run made the primitive
-// descriptor anew (ideep's compute), found the primitive in oneDNN's cache and
-// wrapped the tensors: 20-30 us a convolution, most of a small one's time and
-// none of it parallel. Copies of a node on workers with the same threads share
-// a primitive; each run passes its own scratchpad.
+// (ConvActivation::isPostOp). The same libdnnl.so.2 as libtorch's, called
+// without libtorch's mkldnn_prepacked::conv2d_run, which on every run made the
+// primitive descriptor anew (ideep's compute), found the primitive in oneDNN's
+// cache and wrapped the tensors: 20-30 us a convolution, most of a small one's
+// time and none of it parallel. Copies of a node on workers with the same
+// threads share a primitive; each thread runs it with arguments of its own
+// (ThreadArguments).
 class OneDnnConvolution {
 public:
     // `sum`: a summand of the output's shape is added before the activation: it
