@@ -1,7 +1,8 @@
-// Float math functions on glibc's vector math library (libmvec), where ATen's
-// kernels run scalar or slowly: Erf (GELU's, decomposed in exported
-// transformers), SiLU (fuse-silu's node) and
-// Softmax over short rows (attention's).
+// Float loops where ATen's kernels run scalar or slowly, most on glibc's vector
+// math library (libmvec): Erf (GELU's, decomposed in exported transformers),
+// SiLU (fuse-silu's node and a convolution's activation; an AVX-512 exp of
+// Ramiel's where the processor has it), Softmax over short rows (attention's)
+// and layer normalization over the last dimensions.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -14,12 +15,14 @@ namespace ramiel {
 at::Tensor erfFloat(const at::Tensor& x);
 
 // SiLU (x · sigmoid(x)) of every element of a float tensor, in its own layout
-// (channels-last stays so), split over the intra-op threads, on libmvec's expf
-// (efficientnet_b0's 49 SiLUs: the model 10.85 -> 8.6-9.4 ms on one thread
-// against ATen's at::silu).
+// (channels-last stays so), split over the intra-op threads: with AVX-512 an exp
+// polynomial and rcp14 with a Newton step (within 2.5e-7 relative), otherwise
+// libmvec's expf (efficientnet_b0's 49 SiLUs: the model 10.85 -> 8.6-9.4 ms on
+// one thread against ATen's at::silu, with libmvec).
 at::Tensor siluFloat(const at::Tensor& x);
 
-// SiLU in place on a dense float tensor (contiguous or channels-last).
+// SiLU in place on a dense float tensor (contiguous or channels-last), each
+// intra-op thread on a fixed contiguous share.
 void siluFloatInPlace(at::Tensor& x);
 
 // Softmax along the last dimension of a float tensor with at least one element
