@@ -1,5 +1,6 @@
 #include "core/codegen/lowering.h"
 
+#include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
@@ -391,29 +392,19 @@ const std::map<std::string, Lowering>& lowerings()
         // training_mode since opset 12) torch.dropout with the node's ratio.
         r["Dropout"] = [](const Context& c) {
             c.onlyFirstOutput();
-            bool training = c.node.opset < 7 && c.node.attrInt("is_test", 0) == 0;
-            double ratio = c.node.attrFloat("ratio", 0.5f);
-            if (c.node.opset >= 12) {
-                training = false;
-                if (c.has(2)) {
-                    const auto t = c.constScalar(2);
-                    if (!t)
-                        c.unsupported("training_mode is computed, not a constant");
-                    training = *t != 0.0;
-                }
-                ratio = 0.5;
-                if (c.has(1)) {
-                    const auto r = c.constScalar(1);
-                    if (!r)
-                        c.unsupported("ratio is computed, not a constant");
-                    ratio = *r;
-                }
-            }
-            if (!training || ratio == 0.0)
+            const DropoutMode m = dropoutMode(c.node, [&](size_t i) -> const Tensor* {
+                const auto it = c.out.constants.find(c.node.input(i));
+                return it == c.out.constants.end() ? nullptr : it->second.get();
+            });
+            if (m.dropsNothing())
                 return E::val(c.in(0));
-            if (!(ratio > 0.0 && ratio < 1.0))
-                c.unsupported("ratio " + std::to_string(ratio) + " is outside [0, 1)");
-            return E::call("dropout", {E::val(c.in(0)), E::real(ratio), E::boolean(true)});
+            if (!m.training)
+                c.unsupported("training_mode is computed, not a constant");
+            if (!m.ratio)
+                c.unsupported("ratio is computed, not a constant");
+            if (!(*m.ratio > 0.0 && *m.ratio < 1.0))
+                c.unsupported("ratio " + std::to_string(*m.ratio) + " is outside [0, 1)");
+            return E::call("dropout", {E::val(c.in(0)), E::real(*m.ratio), E::boolean(true)});
         };
         r["Concat"] = [](const Context& c) {
             std::vector<E> parts;

@@ -1,6 +1,7 @@
 // Identity elimination: nodes whose output equals their first input.
 // Identity; Dropout at inference (no mask read); Reshape to the same shape;
 // Transpose by the identity permutation; Cast to the type it already has.
+#include "core/ir/dropout.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 
@@ -47,21 +48,9 @@ bool isNoOp(const Graph& g, const Node& n)
             if (!mask.consumers.empty() || mask.isGraphOutput)
                 return false;
         }
-        if (n.opset < 7)
-            return n.attrInt("is_test", 0) != 0;
-        if (n.opset >= 12 && n.input(2) != kNone) {
-            const auto training = constantInts(g, n, 2);
-            if (!training || training->size() != 1)
-                return false;
-            if ((*training)[0] == 0)
-                return true;
-            // Training mode with a ratio of 0 drops nothing and scales by 1 (torchvision's
-            // swin_t exports its attention dropout so).
-            const Tensor* ratio = constantInput(g, n, 1);
-            const auto r = ratio ? ratio->toDoubles() : std::nullopt;
-            return r && r->size() == 1 && (*r)[0] == 0.0;
-        }
-        return true;
+        // Training mode with a ratio of 0 drops nothing and scales by 1 (torchvision's
+        // swin_t exports its attention dropout so).
+        return dropoutMode(n, [&](size_t i) { return constantInput(g, n, i); }).dropsNothing();
     }
     if (n.opType == "Cast")
         return in.type.dtype != DataType::Undefined && int64_t(in.type.dtype) == n.attrInt("to", -1);
