@@ -293,30 +293,38 @@ public:
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
         const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win);
-        if (p->blocked)
-            return runBlocked(*p, x, z);
-        at::Tensor y;
-        if (sum_) {
-            if (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p->outSizes))
-                return at::Tensor();
-            // A channels-last summand that no other tensor holds (the serial executor hands
-            // a value's last reader the value itself) becomes the output, accumulated into
-            // in place; otherwise it is copied into a fresh one.
-            if (z.use_count() == 1 && z.storage().use_count() == 1 && z.is_contiguous(at::MemoryFormat::ChannelsLast))
-                y = z;
-            else
-                y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast))
-                        .copy_(z.contiguous(at::MemoryFormat::ChannelsLast));
-        } else {
-            y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-        }
-        p->arguments.execute(p->primitive, p->pd, x, y, p->weights, bias_.defined() ? &p->bias : nullptr);
+        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p->outSizes)))
+            return at::Tensor();
+        at::Tensor y = p->blocked ? runBlocked(*p, x, z) : runDirect(*p, x, z);
         if (!act_.isPostOp())
             act_.applyTo(y);
         return y;
     }
 
 private:
+    struct Primitive;
+
+    // One run on channels-last tensors; returns the output before any activation the
+    // primitive does not apply.
+    at::Tensor runDirect(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
+    {
+        at::Tensor y;
+        if (sum_) {
+            // A channels-last summand that no other tensor holds (the serial executor hands
+            // a value's last reader the value itself) becomes the output, accumulated into
+            // in place; otherwise it is copied into a fresh one.
+            if (z.use_count() == 1 && z.storage().use_count() == 1 && z.is_contiguous(at::MemoryFormat::ChannelsLast))
+                y = z;
+            else
+                y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast))
+                        .copy_(z.contiguous(at::MemoryFormat::ChannelsLast));
+        } else {
+            y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+        }
+        p.arguments.execute(p.primitive, p.pd, x, y, p.weights, bias_.defined() ? &p.bias : nullptr);
+        return y;
+    }
+
     // A Winograd convolution runs on oneDNN's blocked layout (nChw16c), not on
     // channels-last: the input (and a summand) reordered in, the output out.
     struct Blocked {
@@ -337,12 +345,10 @@ private:
     };
 
     // One run of a Winograd primitive: reorders around it, each on the calling thread's
-    // intra-op threads. Returns the channels-last output.
+    // intra-op threads. Returns the channels-last output, as runDirect.
     at::Tensor runBlocked(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
     {
         const Blocked& b = *p.blocked;
-        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p.outSizes)))
-            return at::Tensor();
         auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
         at::Tensor src = bytes(p.pd.src_desc()), dst = bytes(p.pd.dst_desc());
         reorder(b.in, b.plainSrc, x.contiguous(at::MemoryFormat::ChannelsLast).data_ptr(), p.pd.src_desc(), src.data_ptr());
@@ -352,8 +358,6 @@ private:
         p.arguments.execute(p.primitive, p.pd, src, dst, p.weights, bias_.defined() ? &p.bias : nullptr);
         at::Tensor y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         reorder(b.out, p.pd.dst_desc(), dst.data_ptr(), b.plainDst, y.data_ptr());
-        if (!act_.isPostOp())
-            act_.applyTo(y);
         return y;
     }
 

@@ -4,6 +4,7 @@
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
 
+#include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
@@ -34,19 +35,15 @@ Kernel passThrough()
 Kernel dropout(const KernelContext& c)
 {
     const Node& n = c.node;
-    const int64_t opset = c.opset();
-    const bool trainingAttr = opset < 7 && n.attrInt("is_test", 0) == 0;
-    const float ratioAttr = n.attrFloat("ratio", 0.5f);
+    // What the attributes and absent inputs settle; training_mode and ratio given as
+    // inputs are read each run.
+    const DropoutMode known = dropoutMode(n, [](size_t) -> const Tensor* { return nullptr; });
     std::optional<at::Generator> seeded;
     if (n.attr("seed"))
         seeded = at::make_generator<at::CPUGeneratorImpl>(uint64_t(n.attrInt("seed", 0)));
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        bool training = trainingAttr;
-        double ratio = ratioAttr;
-        if (opset >= 12) {
-            training = in.size() > 2 && in[2].defined() && in[2].numel() == 1 && in[2].item<bool>();
-            ratio = in.size() > 1 && in[1].defined() ? in[1].item<double>() : 0.5;
-        }
+        const bool training = known.training ? *known.training : in[2].numel() == 1 && in[2].item<bool>();
+        const double ratio = known.ratio ? *known.ratio : in[1].item<double>();
         if (!training || ratio == 0.0) {
             out[0] = in[0];
             for (size_t i = 1; i < out.size(); ++i)
