@@ -125,6 +125,16 @@ struct Exporter {
         t->set_raw_data(std::string(reinterpret_cast<const char*>(&f), sizeof f));
     }
 
+    // An ints attribute `name` on `node`.
+    static void intsAttribute(onnx::NodeProto* node, const char* name, const std::vector<int64_t>& values)
+    {
+        auto* a = node->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t v : values)
+            a->add_ints(v);
+    }
+
     // An int64 initializer of rank 1 named `name`.
     static void int64s(onnx::GraphProto& gp, const std::string& name, const std::vector<int64_t>& values)
     {
@@ -147,13 +157,6 @@ struct Exporter {
         auto unique = [&](const std::string& base) { return uniqueName(names, base); };
         auto next = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
             return step(gp, op, unique(n.name + "_" + op), inputs, output);
-        };
-        auto intsAttribute = [](onnx::NodeProto* node, const char* name, const std::vector<int64_t>& values) {
-            auto* a = node->add_attribute();
-            a->set_name(name);
-            a->set_type(onnx::AttributeProto::INTS);
-            for (int64_t v : values)
-                a->add_ints(v);
         };
         const int64_t group = n.attrInt("group", 1);
         const std::vector<int64_t> split = n.attrInts("split");
@@ -299,11 +302,7 @@ struct Exporter {
             return step(gp, op, unique(n.name + "_" + op), inputs, output);
         };
         auto mean = [&](const std::string& in, const std::string& out) {
-            auto* a = next("ReduceMean", {in}, out)->add_attribute();
-            a->set_name("axes");
-            a->set_type(onnx::AttributeProto::INTS);
-            for (int64_t v : axes)
-                a->add_ints(v);
+            intsAttribute(next("ReduceMean", {in}, out), "axes", axes);
         };
         const std::string two = unique(n.name + "_two"), eps = unique(n.name + "_epsilon");
         floatScalar(gp, two, 2.0f);
