@@ -460,6 +460,85 @@ private Q_SLOTS:
         }
     }
 
+    // Winograd convolutions hand their outputs on in oneDNN's blocked layout where every
+    // reader is one (ResNet's 3x3 pairs; a value read as input and summand, here also by the
+    // same node twice): the same outputs as the graph with every intermediate value also a
+    // graph output, which keeps each of them in the logical layout, serial on 1 and 2 threads
+    // and on two workers.
+    void winogradChainsKeepTheirLayout()
+    {
+        auto build = [](bool exposed) {
+            OnnxBuilder b;
+            b.input("x", {1, 64, 16, 16});
+            for (int i = 0; i < 6; ++i) {
+                const std::string k = std::to_string(i);
+                b.initializer("w" + k, {64, 64, 3, 3}, 0.0f).initializer("b" + k, {64}, 0.01f * float(i));
+                auto* w = b.model().mutable_graph()->mutable_initializer(2 * i);
+                for (int j = 0; j < w->float_data_size(); ++j)
+                    w->set_float_data(j, float(std::sin(0.37 * j + i)) * 0.05f);
+            }
+            // Input x (and summand z) through weights k into out.
+            auto conv = [&](const std::string& k, const std::string& x, const std::string& z, const std::string& out,
+                            bool relu = false, int stride = 1) {
+                const bool fused = relu || !z.empty();
+                const std::string op = fused ? kFusedConv : "Conv";
+                auto& n = z.empty() ? b.node(op, {x, "w" + k, "b" + k}, {out}) : b.node(op, {x, "w" + k, "b" + k, z}, {out});
+                if (fused)
+                    n.set_domain(kRamielDomain);
+                OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+                OnnxBuilder::setInts(n, "strides", {stride, stride});
+                if (relu) {
+                    auto* a = n.add_attribute();
+                    a->set_name("activation");
+                    a->set_type(onnx::AttributeProto::STRING);
+                    a->set_s("Relu");
+                }
+            };
+            conv("0", "x", "", "h0");
+            conv("1", "h0", "", "h1", true);
+            conv("2", "h1", "h0", "h2", true);   // h0 as the summand
+            conv("3", "h2", "", "h3");
+            conv("4", "h2", "", "y2", false, 2);  // stride 2: not Winograd, so h2 stays logical
+            conv("5", "h3", "h3", "y1", true);    // h3 as input and summand
+            b.output("y1", {1, 64, 16, 16}).output("y2", {1, 64, 8, 8});
+            for (const char* v : {"h1", "h2", "h3"}) {  // ONNX's shape inference does not know FusedConv
+                auto* info = b.model().mutable_graph()->add_value_info();
+                info->set_name(v);
+                info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+                for (int64_t d : {1, 64, 16, 16})
+                    info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+            }
+            if (exposed)
+                for (const char* o : {"h0", "h1", "h2", "h3"})
+                    b.output(o);
+            auto* ramiel = b.model().add_opset_import();
+            ramiel->set_domain(kRamielDomain);
+            ramiel->set_version(1);
+            return loadOnnxFromBytes(b.bytes(), exposed ? "exposed.onnx" : "chained.onnx", {});
+        };
+        const auto reference = runtime().compile(build(true));
+        reference->setInputs(reference->randomInputs(1, 3));
+        reference->serialExecutor(1)->run();
+        const auto expected = reference->outputs();
+        const Model chainedModel = build(false);
+        const auto chained = runtime().compile(chainedModel);
+        const Topology topo = buildTopology(chainedModel.graph);
+        const CostTable costs = CostTable::fromStatic(chainedModel.graph, topo, estimateCosts(chainedModel.graph),
+                                                      MachineConstants{}, EdgeCostParameters{});
+        const Schedule two = planSchedule(SchedulingProblem::of(chainedModel.graph, topo, costs, 2), "linear").schedule;
+        chained->setInputs(chained->randomInputs(1, 3));
+        for (int config : {1, 2, 0}) {
+            if (config > 0)
+                chained->serialExecutor(config)->run();
+            else
+                chained->parallelExecutor(two)->run();
+            const auto a = chained->outputs();
+            for (size_t i = 0; i < 2; ++i)
+                QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5,
+                         qPrintable(QString("output %1, %2").arg(i).arg(config ? QString("%1 threads").arg(config) : "2 workers")));
+        }
+    }
+
     void dropout_data()
     {
         QTest::addColumn<int>("opset");

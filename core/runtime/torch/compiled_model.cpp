@@ -4,6 +4,7 @@
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
 #include "core/runtime/torch/torch_errors.h"
+#include "core/runtime/torch/winograd.h"
 #include "core/util/error.h"
 #include "core/util/resources.h"
 
@@ -88,9 +89,11 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             sampleRows_.push_back(shape && shape->rank() > 0 && shape->dims[0].isKnown() ? shape->dims[0].value : 1);
         }
 
+    blocked_ = blockedValues(g);
     kernels_.reserve(g.nodeCount());
     for (const Node& n : g.nodes()) {
         KernelContext ctx{g, n, {}};
+        ctx.blockedOutput = !n.outputs.empty() && n.outputs[0] != kNone && blocked_[size_t(n.outputs[0])];
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {
@@ -101,6 +104,11 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             rethrowAsError(ErrorKind::Unsupported, model.path, "node '" + n.name + "' (" + n.opType + ") cannot be prepared: ");
         }
     }
+}
+
+std::vector<int64_t> TorchCompiledModel::sizesOf(ValueId v, const at::Tensor& t) const
+{
+    return blocked_[size_t(v)] && isBlocked(t) ? logicalSizes(t) : t.sizes().vec();
 }
 
 void TorchCompiledModel::runNode(NodeId n, const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) const

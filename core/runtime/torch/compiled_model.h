@@ -26,6 +26,8 @@ public:
     const Topology& topology() const { return topo_; }
     const Kernel& kernel(NodeId n) const { return kernels_[size_t(n)]; }
     const at::Tensor& constant(ValueId v) const { return constants_[size_t(v)]; }
+    // The logical sizes of value v's tensor t, also where t is held blocked (winograd.h).
+    std::vector<int64_t> sizesOf(ValueId v, const at::Tensor& t) const;
     const std::vector<ValueId>& inputIds() const { return inputIds_; }
     const std::vector<at::Tensor>& inputs() const { return inputs_; }
     int batch() const { return batch_; }
@@ -40,6 +42,7 @@ private:
     Topology topo_;
     std::vector<Kernel> kernels_;
     std::vector<at::Tensor> constants_;  // by value id
+    std::vector<bool> blocked_;          // by value id: may be held in a Winograd layout
     std::vector<ValueId> inputIds_;
     std::vector<int64_t> sampleRows_;
     std::vector<at::Tensor> inputs_;

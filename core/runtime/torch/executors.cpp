@@ -144,7 +144,7 @@ public:
                     values[size_t(n.outputs[k])] = out[k];
                     if (record && out[k].defined())
                         profile->valueTypes[size_t(n.outputs[k])] =
-                            RunProfile::ValueType{dataTypeOf(out[k].scalar_type()), out[k].sizes().vec()};
+                            RunProfile::ValueType{dataTypeOf(out[k].scalar_type()), m_.sizesOf(n.outputs[k], out[k])};
                 }
             for (ValueId v : reads_[size_t(id)])
                 if (--left[size_t(v)] == 0)

@@ -5,6 +5,7 @@
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/vector_math.h"
+#include "core/runtime/torch/winograd.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -282,20 +283,30 @@ public:
     // becomes the output (in place, or copied where something else holds it),
     // which the primitive then accumulates into (a `sum` post-op; a `binary` add post-op reading the summand where it lies
     // made oneDNN leave its brgemm kernels for slower ones, docs/runtime.md).
-    OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act, bool sum)
-        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act), sum_(sum)
+    // `blockedOutput`: a Winograd primitive leaves its output in its blocked
+    // layout (winograd.h) for readers that are all Winograd convolutions.
+    OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act, bool sum,
+                      bool blockedOutput)
+        : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act), sum_(sum),
+          blockedOutput_(blockedOutput && act.isPostOp())
     {
     }
 
-    // x: float, 4-D, channels-last; pads as the window has them (asymmetric ones too).
-    // z: the summand where the convolution has one, float; an undefined result
-    // when z is not of the output's sizes (the caller then adds it itself).
+    // x: float, 4-D, channels-last, or blocked (winograd.h); pads as the window has
+    // them (asymmetric ones too). z: the summand where the convolution has one,
+    // float, either layout; an undefined result when z is not of the output's
+    // sizes (the caller then adds it itself).
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
-        const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win);
-        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || z.sizes() != at::IntArrayRef(p->outSizes)))
+        const std::shared_ptr<const Primitive> p =
+            primitiveFor(isBlocked(x) ? logicalSizes(x) : x.sizes().vec(), at::get_num_threads(), win);
+        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat ||
+                     (isBlocked(z) ? logicalSizes(z) : z.sizes().vec()) != p->outSizes))
             return at::Tensor();
-        at::Tensor y = p->blocked ? runBlocked(*p, x, z) : runDirect(*p, x, z);
+        // (Tensors passed on by reference: a summand's use count tells whether it may become the output.)
+        at::Tensor y = p->blocked                      ? runBlocked(*p, x, z)
+                       : isBlocked(x) || isBlocked(z) ? runDirect(*p, plain(x), plain(z))
+                                                      : runDirect(*p, x, z);
         if (!act_.isPostOp())
             act_.applyTo(y);
         return y;
@@ -303,6 +314,8 @@ public:
 
 private:
     struct Primitive;
+
+    static at::Tensor plain(const at::Tensor& t) { return isBlocked(t) ? unblocked(t) : t; }
 
     // One run on channels-last tensors; returns the output before any activation the
     // primitive does not apply.
@@ -325,11 +338,13 @@ private:
         return y;
     }
 
-    // A Winograd convolution runs on oneDNN's blocked layout (nChw16c), not on
-    // channels-last: the input (and a summand) reordered in, the output out.
+    // A Winograd convolution runs on oneDNN's blocked layout, not on channels-last:
+    // the input (and a summand) reordered in, the output out, except where they
+    // are held blocked already (winograd.h: nChw16c, what oneDNN picks with AVX-512).
     struct Blocked {
         dnnl::memory::desc plainSrc, plainDst;  // nhwc
         dnnl::reorder in, sumIn, out;
+        bool srcIs16c, dstIs16c;  // the primitive's layouts are winograd.h's
     };
 
     struct Primitive {
@@ -345,17 +360,29 @@ private:
     };
 
     // One run of a Winograd primitive: reorders around it, each on the calling thread's
-    // intra-op threads. Returns the channels-last output, as runDirect.
+    // intra-op threads, where the input, summand or output are not held blocked.
+    // Returns the output blocked (blockedOutput) or channels-last, as runDirect.
     at::Tensor runBlocked(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
     {
         const Blocked& b = *p.blocked;
         auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
-        at::Tensor src = bytes(p.pd.src_desc()), dst = bytes(p.pd.dst_desc());
-        reorder(b.in, b.plainSrc, x.contiguous(at::MemoryFormat::ChannelsLast).data_ptr(), p.pd.src_desc(), src.data_ptr());
-        if (sum_)
-            reorder(b.sumIn, b.plainDst, z.contiguous(at::MemoryFormat::ChannelsLast).data_ptr(), p.pd.dst_desc(),
-                    dst.data_ptr());
+        at::Tensor src = b.srcIs16c && isBlocked(x) ? x : bytes(p.pd.src_desc());
+        if (!src.is_same(x))
+            reorder(b.in, b.plainSrc, plain(x).contiguous(at::MemoryFormat::ChannelsLast).data_ptr(), p.pd.src_desc(),
+                    src.data_ptr());
+        at::Tensor dst;
+        if (sum_ && b.dstIs16c && isBlocked(z)) {
+            // A blocked summand that no other tensor holds becomes the output, as in runDirect.
+            dst = z.use_count() == 1 && z.storage().use_count() == 1 ? z : z.clone();
+        } else {
+            dst = b.dstIs16c ? emptyBlocked(p.outSizes, x.options()) : bytes(p.pd.dst_desc());
+            if (sum_)
+                reorder(b.sumIn, b.plainDst, plain(z).contiguous(at::MemoryFormat::ChannelsLast).data_ptr(),
+                        p.pd.dst_desc(), dst.data_ptr());
+        }
         p.arguments.execute(p.primitive, p.pd, src, dst, p.weights, bias_.defined() ? &p.bias : nullptr);
+        if (blockedOutput_ && b.dstIs16c)
+            return dst;
         at::Tensor y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         reorder(b.out, p.pd.dst_desc(), dst.data_ptr(), b.plainDst, y.data_ptr());
         return y;
@@ -368,22 +395,6 @@ private:
         thread_local dnnl::stream stream(dnnlEngine());
         r.execute(stream, a, b);
         stream.wait();
-    }
-
-    // Winograd (oneDNN's F(2x2, 3x3)) for a 3x3 convolution of stride 1 whose channels
-    // give its transforms enough work to save (in >= 32, out >= 64, in·out / (in + out)
-    // >= 24) on 14x14 to 56x56 outputs, where oneDNN has one for the shape. Measured per
-    // convolution, reorders included (docs/runtime.md): 0.6-0.9x of the direct kernel's time
-    // on ResNet's, GoogLeNet's, Inception's and SqueezeNet's; 1.3-2.2x on fewer channels
-    // (DenseNet's 128 -> 32, 16 or 24 in), 1.2-1.5x on Inception's 71x71 and 147x147.
-    static bool wantsWinograd(const std::vector<int64_t>& out, int64_t in, int64_t kh, int64_t kw, const Window& win,
-                              int64_t groups)
-    {
-        const int64_t o = out[1], pixels = out[2] * out[3];
-        return groups == 1 && kh == 3 && kw == 3 && in >= 32 && o >= 64 && in * o >= 24 * (in + o) &&
-               pixels >= 14 * 14 && pixels <= 56 * 56 &&
-               std::all_of(win.strides.begin(), win.strides.end(), [](int64_t s) { return s == 1; }) &&
-               std::all_of(win.dilations.begin(), win.dilations.end(), [](int64_t d) { return d == 1; });
     }
 
     std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
@@ -444,7 +455,12 @@ private:
         p->window = window;
         p->threads = threads;
         p->outSizes = out;
-        if (wantsWinograd(out, i, kh, kw, win, groups_)) {
+        // Winograd where wantsWinograd's rule (winograd.h) says and oneDNN has one for the
+        // shape. Measured per convolution, reorders included (docs/runtime.md): 0.6-0.9x of
+        // the direct kernel's time on ResNet's, GoogLeNet's, Inception's and SqueezeNet's;
+        // 1.3-2.2x on fewer channels (DenseNet's 128 -> 32, 16 or 24 in), 1.2-1.5x on
+        // Inception's 71x71 and 147x147.
+        if (wantsWinograd(i, o, kh, kw, out[2] * out[3], groups_, win.strides, win.dilations)) {
             const dnnl::memory::desc anySrc(src.dims(), f32, tag::any), anyDst(dst.dims(), f32, tag::any);
             const auto wino = dnnl::algorithm::convolution_winograd;
             try {
@@ -456,9 +472,13 @@ private:
                                                                       dilations, padL, padR);
                 p->pd = dnnl::convolution_forward::primitive_desc(blockedDesc, attr, dnnlEngine());
                 const dnnl::engine& eng = dnnlEngine();
+                auto is16c = [&](const dnnl::memory::desc& d, const std::vector<int64_t>& s) {
+                    return s[1] % 16 == 0 && d == dnnl::memory::desc(dims(s.begin(), s.end()), f32, tag::nChw16c);
+                };
                 p->blocked = Blocked{src, dst, dnnl::reorder(dnnl::reorder::primitive_desc(eng, src, eng, p->pd.src_desc())),
                                      dnnl::reorder(dnnl::reorder::primitive_desc(eng, dst, eng, p->pd.dst_desc())),
-                                     dnnl::reorder(dnnl::reorder::primitive_desc(eng, p->pd.dst_desc(), eng, dst))};
+                                     dnnl::reorder(dnnl::reorder::primitive_desc(eng, p->pd.dst_desc(), eng, dst)),
+                                     is16c(p->pd.src_desc(), sizes), is16c(p->pd.dst_desc(), out)};
             } catch (const dnnl::error&) {  // none for this shape or these post-ops: the direct kernel
                 p->blocked.reset();
             }
@@ -478,7 +498,7 @@ private:
     at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous
     int64_t groups_;
     ConvActivation act_;
-    bool sum_;
+    bool sum_, blockedOutput_;
     std::mutex mutex_;
     std::vector<std::shared_ptr<const Primitive>> primitives_;
 };
@@ -508,7 +528,8 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 #if RAMIEL_HAVE_DNNL
     std::shared_ptr<OneDnnConvolution> direct;
     if (packable) {
-        direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act, sum);
+        direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act, sum,
+                                                     c.blockedOutput);
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
 #endif
@@ -522,17 +543,23 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
-        Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(in[0]));
-        at::Tensor x = channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
+        // The input, and the summand, may come held in a Winograd layout (winograd.h).
+        const bool blockedIn = channelsLast && isBlocked(in[0]);
+        const std::vector<int64_t> inSizes = blockedIn ? logicalSizes(in[0]) : in[0].sizes().vec();
+        Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr,
+                              std::vector<int64_t>(inSizes.begin() + 2, inSizes.end()));
+        at::Tensor x = blockedIn ? in[0] : channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
         static const at::Tensor none;
         const at::Tensor& z = sum && in.size() > 3 ? in[3] : none;  // a reference: its use count tells
 #if RAMIEL_HAVE_DNNL
-        if (direct && x.scalar_type() == at::kFloat && x.dim() == 4) {
+        if (direct && x.scalar_type() == at::kFloat && (x.dim() == 4 || blockedIn)) {
             out[0] = (*direct)(x, win, z);  // asymmetric pads included
             if (out[0].defined())
                 return;
         }
 #endif
+        if (blockedIn)
+            x = unblocked(x);
         if (!win.symmetric()) {
             x = at::constant_pad_nd(x, win.atenPads(), 0.0);
             if (channelsLast && x.dim() == 4)
@@ -547,7 +574,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         out[0] = at::convolution(x, w, b, win.strides, win.padBegin, win.dilations, false,
                                  std::vector<int64_t>(win.padBegin.size(), 0), groups);
         if (z.defined())
-            out[0] = out[0] + z;
+            out[0] = out[0] + (channelsLast && isBlocked(z) ? unblocked(z) : z);
         act.applyTo(out[0]);
     };
 }
