@@ -225,6 +225,38 @@ private Q_SLOTS:
         QVERIFY2(r.verdict.rfind(verdictStart.toStdString(), 0) == 0, r.verdict.c_str());
     }
 
+    // Candidates that run alike are measured once: a per-node choice that kept every node
+    // on the worker's two threads is serial on two threads; one with a node on one thread,
+    // and two workers, are not.
+    void duplicatesAreDropped()
+    {
+        auto oneWorker = [](std::vector<int32_t> threads) {
+            pipeline::TuneCandidate c;
+            Schedule& s = c.config.schedule.emplace();
+            s.clusters = {{0, 1}};
+            s.owner = {0, 0};
+            s.threads = std::move(threads);
+            s.workerThreads = {2};
+            return c;
+        };
+        std::vector<pipeline::TuneCandidate> c(2);
+        c[0].config.serialThreads = 1;
+        c[1].config.serialThreads = 2;
+        c.push_back(oneWorker({2, 2}));
+        c.push_back(oneWorker({0, 2}));  // 0: the worker's count
+        c.push_back(oneWorker({1, 2}));
+        pipeline::TuneCandidate two;
+        Schedule& s = two.config.schedule.emplace();
+        s.clusters = {{0}, {1}};
+        s.owner = {0, 1};
+        c.push_back(two);
+        pipeline::dropDuplicates(c);
+        QCOMPARE(c.size(), size_t(4));
+        QCOMPARE(c[1].config.serialThreads, 2);
+        QCOMPARE(c[2].config.schedule->threads, (std::vector<int32_t>{1, 2}));
+        QCOMPARE(c[3].config.schedule->clusters.size(), size_t(2));
+    }
+
     void badConfigsAreUsageErrors_data()
     {
         QTest::addColumn<QString>("json");

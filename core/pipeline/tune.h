@@ -81,6 +81,11 @@ TuneResult tune(const std::string& model, const TuneOptions& options, const Tune
 // serial configuration was measured.
 void chooseMeasured(TuneResult& result, const std::string& mainPasses);
 
+// Drops candidates that run exactly as an earlier one: schedulers often agree,
+// and one worker on the whole batch with every node on T threads (per-node
+// choices that kept every node on P) runs as serial on T threads.
+void dropDuplicates(std::vector<TuneCandidate>& candidates);
+
 // {"schema": "ramiel.tune/1", ..., "candidates": [...], "chosen": run configuration}.
 nlohmann::json tuneResultToJson(const TuneResult& result);
 
