@@ -14,6 +14,8 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -537,6 +539,49 @@ private Q_SLOTS:
                 QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5,
                          qPrintable(QString("output %1, %2").arg(i).arg(config ? QString("%1 threads").arg(config) : "2 workers")));
         }
+    }
+
+    // Two workers running batch-sized tensors reuse the heap from run to run: with
+    // libtorch's posix_memalign a freed tensor's chunk was too small for the next tensor of
+    // its size, and the heap grew by 3000-4000 pages a run here, each faulted in
+    // (aligned_allocator.h; glibc's per-thread arenas, which unmap emptied heaps, are
+    // also avoided).
+    void parallelRunsDoNotMapMemoryAgain()
+    {
+        OnnxBuilder b;
+        b.input("x", {4, 64, 128, 128}).output("y", {4, 64, 128, 128});  // 16 MB a tensor
+        for (const char* branch : {"a", "b"}) {
+            std::string v = "x";
+            for (int i = 0; i < 6; ++i) {
+                const std::string next = std::string(branch) + std::to_string(i);
+                b.node(i % 2 ? "Neg" : "Relu", {v}, {next});
+                v = next;
+            }
+        }
+        b.node("Add", {"a5", "b5"}, {"y"});
+        const Model model = loadOnnxFromBytes(b.bytes(), "branches.onnx", {});
+        const auto compiled = runtime().compile(model);
+        const Topology topo = buildTopology(model.graph);
+        const CostTable costs = CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph),
+                                                      MachineConstants{}, EdgeCostParameters{});
+        const Schedule two = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear").schedule;
+        QCOMPARE(two.clusters.size(), size_t(2));
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        const auto executor = compiled->parallelExecutor(two);
+        auto faults = [] {
+            rusage u{};
+            getrusage(RUSAGE_SELF, &u);
+            return u.ru_minflt;
+        };
+        for (int i = 0; i < 3; ++i)
+            executor->run();
+        const long before = faults();
+        const int runs = 8;
+        for (int i = 0; i < runs; ++i)
+            executor->run();
+        const long perRun = (faults() - before) / runs;
+        // One tensor is 4096 pages; a run writes 13 of them.
+        QVERIFY2(perRun < 1024, qPrintable(QString("%1 page faults a run").arg(perRun)));
     }
 
     void dropout_data()
