@@ -26,7 +26,7 @@ bool isWinogradConvolution(const Graph& g, const Node& n)
         return false;
     if (fused && n.attrString("activation", "") == "Silu")  // applied after the primitive, on the logical layout
         return false;
-    if (n.inputs.size() < 2 || n.outputs.empty() || n.input(0) == kNone || n.input(1) == kNone)
+    if (n.outputs.empty() || n.outputs[0] == kNone || n.input(0) == kNone || n.input(1) == kNone)
         return false;
     const Value& w = g.value(n.input(1));
     if (!w.isConstant() || w.initializer->dtype != DataType::Float || w.initializer->dims.size() != 4)
