@@ -38,8 +38,8 @@ bool isWinogradConvolution(const Graph& g, const Node& n)
     if (!x.shape || x.shape->rank() != 4 || !y.shape || y.shape->rank() != 4 || y.dtype != DataType::Float)
         return false;
     const auto& dims = y.shape->dims;
-    if (!dims[2].isKnown() || !dims[3].isKnown())
-        return false;
+    if (!dims[2].isKnown() || !dims[3].isKnown() || dims[2].value > 56 * 56 || dims[3].value > 56 * 56)
+        return false;  // (also keeps their product in range)
     const std::vector<int64_t>& k = w.initializer->dims;  // [O, I, kH, kW]
     return k[0] % kBlock == 0 && k[1] % kBlock == 0 &&
            wantsWinograd(k[1], k[0], k[2], k[3], dims[2].value * dims[3].value, n.attrInt("group", 1),
