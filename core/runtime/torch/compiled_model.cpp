@@ -108,7 +108,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
 
 std::vector<int64_t> TorchCompiledModel::sizesOf(ValueId v, const at::Tensor& t) const
 {
-    return blocked_[size_t(v)] && isBlocked(t) ? logicalSizes(t) : t.sizes().vec();
+    return blocked_[size_t(v)] ? logicalSizes(t) : t.sizes().vec();
 }
 
 void TorchCompiledModel::runNode(NodeId n, const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) const

@@ -298,10 +298,8 @@ public:
     // sizes (the caller then adds it itself).
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
-        const std::shared_ptr<const Primitive> p =
-            primitiveFor(isBlocked(x) ? logicalSizes(x) : x.sizes().vec(), at::get_num_threads(), win);
-        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat ||
-                     (isBlocked(z) ? logicalSizes(z) : z.sizes().vec()) != p->outSizes))
+        const std::shared_ptr<const Primitive> p = primitiveFor(logicalSizes(x), at::get_num_threads(), win);
+        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || logicalSizes(z) != p->outSizes))
             return at::Tensor();
         // (Tensors passed on by reference: a summand's use count tells whether it may become the output.)
         at::Tensor y = p->blocked                      ? runBlocked(*p, x, z)
@@ -545,7 +543,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
         // The input, and the summand, may come held in a Winograd layout (winograd.h).
         const bool blockedIn = channelsLast && isBlocked(in[0]);
-        const std::vector<int64_t> inSizes = blockedIn ? logicalSizes(in[0]) : in[0].sizes().vec();
+        const std::vector<int64_t> inSizes = channelsLast ? logicalSizes(in[0]) : in[0].sizes().vec();
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr,
                               std::vector<int64_t>(inSizes.begin() + 2, inSizes.end()));
         at::Tensor x = blockedIn ? in[0] : channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];

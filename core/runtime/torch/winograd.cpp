@@ -94,9 +94,11 @@ at::Tensor emptyBlocked(const std::vector<int64_t>& logical, const at::TensorOpt
     return at::empty({logical[0], logical[1] / kBlock, logical[2], logical[3], kBlock}, options.dtype(at::kFloat));
 }
 
-std::vector<int64_t> logicalSizes(const at::Tensor& blocked)
+std::vector<int64_t> logicalSizes(const at::Tensor& t)
 {
-    return {blocked.size(0), blocked.size(1) * kBlock, blocked.size(2), blocked.size(3)};
+    if (!isBlocked(t))
+        return t.sizes().vec();
+    return {t.size(0), t.size(1) * kBlock, t.size(2), t.size(3)};
 }
 
 at::Tensor unblocked(const at::Tensor& blocked)

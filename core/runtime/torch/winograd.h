@@ -33,7 +33,8 @@ std::vector<bool> blockedValues(const Graph& g);
 // 2-D convolution's input is known to be 4-D.
 bool isBlocked(const at::Tensor& t);
 at::Tensor emptyBlocked(const std::vector<int64_t>& logical, const at::TensorOptions& options);
-std::vector<int64_t> logicalSizes(const at::Tensor& blocked);
+// A blocked tensor's [N, C, H, W]; any other tensor's own sizes.
+std::vector<int64_t> logicalSizes(const at::Tensor& t);
 // The logical [N, C, H, W], channels-last (one copy).
 at::Tensor unblocked(const at::Tensor& blocked);
 
