@@ -340,15 +340,23 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("in");
         QTest::addColumn<int>("out");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("size");
         QTest::addColumn<bool>("summand");
         QTest::addColumn<bool>("relu");
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
-        // around it; 32 -> 32 the direct one on channels-last.
-        QTest::newRow("Winograd") << 64 << 64 << false << false;
-        QTest::newRow("Winograd, Relu") << 64 << 64 << false << true;
-        QTest::newRow("Winograd, summand and Relu") << 64 << 64 << true << true;
-        QTest::newRow("Winograd, summand") << 64 << 64 << true << false;
-        QTest::newRow("direct, summand and Relu") << 32 << 32 << true << true;
+        // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
+        // in row bands on two threads (wantsRowBands), uneven ones on 17 rows.
+        QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false;
+        QTest::newRow("Winograd, Relu") << 64 << 64 << 1 << 1 << 16 << false << true;
+        QTest::newRow("Winograd, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true;
+        QTest::newRow("Winograd, summand") << 64 << 64 << 1 << 1 << 16 << true << false;
+        QTest::newRow("direct, summand and Relu") << 32 << 32 << 1 << 1 << 16 << true << true;
+        QTest::newRow("row bands") << 32 << 32 << 2 << 1 << 17 << false << false;
+        QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true;
+        QTest::newRow("row bands, stride 2, even") << 32 << 64 << 2 << 2 << 16 << false << false;
+        QTest::newRow("row bands, summand and Relu") << 32 << 32 << 2 << 1 << 16 << true << true;
     }
 
     // A 3x3 convolution (pads 1, bias; with a summand or a Relu, ai.ramiel.FusedConv)
@@ -357,14 +365,18 @@ private Q_SLOTS:
     {
         QFETCH(int, in);
         QFETCH(int, out);
+        QFETCH(int, groups);
+        QFETCH(int, stride);
+        QFETCH(int, size);
         QFETCH(bool, summand);
         QFETCH(bool, relu);
-        const int64_t h = 16, w = 16;
+        const int64_t h = size, w = size - 1, oh = (h - 1) / stride + 1, ow = (w - 1) / stride + 1;
+        const int64_t inPer = in / groups, outPer = out / groups;
         OnnxBuilder b;
-        b.input("x", {1, in, h, w}).output("y", {1, out, h, w});
+        b.input("x", {1, in, h, w}).output("y", {1, out, oh, ow});
         if (summand)
-            b.input("z", {1, out, h, w});
-        b.initializer("w", {out, in, 3, 3}, 0.0f).initializer("b", {out}, 0.0f);
+            b.input("z", {1, out, oh, ow});
+        b.initializer("w", {out, inPer, 3, 3}, 0.0f).initializer("b", {out}, 0.0f);
         auto* wt = b.model().mutable_graph()->mutable_initializer(0);
         for (int i = 0; i < wt->float_data_size(); ++i)
             wt->set_float_data(i, float(std::sin(0.37 * i)) * 0.1f);
@@ -378,6 +390,11 @@ private Q_SLOTS:
         if (fused)
             n.set_domain(kRamielDomain);
         OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+        OnnxBuilder::setInts(n, "strides", {stride, stride});
+        auto* g = n.add_attribute();
+        g->set_name("group");
+        g->set_type(onnx::AttributeProto::INT);
+        g->set_i(groups);
         if (relu) {
             auto* a = n.add_attribute();
             a->set_name("activation");
@@ -391,18 +408,20 @@ private Q_SLOTS:
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
         const std::vector<double> x = *inputs[0].toDoubles();
         const std::vector<double> z = summand ? *inputs[1].toDoubles() : std::vector<double>();
-        Tensor expected{DataType::Float, {1, out, h, w}, std::string(size_t(out * h * w) * 4, '\0'), {}};
+        Tensor expected{DataType::Float, {1, out, oh, ow}, std::string(size_t(out * oh * ow) * 4, '\0'), {}};
         for (int64_t o = 0; o < out; ++o)
-            for (int64_t r = 0; r < h; ++r)
-                for (int64_t c = 0; c < w; ++c) {
+            for (int64_t r = 0; r < oh; ++r)
+                for (int64_t c = 0; c < ow; ++c) {
                     double s = bt->float_data(int(o));
-                    for (int64_t i = 0; i < in; ++i)
+                    for (int64_t i = 0; i < inPer; ++i)
                         for (int64_t dr = -1; dr <= 1; ++dr)
-                            for (int64_t dc = -1; dc <= 1; ++dc)
-                                if (r + dr >= 0 && r + dr < h && c + dc >= 0 && c + dc < w)
-                                    s += x[size_t((i * h + r + dr) * w + c + dc)] *
-                                         wt->float_data(int(((o * in + i) * 3 + dr + 1) * 3 + dc + 1));
-                    const size_t at = size_t((o * h + r) * w + c);
+                            for (int64_t dc = -1; dc <= 1; ++dc) {
+                                const int64_t y = r * stride + dr, xc = c * stride + dc;
+                                if (y >= 0 && y < h && xc >= 0 && xc < w)
+                                    s += x[size_t(((o / outPer * inPer + i) * h + y) * w + xc)] *
+                                         wt->float_data(int(((o * inPer + i) * 3 + dr + 1) * 3 + dc + 1));
+                            }
+                    const size_t at = size_t((o * oh + r) * ow + c);
                     if (summand)
                         s += z[at];
                     if (relu)
@@ -411,7 +430,7 @@ private Q_SLOTS:
                     std::memcpy(expected.data.data() + at * 4, &f, 4);
                 }
         compiled->setInputs(inputs);
-        for (int threads : {1, 2}) {
+        for (int threads : {1, 2, 3}) {
             compiled->serialExecutor(threads)->run();
             const double d = relativeDifference(compiled->outputs()[0], expected);
             QVERIFY2(d < 1e-5, qPrintable(QString("%1 threads: %2").arg(threads).arg(d)));

@@ -2,6 +2,7 @@
 #include "core/runtime/torch/kernel.h"
 
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/vector_math.h"
@@ -214,9 +215,16 @@ public:
     void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const at::Tensor& src, at::Tensor& dst,
                  const dnnl::memory& weights, const dnnl::memory* bias) const
     {
+        execute(primitive, pd, src.data_ptr(), dst.data_ptr(), weights, bias);
+    }
+
+    template <typename PrimitiveDesc>
+    void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const void* src, void* dst,
+                 const dnnl::memory& weights, const dnnl::memory* bias) const
+    {
         const std::shared_ptr<Arguments> a = forThisThread(pd, weights, bias);
-        a->src.set_data_handle(src.data_ptr());
-        a->dst.set_data_handle(dst.data_ptr());
+        a->src.set_data_handle(const_cast<void*>(src));
+        a->dst.set_data_handle(dst);
         thread_local dnnl::stream stream(dnnlEngine());
         primitive.execute(stream, a->map);
         stream.wait();
@@ -263,6 +271,22 @@ private:
     mutable std::mutex mutex_;
     mutable std::vector<std::pair<std::thread::id, std::shared_ptr<Arguments>>> byThread_;
 };
+
+// Whether a convolution on `threads` intra-op threads runs as row bands: each thread a
+// one-thread primitive on its share of the output rows, reading input rows that its share
+// of the convolution before mostly wrote, in its own core's cache. oneDNN's grouped kernel
+// splits by groups first, so with few groups each thread reads its channels of every
+// pixel, half of them from the other core: inside a model, regnet_x_400mf's 2-group 3x3
+// (32 channels, 112x112, stride 2) took as long on two threads as on one. Measured on
+// 1x1 -> grouped -> 1x1 chains (docs/runtime.md): faster with 16-channel groups (whole
+// AVX-512 blocks) when strided or with at most 2 groups a thread; no faster with more
+// groups at stride 1 or with 8-channel groups; slower on 7 rows (uneven bands).
+bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPerGroup, int64_t outPerGroup,
+                   int64_t stride, int threads)
+{
+    return threads > 1 && batch == 1 && groups > 1 && inPerGroup % 16 == 0 && outPerGroup % 16 == 0 &&
+           outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
+}
 
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
 // made once per input shape and intra-op thread count of the calling thread
@@ -332,8 +356,26 @@ private:
         } else {
             y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
         }
-        p.arguments.execute(p.primitive, p.pd, x, y, p.weights, bias_.defined() ? &p.bias : nullptr);
+        if (p.bands.empty())
+            p.arguments.execute(p.primitive, p.pd, x, y, p.weights, bias_.defined() ? &p.bias : nullptr);
+        else
+            runBands(p, x, y);
         return y;
+    }
+
+    // Each intra-op thread runs its band of the output rows (ATen's parallel_for hands
+    // thread t chunk t when there are as many chunks as threads).
+    void runBands(const Primitive& p, const at::Tensor& x, at::Tensor& y) const
+    {
+        const float* in = x.data_ptr<float>();
+        float* out = y.data_ptr<float>();
+        at::parallel_for(0, int64_t(p.bands.size()), 1, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) {
+                const Band& b = *p.bands[size_t(i)];
+                b.arguments.execute(b.primitive, b.pd, in + b.srcOffset, out + b.dstOffset, b.weights,
+                                    bias_.defined() ? &p.bias : nullptr);
+            }
+        });
     }
 
     // A Winograd convolution runs on oneDNN's blocked layout, not on channels-last:
@@ -345,15 +387,26 @@ private:
         bool srcIs16c, dstIs16c;  // the primitive's layouts are winograd.h's
     };
 
+    // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands).
+    struct Band {
+        int64_t srcOffset = 0, dstOffset = 0;  // floats from the start of the input and the output
+        dnnl::convolution_forward::primitive_desc pd;
+        dnnl::convolution_forward primitive;
+        at::Tensor weightBuffer;
+        dnnl::memory weights;
+        ThreadArguments arguments;
+    };
+
     struct Primitive {
         std::vector<int64_t> sizes, window;  // the key: input sizes, strides/pads/dilations
         int threads;
-        dnnl::convolution_forward::primitive_desc pd;
+        dnnl::convolution_forward::primitive_desc pd;  // none where the convolution runs in bands
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
         dnnl::memory weights, bias;
         std::vector<int64_t> outSizes;
         std::optional<Blocked> blocked;
+        std::vector<std::unique_ptr<Band>> bands;
         ThreadArguments arguments;
     };
 
@@ -426,12 +479,15 @@ private:
         const dims padL(win.padBegin.begin(), win.padBegin.end()), padR(win.padEnd.begin(), win.padEnd.end());
         const auto kind = dnnl::prop_kind::forward_inference;
         const auto alg = dnnl::algorithm::convolution_direct;
-        const dnnl::convolution_forward::desc desc =
-            bias_.defined() ? dnnl::convolution_forward::desc(kind, alg, src, anyWeights,
-                                                              dnnl::memory::desc({o}, f32, tag::a), dst, strides,
-                                                              dilations, padL, padR)
-                            : dnnl::convolution_forward::desc(kind, alg, src, anyWeights, dst, strides, dilations,
-                                                              padL, padR);
+        auto directDesc = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to, const dims& begin,
+                              const dims& end) {
+            return bias_.defined() ? dnnl::convolution_forward::desc(kind, alg, from, anyWeights,
+                                                                     dnnl::memory::desc({o}, f32, tag::a), to,
+                                                                     strides, dilations, begin, end)
+                                   : dnnl::convolution_forward::desc(kind, alg, from, anyWeights, to, strides,
+                                                                     dilations, begin, end);
+        };
+        const dnnl::convolution_forward::desc desc = directDesc(src, dst, padL, padR);
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         dnnl::post_ops ops;
@@ -481,12 +537,38 @@ private:
                 p->blocked.reset();
             }
         }
-        if (!p->blocked)
-            p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
-        p->primitive = dnnl::convolution_forward(p->pd);
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
-        std::tie(p->weightBuffer, p->weights) = reorderedWeights(
-            p->pd.weights_desc(), dnnl::memory::desc(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw), weight_);
+        const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
+        if (!p->blocked && wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads)) {
+            // One-thread primitives, one per thread's band of output rows, each on the input
+            // rows its band reads (pads only where the band meets the image's edge).
+            IntraOpThreadsScope oneThread(1);
+            const int64_t rows = out[2], k = (kh - 1) * win.dilations[0] + 1;
+            for (int t = 0; t < threads; ++t) {
+                const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+                const int64_t first = r0 * win.strides[0] - win.padBegin[0], last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
+                const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
+                auto b = std::make_unique<Band>();
+                b->srcOffset = i0 * sizes[3] * sizes[1];
+                b->dstOffset = r0 * out[3] * o;
+                const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
+                const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
+                b->pd = dnnl::convolution_forward::primitive_desc(
+                    directDesc(bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}), attr,
+                    dnnlEngine());
+                b->primitive = dnnl::convolution_forward(b->pd);
+                if (t > 0 && b->pd.weights_desc() == p->bands[0]->pd.weights_desc())
+                    std::tie(b->weightBuffer, b->weights) = std::tie(p->bands[0]->weightBuffer, p->bands[0]->weights);
+                else
+                    std::tie(b->weightBuffer, b->weights) = reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
+                p->bands.push_back(std::move(b));
+            }
+        } else {
+            if (!p->blocked)
+                p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
+            p->primitive = dnnl::convolution_forward(p->pd);
+            std::tie(p->weightBuffer, p->weights) = reorderedWeights(p->pd.weights_desc(), plainWeights, weight_);
+        }
         if (bias_.defined())
             p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), dnnlEngine(), bias_.data_ptr());
         primitives_.push_back(p);
