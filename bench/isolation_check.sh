@@ -4,7 +4,8 @@
 # --threads T`, a process of its own, whole-run median), inside `ramiel bench`
 # (each configuration in its own process, the default) and inside `ramiel
 # bench --same-process` (the old way), side by side, with the ratios to alone.
-# Usage: bash bench/isolation_check.sh [BUILD_DIR] [RUNS] [MODEL...]
+# ROUNDS times in turns (default 3); each figure is the median of its rounds'.
+# Usage: [ROUNDS=N] bash bench/isolation_check.sh [BUILD_DIR] [RUNS] [MODEL...]
 set -euo pipefail
 build=${1:-build}
 runs=${2:-20}
@@ -28,14 +29,23 @@ print(*[x['median_ms'] for x in r if x['configuration'] == 'serial'])"
 }
 
 printf '%-14s %7s | %8s | %8s %6s | %10s %6s\n' model threads alone bench ratio same-proc ratio
+rounds=${ROUNDS:-3}
+median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for m in "${models[@]}"; do
   f="$build/models/$m.onnx"
-  a1=$(alone "$f" 1)
-  a2=$(alone "$f" 2)
-  read -r b1 b2 <<< "$(inbench "$f")"
-  read -r s1 s2 <<< "$(inbench "$f" --same-process)"
+  A1=(); A2=(); B1=(); B2=(); S1=(); S2=()
+  for r in $(seq 1 "$rounds"); do
+    A1+=("$(alone "$f" 1)")
+    A2+=("$(alone "$f" 2)")
+    read -r b1 b2 <<< "$(inbench "$f")"
+    read -r s1 s2 <<< "$(inbench "$f" --same-process)"
+    B1+=("$b1"); B2+=("$b2"); S1+=("$s1"); S2+=("$s2")
+  done
+  a1=$(echo "${A1[*]}" | median); a2=$(echo "${A2[*]}" | median)
+  b1=$(echo "${B1[*]}" | median); b2=$(echo "${B2[*]}" | median)
+  s1=$(echo "${S1[*]}" | median); s2=$(echo "${S2[*]}" | median)
   awk -v m="$m" -v a1="$a1" -v a2="$a2" -v b1="$b1" -v b2="$b2" -v s1="$s1" -v s2="$s2" 'BEGIN {
     printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 1, a1, b1, b1 / a1, s1, s1 / a1
     printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 2, a2, b2, b2 / a2, s2, s2 / a2 }'
 done
-echo "(ms, medians of $runs runs each; default passes; bench with -p 2; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(ms, medians of $rounds rounds of $runs runs each, in turns; default passes; bench with -p 2; load average $(cut -d' ' -f1-3 /proc/loadavg))"

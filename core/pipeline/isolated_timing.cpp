@@ -262,7 +262,10 @@ int serveTimings(const std::string& requestFile)
         if (line.rfind("run ", 0) != 0)
             break;
         const int k = std::max(1, std::atoi(line.c_str() + 4));
-        executor->run();
+        double warmed = 0;
+        do
+            warmed += executor->run();
+        while (warmed < kTurnWarmUpSeconds);
         std::string times = "times";
         for (int i = 0; i < k; ++i) {
             std::ostringstream t;

@@ -6,9 +6,9 @@
 //
 // Protocol, one line each way: the worker loads the model, compiles it, sets
 // seeded inputs, makes its executor and says "ready"; "warm K" makes K untimed
-// runs, answered "warm"; "run K" makes one untimed run (the first run after
-// another configuration finds cold caches) and K timed ones, answered
-// "times t1 ... tK" in seconds; "quit" or the end of its input ends it.
+// runs, answered "warm"; "run K" makes untimed runs for kTurnWarmUpSeconds (at
+// least one) and then K timed ones, answered "times t1 ... tK" in seconds;
+// "quit" or the end of its input ends it.
 #pragma once
 
 #include "core/pipeline/pipeline.h"
@@ -21,6 +21,12 @@ namespace ramiel::pipeline {
 
 // Untimed runs each worker makes after all have loaded, one worker at a time.
 constexpr int kWarmUpRuns = 3;
+
+// Untimed running at the start of each turn. After other configurations' turns a
+// worker's first runs are slow and speed up over tens of milliseconds (mobilenet_v2
+// on one thread, turns of six timed runs after one untimed: 6.6, 6.2, 6.0, 5.8, 5.8,
+// 5.8 ms); after 50 ms or more of untimed runs the six are level (docs/performance.md).
+constexpr double kTurnWarmUpSeconds = 0.1;
 
 // What every worker loads and runs on.
 struct TimingRequest {

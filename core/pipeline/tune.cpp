@@ -416,16 +416,18 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     for (;; --limit) {
         checkCancel(cancelled);
         pick = pickToMeasure(r.candidates, o.passes.front(), r.cores, limit);
-        double turn = 0;
-        for (size_t i : pick)
+        double turn = 0, untimed = 0;  // a run of each; each one's untimed start of a turn
+        for (size_t i : pick) {
             turn += r.candidates[i].simulated;
+            untimed += std::max(r.candidates[i].simulated, kTurnWarmUpSeconds);
+        }
         // Loading: each process loads libtorch (as this one did) and prepares and
         // compiles the model (as the profiling did), side by side on the cores;
         // then the warm-up runs, one process at a time; then turns of kBlock
-        // timed runs and one untimed.
+        // timed runs, each after kTurnWarmUpSeconds of untimed ones.
         const double perProcess = runtimeLoadSeconds() + variants.front().loadSeconds;
         const double loading = double(pick.size()) * perProcess / std::max(1, r.cores) + kWarmUpRuns * turn;
-        runs = int((0.85 * left - loading) / (turn * (kBlock + 1) / kBlock));  // a turn may finish past the deadline
+        runs = int((0.85 * left - loading) / ((turn * kBlock + untimed) / kBlock));  // a turn may finish past the deadline
         if (runs >= 9 || limit <= 3)
             break;
     }
