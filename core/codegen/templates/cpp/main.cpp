@@ -49,14 +49,18 @@ double median(std::vector<double> v)
 }
 
 // Serial and parallel take turns of 3 timed runs, so that a change in the machine's load
-// hits both; each turn starts with an untimed run, because the first run after the other
-// finds cold caches and sleeping threads.
+// hits both; each turn starts with 0.1 s of untimed runs (at least one), because the first
+// runs after the other find cold caches and sleeping threads and speed up over tens of
+// milliseconds.
 template <typename S, typename P>
 std::pair<double, double> medianSeconds(S&& serialRun, P&& parallelRun, int runs)
 {
     std::vector<double> s, p;
     auto turn = [&](auto& run, std::vector<double>& out, int count) {
-        run();
+        const auto warmUntil = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+        do
+            run();
+        while (std::chrono::steady_clock::now() < warmUntil);
         for (int i = 0; i < count; ++i) {
             const auto start = std::chrono::steady_clock::now();
             run();

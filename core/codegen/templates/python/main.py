@@ -55,12 +55,16 @@ def as_list(outputs):
 
 def median_seconds(serial_run, parallel_run, runs):
     """Serial and parallel take turns of 3 timed runs, so that a change in the machine's load
-    hits both; each turn starts with an untimed run, because the first run after the other
-    finds cold caches and sleeping threads."""
+    hits both; each turn starts with 0.1 s of untimed runs (at least one), because the first
+    runs after the other find cold caches and sleeping threads and speed up over tens of
+    milliseconds."""
     times = ([], [])
     for done in range(0, runs, 3):
         for fn, out in ((serial_run, times[0]), (parallel_run, times[1])):
+            warm_until = time.perf_counter() + 0.1
             fn()
+            while time.perf_counter() < warm_until:
+                fn()
             for _ in range(min(3, runs - done)):
                 start = time.perf_counter()
                 fn()
