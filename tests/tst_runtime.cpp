@@ -742,6 +742,14 @@ private Q_SLOTS:
             b.node("Sub", {"nchw_" + s, s}, {"zero_" + s});
             b.node(kGelu, {s}, {"gelu_" + s}).set_domain(kRamielDomain);  // ATen's, on the NHWC view
         }
+        // Squeeze-excite's scale, one value per channel: ATen on the plain input; Ramiel's
+        // pass over pixels on the channels-last ones, in place on xd (handed over: its only reader).
+        b.node("Sigmoid", {"gap_x"}, {"gate"});
+        b.node("Mul", {"x", "gate"}, {"se_x"});
+        b.node("Mul", {"gate", "xc"}, {"se_xc"});
+        b.node("Mul", {"x", "gate"}, {"se2_x"});
+        b.node("Conv", {"x", "w"}, {"xd"});
+        b.node("Mul", {"xd", "gate"}, {"se_xd"});
         b.node("Sigmoid", {"x"}, {"sigmoid_x"});
         b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
         b.node(kSilu, {"x"}, {"silu2_x"}).set_domain(kRamielDomain);
@@ -751,7 +759,7 @@ private Q_SLOTS:
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
                               "avgi_x", "avgi_xc", "silu_x", "silu_xc", "mean_x", "mean_xc", "meank_x", "meank_xc",
                               "nhwc_x", "nhwc_xc", "nchw_x", "nchw_xc", "zero_x", "zero_xc", "gelu_x", "gelu_xc",
-                              "swish_x", "silu2_x"})
+                              "se_x", "se_xc", "se2_x", "se_xd", "swish_x", "silu2_x"})
             b.output(o);
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
         const auto compiled = runtime().compile(m);
@@ -759,7 +767,7 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out.size(), size_t(28));
+            QCOMPARE(out.size(), size_t(32));
             for (size_t i = 0; i < out.size(); i += 2) {
                 QCOMPARE(out[i + 1].dims, out[i].dims);
                 QVERIFY2(relativeDifference(out[i + 1], out[i]) < 1e-6, qPrintable(QString("output %1, %2 threads").arg(i).arg(threads)));

@@ -1,6 +1,5 @@
 // Hand-written kernels for float activations laid out channels-last (what the
-// convolutions produce): max pooling, global average pooling, Concat along
-// channels. Callers check the Applies functions first and otherwise take ATen.
+// convolutions produce): pooling, per-channel scaling, Concat along channels. Callers check the Applies functions first and otherwise take ATen.
 #pragma once
 
 #include "core/ir/window.h"
@@ -34,6 +33,13 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
 // y = x * scale + shift per channel (inference BatchNormalization); x must
 // satisfy isChannelsLastFloat, scale and shift are contiguous float [C].
 at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift);
+
+// x * s with s of one value per image and channel ([N or 1, C, 1, 1]; a
+// squeeze-excite block's scale): x must satisfy isChannelsLastFloat and s be
+// float. Each thread scales a fixed contiguous share of the pixels. Written
+// into x itself where `inPlace` (the caller holds the only reference).
+bool channelScaleChannelsLastApplies(const at::Tensor& x, const at::Tensor& s);
+at::Tensor channelScaleChannelsLast(const at::Tensor& x, const at::Tensor& s, bool inPlace);
 
 // Concat along dimension 1 of 4-D float tensors of equal N, H, W, all channels-last.
 bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts);

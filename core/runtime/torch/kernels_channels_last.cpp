@@ -147,6 +147,12 @@ RAMIEL_CLONES void scaleShift(float* __restrict o, const float* __restrict i, co
         o[c] = i[c] * scale[c] + shift[c];
 }
 
+RAMIEL_CLONES void scaleBy(float* o, const float* i, const float* __restrict scale, int64_t n)
+{
+    for (int64_t c = 0; c < n; ++c)
+        o[c] = i[c] * scale[c];
+}
+
 RAMIEL_CLONES void addInto(float* __restrict o, const float* __restrict i, int64_t n)
 {
     for (int64_t c = 0; c < n; ++c)
@@ -359,6 +365,28 @@ at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, 
     at::parallel_for(0, pixels, grainFor(c), [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p)
             scaleShift(dst + p * c, src + p * c, a, b, c);
+    });
+    return y;
+}
+
+bool channelScaleChannelsLastApplies(const at::Tensor& x, const at::Tensor& s)
+{
+    return isChannelsLastFloat(x) && s.scalar_type() == at::kFloat && s.dim() == 4 &&
+           (s.size(0) == x.size(0) || s.size(0) == 1) && s.size(1) == x.size(1) && s.size(2) == 1 && s.size(3) == 1;
+}
+
+at::Tensor channelScaleChannelsLast(const at::Tensor& x, const at::Tensor& s, bool inPlace)
+{
+    const int64_t c = x.size(1), perImage = x.size(2) * x.size(3), pixels = x.size(0) * perImage;
+    at::Tensor y = inPlace ? x : at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    const at::Tensor scale = s.contiguous();
+    const int64_t scaleStride = s.size(0) == 1 ? 0 : c;
+    const float* src = x.data_ptr<float>();
+    const float* a = scale.data_ptr<float>();
+    float* dst = y.data_ptr<float>();
+    at::parallel_for(0, pixels, grainFor(c), [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p)
+            scaleBy(dst + p * c, src + p * c, a + p / perImage * scaleStride, c);
     });
     return y;
 }

@@ -2,6 +2,7 @@
 // logic, activations, Cast, Clip, Where.
 #include "core/ir/fused_ops.h"
 #include "core/runtime/torch/aten_tensor.h"
+#include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/kernel.h"
 #include "core/runtime/torch/vector_math.h"
 
@@ -59,7 +60,21 @@ void registerArithmeticKernels(KernelRegistry& r)
 {
     r["Add"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
     r["Sub"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); });
-    r["Mul"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::mul(a, b); });
+    r["Mul"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            // A channels-last activation times one value per channel (squeeze-excite's
+            // scale), in place where the activation is handed over (its last reader).
+            for (int k : {0, 1}) {
+                const at::Tensor& x = in[size_t(k)];
+                if (channelScaleChannelsLastApplies(x, in[size_t(1 - k)])) {
+                    const bool own = x.use_count() == 1 && x.storage().use_count() == 1;
+                    out[0] = channelScaleChannelsLast(x, in[size_t(1 - k)], own);
+                    return;
+                }
+            }
+            out[0] = at::mul(in[0], in[1]);
+        };
+    };
     r["Div"] = binary([](const at::Tensor& a, const at::Tensor& b) {
         // Integer division truncates toward zero, as in C.
         return isIntegral(a) && isIntegral(b) ? at::div(a, b, "trunc") : at::div(a, b);
