@@ -1,5 +1,6 @@
 // Hand-written kernels for float activations laid out channels-last (what the
-// convolutions produce): pooling, per-channel scaling, Concat along channels. Callers check the Applies functions first and otherwise take ATen.
+// convolutions produce): pooling, per-channel scaling, Concat along channels.
+// Callers check the Applies functions first and otherwise take ATen.
 #pragma once
 
 #include "core/ir/window.h"
