@@ -186,8 +186,8 @@ void timeInOwnProcesses(Configurations& c, const ModelOptions& model, int batch,
 }
 
 // Configurations take turns in blocks, so machine noise hits them alike; each
-// block starts with untimed runs (pipeline::kTurnWarmUpSeconds, as the timing
-// workers do), because the first runs after another configuration find cold
+// block starts with untimed runs (pipeline::warmUpTurn, as in the timing
+// workers), because the first runs after another configuration find cold
 // caches and sleeping threads (squeezenet1_0 on one 2-thread worker: 40 ms right
 // after a 1-thread serial run, 25 ms after that). In one process (--same-process)
 // they also disturb each other.
@@ -200,10 +200,7 @@ void timeInTurns(Configurations& c, int runs)
     for (int done = 0; done < runs;) {
         const int block = std::min(kBlock, runs - done);
         for (size_t k = 0; k < c.executors.size(); ++k) {
-            double warmed = 0;
-            do
-                warmed += c.executors[k]->run();
-            while (warmed < pipeline::kTurnWarmUpSeconds);
+            pipeline::warmUpTurn(*c.executors[k]);
             for (int b = 0; b < block; ++b) {
                 c.series[k].seconds.push_back(c.executors[k]->run());
                 progress(int(k) * block + done * int(c.executors.size()) + b + 1, total);

@@ -163,6 +163,14 @@ struct ScratchFolder {
 
 }  // namespace
 
+void warmUpTurn(Executor& executor)
+{
+    double warmed = 0;
+    do
+        warmed += executor.run();
+    while (warmed < kTurnWarmUpSeconds);
+}
+
 std::vector<std::vector<double>> timeInOwnProcesses(const TimingRequest& request,
                                                     const std::vector<TimedConfiguration>& configurations,
                                                     const std::vector<std::string>& workerCommand, int runs,
@@ -262,10 +270,7 @@ int serveTimings(const std::string& requestFile)
         if (line.rfind("run ", 0) != 0)
             break;
         const int k = std::max(1, std::atoi(line.c_str() + 4));
-        double warmed = 0;
-        do
-            warmed += executor->run();
-        while (warmed < kTurnWarmUpSeconds);
+        warmUpTurn(*executor);
         std::string times = "times";
         for (int i = 0; i < k; ++i) {
             std::ostringstream t;

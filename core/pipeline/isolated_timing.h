@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace ramiel {
+class Executor;
+}
+
 namespace ramiel::pipeline {
 
 // Untimed runs each worker makes after all have loaded, one worker at a time.
@@ -27,6 +31,9 @@ constexpr int kWarmUpRuns = 3;
 // on one thread, turns of six timed runs after one untimed: 6.6, 6.2, 6.0, 5.8, 5.8,
 // 5.8 ms); after 50 ms or more of untimed runs the six are level (docs/performance.md).
 constexpr double kTurnWarmUpSeconds = 0.1;
+
+// A turn's untimed start: runs `executor` for kTurnWarmUpSeconds, at least once.
+void warmUpTurn(Executor& executor);
 
 // What every worker loads and runs on.
 struct TimingRequest {
