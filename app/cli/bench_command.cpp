@@ -239,7 +239,7 @@ nlohmann::json hybridJson(const HybridReport& h)
 std::string howTimed(bool sameProcess, int runsEach)
 {
     return std::to_string(runsEach) + " runs each, in turns of " + std::to_string(std::min(kBlock, runsEach)) +
-           " after a warm-up run, " +
+           " after " + formatFixed(pipeline::kTurnWarmUpSeconds, 1) + " s of untimed runs, " +
            (sameProcess ? "all in this process (they disturb each other)" : "each configuration in its own process");
 }
 
