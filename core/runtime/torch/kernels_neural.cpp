@@ -540,30 +540,38 @@ private:
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
         if (!p->blocked && wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads)) {
-            // One-thread primitives, one per thread's band of output rows, each on the input
-            // rows its band reads (pads only where the band meets the image's edge).
-            IntraOpThreadsScope oneThread(1);
-            const int64_t rows = out[2], k = (kh - 1) * win.dilations[0] + 1;
-            for (int t = 0; t < threads; ++t) {
-                const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-                const int64_t first = r0 * win.strides[0] - win.padBegin[0], last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
-                const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
-                auto b = std::make_unique<Band>();
-                b->srcOffset = i0 * sizes[3] * sizes[1];
-                b->dstOffset = r0 * out[3] * o;
-                const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
-                const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
-                b->pd = dnnl::convolution_forward::primitive_desc(
-                    directDesc(bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}), attr,
-                    dnnlEngine());
-                b->primitive = dnnl::convolution_forward(b->pd);
-                if (t > 0 && b->pd.weights_desc() == p->bands[0]->pd.weights_desc())
-                    std::tie(b->weightBuffer, b->weights) = std::tie(p->bands[0]->weightBuffer, p->bands[0]->weights);
-                else
-                    std::tie(b->weightBuffer, b->weights) = reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
-                p->bands.push_back(std::move(b));
+            try {
+                // One-thread primitives, one per thread's band of output rows, each on the input
+                // rows its band reads (pads only where the band meets the image's edge).
+                IntraOpThreadsScope oneThread(1);
+                const int64_t rows = out[2], k = (kh - 1) * win.dilations[0] + 1;
+                for (int t = 0; t < threads; ++t) {
+                    const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+                    const int64_t first = r0 * win.strides[0] - win.padBegin[0];
+                    const int64_t last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
+                    const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
+                    auto b = std::make_unique<Band>();
+                    b->srcOffset = i0 * sizes[3] * sizes[1];
+                    b->dstOffset = r0 * out[3] * o;
+                    const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
+                    const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
+                    b->pd = dnnl::convolution_forward::primitive_desc(
+                        directDesc(bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}), attr,
+                        dnnlEngine());
+                    b->primitive = dnnl::convolution_forward(b->pd);
+                    const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
+                    if (top && b->pd.weights_desc() == top->pd.weights_desc())
+                        std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
+                    else
+                        std::tie(b->weightBuffer, b->weights) =
+                            reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
+                    p->bands.push_back(std::move(b));
+                }
+            } catch (const dnnl::error&) {  // a band's shape oneDNN will not take: the one primitive
+                p->bands.clear();
             }
-        } else {
+        }
+        if (p->bands.empty()) {
             if (!p->blocked)
                 p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
             p->primitive = dnnl::convolution_forward(p->pd);
