@@ -478,16 +478,17 @@ private:
             dilations.push_back(d - 1);  // oneDNN counts the gaps
         const dims padL(win.padBegin.begin(), win.padBegin.end()), padR(win.padEnd.begin(), win.padEnd.end());
         const auto kind = dnnl::prop_kind::forward_inference;
-        const auto alg = dnnl::algorithm::convolution_direct;
-        auto directDesc = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to, const dims& begin,
-                              const dims& end) {
+        // This convolution's descriptor for an algorithm, source, destination and pads.
+        auto convDesc = [&](dnnl::algorithm alg, const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                            const dims& begin, const dims& end) {
             return bias_.defined() ? dnnl::convolution_forward::desc(kind, alg, from, anyWeights,
                                                                      dnnl::memory::desc({o}, f32, tag::a), to,
                                                                      strides, dilations, begin, end)
                                    : dnnl::convolution_forward::desc(kind, alg, from, anyWeights, to, strides,
                                                                      dilations, begin, end);
         };
-        const dnnl::convolution_forward::desc desc = directDesc(src, dst, padL, padR);
+        const auto direct = dnnl::algorithm::convolution_direct;
+        const dnnl::convolution_forward::desc desc = convDesc(direct, src, dst, padL, padR);
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         dnnl::post_ops ops;
@@ -516,15 +517,9 @@ private:
         // Inception's 71x71 and 147x147.
         if (wantsWinograd(i, o, kh, kw, out[2] * out[3], groups_, win.strides, win.dilations)) {
             const dnnl::memory::desc anySrc(src.dims(), f32, tag::any), anyDst(dst.dims(), f32, tag::any);
-            const auto wino = dnnl::algorithm::convolution_winograd;
             try {
-                const dnnl::convolution_forward::desc blockedDesc =
-                    bias_.defined() ? dnnl::convolution_forward::desc(kind, wino, anySrc, anyWeights,
-                                                                      dnnl::memory::desc({o}, f32, tag::a), anyDst,
-                                                                      strides, dilations, padL, padR)
-                                    : dnnl::convolution_forward::desc(kind, wino, anySrc, anyWeights, anyDst, strides,
-                                                                      dilations, padL, padR);
-                p->pd = dnnl::convolution_forward::primitive_desc(blockedDesc, attr, dnnlEngine());
+                p->pd = dnnl::convolution_forward::primitive_desc(
+                    convDesc(dnnl::algorithm::convolution_winograd, anySrc, anyDst, padL, padR), attr, dnnlEngine());
                 const dnnl::engine& eng = dnnlEngine();
                 auto is16c = [&](const dnnl::memory::desc& d, const std::vector<int64_t>& s) {
                     return s[1] % 16 == 0 && d == dnnl::memory::desc(dims(s.begin(), s.end()), f32, tag::nChw16c);
@@ -556,8 +551,8 @@ private:
                     const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
                     const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
                     b->pd = dnnl::convolution_forward::primitive_desc(
-                        directDesc(bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}), attr,
-                        dnnlEngine());
+                        convDesc(direct, bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}),
+                        attr, dnnlEngine());
                     b->primitive = dnnl::convolution_forward(b->pd);
                     const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
                     if (top && b->pd.weights_desc() == top->pd.weights_desc())
