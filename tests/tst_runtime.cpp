@@ -347,7 +347,9 @@ private Q_SLOTS:
         QTest::addColumn<bool>("relu");
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
         // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
-        // in row bands on two threads (wantsRowBands), uneven ones on 17 rows.
+        // in row bands on two threads (wantsRowBands), uneven ones on 17 rows. An image of 3 or
+        // 4 channels (the graph's input) runs in row bands on two and three threads, each
+        // thread interleaving its band's rows itself.
         QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false;
         QTest::newRow("Winograd, Relu") << 64 << 64 << 1 << 1 << 16 << false << true;
         QTest::newRow("Winograd, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true;
@@ -357,6 +359,8 @@ private Q_SLOTS:
         QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true;
         QTest::newRow("row bands, stride 2, even") << 32 << 64 << 2 << 2 << 16 << false << false;
         QTest::newRow("row bands, summand and Relu") << 32 << 32 << 2 << 1 << 16 << true << true;
+        QTest::newRow("image, stride 2, Relu") << 3 << 32 << 1 << 2 << 33 << false << true;
+        QTest::newRow("image of 4 channels") << 4 << 16 << 1 << 1 << 26 << false << false;
     }
 
     // A 3x3 convolution (pads 1, bias; with a summand or a Relu, ai.ramiel.FusedConv)

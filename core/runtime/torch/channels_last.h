@@ -14,11 +14,20 @@ namespace ramiel {
 // 4-D float, channels-last, and not also plain contiguous.
 bool isChannelsLastFloat(const at::Tensor& x);
 
+// A contiguous float [N, C, H, W] of 2 to 4 channels, not also channels-last:
+// a model's image before its first convolution.
+bool isPlanarImage(const at::Tensor& x);
+
 // x laid out channels-last. A contiguous float image of at most 4 channels (a
 // model's input, before its first convolution) is interleaved by Ramiel's own
 // loop, split into chunks that threads take as they come (parallel_chunks.h):
 // ATen's copy took 100-160 us on one thread for a 3 x 224 x 224 image.
 at::Tensor asChannelsLast(const at::Tensor& x);
+
+// Rows [row0, row0 + rows) of one planar float image (`c` planes of h x w)
+// into `out`, channels-last: rows * w pixels of c interleaved channels.
+void interleaveImageRows(const float* image, int64_t c, int64_t h, int64_t w, int64_t row0, int64_t rows,
+                         float* out);
 
 // 2-D max pooling with symmetric pads of at most half the kernel (ATen's limits).
 bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w);

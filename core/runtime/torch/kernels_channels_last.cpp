@@ -213,10 +213,15 @@ bool isChannelsLastFloat(const at::Tensor& x)
            x.is_contiguous(at::MemoryFormat::ChannelsLast) && !x.is_contiguous();
 }
 
+bool isPlanarImage(const at::Tensor& x)
+{
+    return x.dim() == 4 && x.scalar_type() == at::kFloat && x.size(1) <= 4 && x.is_contiguous() &&
+           !x.is_contiguous(at::MemoryFormat::ChannelsLast);
+}
+
 at::Tensor asChannelsLast(const at::Tensor& x)
 {
-    if (x.dim() != 4 || x.scalar_type() != at::kFloat || !x.is_contiguous() || x.size(1) > 4 ||
-        x.is_contiguous(at::MemoryFormat::ChannelsLast))
+    if (!isPlanarImage(x))
         return x.contiguous(at::MemoryFormat::ChannelsLast);
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
     at::Tensor y = at::empty_like(x, at::MemoryFormat::ChannelsLast);
@@ -229,6 +234,13 @@ at::Tensor asChannelsLast(const at::Tensor& x)
         }
     });
     return y;
+}
+
+void interleaveImageRows(const float* image, int64_t c, int64_t h, int64_t w, int64_t row0, int64_t rows,
+                         float* out)
+{
+    for (int64_t row = 0; row < rows; ++row)
+        interleaveRow(out + row * w * c, image + (row0 + row) * w, h * w, w, c);
 }
 
 bool maxPoolChannelsLastApplies(const at::Tensor& x, const Window& w)

@@ -288,6 +288,24 @@ bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPer
            outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
 }
 
+// Whether a convolution of a graph's image runs in row bands, each thread copying
+// its band's input rows channels-last itself (OneDnnConvolution::image): two or
+// more threads, one image, at least 4 output rows a thread, and a band's copy and
+// output within 1.5 MiB, so both stay in the core's cache. Fitted on the first
+// convolutions of 7 models on two threads (docs/runtime.md): 3x3 ones on 224x224
+// images (a band's 0.7-1.1 MiB) 8-12 % faster or (efficientnet_b0) unchanged;
+// ResNet's and GoogLeNet's 7x7 (1.9 MiB) unchanged, Inception's 3x3 on 299x299
+// (1.95 MiB) 15 % slower.
+bool wantsImageBands(const std::vector<int64_t>& in, const std::vector<int64_t>& out, int64_t kh, int64_t stride,
+                     int64_t dilation, int threads)
+{
+    if (threads < 2 || in[0] != 1 || out[2] < 4 * threads)
+        return false;
+    const int64_t rows = (out[2] + threads - 1) / threads, inRows = (rows - 1) * stride + (kh - 1) * dilation + 1;
+    const int64_t bytes = (inRows * in[3] * in[1] + rows * out[3] * out[1]) * int64_t(sizeof(float));
+    return bytes <= (3 << 20) / 2;
+}
+
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
@@ -329,6 +347,26 @@ public:
         at::Tensor y = p->blocked                      ? runBlocked(*p, x, z)
                        : isBlocked(x) || isBlocked(z) ? runDirect(*p, plain(x), plain(z))
                                                       : runDirect(*p, x, z);
+        if (!act_.isPostOp())
+            act_.applyTo(y);
+        return y;
+    }
+
+    // x: a graph's image, planar float [N, C <= 4, H, W] (isPlanarImage). Where the
+    // output is made in row bands (one image, two or more threads), each thread copies
+    // the input rows its band reads into a channels-last buffer of its own and
+    // convolves them there, so the copy is read in the cache of the core that wrote it;
+    // otherwise the whole image is made channels-last first.
+    at::Tensor image(const at::Tensor& x, const Window& win)
+    {
+        const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win, true);
+        at::Tensor y;
+        if (p->bands.empty()) {
+            y = runDirect(*p, asChannelsLast(x), at::Tensor());
+        } else {
+            y = at::empty(p->outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+            runImageBands(*p, x, y);
+        }
         if (!act_.isPostOp())
             act_.applyTo(y);
         return y;
@@ -378,6 +416,23 @@ private:
         });
     }
 
+    void runImageBands(const Primitive& p, const at::Tensor& x, at::Tensor& y) const
+    {
+        const float* in = x.data_ptr<float>();
+        float* out = y.data_ptr<float>();
+        const int64_t c = x.size(1), h = x.size(2), w = x.size(3);
+        at::parallel_for(0, int64_t(p.bands.size()), 1, [&](int64_t begin, int64_t end) {
+            thread_local std::vector<float> rows;  // a band's input rows; kept for the next run
+            for (int64_t i = begin; i < end; ++i) {
+                const Band& b = *p.bands[size_t(i)];
+                rows.resize(size_t(b.srcRows * w * c));
+                interleaveImageRows(in, c, h, w, b.srcRow, b.srcRows, rows.data());
+                b.arguments.execute(b.primitive, b.pd, rows.data(), out + b.dstOffset, b.weights,
+                                    bias_.defined() ? &p.bias : nullptr);
+            }
+        });
+    }
+
     // A Winograd convolution runs on oneDNN's blocked layout, not on channels-last:
     // the input (and a summand) reordered in, the output out, except where they
     // are held blocked already (winograd.h: nChw16c, what oneDNN picks with AVX-512).
@@ -390,6 +445,7 @@ private:
     // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands).
     struct Band {
         int64_t srcOffset = 0, dstOffset = 0;  // floats from the start of the input and the output
+        int64_t srcRow = 0, srcRows = 0;       // the input rows it reads
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
@@ -398,8 +454,9 @@ private:
     };
 
     struct Primitive {
-        std::vector<int64_t> sizes, window;  // the key: input sizes, strides/pads/dilations
-        int threads;
+        std::vector<int64_t> sizes, window;  // the key: input sizes, strides/pads/dilations,
+        int threads;                         // threads, and whether the input is an image
+        bool image;
         dnnl::convolution_forward::primitive_desc pd;  // none where the convolution runs in bands
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
@@ -448,14 +505,15 @@ private:
         stream.wait();
     }
 
-    std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win)
+    std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win,
+                                                  bool image = false)
     {
         std::vector<int64_t> window = win.strides;
         for (const auto* v : {&win.padBegin, &win.padEnd, &win.dilations})
             window.insert(window.end(), v->begin(), v->end());
         std::lock_guard<std::mutex> lock(mutex_);
         for (const auto& p : primitives_)
-            if (p->sizes == sizes && p->threads == threads && p->window == window)
+            if (p->sizes == sizes && p->threads == threads && p->window == window && p->image == image)
                 return p;
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -509,6 +567,7 @@ private:
         p->sizes = sizes;
         p->window = window;
         p->threads = threads;
+        p->image = image;
         p->outSizes = out;
         // Winograd where wantsWinograd's rule (winograd.h) says and oneDNN has one for the
         // shape. Measured per convolution, reorders included (docs/runtime.md): 0.6-0.9x of
@@ -534,7 +593,9 @@ private:
         }
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
-        if (!p->blocked && wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads)) {
+        const bool imageBands = image && wantsImageBands(sizes, out, kh, win.strides[0], win.dilations[0], threads);
+        if (!p->blocked &&
+            (imageBands || wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads))) {
             try {
                 // One-thread primitives, one per thread's band of output rows, each on the input
                 // rows its band reads (pads only where the band meets the image's edge).
@@ -547,6 +608,8 @@ private:
                     const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
                     auto b = std::make_unique<Band>();
                     b->srcOffset = i0 * sizes[3] * sizes[1];
+                    b->srcRow = i0;
+                    b->srcRows = i1 - i0;
                     b->dstOffset = r0 * out[3] * o;
                     const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
                     const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
@@ -631,6 +694,12 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         const std::vector<int64_t> inSizes = channelsLast ? logicalSizes(in[0]) : in[0].sizes().vec();
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr,
                               std::vector<int64_t>(inSizes.begin() + 2, inSizes.end()));
+#if RAMIEL_HAVE_DNNL
+        if (direct && !sum && channelsLast && isPlanarImage(in[0])) {
+            out[0] = direct->image(in[0], win);
+            return;
+        }
+#endif
         at::Tensor x = blockedIn ? in[0] : channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
         static const at::Tensor none;
         const at::Tensor& z = sum && in.size() > 3 ? in[3] : none;  // a reference: its use count tells
