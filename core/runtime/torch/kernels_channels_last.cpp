@@ -7,6 +7,7 @@
 // non-inner dimensions): docs/runtime.md has the measurements. Work is split
 // over output pixels only, so results do not depend on the thread count.
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
 
@@ -224,7 +225,7 @@ at::Tensor asChannelsLast(const at::Tensor& x)
     if (!isPlanarImage(x))
         return x.contiguous(at::MemoryFormat::ChannelsLast);
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
-    at::Tensor y = at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    at::Tensor y = emptyFloat(x.sizes(), at::MemoryFormat::ChannelsLast);
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     parallelChunks(n * h, grainFor(w * c) / 4, [&](int64_t begin, int64_t end) {
@@ -280,7 +281,7 @@ template <typename Row>
 at::Tensor pooledRows(const at::Tensor& x, const Window& w, int64_t oh, int64_t ow, int64_t scratch, Row&& row)
 {
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
-    at::Tensor y = at::empty({n, c, oh, ow}, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+    at::Tensor y = emptyFloat({n, c, oh, ow}, at::MemoryFormat::ChannelsLast);
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     at::parallel_for(0, n * oh, grainFor(ow * c * w.kernel[0] * w.kernel[1]), [&](int64_t begin, int64_t end) {
@@ -326,7 +327,7 @@ at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countI
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
 {
     const int64_t n = x.size(0), c = x.size(1), pixels = x.size(2) * x.size(3);
-    at::Tensor y = at::empty({n, c, 1, 1}, x.options());
+    at::Tensor y = emptyFloat({n, c, 1, 1}, at::MemoryFormat::Contiguous);
     if (pixels == 0 || c == 0)
         return y.fill_(pixels == 0 ? NAN : 0.0f);  // the mean of nothing, as ATen's
     const float* src = x.data_ptr<float>();
@@ -369,7 +370,7 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
 at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift)
 {
     const int64_t c = x.size(1), pixels = x.size(0) * x.size(2) * x.size(3);
-    at::Tensor y = at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    at::Tensor y = emptyFloat(x.sizes(), at::MemoryFormat::ChannelsLast);
     const float* src = x.data_ptr<float>();
     const float* a = scale.data_ptr<float>();
     const float* b = shift.data_ptr<float>();
@@ -390,7 +391,7 @@ bool channelScaleChannelsLastApplies(const at::Tensor& x, const at::Tensor& s)
 at::Tensor channelScaleChannelsLast(const at::Tensor& x, const at::Tensor& s, bool inPlace)
 {
     const int64_t c = x.size(1), perImage = x.size(2) * x.size(3), pixels = x.size(0) * perImage;
-    at::Tensor y = inPlace ? x : at::empty_like(x, at::MemoryFormat::ChannelsLast);
+    at::Tensor y = inPlace ? x : emptyFloat(x.sizes(), at::MemoryFormat::ChannelsLast);
     const at::Tensor scale = s.contiguous();
     const int64_t scaleStride = s.size(0) == 1 ? 0 : c;
     const float* src = x.data_ptr<float>();
@@ -429,7 +430,7 @@ at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
     int64_t total = 0;
     for (const at::Tensor& t : parts)
         total += t.size(1);
-    at::Tensor y = at::empty({n, total, h, w}, parts[0].options().memory_format(at::MemoryFormat::ChannelsLast));
+    at::Tensor y = emptyFloat({n, total, h, w}, at::MemoryFormat::ChannelsLast);
     float* dst = y.data_ptr<float>();
     std::vector<const float*> srcs;
     for (const at::Tensor& t : parts)
@@ -485,7 +486,7 @@ std::vector<at::Tensor> channelShuffleChannelsLast(const std::vector<at::Tensor>
     std::vector<Cut> cuts;
     int64_t first = 0;
     for (int64_t count : split) {
-        Cut cut{at::empty({n, count, h, w}, parts[0].options().memory_format(at::MemoryFormat::ChannelsLast)),
+        Cut cut{emptyFloat({n, count, h, w}, at::MemoryFormat::ChannelsLast),
                 nullptr, count, false, nullptr, nullptr, 0, 0, {}, {}};
         cut.dst = cut.out.data_ptr<float>();
         auto source = [&](int64_t j) { return (j % group) * perGroup + j / group; };

@@ -2,6 +2,7 @@
 #include "core/runtime/torch/kernel.h"
 
 #include "core/runtime/torch/channels_last.h"
+#include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
@@ -12,7 +13,6 @@
 #include "core/ir/window.h"
 #include "core/util/error.h"
 
-#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -307,15 +307,6 @@ bool wantsImageBands(const std::vector<int64_t>& in, const std::vector<int64_t>&
     return bytes <= (3 << 20) / 2;
 }
 
-// A float tensor laid out channels-last for a convolution's output, made without
-// ATen's dispatcher: inside a model, after the convolution before has streamed its
-// data through the caches, at::empty took 4-8 us a convolution (medians, resnet18
-// and mnasnet1_0 on one thread), at::detail::empty_cpu 1.3-3 us less.
-at::Tensor emptyChannelsLast(const std::vector<int64_t>& sizes)
-{
-    return at::detail::empty_cpu(sizes, at::kFloat, false, at::MemoryFormat::ChannelsLast);
-}
-
 // A 2-D float convolution on a channels-last input as one oneDNN primitive,
 // made once per input shape and intra-op thread count of the calling thread
 // (oneDNN fixes its layout for the shape and its thread split for the threads
@@ -374,7 +365,7 @@ public:
         if (p->bands.empty()) {
             y = runDirect(*p, asChannelsLast(x), at::Tensor());
         } else {
-            y = emptyChannelsLast(p->outSizes);
+            y = emptyFloat(p->outSizes, at::MemoryFormat::ChannelsLast);
             runImageBands(*p, x, y);
         }
         if (!act_.isPostOp())
@@ -399,10 +390,10 @@ private:
             if (z.use_count() == 1 && z.storage().use_count() == 1 && z.is_contiguous(at::MemoryFormat::ChannelsLast))
                 y = z;
             else
-                y = emptyChannelsLast(p.outSizes)
+                y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast)
                         .copy_(z.contiguous(at::MemoryFormat::ChannelsLast));
         } else {
-            y = emptyChannelsLast(p.outSizes);
+            y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
         }
         if (p.bands.empty())
             p.arguments.execute(p.primitive, p.pd, x, y, p.weights, bias_.defined() ? &p.bias : nullptr);
@@ -493,7 +484,7 @@ private:
             // A blocked summand that no other tensor holds becomes the output, as in runDirect.
             dst = z.use_count() == 1 && z.storage().use_count() == 1 ? z : z.clone();
         } else {
-            dst = b.dstIs16c ? emptyBlocked(p.outSizes, x.options()) : bytes(p.pd.dst_desc());
+            dst = b.dstIs16c ? emptyBlocked(p.outSizes) : bytes(p.pd.dst_desc());
             if (sum_)
                 reorder(b.sumIn, b.plainDst, plain(z).contiguous(at::MemoryFormat::ChannelsLast).data_ptr(),
                         p.pd.dst_desc(), dst.data_ptr());
@@ -501,7 +492,7 @@ private:
         p.arguments.execute(p.primitive, p.pd, src, dst, p.weights, bias_.defined() ? &p.bias : nullptr);
         if (blockedOutput_ && b.dstIs16c)
             return dst;
-        at::Tensor y = emptyChannelsLast(p.outSizes);
+        at::Tensor y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
         reorder(b.out, p.pd.dst_desc(), dst.data_ptr(), b.plainDst, y.data_ptr());
         return y;
     }

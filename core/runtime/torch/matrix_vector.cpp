@@ -1,5 +1,6 @@
 #include "core/runtime/torch/matrix_vector.h"
 
+#include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
 
@@ -77,7 +78,7 @@ at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, cons
     const int64_t n = rows.size(0), k = rows.size(1);
     const at::Tensor v = x.contiguous();
     const at::Tensor add = c.defined() ? c.to(at::kFloat).reshape({-1}).contiguous() : at::Tensor();
-    at::Tensor y = at::empty({1, n}, rows.options());
+    at::Tensor y = emptyFloat({1, n}, at::MemoryFormat::Contiguous);
     const float* w = rows.data_ptr<float>();
     const float* xs = v.data_ptr<float>();
     const float* cs = add.defined() ? add.data_ptr<float>() : nullptr;

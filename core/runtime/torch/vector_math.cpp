@@ -3,6 +3,7 @@
 // loops here do nothing else that fast-math could change.
 #include "core/runtime/torch/vector_math.h"
 
+#include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
 
@@ -89,7 +90,7 @@ template <typename Run>
 at::Tensor elementwise(const at::Tensor& x, Run run)
 {
     const at::Tensor src = x.is_non_overlapping_and_dense() ? x : x.contiguous();
-    at::Tensor y = at::empty_like(src);
+    at::Tensor y = emptyFloatLike(src);
     const float* in = src.data_ptr<float>();
     float* out = y.data_ptr<float>();
     parallelChunks(src.numel(), int64_t(1) << 15, [&](int64_t begin, int64_t end) { run(out + begin, in + begin, end - begin); });
@@ -156,7 +157,7 @@ RAMIEL_CLONES void layerNormRows(float* __restrict y, const float* __restrict x,
 at::Tensor layerNormLastFloat(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, float eps)
 {
     const at::Tensor src = x.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : bias;
-    at::Tensor y = at::empty_like(src, at::MemoryFormat::Contiguous);
+    at::Tensor y = emptyFloat(src.sizes(), at::MemoryFormat::Contiguous);
     const int64_t n = w.numel(), rows = n > 0 ? src.numel() / n : 0;
     const float* in = src.data_ptr<float>();
     const float* ws = w.data_ptr<float>();
@@ -170,7 +171,7 @@ at::Tensor layerNormLastFloat(const at::Tensor& x, const at::Tensor& weight, con
 at::Tensor softmaxLastFloat(const at::Tensor& x)
 {
     const at::Tensor src = x.contiguous();
-    at::Tensor y = at::empty_like(src);
+    at::Tensor y = emptyFloat(src.sizes(), at::MemoryFormat::Contiguous);
     const int64_t n = src.size(-1), rows = n > 0 ? src.numel() / n : 0;
     const float* in = src.data_ptr<float>();
     float* out = y.data_ptr<float>();

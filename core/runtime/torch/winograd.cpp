@@ -1,5 +1,7 @@
 #include "core/runtime/torch/winograd.h"
 
+#include "core/runtime/torch/fresh_tensor.h"
+
 #include "core/ir/fused_ops.h"
 
 #include <algorithm>
@@ -89,9 +91,9 @@ bool isBlocked(const at::Tensor& t)
     return t.defined() && t.dim() == 5 && t.size(4) == kBlock && t.scalar_type() == at::kFloat;
 }
 
-at::Tensor emptyBlocked(const std::vector<int64_t>& logical, const at::TensorOptions& options)
+at::Tensor emptyBlocked(const std::vector<int64_t>& logical)
 {
-    return at::empty({logical[0], logical[1] / kBlock, logical[2], logical[3], kBlock}, options.dtype(at::kFloat));
+    return emptyFloat({logical[0], logical[1] / kBlock, logical[2], logical[3], kBlock}, at::MemoryFormat::Contiguous);
 }
 
 std::vector<int64_t> logicalSizes(const at::Tensor& t)

@@ -32,7 +32,7 @@ std::vector<bool> blockedValues(const Graph& g);
 // the logical [N, C, H, W]; isBlocked tells it from the logical tensor where a
 // 2-D convolution's input is known to be 4-D.
 bool isBlocked(const at::Tensor& t);
-at::Tensor emptyBlocked(const std::vector<int64_t>& logical, const at::TensorOptions& options);
+at::Tensor emptyBlocked(const std::vector<int64_t>& logical);
 // A blocked tensor's [N, C, H, W]; any other tensor's own sizes.
 std::vector<int64_t> logicalSizes(const at::Tensor& t);
 // The logical [N, C, H, W], channels-last (one copy).
