@@ -5,7 +5,11 @@
 # session per process) and of Ramiel (`ramiel profile --threads T --passes
 # default`, a process of its own, whole-run median). The configurations take
 # turns, ROUNDS times, each time in a fresh process; a figure is the median of
-# its rounds' medians. Prints the table and the ratio of the bests.
+# its rounds' medians. Prints the table: the latencies, each runtime's scaling
+# from 1 to P threads, the ratio of the bests and of the one-thread figures. A
+# round's four (2P) figures are minutes apart at most, so the ratios are also
+# taken round by round: the range beside a ratio is its lowest and highest round,
+# which tells a difference from the host's drift.
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
 #   env: P (default 2), RUNS per process (default 20), ROUNDS (default 3),
 #        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
@@ -41,29 +45,47 @@ ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes 
   "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" --shape "$(dims "$1" name)" -o "$scratch/p.json" > /dev/null
   /usr/bin/python3 -c "import json; print(json.load(open('$scratch/p.json'))['median_total'] * 1e3)"
 }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# One table row from the rounds' figures: NAME P then, per configuration in the
+# order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas.
+row() {
+  /usr/bin/python3 - "$@" <<'PY'
+import statistics, sys
+name, p = sys.argv[1], int(sys.argv[2])
+cols = [[float(v) for v in a.split(',')] for a in sys.argv[3:]]
+ort, ram = cols[:p], cols[p:]
+med = statistics.median
+rounds = range(len(cols[0]))
+def ranged(values):
+    return '%.2fx (%.2f-%.2f)' % (med(values), min(values), max(values))
+best = [min(c[r] for c in ram) / min(c[r] for c in ort) for r in rounds]
+scaling = [(ram[0][r] / ram[-1][r]) / (ort[0][r] / ort[-1][r]) for r in rounds]
+one = [ram[0][r] / ort[0][r] for r in rounds]
+cells = [name] + ['%.2f' % med(c) for c in cols]
+cells += ['%.2f' % (med(ort[0]) / med(ort[-1])), '%.2f' % (med(ram[0]) / med(ram[-1])), ranged(scaling)]
+cells += [ranged(best), ranged(one)]
+print(' | '.join(cells))
+PY
+}
 
 header="model"
 for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
 for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
-echo "$header | Ramiel best / ORT best | Ramiel 1t / ORT 1t"
-sep="---"; for _ in $(seq 1 $((2 * P + 2))); do sep+="|---"; done; echo "$sep"
+header+=" | ORT 1->${P}t | Ramiel 1->${P}t | Ramiel scaling / ORT's (rounds) | Ramiel best / ORT best (rounds)"
+echo "$header | Ramiel 1t / ORT 1t (rounds)"
+sep="---"; for _ in $(seq 1 $((2 * P + 5))); do sep+="|---"; done; echo "$sep"
 for f in "${models[@]}"; do
   d=$(dims "$f")
   declare -A seen=()
   for r in $(seq 1 "$rounds"); do
     for t in $(seq 1 "$P"); do
-      seen[ort$t]+="$(ort_ms "$f" "$d" "$t") "
-      seen[ram$t]+="$(ramiel_ms "$f" "$t") "
+      seen[ort$t]+="$(ort_ms "$f" "$d" "$t"),"
+      seen[ram$t]+="$(ramiel_ms "$f" "$t"),"
     done
   done
-  row="$(basename "$f" .onnx)"
-  ob=1e300; rb=1e300
-  for t in $(seq 1 "$P"); do v=$(echo "${seen[ort$t]}" | median); row+=" | $(printf %.2f "$v")"; ob=$(awk -v a="$ob" -v b="$v" 'BEGIN{print (b<a)?b:a}'); [ "$t" = 1 ] && o1=$v; done
-  for t in $(seq 1 "$P"); do v=$(echo "${seen[ram$t]}" | median); row+=" | $(printf %.2f "$v")"; rb=$(awk -v a="$rb" -v b="$v" 'BEGIN{print (b<a)?b:a}'); [ "$t" = 1 ] && r1=$v; done
-  row+=" | $(awk -v a="$rb" -v b="$ob" 'BEGIN{printf "%.2fx", a/b}') | $(awk -v a="$r1" -v b="$o1" 'BEGIN{printf "%.2fx", a/b}')"
-  echo "$row"
+  args=()
+  for k in ort ram; do for t in $(seq 1 "$P"); do args+=("${seen[$k$t]%,}"); done; done
+  row "$(basename "$f" .onnx)" "$P" "${args[@]}"
   unset seen
 done
 echo
-echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; Ramiel: default passes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
