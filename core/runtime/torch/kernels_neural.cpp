@@ -1246,12 +1246,12 @@ void registerMatMulKernels(KernelRegistry& r)
             const int64_t n = rowsB.defined() ? rowsB.size(0) : 0;
             if (rowsB.defined() && a.dim() == 2 && a.size(0) == 1 && a.scalar_type() == rowsB.scalar_type() &&
                 (in.size() < 3 || !in[2].defined() || in[2].numel() == 1 || in[2].numel() == n)) {
-                const at::Tensor v = a[0];
                 const at::Tensor c = in.size() > 2 ? in[2] : at::Tensor();
                 if (rowsB.scalar_type() == at::kFloat) {  // split over the intra-op threads
-                    out[0] = matrixVectorProduct(rowsB, v, c, float(alpha), float(beta));
+                    out[0] = matrixVectorProduct(rowsB, a, c, float(alpha), float(beta));
                     return;
                 }
+                const at::Tensor v = a[0];
                 at::Tensor y = in.size() > 2 && in[2].defined()
                                    ? at::addmv(in[2].reshape({-1}).expand({n}), rowsB, v, beta, alpha)
                                    : (alpha == 1.0 ? at::mv(rowsB, v) : at::mv(rowsB, v) * alpha);

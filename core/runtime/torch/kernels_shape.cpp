@@ -19,6 +19,20 @@ namespace ramiel {
 
 namespace {
 
+// x's data as a contiguous tensor of `sizes` (the same number of elements),
+// sharing x's storage, without ATen's dispatcher where x is contiguous: Flatten
+// before a classifier is the first ATen call after the convolutions, and its
+// cold dispatch took 15-36 us there (x.reshape; docs/runtime.md).
+at::Tensor contiguousView(const at::Tensor& x, c10::IntArrayRef sizes)
+{
+    if (!x.is_contiguous() || x.layout() != at::kStrided || !x.has_storage())
+        return x.reshape(sizes);
+    auto view = c10::make_intrusive<c10::TensorImpl>(c10::Storage(x.storage()), x.key_set(), x.dtype());
+    view->set_storage_offset(x.storage_offset());
+    view->set_sizes_contiguous(sizes);
+    return at::Tensor(std::move(view));
+}
+
 Kernel passThrough()
 {
     return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -446,7 +460,7 @@ void registerReshapeKernels(KernelRegistry& r)
             int64_t inner = 1;
             for (int64_t i = axis; i < x.dim(); ++i)
                 inner *= x.size(i);
-            out[0] = x.reshape({outer, inner});
+            out[0] = contiguousView(x, {outer, inner});
         };
     };
     r["Squeeze"] = [](const KernelContext& c) -> Kernel {
@@ -690,7 +704,7 @@ void registerReductionKernels(KernelRegistry& r)
             std::sort(sorted.begin(), sorted.end());
             if (isChannelsLastFloat(x) && sorted == std::vector<int64_t>{2, 3}) {
                 const at::Tensor y = globalAveragePoolChannelsLast(x);
-                return k ? y : y.view({x.size(0), x.size(1)});
+                return k ? y : contiguousView(y, {x.size(0), x.size(1)});
             }
             return x.mean(a, k);
         },

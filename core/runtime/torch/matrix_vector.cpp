@@ -77,7 +77,9 @@ at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, cons
 {
     const int64_t n = rows.size(0), k = rows.size(1);
     const at::Tensor v = x.contiguous();
-    const at::Tensor add = c.defined() ? c.to(at::kFloat).reshape({-1}).contiguous() : at::Tensor();
+    // A float bias as it is: each ATen call here would be the first of the run's tail, cold.
+    const at::Tensor add = !c.defined() || (c.scalar_type() == at::kFloat && c.is_contiguous()) ? c
+                                                                                             : c.to(at::kFloat).contiguous();
     at::Tensor y = emptyFloat({1, n}, at::MemoryFormat::Contiguous);
     const float* w = rows.data_ptr<float>();
     const float* xs = v.data_ptr<float>();

@@ -8,7 +8,8 @@
 namespace ramiel {
 
 // y = alpha * rows x + beta * c, as a [1, N] tensor. rows: contiguous float [N, K];
-// x: float [K] (any stride); c: undefined, one element or [N] (any float type).
+// x: float, K elements ([K] or [1, K], any strides); c: undefined, one element or
+// N (any float type).
 // Each element is one row's dot product, summed in the same order whatever the
 // thread count, so results do not depend on it.
 at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, const at::Tensor& c, float alpha,
