@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <tuple>
 
 using namespace ramiel;
@@ -495,6 +496,40 @@ private Q_SLOTS:
         plain->serialExecutor(1)->run();
         fused->setInputs(fused->randomInputs(1, 5));
         matchesEveryWay(*fused, fusedModel, plain->outputs());
+    }
+
+    // Relu writes into its input where it is that value's last reader, and only there: a
+    // value read again afterwards keeps its values (y1 = a + relu(a)), one the Relu ends
+    // is changed in place (y2), on 1 and 2 threads and on two workers; NaN stays NaN.
+    void reluInPlaceOnlyWhenUnread()
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 8, 32, 32}).output("y1", {1, 8, 32, 32}).output("y2", {1, 8, 32, 32});
+        b.node("Neg", {"x"}, {"a"});
+        b.node("Relu", {"a"}, {"r"});
+        b.node("Add", {"a", "r"}, {"y1"});  // a read after the Relu
+        b.node("Sin", {"x"}, {"s"});
+        b.node("Relu", {"s"}, {"y2"});      // s read by the Relu only
+        const Model model = loadOnnxFromBytes(b.bytes(), "relu.onnx", {});
+        const auto compiled = runtime().compile(model);
+        std::vector<Tensor> inputs = compiled->randomInputs(1, 7);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        std::vector<Tensor> expected;
+        for (int k = 0; k < 2; ++k) {
+            Tensor t{DataType::Float, {1, 8, 32, 32}, std::string(x.size() * 4, '\0'), {}};
+            for (size_t i = 0; i < x.size(); ++i) {
+                const float v = k == 0 ? float(-x[i] + std::max(-x[i], 0.0)) : float(std::max(std::sin(float(x[i])), 0.0f));
+                std::memcpy(t.data.data() + i * 4, &v, 4);
+            }
+            expected.push_back(std::move(t));
+        }
+        compiled->setInputs(inputs);
+        matchesEveryWay(*compiled, model, expected);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(inputs[0].data.data(), &nan, 4);
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(2)->run();
+        QVERIFY(std::isnan((*compiled->outputs()[1].toDoubles())[0]));
     }
 
     // Winograd convolutions hand their outputs on in oneDNN's blocked layout where every

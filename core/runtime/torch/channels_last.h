@@ -51,6 +51,14 @@ at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, 
 bool channelScaleChannelsLastApplies(const at::Tensor& x, const at::Tensor& s);
 at::Tensor channelScaleChannelsLast(const at::Tensor& x, const at::Tensor& s, bool inPlace);
 
+// Relu written into x itself (a dense float tensor, in practice a channels-last
+// activation that nothing else holds): no new tensor, no writes to memory the caches
+// do not hold. Each intra-op thread takes a fixed contiguous share, the share the
+// kernel before it (a batch normalization, DenseNet's) wrote in its own core's cache.
+// NaN stays NaN. Returns x.
+bool reluInPlaceApplies(const at::Tensor& x);
+at::Tensor reluInPlace(const at::Tensor& x);
+
 // Concat along dimension 1 of 4-D float tensors of equal N, H, W, all channels-last.
 bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts);
 at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts);

@@ -170,6 +170,13 @@ RAMIEL_CLONES void interleave2(float* __restrict o, const float* __restrict a, c
     }
 }
 
+// x = max(x, 0) over n floats; 0 > NaN is false, so NaN stays.
+RAMIEL_CLONES void reluRun(float* __restrict x, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        x[i] = 0.0f > x[i] ? 0.0f : x[i];
+}
+
 // One image row of `w` pixels from `c` channel planes (`plane` floats apart)
 // into `w` pixels of `c` interleaved channels; three channels (RGB) unrolled.
 RAMIEL_CLONES void interleaveRow(float* __restrict out, const float* __restrict in, int64_t plane, int64_t w, int64_t c)
@@ -207,6 +214,18 @@ int64_t pooledSize(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t d
 }
 
 }  // namespace
+
+bool reluInPlaceApplies(const at::Tensor& x)
+{
+    return x.scalar_type() == at::kFloat && x.is_non_overlapping_and_dense();
+}
+
+at::Tensor reluInPlace(const at::Tensor& x)
+{
+    float* data = x.data_ptr<float>();
+    at::parallel_for(0, x.numel(), kGrainElements / 2, [&](int64_t begin, int64_t end) { reluRun(data + begin, end - begin); });
+    return x;
+}
 
 bool isChannelsLastFloat(const at::Tensor& x)
 {

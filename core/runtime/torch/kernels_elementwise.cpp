@@ -199,7 +199,13 @@ void registerUnaryMathKernels(KernelRegistry& r)
 // Activation functions.
 void registerActivationKernels(KernelRegistry& r)
 {
-    r["Relu"] = unary([](const at::Tensor& a) { return at::relu(a); });
+    r["Relu"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            // In place where the node holds the only reference (its last reader is handed the value).
+            const bool own = in[0].use_count() == 1 && in[0].storage().use_count() == 1;
+            out[0] = own && reluInPlaceApplies(in[0]) ? reluInPlace(in[0]) : at::relu(in[0]);
+        };
+    };
     r["Sigmoid"] = unary([](const at::Tensor& a) { return at::sigmoid(a); });
     r["Tanh"] = unary([](const at::Tensor& a) { return at::tanh(a); });
     r["Softplus"] = unary([](const at::Tensor& a) { return at::log1p(at::exp(a)); });
