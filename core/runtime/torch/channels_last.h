@@ -1,6 +1,7 @@
 // Hand-written kernels for float activations laid out channels-last (what the
-// convolutions produce): pooling, per-channel scaling, Concat along channels.
-// Callers check the Applies functions first and otherwise take ATen.
+// convolutions produce): the image's copy into that layout, pooling, per-channel
+// scaling, Relu in place, Concat along channels and channel shuffles. Callers
+// check the Applies functions first and otherwise take ATen.
 #pragma once
 
 #include "core/ir/window.h"
