@@ -29,6 +29,8 @@ int64_t normalizeAxis(int64_t axis, int64_t rank)
 
 std::vector<int64_t> intsOf(const at::Tensor& t) { return t.defined() ? toInt64Vector(t) : std::vector<int64_t>{}; }
 
+bool heldOnlyHere(const at::Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; }
+
 std::vector<ValueId> distinctReads(const Node& node)
 {
     std::vector<ValueId> reads;

@@ -21,7 +21,7 @@ namespace {
 // PyTorch's own arithmetic; NaN stays NaN. Undefined where it does not apply.
 at::Tensor smallHardSigmoid(const at::Tensor& x, float alpha, float beta, bool pytorchs)
 {
-    if (x.scalar_type() != at::kFloat || x.numel() > 32768 || !x.is_non_overlapping_and_dense())
+    if (x.scalar_type() != at::kFloat || x.numel() > at::internal::GRAIN_SIZE || !x.is_non_overlapping_and_dense())
         return {};
     at::Tensor y = emptyFloatLike(x);
     const float* in = x.data_ptr<float>();
@@ -91,8 +91,7 @@ void registerArithmeticKernels(KernelRegistry& r)
             for (int k : {0, 1}) {
                 const at::Tensor& x = in[size_t(k)];
                 if (channelScaleChannelsLastApplies(x, in[size_t(1 - k)])) {
-                    const bool own = x.use_count() == 1 && x.storage().use_count() == 1;
-                    out[0] = channelScaleChannelsLast(x, in[size_t(1 - k)], own);
+                    out[0] = channelScaleChannelsLast(x, in[size_t(1 - k)], heldOnlyHere(x));
                     return;
                 }
             }
@@ -201,9 +200,7 @@ void registerActivationKernels(KernelRegistry& r)
 {
     r["Relu"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            // In place where the node holds the only reference (its last reader is handed the value).
-            const bool own = in[0].use_count() == 1 && in[0].storage().use_count() == 1;
-            out[0] = own && reluInPlaceApplies(in[0]) ? reluInPlace(in[0]) : at::relu(in[0]);
+            out[0] = heldOnlyHere(in[0]) && reluInPlaceApplies(in[0]) ? reluInPlace(in[0]) : at::relu(in[0]);
         };
     };
     r["Sigmoid"] = unary([](const at::Tensor& a) { return at::sigmoid(a); });

@@ -387,7 +387,7 @@ private:
             // A channels-last summand that no other tensor holds (the serial executor hands
             // a value's last reader the value itself) becomes the output, accumulated into
             // in place; otherwise it is copied into a fresh one.
-            if (z.use_count() == 1 && z.storage().use_count() == 1 && z.is_contiguous(at::MemoryFormat::ChannelsLast))
+            if (heldOnlyHere(z) && z.is_contiguous(at::MemoryFormat::ChannelsLast))
                 y = z;
             else
                 y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast)
@@ -408,10 +408,11 @@ private:
     {
         const float* in = x.data_ptr<float>();
         float* out = y.data_ptr<float>();
+        const int64_t rowFloats = x.size(3) * x.size(1);  // channels-last
         at::parallel_for(0, int64_t(p.bands.size()), 1, [&](int64_t begin, int64_t end) {
             for (int64_t i = begin; i < end; ++i) {
                 const Band& b = *p.bands[size_t(i)];
-                b.arguments.execute(b.primitive, b.pd, in + b.srcOffset, out + b.dstOffset, b.weights,
+                b.arguments.execute(b.primitive, b.pd, in + b.srcRow * rowFloats, out + b.dstOffset, b.weights,
                                     bias_.defined() ? &p.bias : nullptr);
             }
         });
@@ -445,8 +446,8 @@ private:
 
     // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands).
     struct Band {
-        int64_t srcOffset = 0, dstOffset = 0;  // floats from the start of the input and the output
-        int64_t srcRow = 0, srcRows = 0;       // the input rows it reads
+        int64_t srcRow = 0, srcRows = 0;  // the input rows it reads
+        int64_t dstOffset = 0;            // floats from the start of the output
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
@@ -482,7 +483,7 @@ private:
         at::Tensor dst;
         if (sum_ && b.dstIs16c && isBlocked(z)) {
             // A blocked summand that no other tensor holds becomes the output, as in runDirect.
-            dst = z.use_count() == 1 && z.storage().use_count() == 1 ? z : z.clone();
+            dst = heldOnlyHere(z) ? z : z.clone();
         } else {
             dst = b.dstIs16c ? emptyBlocked(p.outSizes) : bytes(p.pd.dst_desc());
             if (sum_)
@@ -608,7 +609,6 @@ private:
                     const int64_t last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
                     const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
                     auto b = std::make_unique<Band>();
-                    b->srcOffset = i0 * sizes[3] * sizes[1];
                     b->srcRow = i0;
                     b->srcRows = i1 - i0;
                     b->dstOffset = r0 * out[3] * o;
