@@ -9,7 +9,9 @@
 # from 1 to P threads, the ratio of the bests and of the one-thread figures. A
 # round's four (2P) figures are minutes apart at most, so the ratios are also
 # taken round by round: the range beside a ratio is its lowest and highest round,
-# which tells a difference from the host's drift.
+# which tells a difference from the host's drift. Under the table: how many
+# models meet each of the runtime's targets (docs/performance.md), by the
+# medians of the rounds.
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
 #   env: P (default 2), RUNS per process (default 20), ROUNDS (default 3),
 #        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
@@ -28,6 +30,8 @@ models=("$build"/models/*.onnx "$@")
 shopt -u nullglob
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+export SUMMARY="$scratch/summary"
+: > "$SUMMARY"
 
 # The first input's dimensions, comma-separated (symbolic ones as 1); with a
 # second argument, as Ramiel's --shape takes them (NAME=dims).
@@ -49,7 +53,7 @@ ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes 
 # order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas.
 row() {
   /usr/bin/python3 - "$@" <<'PY'
-import statistics, sys
+import os, statistics, sys
 name, p = sys.argv[1], int(sys.argv[2])
 cols = [[float(v) for v in a.split(',')] for a in sys.argv[3:]]
 ort, ram = cols[:p], cols[p:]
@@ -64,6 +68,23 @@ cells = [name] + ['%.2f' % med(c) for c in cols]
 cells += ['%.2f' % (med(ort[0]) / med(ort[-1])), '%.2f' % (med(ram[0]) / med(ram[-1])), ranged(scaling)]
 cells += [ranged(best), ranged(one)]
 print(' | '.join(cells))
+with open(os.environ['SUMMARY'], 'a') as f:  # the medians the summary counts
+    f.write('%s %f %f %f %f %f\n' % (name, med(ram[-1]), med(ram[0]), med(scaling), med(best), med(one)))
+PY
+}
+# The runtime's targets counted over the table's models (medians of the rounds).
+summary() {
+  /usr/bin/python3 - "$SUMMARY" "$P" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+p = sys.argv[2]
+def bar(text, holds):
+    short = [r[0] for r in rows if not holds(*map(float, r[1:]))]
+    print('%s: %d of %d%s' % (text, len(rows) - len(short), len(rows), ' (not: %s)' % ', '.join(short) if short else ''))
+bar('Ramiel on %st no slower than on 1t' % p, lambda pt, t1, scaling, best, one: pt <= t1)
+bar("Ramiel's scaling at least ONNX Runtime's", lambda pt, t1, scaling, best, one: scaling >= 1.0)
+bar("Ramiel's best at least as fast as ONNX Runtime's best", lambda pt, t1, scaling, best, one: best <= 1.0)
+bar("Ramiel's 1t within 1.15x of ONNX Runtime's 1t", lambda pt, t1, scaling, best, one: one <= 1.15)
 PY
 }
 
@@ -87,5 +108,7 @@ for f in "${models[@]}"; do
   row "$(basename "$f" .onnx)" "$P" "${args[@]}"
   unset seen
 done
+echo
+summary
 echo
 echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"

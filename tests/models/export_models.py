@@ -33,7 +33,7 @@ MODELS = {
 
 # Exported only when named, for benchmarks beyond the tests' models (docs/performance.md:
 # ConvNeXt's LayerNorm and GELU, EfficientNet's SiLU and squeeze-excite, channel shuffles,
-# grouped and bottleneck convolutions).
+# grouped and bottleneck convolutions, attention; some at opset 17, as a user may export them).
 EXTRA = {
     "convnext_tiny": ({}, 224),
     "efficientnet_b0": ({}, 224),
@@ -41,6 +41,21 @@ EXTRA = {
     "regnet_y_400mf": ({}, 224),
     "resnet50": ({}, 224),
     "shufflenet_v2_x1_0": ({}, 224),
+    "mobilenet_v3_large": ({}, 224),
+    "mobilenet_v3_small": ({}, 224),
+    "resnext50_32x4d": ({}, 224),
+    "alexnet": ({}, 224),
+    "efficientnet_v2_s": ({}, 224),
+    "maxvit_t": ({}, 224),
+    "regnet_x_400mf": ({}, 224),
+    "vit_b_16": ({}, 224, 17),
+    "vgg11_bn": ({}, 224),
+    "resnet34": ({}, 224, 17),
+    "efficientnet_b1": ({}, 224, 17),
+    "regnet_y_800mf": ({}, 224),
+    "squeezenet1_1": ({}, 224),
+    "shufflenet_v2_x0_5": ({}, 224),
+    "mnasnet0_5": ({}, 224),
 }
 
 
