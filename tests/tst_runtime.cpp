@@ -442,6 +442,99 @@ private Q_SLOTS:
         }
     }
 
+    void onePixelConvolution_data()
+    {
+        QTest::addColumn<int>("in");
+        QTest::addColumn<int>("out");
+        QTest::addColumn<QString>("activation");
+        QTest::addColumn<QVector<float>>("params");
+        QTest::addColumn<bool>("bias");
+        // Squeeze-excite's convolutions of a pooled pixel: a matrix-vector product by rows
+        // where the channels shrink, by columns where they grow (odd counts exercise the
+        // loops' tails; 1000 outputs make several chunks, shared by two threads).
+        QTest::newRow("rows") << 96 << 24 << "" << QVector<float>{} << true;
+        QTest::newRow("rows, SiLU") << 96 << 24 << "Silu" << QVector<float>{} << true;
+        QTest::newRow("rows, Clip, no bias") << 128 << 20 << "Clip" << QVector<float>{0.0f, 0.05f} << false;
+        QTest::newRow("rows, odd, no bias") << 63 << 5 << "" << QVector<float>{} << false;
+        QTest::newRow("columns, Sigmoid") << 8 << 32 << "Sigmoid" << QVector<float>{} << true;
+        QTest::newRow("columns, Relu") << 24 << 72 << "Relu" << QVector<float>{} << true;
+        QTest::newRow("columns, HardSwish") << 16 << 40 << "HardSwish" << QVector<float>{} << true;
+        QTest::newRow("columns, LeakyRelu, odd") << 11 << 17 << "LeakyRelu" << QVector<float>{0.1f} << true;
+        QTest::newRow("columns in chunks, no bias") << 63 << 1000 << "" << QVector<float>{} << false;
+    }
+
+    // A 1x1 convolution of a [1, C, 1, 1] input (Conv, or FusedConv with an activation)
+    // against its sums and activation written out in double precision, on one and two threads.
+    void onePixelConvolution()
+    {
+        QFETCH(int, in);
+        QFETCH(int, out);
+        QFETCH(QString, activation);
+        QFETCH(QVector<float>, params);
+        QFETCH(bool, bias);
+        OnnxBuilder b;
+        b.input("x", {1, in, 1, 1}).output("y", {1, out, 1, 1});
+        b.initializer("w", {out, in, 1, 1}, 0.0f);
+        if (bias)
+            b.initializer("b", {out}, 0.0f);
+        auto* g = b.model().mutable_graph();
+        for (int i = 0; i < g->initializer_size(); ++i)
+            for (int j = 0; j < g->initializer(i).float_data_size(); ++j)
+                g->mutable_initializer(i)->set_float_data(j, float(std::sin(0.37 * j + i)) * 0.2f);
+        const bool fused = !activation.isEmpty();
+        auto& n = b.node(fused ? kFusedConv : "Conv", {"x", "w", "b"}, {"y"});
+        if (!bias)
+            n.mutable_input()->RemoveLast();
+        OnnxBuilder::setInts(n, "kernel_shape", {1, 1});
+        if (fused) {
+            n.set_domain(kRamielDomain);
+            auto* a = n.add_attribute();
+            a->set_name("activation");
+            a->set_type(onnx::AttributeProto::STRING);
+            a->set_s(activation.toStdString());
+            if (!params.isEmpty()) {
+                auto* p = n.add_attribute();
+                p->set_name("activation_params");
+                p->set_type(onnx::AttributeProto::FLOATS);
+                for (float v : params)
+                    p->add_floats(v);
+            }
+            auto* ramiel = b.model().add_opset_import();
+            ramiel->set_domain(kRamielDomain);
+            ramiel->set_version(1);
+        }
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pixel.onnx", {}));
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        Tensor expected{DataType::Float, {1, out, 1, 1}, std::string(size_t(out) * 4, '\0'), {}};
+        for (int o = 0; o < out; ++o) {
+            double s = bias ? g->initializer(1).float_data(o) : 0.0;
+            for (int i = 0; i < in; ++i)
+                s += x[size_t(i)] * g->initializer(0).float_data(o * in + i);
+            if (activation == "Relu")
+                s = std::max(s, 0.0);
+            else if (activation == "LeakyRelu")
+                s = s < 0 ? params[0] * s : s;
+            else if (activation == "Clip")
+                s = std::min(std::max(s, double(params[0])), double(params[1]));
+            else if (activation == "Sigmoid")
+                s = 1.0 / (1.0 + std::exp(-s));
+            else if (activation == "Silu")
+                s = s / (1.0 + std::exp(-s));
+            else if (activation == "HardSwish")
+                s = s * std::min(std::max(s + 3.0, 0.0), 6.0) / 6.0;
+            const float f = float(s);
+            std::memcpy(expected.data.data() + size_t(o) * 4, &f, 4);
+        }
+        compiled->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            QCOMPARE(compiled->outputs()[0].dims, expected.dims);
+            const double d = relativeDifference(compiled->outputs()[0], expected);
+            QVERIFY2(d < 1e-5, qPrintable(QString("%1 threads: %2").arg(threads).arg(d)));
+        }
+    }
+
     // A FusedConv's summand becomes its output in place only where nothing reads it later
     // (its last reader gets the value itself): the same outputs as Conv, Add and Relu, and
     // a summand read again afterwards is left as it was.

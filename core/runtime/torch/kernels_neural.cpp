@@ -174,6 +174,35 @@ struct ConvActivation {
         }
     }
 
+    // In place on n floats, on the calling thread (a one-pixel convolution's output);
+    // NaN stays NaN, as in ATen's.
+    void applyTo(float* y, int64_t n) const
+    {
+        switch (kind) {
+        case None: break;
+        case Relu:
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = y[i] < 0.0f ? 0.0f : y[i];
+            break;
+        case LeakyRelu:
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = y[i] < 0.0f ? a * y[i] : y[i];
+            break;
+        case Clip:
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = y[i] < a ? a : y[i] > b ? b : y[i];
+            break;
+        case Sigmoid: sigmoidRun(y, y, n); break;
+        case HardSwish:
+            for (int64_t i = 0; i < n; ++i) {
+                const float t = y[i] + 3.0f;
+                y[i] = y[i] * (t < 0.0f ? 0.0f : t > 6.0f ? 6.0f : t) / 6.0f;
+            }
+            break;
+        case Silu: siluRun(y, y, n); break;
+        }
+    }
+
     // Whether oneDNN's primitive applies it as a post-op. Not SiLU: oneDNN 2.6's
     // swish post-op took 1.5x as long as a pass of siluFloatInPlace over the
     // output while it is still in cache (efficientnet_v2_s 3-5 % faster on one
@@ -680,6 +709,16 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
 #endif
+    // A 1x1 convolution of one pixel (squeeze-excite's, on a pooled [1, C, 1, 1]) is a
+    // matrix-vector product: Ramiel's (matrix_vector.h), by rows where it reduces the
+    // channels, by columns where it expands them, the activation on the calling thread.
+    // Through oneDNN's primitive each took 5-8 us, most of it the call.
+    const bool onePixel = packable && !sum && groups == 1 && weight.size(2) == 1 && weight.size(3) == 1;
+    const bool byColumns = onePixel && weight.size(1) < weight.size(0);
+    const at::Tensor pixelWeights =
+        !onePixel ? at::Tensor()
+                  : byColumns ? c.constants[1].reshape({weight.size(0), weight.size(1)}).t().contiguous()
+                              : c.constants[1].contiguous().view({weight.size(0), weight.size(1)});
     std::shared_ptr<PackedConvolution> packed;
     if (packable && !sum && !weight.is_same(c.constants[1]) && PackedConvolution::available() &&
         (act.kind == ConvActivation::None || act.kind == ConvActivation::Relu)) {
@@ -701,6 +740,15 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
             return;
         }
 #endif
+        if (onePixel && !blockedIn && in[0].scalar_type() == at::kFloat && inSizes.size() == 4 && inSizes[0] == 1 &&
+            inSizes[2] == 1 && inSizes[3] == 1 && win.padBegin == std::vector<int64_t>{0, 0} &&
+            win.padEnd == std::vector<int64_t>{0, 0}) {
+            const int64_t o = weight.size(0);
+            out[0] = byColumns ? matrixVectorByColumns(pixelWeights, in[0], bias, {1, o, 1, 1})
+                               : matrixVectorProduct(pixelWeights, in[0], bias, 1.0f, 1.0f, {1, o, 1, 1});
+            act.applyTo(out[0].data_ptr<float>(), o);
+            return;
+        }
         at::Tensor x = blockedIn ? in[0] : channelsLast && in[0].dim() == 4 ? asChannelsLast(in[0]) : in[0];
         static const at::Tensor none;
         const at::Tensor& z = sum && in.size() > 3 ? in[3] : none;  // a reference: its use count tells

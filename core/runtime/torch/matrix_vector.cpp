@@ -70,17 +70,53 @@ void dotRows(float* y, const float* w, const float* x, int64_t count, int64_t k)
         y[r] = dotRow(w + r * k, x, k);
 }
 
+// y (count floats) += x[j] times column j of `cols` (k columns, `stride` floats
+// apart, count read from each), for every j in order.
+RAMIEL_CLONES void addColumns(float* __restrict y, const float* __restrict cols, const float* __restrict x, int64_t k,
+                              int64_t count, int64_t stride)
+{
+    for (int64_t j = 0; j < k; ++j) {
+        const float v = x[j];
+        const float* __restrict col = cols + j * stride;
+        for (int64_t i = 0; i < count; ++i)
+            y[i] += v * col[i];
+    }
+}
+
 }  // namespace
 
+at::Tensor matrixVectorByColumns(const at::Tensor& cols, const at::Tensor& x, const at::Tensor& c,
+                                 c10::IntArrayRef sizes)
+{
+    const int64_t k = cols.size(0), n = cols.size(1);
+    const at::Tensor v = x.contiguous();
+    at::Tensor y = emptyFloat(sizes, at::MemoryFormat::Contiguous);
+    float* out = y.data_ptr<float>();
+    const float* w = cols.data_ptr<float>();
+    const float* xs = v.data_ptr<float>();
+    const float* cs = c.defined() ? c.data_ptr<float>() : nullptr;
+    // Chunks of outputs with about 16K weights (64 KiB) each, taken by the threads as they come.
+    const int64_t chunk = std::max<int64_t>(kLanes, (int64_t(1) << 14) / std::max<int64_t>(k, 1) / kLanes * kLanes);
+    parallelChunks(n, chunk, [&](int64_t begin, int64_t end) {
+        if (cs)
+            std::copy(cs + begin, cs + end, out + begin);
+        else
+            std::fill(out + begin, out + end, 0.0f);
+        addColumns(out + begin, w + begin, xs, k, end - begin, n);
+    });
+    return y;
+}
+
 at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, const at::Tensor& c, float alpha,
-                               float beta)
+                               float beta, c10::IntArrayRef sizes)
 {
     const int64_t n = rows.size(0), k = rows.size(1);
     const at::Tensor v = x.contiguous();
     // A float bias as it is: each ATen call here would be the first of the run's tail, cold.
     const at::Tensor add = !c.defined() || (c.scalar_type() == at::kFloat && c.is_contiguous()) ? c
                                                                                              : c.to(at::kFloat).contiguous();
-    at::Tensor y = emptyFloat({1, n}, at::MemoryFormat::Contiguous);
+    at::Tensor y = sizes.empty() ? emptyFloat({1, n}, at::MemoryFormat::Contiguous)
+                                 : emptyFloat(sizes, at::MemoryFormat::Contiguous);
     const float* w = rows.data_ptr<float>();
     const float* xs = v.data_ptr<float>();
     const float* cs = add.defined() ? add.data_ptr<float>() : nullptr;

@@ -25,6 +25,11 @@ at::Tensor siluFloat(const at::Tensor& x);
 // intra-op thread on a fixed contiguous share.
 void siluFloatInPlace(at::Tensor& x);
 
+// SiLU and sigmoid of n floats on the calling thread (y may be x), for vectors
+// too short to share: the AVX-512 exp above, or libmvec's expf.
+void siluRun(float* y, const float* x, int64_t n);
+void sigmoidRun(float* y, const float* x, int64_t n);
+
 // Softmax along the last dimension of a float tensor with at least one element
 // in it, rows split over the intra-op threads (libmvec's expf; ATen's kernel
 // took 2.1x as long on swin_t's attention rows of 49).
