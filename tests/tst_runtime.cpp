@@ -84,6 +84,14 @@ void setString(onnx::NodeProto& n, const std::string& name, const std::string& v
     a->set_s(value);
 }
 
+// The model imports Ramiel's domain (ai.ramiel, version 1), for its fused nodes.
+void importRamielDomain(OnnxBuilder& b)
+{
+    auto* d = b.model().add_opset_import();
+    d->set_domain(kRamielDomain);
+    d->set_version(1);
+}
+
 // Models with one bad node each, for badNodes(): the error kind (-1: any) and what its line says.
 struct BadNode {
     const char* name;
@@ -400,15 +408,9 @@ private Q_SLOTS:
         g->set_name("group");
         g->set_type(onnx::AttributeProto::INT);
         g->set_i(groups);
-        if (relu) {
-            auto* a = n.add_attribute();
-            a->set_name("activation");
-            a->set_type(onnx::AttributeProto::STRING);
-            a->set_s("Relu");
-        }
-        auto* ramiel = b.model().add_opset_import();
-        ramiel->set_domain(kRamielDomain);
-        ramiel->set_version(1);
+        if (relu)
+            setString(n, "activation", "Relu");
+        importRamielDomain(b);
         const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "conv3x3.onnx", {}));
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
         const std::vector<double> x = *inputs[0].toDoubles();
@@ -488,10 +490,7 @@ private Q_SLOTS:
         OnnxBuilder::setInts(n, "kernel_shape", {1, 1});
         if (fused) {
             n.set_domain(kRamielDomain);
-            auto* a = n.add_attribute();
-            a->set_name("activation");
-            a->set_type(onnx::AttributeProto::STRING);
-            a->set_s(activation.toStdString());
+            setString(n, "activation", activation.toStdString());
             if (!params.isEmpty()) {
                 auto* p = n.add_attribute();
                 p->set_name("activation_params");
@@ -499,9 +498,7 @@ private Q_SLOTS:
                 for (float v : params)
                     p->add_floats(v);
             }
-            auto* ramiel = b.model().add_opset_import();
-            ramiel->set_domain(kRamielDomain);
-            ramiel->set_version(1);
+            importRamielDomain(b);
         }
         const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pixel.onnx", {}));
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
@@ -576,9 +573,7 @@ private Q_SLOTS:
             for (const char* o : {"y1", "y2", "after"})
                 b.output(o);
             if (fused) {
-                auto* ramiel = b.model().add_opset_import();
-                ramiel->set_domain(kRamielDomain);
-                ramiel->set_version(1);
+                importRamielDomain(b);
             }
             return loadOnnxFromBytes(b.bytes(), fused ? "fused.onnx" : "plain.onnx", {});
         };
@@ -676,9 +671,7 @@ private Q_SLOTS:
             if (exposed)
                 for (const char* o : {"h0", "h1", "h2", "h3"})
                     b.output(o);
-            auto* ramiel = b.model().add_opset_import();
-            ramiel->set_domain(kRamielDomain);
-            ramiel->set_version(1);
+            importRamielDomain(b);
             return loadOnnxFromBytes(b.bytes(), exposed ? "exposed.onnx" : "chained.onnx", {});
         };
         const auto reference = runtime().compile(build(true));
@@ -885,9 +878,7 @@ private Q_SLOTS:
         b.node("Sigmoid", {"x"}, {"sigmoid_x"});
         b.node("Mul", {"x", "sigmoid_x"}, {"swish_x"});
         b.node(kSilu, {"x"}, {"silu2_x"}).set_domain(kRamielDomain);
-        auto* ramiel = b.model().add_opset_import();
-        ramiel->set_domain(kRamielDomain);
-        ramiel->set_version(1);
+        importRamielDomain(b);
         for (const char* o : {"max_x", "max_xc", "gap_x", "gap_xc", "cat_x", "cat_xc", "bn_x", "bn_xc", "avg_x", "avg_xc",
                               "avgi_x", "avgi_xc", "silu_x", "silu_xc", "mean_x", "mean_xc", "meank_x", "meank_xc",
                               "nhwc_x", "nhwc_xc", "nchw_x", "nchw_xc", "zero_x", "zero_xc", "gelu_x", "gelu_xc",
@@ -990,9 +981,7 @@ private Q_SLOTS:
             b.output(r);
             at += split[k];
         }
-        auto* ramiel = b.model().add_opset_import();
-        ramiel->set_domain(kRamielDomain);
-        ramiel->set_version(1);
+        importRamielDomain(b);
         const Model m = loadOnnxFromBytes(b.bytes(), "shuffle.onnx", {});
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 17));

@@ -14,7 +14,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define RAMIEL_AVX512_SILU 1
+#define RAMIEL_AVX512_EXP 1
 #endif
 
 namespace ramiel {
@@ -42,7 +42,7 @@ RAMIEL_CLONES void sigmoidMvec(float* __restrict y, const float* __restrict x, i
         y[i] = 1.0f / (1.0f + expf(-x[i]));
 }
 
-#ifdef RAMIEL_AVX512_SILU
+#ifdef RAMIEL_AVX512_EXP
 // exp(x) of 16 floats: x = k ln2 + r (|r| <= ln2 / 2, ln2 split in two for the
 // reduction), e^r as Cephes' degree-7 polynomial, scaled by 2^k; x clamped to
 // [-88, 88], where e^x stays a normal float.
@@ -95,32 +95,31 @@ __attribute__((target("avx512f"))) void sigmoidAvx512(float* __restrict y, const
     sigmoidMvec(y + i, x + i, n - i);
 }
 
-bool hasAvx512()
+#endif
+
+using Loop = void (*)(float*, const float*, int64_t);
+
+// `avx512` (null where it was not built) on a processor that has AVX-512, else `portable`.
+void byProcessor(Loop avx512, Loop portable, float* y, const float* x, int64_t n)
 {
-    static const bool avx512 = __builtin_cpu_supports("avx512f");
-    return avx512;
+#ifdef RAMIEL_AVX512_EXP
+    static const bool hasAvx512 = __builtin_cpu_supports("avx512f");
+#else
+    constexpr bool hasAvx512 = false;
+#endif
+    (avx512 && hasAvx512 ? avx512 : portable)(y, x, n);
 }
+
+#ifdef RAMIEL_AVX512_EXP
+constexpr Loop kSiluAvx512 = siluAvx512, kSigmoidAvx512 = sigmoidAvx512;
+#else
+constexpr Loop kSiluAvx512 = nullptr, kSigmoidAvx512 = nullptr;
 #endif
 
 }  // namespace
 
-void siluRun(float* y, const float* x, int64_t n)
-{
-#ifdef RAMIEL_AVX512_SILU
-    if (hasAvx512())
-        return siluAvx512(y, x, n);
-#endif
-    siluMvec(y, x, n);
-}
-
-void sigmoidRun(float* y, const float* x, int64_t n)
-{
-#ifdef RAMIEL_AVX512_SILU
-    if (hasAvx512())
-        return sigmoidAvx512(y, x, n);
-#endif
-    sigmoidMvec(y, x, n);
-}
+void siluRun(float* y, const float* x, int64_t n) { byProcessor(kSiluAvx512, siluMvec, y, x, n); }
+void sigmoidRun(float* y, const float* x, int64_t n) { byProcessor(kSigmoidAvx512, sigmoidMvec, y, x, n); }
 
 namespace {
 
