@@ -740,9 +740,11 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
             return;
         }
 #endif
+        auto unpadded = [](const std::vector<int64_t>& pads) {
+            return std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+        };
         if (onePixel && !blockedIn && in[0].scalar_type() == at::kFloat && inSizes.size() == 4 && inSizes[0] == 1 &&
-            inSizes[2] == 1 && inSizes[3] == 1 && win.padBegin == std::vector<int64_t>{0, 0} &&
-            win.padEnd == std::vector<int64_t>{0, 0}) {
+            inSizes[2] == 1 && inSizes[3] == 1 && unpadded(win.padBegin) && unpadded(win.padEnd)) {
             const int64_t o = weight.size(0);
             out[0] = byColumns ? matrixVectorByColumns(pixelWeights, in[0], bias, {1, o, 1, 1})
                                : matrixVectorProduct(pixelWeights, in[0], bias, 1.0f, 1.0f, {1, o, 1, 1});
