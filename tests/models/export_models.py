@@ -56,6 +56,15 @@ EXTRA = {
     "squeezenet1_1": ({}, 224),
     "shufflenet_v2_x0_5": ({}, 224),
     "mnasnet0_5": ({}, 224),
+    "vit_b_32": ({}, 224),
+    "wide_resnet50_2": ({}, 224, 17),
+    "densenet161": ({}, 224),
+    "efficientnet_b3": ({}, 224, 17),
+    "regnet_y_1_6gf": ({}, 224, 17),
+    "regnet_x_1_6gf": ({}, 224),
+    "shufflenet_v2_x2_0": ({}, 224),
+    "mnasnet1_3": ({}, 224, 17),
+    "resnet101": ({}, 224),
 }
 
 
@@ -97,14 +106,17 @@ def export(name, out_dir):
     dynamic = spec[3] if len(spec) > 3 else False
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+    if hasattr(model, "heads"):  # a ViT's classifier starts at zero: every output would be 0
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
     x = torch.randn(1, 3, hw, hw)
     fd, tmp = tempfile.mkstemp(prefix=name, suffix=".onnx.tmp", dir=out_dir)
     os.close(fd)
     try:
-        with torch.no_grad():
-            torch.onnx.export(model, x, tmp, opset_version=opset,
-                              input_names=["input"], output_names=["output"],
-                              dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None)
+        # Not under no_grad: there, an eval-mode ViT takes PyTorch's fused attention
+        # (aten::_native_multi_head_attention), which has no ONNX export.
+        torch.onnx.export(model, x, tmp, opset_version=opset,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None)
         counts = onnx_counts(tmp)
         os.replace(tmp, path)
     finally:
