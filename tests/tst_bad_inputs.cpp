@@ -678,6 +678,30 @@ private Q_SLOTS:
             OnnxBuilder::setInt(nodeOf(b), "group", 2);
             row("ChannelShuffle without a split", b, "", ErrorKind::InvalidGraph, "lacks the required attribute 'split'");
         }
+        // FusedBatchNorm (fuse-batchnorm's): parts of [1, 2, 4, 4], then four statistics.
+        auto batchNorm = [&](const char* what, int parts, std::vector<int64_t> stats, const char* activation,
+                             const char* message) {
+            OnnxBuilder b = oneNode(kFusedBatchNorm, parts, 1, 13, kRamielDomain);
+            for (const char* s : {"scale", "bias", "mean", "var"}) {
+                b.initializer(s, stats, 1.0f);
+                nodeOf(b).add_input(s);
+            }
+            if (*activation)
+                setString(nodeOf(b), "activation", activation);
+            row(what, b, "", ErrorKind::InvalidGraph, message);
+        };
+        batchNorm("FusedBatchNorm without a part", 0, {2}, "",
+                  "FusedBatchNorm takes one or more inputs and then scale, B, mean and variance, and gives one output");
+        batchNorm("FusedBatchNorm with statistics for fewer channels", 2, {2}, "Relu", "input 2 has 2 values for 4 channels");
+        batchNorm("FusedBatchNorm with statistics of rank 2", 1, {2, 1}, "", "input 1 has rank 2, a statistic of one dimension");
+        batchNorm("FusedBatchNorm with an unknown activation", 1, {2}, "Tanh",
+                  "activation 'Tanh' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip, Silu");
+        batchNorm("FusedBatchNorm with a Clip without bounds", 1, {2}, "Clip", "activation Clip takes 2 activation_params, 0 given");
+        {
+            OnnxBuilder b = oneNode(kFusedBatchNorm, 5, 1, 13, kRamielDomain);
+            OnnxBuilder::setInt(nodeOf(b), "epsilon", 1);
+            row("FusedBatchNorm with an int epsilon", b, "", ErrorKind::InvalidGraph, "attribute 'epsilon' is an int, it needs a float");
+        }
         // LayerNormalization (fuse-layer-norm's): X, Scale (, B), a negative axis.
         {
             OnnxBuilder b = oneNode(kLayerNorm, 1, 1, 13, kRamielDomain);

@@ -179,6 +179,25 @@ std::string shuffleModel()
     return b.bytes();
 }
 
+// DenseNet's layer: the block's input and a convolution's output concatenated, batch
+// normalized and rectified, then a convolution; with the default passes the first three
+// run as one ai.ramiel.FusedBatchNorm.
+std::string denseModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 8, 14, 14});
+    b.initializer("w1", {6, 8, 3, 3}, 0.05f).initializer("w2", {6, 14, 1, 1}, -0.03f);
+    b.initializer("scale", {14}, 1.2f).initializer("bias", {14}, -0.1f);
+    b.initializer("mean", {14}, 0.3f).initializer("var", {14}, 2.0f);
+    OnnxBuilder::setInts(b.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+    OnnxBuilder::setInt(b.node("Concat", {"x", "c1"}, {"cat"}), "axis", 1);
+    b.node("BatchNormalization", {"cat", "scale", "bias", "mean", "var"}, {"n"});
+    b.node("Relu", {"n"}, {"r"});
+    b.node("Conv", {"r", "w2"}, {"y"});
+    b.output("y", {1, 6, 14, 14});
+    return b.bytes();
+}
+
 }  // namespace
 
 class TestCodegen : public QObject {
@@ -336,6 +355,14 @@ private Q_SLOTS:
         sh.write(shuffled.data(), qint64(shuffled.size()));
         sh.close();
         variants_["shuffle_passes"] = {"shuffle_passes", shuffle, 1, 1, "default"};
+        // fuse-batchnorm's node: cat, batch_norm, relu.
+        const QString dense = work_ + "/dense.onnx";
+        QFile de(dense);
+        QVERIFY(de.open(QIODevice::WriteOnly));
+        const std::string denseBytes = denseModel();
+        de.write(denseBytes.data(), qint64(denseBytes.size()));
+        de.close();
+        variants_["dense_passes"] = {"dense_passes", dense, 1, 1, "default"};
     }
 
     void python_data() { addRows(); }

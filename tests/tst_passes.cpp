@@ -200,6 +200,16 @@ void writtenOutLayerNorm(OnnxBuilder& b, const std::string& x, const std::string
     b.node("Add", {p + "_b", p + "_scaled"}, {y});
 }
 
+// An inference BatchNormalization of `channels` channels, random statistics named after `p`.
+void batchNormalization(OnnxBuilder& b, const std::string& p, const std::string& x, const std::string& y, int64_t channels)
+{
+    randomInitializer(b, p + "_scale", {channels}, 0.5f, 1.5f, 3);
+    randomInitializer(b, p + "_bias", {channels}, -1, 1, 4);
+    randomInitializer(b, p + "_mean", {channels}, -1, 1, 5);
+    randomInitializer(b, p + "_var", {channels}, 0.2f, 2, 6);
+    b.node("BatchNormalization", {x, p + "_scale", p + "_bias", p + "_mean", p + "_var"}, {y});
+}
+
 // Two written-out layer normalizations of x [2, 5, 8] at `opset`: over the last dimension
 // with a bias, over the last two (axes 1, 2) without.
 OnnxBuilder layerNorms(int opset)
@@ -846,6 +856,62 @@ const std::map<std::string, PassCase>& passCases()
           },
           "fuse-channel-shuffle", 15, 13,
           {{"ChannelShuffle", 1}, {"Concat", 1}, {"Transpose", 3}, {"Slice", 2}}}},
+        // DenseNet's pre-activation: Concat of the input (plain layout on the runtime) and a
+        // convolution's output (channels-last), BatchNormalization, Relu; Concat along axis -3
+        // of two convolutions, without an activation; a BatchNormalization of the input with
+        // a Clip; three parts, one twice, with a LeakyRelu; one part with a Sigmoid.
+        {"fuse-batchnorm",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 5, 6}).output("y1", {1, 10, 5, 6}).output("y2", {1, 12, 5, 6})
+                  .output("y3", {1, 4, 5, 6}).output("y4", {1, 18, 5, 6}).output("y5", {1, 6, 5, 6});
+              convParams(b, "c1", 6, 4, 1);
+              convParams(b, "c2", 6, 4, 3);
+              conv(b, "c1", "x", "a");
+              conv(b, "c2", "x", "b");
+              OnnxBuilder::setInt(b.node("Concat", {"x", "a"}, {"cat1"}), "axis", 1);
+              batchNormalization(b, "bn1", "cat1", "n1", 10);
+              b.node("Relu", {"n1"}, {"y1"});
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b"}, {"cat2"}), "axis", -3);
+              batchNormalization(b, "bn2", "cat2", "y2", 12);
+              batchNormalization(b, "bn3", "x", "n3", 4);
+              b.initializer("lo", {}, 0.0f);
+              b.initializer("hi", {}, 0.5f);
+              b.node("Clip", {"n3", "lo", "hi"}, {"y3"});
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b", "a"}, {"cat4"}), "axis", 1);
+              batchNormalization(b, "bn4", "cat4", "n4", 18);
+              setFloat(b.node("LeakyRelu", {"n4"}, {"y4"}), "alpha", 0.1f);
+              OnnxBuilder::setInt(b.node("Concat", {"b"}, {"cat5"}), "axis", 1);
+              batchNormalization(b, "bn5", "cat5", "n5", 6);
+              b.node("Sigmoid", {"n5"}, {"y5"});
+              return b;
+          },
+          "fuse-batchnorm", 15, 7,
+          {{"FusedBatchNorm", 5}, {"Concat", 0}, {"BatchNormalization", 0}, {"Relu", 0}, {"Clip", 0}, {"Conv", 2}}}},
+        // Fusing the activation but not the Concat: one also a graph output; nothing: a
+        // BatchNormalization alone, one after a Concat along the height, one whose output
+        // another node (the graph's output) reads beside its Relu.
+        {"fuse-batchnorm-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 5, 6}).output("cat1", {1, 12, 5, 6}).output("y1", {1, 12, 5, 6})
+                  .output("y2", {1, 4, 5, 6}).output("y3", {1, 4, 10, 6}).output("n4", {1, 4, 5, 6})
+                  .output("y4", {1, 4, 5, 6});
+              convParams(b, "c1", 6, 4, 1);
+              convParams(b, "c2", 6, 4, 3);
+              conv(b, "c1", "x", "a");
+              conv(b, "c2", "x", "b");
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b"}, {"cat1"}), "axis", 1);
+              batchNormalization(b, "bn1", "cat1", "n1", 12);
+              b.node("Relu", {"n1"}, {"y1"});
+              batchNormalization(b, "bn2", "x", "y2", 4);
+              OnnxBuilder::setInt(b.node("Concat", {"x", "x"}, {"cat3"}), "axis", 2);
+              batchNormalization(b, "bn3", "cat3", "y3", 4);
+              batchNormalization(b, "bn4", "x", "n4", 4);
+              b.node("Relu", {"n4"}, {"y4"});
+              return b;
+          },
+          "fuse-batchnorm", 10, 9, {{"FusedBatchNorm", 1}, {"Concat", 2}, {"BatchNormalization", 3}, {"Relu", 1}}}},
         // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
         // DequantizeLinear (the requirements fuse the Relu first).
         {"quantize",

@@ -84,6 +84,15 @@ void setString(onnx::NodeProto& n, const std::string& name, const std::string& v
     a->set_s(value);
 }
 
+void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : values)
+        a->add_floats(v);
+}
+
 // The model imports Ramiel's domain (ai.ramiel, version 1), for its fused nodes.
 void importRamielDomain(OnnxBuilder& b)
 {
@@ -491,13 +500,8 @@ private Q_SLOTS:
         if (fused) {
             n.set_domain(kRamielDomain);
             setString(n, "activation", activation.toStdString());
-            if (!params.isEmpty()) {
-                auto* p = n.add_attribute();
-                p->set_name("activation_params");
-                p->set_type(onnx::AttributeProto::FLOATS);
-                for (float v : params)
-                    p->add_floats(v);
-            }
+            if (!params.isEmpty())
+                setFloats(n, "activation_params", std::vector<float>(params.begin(), params.end()));
             importRamielDomain(b);
         }
         const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pixel.onnx", {}));
@@ -998,6 +1002,107 @@ private Q_SLOTS:
                     QVERIFY2(out[from].dims == expected.dims, qPrintable(where));
                     QVERIFY2(out[from].data == expected.data, qPrintable(where));
                 }
+            }
+        }
+    }
+
+    // ai.ramiel.FusedBatchNorm against the written-out Concat, BatchNormalization and
+    // activation run by the standard kernels: on graph inputs (plain layout: ATen's
+    // batch_norm) and on identity 1x1 Convs of them (channels-last: Ramiel's pass over
+    // pixels, the activation on blocks of them), on 1 and 2 threads.
+    void fusedBatchNormMatchesWrittenOut_data()
+    {
+        QTest::addColumn<QVector<int>>("parts");
+        QTest::addColumn<QString>("activation");
+        QTest::addColumn<int>("batch");
+        QTest::newRow("two parts, Relu") << QVector<int>{24, 24} << "Relu" << 1;
+        QTest::newRow("one part, no activation") << QVector<int>{40} << "" << 1;
+        QTest::newRow("three unequal parts, LeakyRelu, batch 2") << QVector<int>{17, 32, 3} << "LeakyRelu" << 2;
+        QTest::newRow("two parts, Clip") << QVector<int>{8, 56} << "Clip" << 1;
+        QTest::newRow("two parts, Sigmoid") << QVector<int>{32, 16} << "Sigmoid" << 1;
+        QTest::newRow("many parts, HardSwish") << QVector<int>{16, 16, 16, 16, 16, 16} << "HardSwish" << 1;
+        QTest::newRow("wide, Relu") << QVector<int>{5000} << "Relu" << 1;
+    }
+    void fusedBatchNormMatchesWrittenOut()
+    {
+        QFETCH(QVector<int>, parts);
+        QFETCH(QString, activation);
+        QFETCH(int, batch);
+        const int64_t h = 37, w = 41;  // 1,517 pixels: several chunks
+        int64_t channels = 0;
+        for (int c : parts)
+            channels += c;
+        OnnxBuilder b(14);
+        std::vector<std::string> plain, channelsLast;
+        for (int k = 0; k < parts.size(); ++k) {
+            const int64_t c = parts[k];
+            const std::string x = "x" + std::to_string(k), weight = "w" + std::to_string(k);
+            b.input(x, {batch, c, h, w});
+            b.initializer(weight, {c, c, 1, 1}, 0.0f);
+            auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+            for (int64_t i = 0; i < c; ++i)
+                init->set_float_data(int(i * c + i), 1.0f);
+            b.node("Conv", {x, weight}, {x + "c"});
+            plain.push_back(x);
+            channelsLast.push_back(x + "c");
+        }
+        const std::vector<std::string> stats{"scale", "bias", "mean", "var"};
+        for (size_t k = 0; k < stats.size(); ++k) {
+            b.initializer(stats[k], {channels}, 0.0f);
+            auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+            for (int64_t i = 0; i < channels; ++i)  // scale 0.5-1.5, bias and mean -1..1, variance 0.2-2.2
+                init->set_float_data(int(i), k == 3 ? 0.2f + 2.0f * float((i * 7) % 11) / 10.0f
+                                                    : (k == 0 ? 1.0f : 0.0f) + float((i * (k + 3)) % 13) / 6.0f - 1.0f);
+        }
+        b.initializer("lo", {}, -0.25f).initializer("hi", {}, 0.5f);
+        const std::string act = activation.toStdString();
+        auto fused = [&](const std::vector<std::string>& in, const std::string& y) {
+            auto& n = b.node(kFusedBatchNorm, {}, {y});
+            n.set_domain(kRamielDomain);
+            for (const std::string& i : in)
+                n.add_input(i);
+            for (const std::string& st : stats)
+                n.add_input(st);
+            if (!act.empty())
+                setString(n, "activation", act);
+            if (act == "LeakyRelu")
+                setFloats(n, "activation_params", {0.1f});
+            if (act == "Clip")
+                setFloats(n, "activation_params", {-0.25f, 0.5f});
+            b.output(y);
+        };
+        fused(plain, "p");
+        fused(channelsLast, "q");
+        auto& cat = b.node("Concat", {}, {"cat"});
+        for (const std::string& x : plain)
+            cat.add_input(x);
+        OnnxBuilder::setInt(cat, "axis", 1);
+        b.node("BatchNormalization", {"cat", "scale", "bias", "mean", "var"}, {act.empty() ? "r" : "n"});
+        if (act == "Clip")
+            b.node("Clip", {"n", "lo", "hi"}, {"r"});
+        else if (!act.empty())
+            b.node(act, {"n"}, {"r"});
+        if (act == "LeakyRelu") {
+            auto* alpha = b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1)->add_attribute();
+            alpha->set_name("alpha");
+            alpha->set_type(onnx::AttributeProto::FLOAT);
+            alpha->set_f(0.1f);
+        }
+        b.output("r");
+        importRamielDomain(b);
+        const Model m = loadOnnxFromBytes(b.bytes(), "batchnorm.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 17));
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), size_t(3));
+            QCOMPARE(out[2].dims, (std::vector<int64_t>{batch, channels, h, w}));
+            for (size_t from : {0, 1}) {
+                const QString where = QString("%1, %2 threads").arg(from == 0 ? "plain" : "channels-last").arg(threads);
+                QVERIFY2(out[from].dims == out[2].dims, qPrintable(where));
+                const double d = relativeDifference(out[from], out[2]);
+                QVERIFY2(d < 1e-6, qPrintable(where + ": " + QString::number(d)));
             }
         }
     }

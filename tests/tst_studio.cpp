@@ -812,7 +812,8 @@ private Q_SLOTS:
     }
 
     // Ramiel's fused nodes are drawn as what they compute: FusedConv as its convolution,
-    // summand and activation, MatMulAdd as MatMul+Add, Silu by its function's name.
+    // summand and activation, MatMulAdd as MatMul+Add, Silu by its function's name,
+    // FusedBatchNorm as its Concat (more than one part), normalization and activation.
     void fusedNodesReadAsWhatTheyCompute()
     {
         test::OnnxBuilder b;
@@ -826,6 +827,17 @@ private Q_SLOTS:
         a->set_s("Relu");
         b.node(kMatMulAdd, {"t", "k", "c"}, {"m"}, "linear").set_domain(kRamielDomain);
         b.node(kSilu, {"t"}, {"s"}, "silu").set_domain(kRamielDomain);
+        b.output("n1").output("n2");
+        for (const char* stat : {"scale", "bias", "mean", "var"})
+            b.initializer(stat, {8}, 1.0f);
+        auto& dense = b.node(kFusedBatchNorm, {"x", "x", "scale", "bias", "mean", "var"}, {"n1"}, "dense");
+        dense.set_domain(kRamielDomain);
+        auto* act = dense.add_attribute();
+        act->set_name("activation");
+        act->set_type(onnx::AttributeProto::STRING);
+        act->set_s("Relu");
+        b.initializer("scale4", {4}, 1.0f);
+        b.node(kFusedBatchNorm, {"x", "scale4", "scale4", "scale4", "scale4"}, {"n2"}, "plain").set_domain(kRamielDomain);
         auto* ramiel = b.model().add_opset_import();
         ramiel->set_domain(kRamielDomain);
         ramiel->set_version(1);
@@ -836,7 +848,7 @@ private Q_SLOTS:
             if (item.kind == DisplayItem::Kind::Operator)
                 titles << QString::fromStdString(item.title);
         titles.sort();
-        QCOMPARE(titles, (QStringList{"Conv+Add+Relu", "MatMul+Add", "Silu"}));
+        QCOMPARE(titles, (QStringList{"BatchNorm", "Concat+BatchNorm+Relu", "Conv+Add+Relu", "MatMul+Add", "Silu"}));
     }
 
     // Labels elided to their boxes, table cells whole in their tooltips, byte

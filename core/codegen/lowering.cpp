@@ -280,6 +280,40 @@ E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}
 
 bool isFloating(DataType t) { return t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16; }
 
+// A fused node's activation (its `activation`, `activation_params`) applied to y.
+E activated(const Context& c, const E& y)
+{
+    const std::string act = c.node.attrString("activation", "");
+    const Attribute* p = c.node.attr("activation_params");
+    const std::vector<float> params = p ? p->floats : std::vector<float>{};
+    if (act.empty())
+        return y;
+    if (act == "Relu")
+        return E::call("relu", {y});
+    if (act == "Sigmoid")
+        return E::call("sigmoid", {y});
+    if (act == "HardSwish")
+        return E::call("hardswish", {y});
+    if (act == "Silu")
+        return E::call("silu", {y});
+    if (act == "LeakyRelu")
+        return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0]).named("negative_slope")});
+    if (act == "Clip" && params.size() == 2)
+        return E::call("clamp", {y, E::real(params[0]).named("min"), E::real(params[1]).named("max")});
+    c.unsupported("activation '" + printable(act) + "'");
+}
+
+// Inference batch normalization of x, the node's statistics its inputs from `first`
+// on (scale, B, mean, variance), in at::batch_norm's order; Python names each one.
+E batchNorm(const Context& c, const E& x, size_t first)
+{
+    return E::call("batch_norm", {x, E::val(c.in(first)).named("weight"), E::val(c.in(first + 1)).named("bias"),
+                                  E::val(c.in(first + 2)).named("running_mean"), E::val(c.in(first + 3)).named("running_var"),
+                                  E::boolean(false).named("training", true), E::real(0.0).named("momentum", true),
+                                  E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps"),
+                                  E::boolean(false).named("cudnn_enabled", true)});
+}
+
 const std::map<std::string, Lowering>& lowerings()
 {
     static const std::map<std::string, Lowering> table = [] {
@@ -288,27 +322,20 @@ const std::map<std::string, Lowering>& lowerings()
         // Ramiel's fused convolution (fuse-conv-activation): the convolution, plus its summand
         // where it has one, then its activation.
         r[kFusedConv] = [](const Context& c) {
-            const std::string act = c.node.attrString("activation", "");
-            const bool sum = c.has(3);
             bool fused = false;
-            const E y = sum ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, act == "Relu" ? &fused : nullptr);
-            const Attribute* p = c.node.attr("activation_params");
-            const std::vector<float> params = p ? p->floats : std::vector<float>{};
-            if (act.empty() && sum)
-                return y;
-            if (act == "Relu")
-                return fused ? y : E::call("relu", {y});
-            if (act == "Sigmoid")
-                return E::call("sigmoid", {y});
-            if (act == "HardSwish")
-                return E::call("hardswish", {y});
-            if (act == "Silu")
-                return E::call("silu", {y});
-            if (act == "LeakyRelu")
-                return E::call("leaky_relu", {y, E::real(params.empty() ? 0.01 : params[0]).named("negative_slope")});
-            if (act == "Clip" && params.size() == 2)
-                return E::call("clamp", {y, E::real(params[0]).named("min"), E::real(params[1]).named("max")});
-            c.unsupported("activation '" + printable(act) + "'");
+            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))})
+                                 : conv(c, c.node.attrString("activation", "") == "Relu" ? &fused : nullptr);
+            return fused ? y : activated(c, y);
+        };
+        // fuse-batchnorm's ai.ramiel.FusedBatchNorm: cat of the parts (more than one),
+        // batch_norm as BatchNormalization's, then the activation.
+        r[kFusedBatchNorm] = [](const Context& c) {
+            const size_t parts = c.node.inputs.size() - 4;
+            std::vector<E> xs;
+            for (size_t i = 0; i < parts; ++i)
+                xs.push_back(E::val(c.in(i)));
+            const E x = parts == 1 ? xs[0] : E::call("cat", {E::tensors(std::move(xs)), E::integer(1).named("dim")});
+            return activated(c, batchNorm(c, x, parts));
         };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
@@ -463,12 +490,7 @@ const std::map<std::string, Lowering>& lowerings()
             c.onlyFirstOutput();
             if (c.node.attrInt("training_mode", 0) != 0)
                 c.unsupported("training mode is not supported");
-            // at::batch_norm's order (input, weight, bias, mean, var, ...); Python names each one.
-            return E::call("batch_norm", {E::val(c.in(0)), E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
-                                          E::val(c.in(3)).named("running_mean"), E::val(c.in(4)).named("running_var"),
-                                          E::boolean(false).named("training", true), E::real(0.0).named("momentum", true),
-                                          E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps"),
-                                          E::boolean(false).named("cudnn_enabled", true)});
+            return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {
             const int64_t rank = c.rank(0);
@@ -598,7 +620,9 @@ LoweredModel lowerModel(const Model& model, int batch)
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
         if (!lowerings().count(n.opType) || n.hasSubgraphs() ||
-            ((n.opType == kFusedConv || n.opType == kSilu || n.opType == kMatMulAdd || n.opType == kChannelShuffle) && !ramiel)) {
+            ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kSilu || n.opType == kMatMulAdd ||
+              n.opType == kChannelShuffle) &&
+             !ramiel)) {
             std::string known;
             for (const std::string& op : codegenOperators())
                 known += (known.empty() ? "" : ", ") + op;

@@ -60,4 +60,15 @@ inline constexpr const char* kChannelShuffle = "ChannelShuffle";
 //   epsilon  added to the variance
 inline constexpr const char* kLayerNorm = "LayerNormalization";
 
+// FusedBatchNorm: ONNX BatchNormalization in inference form (one output) whose
+// input X is the Concat along dimension 1 of the node's first inputs, followed by
+// an optional activation, as DenseNet's pre-activation layers run Concat ->
+// BatchNormalization -> Relu. Inputs X_1, ..., X_k (k >= 1, concatenated along
+// dimension 1 into X), then scale, B, input_mean and input_var as
+// BatchNormalization's. Attributes:
+//   epsilon           as BatchNormalization's (default 1e-5)
+//   activation        as FusedConv's, optional
+//   activation_params as FusedConv's
+inline constexpr const char* kFusedBatchNorm = "FusedBatchNorm";
+
 }  // namespace ramiel

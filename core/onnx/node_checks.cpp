@@ -322,7 +322,7 @@ private:
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
     // fourth input, the summand, and the activation; Gelu, Silu and HardSwish take one input and no
     // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU;
-    // ChannelShuffle and LayerNormalization have checks of their own.
+    // ChannelShuffle, LayerNormalization and FusedBatchNorm have checks of their own.
     void checkRamielOperator()
     {
         if (n_.opType == kGelu || n_.opType == kSilu || n_.opType == kHardSwish) {
@@ -338,6 +338,8 @@ private:
             return checkChannelShuffle();
         if (n_.opType == kLayerNorm)
             return checkLayerNorm();
+        if (n_.opType == kFusedBatchNorm)
+            return checkFusedBatchNorm();
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");
@@ -355,23 +357,84 @@ private:
                 return fail("has activation_params but no activation");
             return checkAgainst(*conv, {"activation_params"}, false, 1);
         }
-        if (act->kind != Attribute::Kind::String)
-            return fail("attribute 'activation' is " + std::string(kindName(act->kind)) + ", it needs a string");
-        size_t params = 0;
-        if (act->s == "LeakyRelu")
-            params = 1;
-        else if (act->s == "Clip")
-            params = 2;
-        else if (act->s != "Relu" && act->s != "Sigmoid" && act->s != "HardSwish" && act->s != "Silu")
-            return fail("activation '" + act->s + "' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip, Silu");
-        const Attribute* p = n_.attr("activation_params");
-        if (p && p->kind != Attribute::Kind::Floats)
-            return fail("attribute 'activation_params' is " + std::string(kindName(p->kind)) + ", it needs floats");
-        const size_t given = p ? p->floats.size() : 0;
-        if (given != params)
-            return fail("activation " + act->s + " takes " + std::to_string(params) + " activation_params, " +
-                        std::to_string(given) + " given");
+        if (!checkActivation(*act))
+            return;
         checkAgainst(*conv, {"activation", "activation_params"}, false, 1);
+    }
+
+    // A fused node's activation: a string naming one of FusedConv's, with as many
+    // activation_params as it takes. False after a failure.
+    bool checkActivation(const Attribute& act)
+    {
+        if (act.kind != Attribute::Kind::String) {
+            fail("attribute 'activation' is " + std::string(kindName(act.kind)) + ", it needs a string");
+            return false;
+        }
+        size_t params = 0;
+        if (act.s == "LeakyRelu")
+            params = 1;
+        else if (act.s == "Clip")
+            params = 2;
+        else if (act.s != "Relu" && act.s != "Sigmoid" && act.s != "HardSwish" && act.s != "Silu") {
+            fail("activation '" + act.s + "' is not one of Relu, LeakyRelu, Sigmoid, HardSwish, Clip, Silu");
+            return false;
+        }
+        const Attribute* p = n_.attr("activation_params");
+        if (p && p->kind != Attribute::Kind::Floats) {
+            fail("attribute 'activation_params' is " + std::string(kindName(p->kind)) + ", it needs floats");
+            return false;
+        }
+        const size_t given = p ? p->floats.size() : 0;
+        if (given != params) {
+            fail("activation " + act.s + " takes " + std::to_string(params) + " activation_params, " +
+                 std::to_string(given) + " given");
+            return false;
+        }
+        return true;
+    }
+
+    // FusedBatchNorm: one or more parts, then scale, B, mean and variance, none left
+    // empty; one output; epsilon a finite float of at least 0; an optional activation.
+    // The parameters of one dimension, as many as the parts have channels where known.
+    void checkFusedBatchNorm()
+    {
+        if (n_.inputs.size() < 5 || n_.outputs.size() != 1 || n_.outputs[0] == kNone)
+            return fail("FusedBatchNorm takes one or more inputs and then scale, B, mean and variance, and gives one output");
+        for (size_t i = 0; i < n_.inputs.size(); ++i)
+            if (n_.inputs[i] == kNone)
+                return fail("input " + std::to_string(i) + " is left empty");
+        for (const Attribute& a : n_.attributes) {
+            if (a.name != "epsilon" && a.name != "activation" && a.name != "activation_params")
+                return fail("FusedBatchNorm has the attributes epsilon, activation and activation_params, not '" + a.name + "'");
+            if (a.name == "epsilon" && a.kind != Attribute::Kind::Float)
+                return fail("attribute 'epsilon' is " + std::string(kindName(a.kind)) + ", it needs a float");
+            if (a.name == "epsilon" && !(a.f >= 0.0f && std::isfinite(a.f)))
+                return fail("epsilon " + std::to_string(a.f) + " is not a finite value of at least 0");
+        }
+        const Attribute* act = n_.attr("activation");
+        if (!act && n_.attr("activation_params"))
+            return fail("has activation_params but no activation");
+        if (act && !checkActivation(*act))
+            return;
+        const size_t parts = n_.inputs.size() - 4;
+        int64_t channels = 0;
+        for (size_t i = 0; i < parts; ++i) {
+            const int64_t r = rank(i);
+            if (r >= 0 && r < 2)
+                return fail("input " + std::to_string(i) + " has rank " + std::to_string(r) + ", FusedBatchNorm needs 2 or more");
+            const int64_t c = dimSize(i, 1);
+            if (c < 0 || channels < 0 || __builtin_add_overflow(channels, c, &channels))
+                channels = -1;
+        }
+        for (size_t i = parts; i < n_.inputs.size(); ++i) {
+            const int64_t r = rank(i);
+            if (r >= 0 && r != 1)
+                return fail("input " + std::to_string(i) + " has rank " + std::to_string(r) + ", a statistic of one dimension");
+            const int64_t c = dimSize(i, 0);
+            if (channels >= 0 && c >= 0 && c != channels)
+                return fail("input " + std::to_string(i) + " has " + std::to_string(c) + " values for " +
+                            std::to_string(channels) + " channels");
+        }
     }
 
     // ChannelShuffle: inputs of rank 4 concatenated along channels; an int group

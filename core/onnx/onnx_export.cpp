@@ -352,8 +352,6 @@ struct Exporter {
     {
         auto unique = [&](const std::string& base) { return uniqueName(names, base); };
         const std::string activation = n.attrString("activation", "");
-        const Attribute* paramsAttr = n.attr("activation_params");
-        const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
         const Value& y = g.value(n.outputs.at(0));
         const std::string pre = unique(y.name + "_preact");
 
@@ -382,16 +380,27 @@ struct Exporter {
             intermediate(gp, activationInput, y.type);
         }
 
-        // Ramiel's own Silu, and HardSwish where the opset predates it: the gate, then Mul by its input.
+        writeActivation(gp, names, n, activationInput, y.name);
+    }
+
+    // A fused node's activation (its `activation`, `activation_params`) from x into y;
+    // Ramiel's own Silu, and HardSwish where the opset predates it, as the gate, then Mul by its input.
+    void writeActivation(onnx::GraphProto& gp, std::unordered_set<std::string>& names, const Node& n,
+                         const std::string& x, const std::string& y) const
+    {
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
+        const std::string activation = n.attrString("activation", "");
+        const Attribute* paramsAttr = n.attr("activation_params");
+        const std::vector<float> params = paramsAttr ? paramsAttr->floats : std::vector<float>{};
         if (activation == "Silu" || (activation == "HardSwish" && mainOpset < 14)) {
-            writeSelfGated(gp, names, activation == "HardSwish", activationInput, y.name, unique(n.name + "_Mul"));
+            writeSelfGated(gp, names, activation == "HardSwish", x, y, unique(n.name + "_Mul"));
             return;
         }
         auto* act = gp.add_node();
         act->set_op_type(activation);
         act->set_name(unique(n.name + "_" + activation));
-        act->add_input(activationInput);
-        act->add_output(y.name);
+        act->add_input(x);
+        act->add_output(y);
         if (activation == "LeakyRelu" && params.size() == 1) {
             auto* a = act->add_attribute();
             a->set_name("alpha");
@@ -415,6 +424,40 @@ struct Exporter {
         } else if (activation != "Relu" && activation != "Sigmoid" && activation != "HardSwish") {
             fail("node '" + n.name + "' fuses an unknown activation '" + activation + "'");
         }
+    }
+
+    // ai.ramiel.FusedBatchNorm -> Concat along channels (more than one part),
+    // BatchNormalization, its activation.
+    void unfuseBatchNorm(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
+        const Value& y = g.value(n.outputs.at(0));
+        const size_t parts = n.inputs.size() - 4;
+        std::string x = g.value(n.inputs.at(0)).name;
+        if (parts > 1) {
+            std::vector<std::string> partNames;
+            for (size_t i = 0; i < parts; ++i)
+                partNames.push_back(g.value(n.inputs[i]).name);
+            x = unique(y.name + "_concat");
+            auto* axis = step(gp, "Concat", unique(n.name + "_Concat"), partNames, x)->add_attribute();
+            axis->set_name("axis");
+            axis->set_type(onnx::AttributeProto::INT);
+            axis->set_i(1);
+            intermediate(gp, x, y.type);  // BatchNormalization and the activation keep the shape
+        }
+        const bool activation = n.attr("activation") != nullptr;
+        const std::string normalized = activation ? unique(y.name + "_preact") : y.name;
+        std::vector<std::string> inputs{x};
+        for (size_t i = parts; i < n.inputs.size(); ++i)
+            inputs.push_back(g.value(n.inputs[i]).name);
+        auto* eps = step(gp, "BatchNormalization", n.name, inputs, normalized)->add_attribute();
+        eps->set_name("epsilon");
+        eps->set_type(onnx::AttributeProto::FLOAT);
+        eps->set_f(n.attrFloat("epsilon", 1e-5f));
+        if (!activation)
+            return;
+        intermediate(gp, normalized, y.type);
+        writeActivation(gp, names, n, normalized, y.name);
     }
 
     void graph(const Graph& g, onnx::GraphProto& gp) const
@@ -462,6 +505,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kChannelShuffle) {
                 unfuseChannelShuffle(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kFusedBatchNorm) {
+                unfuseBatchNorm(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

@@ -8,47 +8,16 @@
 // the activation (or the Add) alone, and the Add's output the activation alone
 // (else the Add is fused without it).
 #include "core/ir/fused_ops.h"
+#include "core/passes/activations.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <optional>
 
 namespace ramiel::passes {
 
 namespace {
-
-// A float scalar constant input, or `fallback` when the input is omitted.
-std::optional<float> scalarInput(const Graph& g, const Node& n, size_t i, float fallback)
-{
-    const ValueId v = n.input(i);
-    return v == kNone ? std::optional<float>(fallback) : floatScalar(g, v);
-}
-
-// The activation's name and parameters, when the node is one FusedConv takes.
-std::optional<std::pair<std::string, std::vector<float>>> activationOf(const Graph& g, const Node& n)
-{
-    if (n.outputs.size() != 1 || n.input(0) == kNone)
-        return std::nullopt;
-    if (n.domain == kRamielDomain && (n.opType == kSilu || n.opType == kHardSwish))  // fuse-silu's, fuse-hardswish's
-        return std::make_pair(n.opType, std::vector<float>{});
-    if (!n.domain.empty())
-        return std::nullopt;
-    if (n.opType == "Relu" || n.opType == "Sigmoid" || n.opType == "HardSwish")
-        return std::make_pair(n.opType, std::vector<float>{});
-    if (n.opType == "LeakyRelu")
-        return std::make_pair(n.opType, std::vector<float>{n.attrFloat("alpha", 0.01f)});
-    if (n.opType == "Clip") {
-        if (n.opset < 11)
-            return std::make_pair(n.opType, std::vector<float>{n.attrFloat("min", -FLT_MAX), n.attrFloat("max", FLT_MAX)});
-        const auto lo = scalarInput(g, n, 1, -FLT_MAX), hi = scalarInput(g, n, 2, FLT_MAX);
-        if (!lo || !hi)
-            return std::nullopt;
-        return std::make_pair(n.opType, std::vector<float>{*lo, *hi});
-    }
-    return std::nullopt;
-}
 
 // Both shapes known (every dimension a number or a named symbol) and equal.
 bool sameShape(const Graph& g, ValueId a, ValueId b)
@@ -98,7 +67,7 @@ public:
                 actInput = g.node(addId).outputs[0];
                 actId = edit.soleConsumer(actInput);
             }
-            std::optional<std::pair<std::string, std::vector<float>>> activation;
+            std::optional<FusedActivation> activation;
             if (actId != kNone && g.node(actId).input(0) == actInput)
                 activation = activationOf(g, g.node(actId));
             if (!activation && z == kNone)
@@ -120,20 +89,9 @@ public:
             Node& fused = g.node(id);
             makeRamielNode(fused, kFusedConv);
             if (activation) {
-                Attribute a;
-                a.name = "activation";
-                a.kind = Attribute::Kind::String;
-                a.s = activation->first;
-                fused.attributes.push_back(a);
+                addActivationAttributes(fused, *activation);
                 ++stats.removed;
                 ++activations;
-            }
-            if (activation && !activation->second.empty()) {
-                Attribute p;
-                p.name = "activation_params";
-                p.kind = Attribute::Kind::Floats;
-                p.floats = activation->second;
-                fused.attributes.push_back(p);
             }
             edit.setOutput(id, 0, y);
             ++stats.fused;

@@ -40,6 +40,12 @@ const std::vector<PassInfo>& registeredPasses()
         {"fuse-conv-activation",
          "Run Conv (+ Add of a same-shape value) + Relu/LeakyRelu/Sigmoid/HardSwish/Clip/SiLU as one fused node (ai.ramiel.FusedConv)", true, {},
          makeFuseConvActivationPass},
+        // After fuse-conv-bn and fuse-conv-activation: what is left are the batch normalizations no
+        // convolution precedes (DenseNet's pre-activations), and their activations.
+        {"fuse-batchnorm",
+         "Run BatchNormalization with the Concat along channels before it and the activation after it as one node "
+         "(ai.ramiel.FusedBatchNorm)",
+         true, {}, makeFuseBatchNormPass},
         // After folding: the constants √2, 1 and 0.5 often come from Constant nodes. Before
         // fuse-matmul-add, which takes a GELU into the linear layer before it.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <vector>
 
 namespace ramiel {
@@ -44,6 +45,16 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
 // y = x * scale + shift per channel (inference BatchNormalization); x must
 // satisfy isChannelsLastFloat, scale and shift are contiguous float [C].
 at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift);
+
+// ai.ramiel.FusedBatchNorm (core/ir/fused_ops.h): the parts concatenated along
+// channels (4-D float tensors of equal N, H, W, all channels-last and one of them
+// not also plain contiguous), each channel scaled and shifted (scale, shift:
+// contiguous float, one value per channel of them all), then `activation` run in
+// place over a few pixels at a time, still in cache. Each intra-op thread takes a
+// fixed contiguous share of the pixels.
+bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t channels);
+at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at::Tensor& scale,
+                                 const at::Tensor& shift, const std::function<void(float*, int64_t)>& activation);
 
 // x * s with s of one value per image and channel ([N or 1, C, 1, 1]; a
 // squeeze-excite block's scale): x must satisfy isChannelsLastFloat and s be

@@ -1,12 +1,15 @@
 // Hand-written kernels for float activations in the channels-last layout the
 // convolutions leave: max and average pooling, global average pooling, inference batch
-// normalization (a per-channel scale and shift) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
+// normalization (a per-channel scale and shift, also on parts concatenated along channels,
+// FusedBatchNorm's) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
 // cat copies each input through a strided TensorIterator, mean reduces over
 // non-inner dimensions): docs/runtime.md has the measurements. Work is split
 // over output pixels only, so results do not depend on the thread count.
 #include "core/runtime/torch/channels_last.h"
+
+#include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
@@ -168,13 +171,6 @@ RAMIEL_CLONES void interleave2(float* __restrict o, const float* __restrict a, c
         o[2 * i] = a[i];
         o[2 * i + 1] = b[i];
     }
-}
-
-// x = max(x, 0) over n floats; 0 > NaN is false, so NaN stays.
-RAMIEL_CLONES void reluRun(float* __restrict x, int64_t n)
-{
-    for (int64_t i = 0; i < n; ++i)
-        x[i] = 0.0f > x[i] ? 0.0f : x[i];
 }
 
 // One image row of `w` pixels from `c` channel planes (`plane` floats apart)
@@ -462,6 +458,48 @@ at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
                 std::memcpy(o, srcs[k] + p * c, size_t(c) * sizeof(float));
                 o += c;
             }
+        }
+    });
+    return y;
+}
+
+bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t channels)
+{
+    if (parts.empty() || !channelsLastParts(parts))
+        return false;
+    int64_t total = 0;
+    for (const at::Tensor& t : parts)
+        total += t.size(1);
+    return total == channels;
+}
+
+at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at::Tensor& scale,
+                                 const at::Tensor& shift, const std::function<void(float*, int64_t)>& activation)
+{
+    const int64_t n = parts[0].size(0), h = parts[0].size(2), w = parts[0].size(3);
+    int64_t total = 0;
+    for (const at::Tensor& t : parts)
+        total += t.size(1);
+    at::Tensor y = emptyFloat({n, total, h, w}, at::MemoryFormat::ChannelsLast);
+    float* dst = y.data_ptr<float>();
+    const float* a = scale.data_ptr<float>();
+    const float* b = shift.data_ptr<float>();
+    std::vector<const float*> srcs;
+    for (const at::Tensor& t : parts)
+        srcs.push_back(t.data_ptr<float>());
+    const int64_t block = std::max<int64_t>(1, 4096 / total);  // pixels of about 16 KiB, for the activation
+    at::parallel_for(0, n * h * w, grainFor(total), [&](int64_t begin, int64_t end) {
+        for (int64_t p0 = begin; p0 < end; p0 += block) {
+            const int64_t p1 = std::min(end, p0 + block);
+            for (int64_t p = p0; p < p1; ++p) {
+                int64_t at = 0;
+                for (size_t k = 0; k < parts.size(); ++k) {
+                    const int64_t c = parts[k].size(1);
+                    scaleShift(dst + p * total + at, srcs[k] + p * c, a + at, b + at, c);
+                    at += c;
+                }
+            }
+            activation(dst + p0 * total, (p1 - p0) * total);
         }
     });
     return y;

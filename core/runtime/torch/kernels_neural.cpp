@@ -1,6 +1,7 @@
 // Neural-network operators: convolutions, GEMM, pooling, normalizations, softmax.
 #include "core/runtime/torch/kernel.h"
 
+#include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/intra_op_threads.h"
@@ -174,31 +175,17 @@ struct ConvActivation {
         }
     }
 
-    // In place on n floats, on the calling thread (a one-pixel convolution's output);
-    // NaN stays NaN, as in ATen's.
+    // In place on n floats, on the calling thread (a one-pixel convolution's output, a
+    // block of a fused batch normalization's); NaN stays NaN, as in ATen's.
     void applyTo(float* y, int64_t n) const
     {
         switch (kind) {
         case None: break;
-        case Relu:
-            for (int64_t i = 0; i < n; ++i)
-                y[i] = y[i] < 0.0f ? 0.0f : y[i];
-            break;
-        case LeakyRelu:
-            for (int64_t i = 0; i < n; ++i)
-                y[i] = y[i] < 0.0f ? a * y[i] : y[i];
-            break;
-        case Clip:
-            for (int64_t i = 0; i < n; ++i)
-                y[i] = y[i] < a ? a : y[i] > b ? b : y[i];
-            break;
+        case Relu: reluRun(y, n); break;
+        case LeakyRelu: leakyReluRun(y, n, a); break;
+        case Clip: clipRun(y, n, a, b); break;
         case Sigmoid: sigmoidRun(y, y, n); break;
-        case HardSwish:
-            for (int64_t i = 0; i < n; ++i) {
-                const float t = y[i] + 3.0f;
-                y[i] = y[i] * (t < 0.0f ? 0.0f : t > 6.0f ? 6.0f : t) / 6.0f;
-            }
-            break;
+        case HardSwish: hardSwishRun(y, n); break;
         case Silu: siluRun(y, y, n); break;
         }
     }
@@ -784,10 +771,9 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 
 Kernel convKernel(const KernelContext& c) { return convolutionKernel(c, {}); }
 
-// Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
-// activation, a oneDNN post-op where the convolution runs on oneDNN, else in
-// place on the fresh output (no second tensor, no second node).
-Kernel fusedConvKernel(const KernelContext& c)
+// A fused node's activation (FusedConv's, FusedBatchNorm's attributes activation and
+// activation_params); None without one.
+ConvActivation fusedActivation(const KernelContext& c)
 {
     const std::string activation = c.node.attrString("activation", "");
     const Attribute* paramsAttr = c.node.attr("activation_params");
@@ -798,13 +784,24 @@ Kernel fusedConvKernel(const KernelContext& c)
                                                                    {"HardSwish", ConvActivation::HardSwish},
                                                                    {"Silu", ConvActivation::Silu}};
     const auto it = plain.find(activation);
-    if (it != plain.end() && params.empty() && (it->second != ConvActivation::None || c.hasInput(3)))
-        return convolutionKernel(c, {it->second});
+    if (it != plain.end() && params.empty())
+        return {it->second};
     if (activation == "LeakyRelu" && params.size() == 1)
-        return convolutionKernel(c, {ConvActivation::LeakyRelu, params[0]});
+        return {ConvActivation::LeakyRelu, params[0]};
     if (activation == "Clip" && params.size() == 2)
-        return convolutionKernel(c, {ConvActivation::Clip, params[0], params[1]});
+        return {ConvActivation::Clip, params[0], params[1]};
     c.unsupported("activation '" + activation + "' with " + std::to_string(params.size()) + " parameters");
+}
+
+// Ramiel's FusedConv (core/ir/fused_ops.h): the convolution, then its
+// activation, a oneDNN post-op where the convolution runs on oneDNN, else in
+// place on the fresh output (no second tensor, no second node).
+Kernel fusedConvKernel(const KernelContext& c)
+{
+    const ConvActivation act = fusedActivation(c);
+    if (act.kind == ConvActivation::None && !c.hasInput(3))
+        c.unsupported("neither an activation nor a summand");
+    return convolutionKernel(c, act);
 }
 
 
@@ -1386,20 +1383,31 @@ void registerSoftmaxKernels(KernelRegistry& r)
     };
 }
 
+// Inference batch normalization as a per-channel scale and shift, computed once (in
+// double precision) from the node's constant statistics, inputs first to first + 3 (scale,
+// B, mean, variance); both undefined unless all four are float constants of one dimension.
+struct ScaleShift {
+    at::Tensor scale, shift;
+};
+
+ScaleShift inferenceScaleShift(const KernelContext& c, size_t first, double eps)
+{
+    for (size_t i = first; i < first + 4; ++i)
+        if (!c.isConstant(i) || c.constants[i].scalar_type() != at::kFloat || c.constants[i].dim() != 1 ||
+            c.constants[i].numel() != c.constants[first].numel())
+            return {};
+    const at::Tensor invStd = at::rsqrt(c.constants[first + 3].to(at::kDouble) + eps);
+    const at::Tensor a = c.constants[first].to(at::kDouble) * invStd;
+    return {a.to(at::kFloat).contiguous(),
+            (c.constants[first + 1].to(at::kDouble) - c.constants[first + 2].to(at::kDouble) * a).to(at::kFloat).contiguous()};
+}
+
 // Batch, instance and layer normalization; local response normalization.
 void registerNormalizationKernels(KernelRegistry& r)
 {
     r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
-        // Constant statistics (inference): a per-channel scale and shift, computed once.
-        at::Tensor scale, shift;
-        if (c.node.outputs.size() == 1 && c.isConstant(1) && c.isConstant(2) && c.isConstant(3) && c.isConstant(4) &&
-            c.constants[1].scalar_type() == at::kFloat && c.constants[1].dim() == 1) {
-            const at::Tensor invStd = at::rsqrt(c.constants[4].to(at::kDouble) + eps);
-            const at::Tensor a = c.constants[1].to(at::kDouble) * invStd;
-            scale = a.to(at::kFloat).contiguous();
-            shift = (c.constants[2].to(at::kDouble) - c.constants[3].to(at::kDouble) * a).to(at::kFloat).contiguous();
-        }
+        const auto [scale, shift] = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
         return [eps, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             if (scale.defined() && isChannelsLastFloat(in[0]) && in[0].size(1) == scale.numel()) {
                 out[0] = scaleShiftChannelsLast(in[0], scale, shift);
@@ -1408,6 +1416,26 @@ void registerNormalizationKernels(KernelRegistry& r)
             out[0] = at::batch_norm(in[0], in[1], in[2], in[3], in[4], false, 0.0, eps, false);
             for (size_t i = 1; i < out.size(); ++i)  // training outputs: the running statistics as given
                 out[i] = in[std::min<size_t>(i + 2, 4)];
+        };
+    };
+    // fuse-batchnorm's (core/ir/fused_ops.h): the parts, then the four statistics. On
+    // channels-last parts, one pass: each pixel's channels read from their parts, scaled and
+    // shifted, and the activation applied to a few pixels at a time while they are in cache.
+    r[std::string(kRamielDomain) + ":" + kFusedBatchNorm] = [](const KernelContext& c) -> Kernel {
+        const size_t parts = c.node.inputs.size() - 4;
+        const double eps = c.node.attrFloat("epsilon", 1e-5f);
+        const ConvActivation act = fusedActivation(c);
+        const auto [scale, shift] = inferenceScaleShift(c, parts, eps);
+        return [parts, eps, act, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const std::vector<at::Tensor> xs(in.begin(), in.begin() + std::ptrdiff_t(parts));
+            if (scale.defined() && batchNormChannelsLastApplies(xs, scale.numel())) {
+                out[0] = batchNormChannelsLast(xs, scale, shift, [&](float* y, int64_t n) { act.applyTo(y, n); });
+                return;
+            }
+            at::Tensor y = at::batch_norm(parts == 1 ? xs[0] : at::cat(xs, 1), in[parts], in[parts + 1],
+                                          in[parts + 2], in[parts + 3], false, 0.0, eps, false);
+            act.applyTo(y);
+            out[0] = y;
         };
     };
     r["InstanceNormalization"] = [](const KernelContext& c) -> Kernel {
