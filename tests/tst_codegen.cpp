@@ -198,6 +198,13 @@ std::string denseModel()
     return b.bytes();
 }
 
+// Writes `bytes` to `path`; false when it cannot.
+bool writeFile(const QString& path, const std::string& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size());
+}
+
 }  // namespace
 
 class TestCodegen : public QObject {
@@ -294,10 +301,7 @@ class TestCodegen : public QObject {
             lists += "set(MODEL_TARGET " + name + ")\n" + (v.oneDnn ? "" : "set(MODEL_USE_ONEDNN OFF)\n") +
                      "add_subdirectory(" + name + ")\nunset(MODEL_USE_ONEDNN)\n";
         }
-        QFile f(work_ + "/cpp/CMakeLists.txt");
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(lists.toUtf8());
-        f.close();
+        QVERIFY(writeFile(work_ + "/cpp/CMakeLists.txt", lists.toStdString()));
         QStringList configure = {"-S", work_ + "/cpp", "-B", work_ + "/cpp/build", "-G", "Ninja",
                                  "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O0"};  // the code only calls libtorch: -O0 halves the build
         if (!QStandardPaths::findExecutable("ccache").isEmpty())
@@ -332,36 +336,20 @@ private Q_SLOTS:
         // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
         variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};
         const QString hostile = work_ + "/hostile.onnx";
-        QFile f(hostile);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        const std::string bytes = hostileModel(marker());
-        f.write(bytes.data(), qint64(bytes.size()));
-        f.close();
+        QVERIFY(writeFile(hostile, hostileModel(marker())));
         variants_["hostile"] = {"hostile", hostile, 1, 1};
         // fuse-gelu's, fuse-silu's, fuse-layer-norm's and fuse-matmul-add's nodes: F.gelu /
         // at::gelu, F.silu / at::silu, F.layer_norm / at::layer_norm, matmul, add and gelu.
         const QString activations = work_ + "/activations.onnx";
-        QFile a(activations);
-        QVERIFY(a.open(QIODevice::WriteOnly));
-        const std::string model = activationsModel();
-        a.write(model.data(), qint64(model.size()));
-        a.close();
+        QVERIFY(writeFile(activations, activationsModel()));
         variants_["activations_passes"] = {"activations_passes", activations, 1, 1, "default"};
         // fuse-channel-shuffle's node with one output: cat, reshape, permute, reshape.
         const QString shuffle = work_ + "/shuffle.onnx";
-        QFile sh(shuffle);
-        QVERIFY(sh.open(QIODevice::WriteOnly));
-        const std::string shuffled = shuffleModel();
-        sh.write(shuffled.data(), qint64(shuffled.size()));
-        sh.close();
+        QVERIFY(writeFile(shuffle, shuffleModel()));
         variants_["shuffle_passes"] = {"shuffle_passes", shuffle, 1, 1, "default"};
         // fuse-batchnorm's node: cat, batch_norm, relu.
         const QString dense = work_ + "/dense.onnx";
-        QFile de(dense);
-        QVERIFY(de.open(QIODevice::WriteOnly));
-        const std::string denseBytes = denseModel();
-        de.write(denseBytes.data(), qint64(denseBytes.size()));
-        de.close();
+        QVERIFY(writeFile(dense, denseModel()));
         variants_["dense_passes"] = {"dense_passes", dense, 1, 1, "default"};
     }
 
@@ -539,10 +527,7 @@ private Q_SLOTS:
                 a->mutable_t()->add_int32_data(training);
                 b.node("Dropout", {"x", "r", "t"}, {"d"});
                 b.node("Relu", {"d"}, {"y"});
-                QFile f(model);
-                QVERIFY(f.open(QIODevice::WriteOnly));
-                const std::string bytes = b.bytes();
-                f.write(bytes.data(), qint64(bytes.size()));
+                QVERIFY(writeFile(model, b.bytes()));
             }
             for (const auto& [lang, file, call] : {std::tuple<QString, QString, QString>{"python", "model.py", "torch.dropout(x, 0.25, True)"},
                                                    {"cpp", "main.cpp", "at::dropout(x, 0.25, true)"}}) {
@@ -568,10 +553,7 @@ private Q_SLOTS:
             u.initializerInt64("k", {2});
             u.node("TopK", {"x", "k"}, {"v", "i"}, "topk node");
             u.output("v", {2});
-            QFile f(model);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            const std::string bytes = u.bytes();
-            f.write(bytes.data(), qint64(bytes.size()));
+            QVERIFY(writeFile(model, u.bytes()));
         }
         const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});

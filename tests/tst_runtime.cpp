@@ -93,6 +93,25 @@ void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<fl
         a->add_floats(v);
 }
 
+// Graph inputs x0, x1, ... of [batch, parts[k], h, w] (named into `plain`) and an identity
+// 1x1 Conv of each (into `channelsLast`: the runtime's convolutions leave that layout).
+void identityConvParts(OnnxBuilder& b, const QVector<int>& parts, int64_t batch, int64_t h, int64_t w,
+                       std::vector<std::string>& plain, std::vector<std::string>& channelsLast)
+{
+    for (int k = 0; k < parts.size(); ++k) {
+        const int64_t c = parts[k];
+        const std::string x = "x" + std::to_string(k), weight = "w" + std::to_string(k);
+        b.input(x, {batch, c, h, w});
+        b.initializer(weight, {c, c, 1, 1}, 0.0f);
+        auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+        for (int64_t i = 0; i < c; ++i)
+            init->set_float_data(int(i * c + i), 1.0f);
+        b.node("Conv", {x, weight}, {x + "c"});
+        plain.push_back(x);
+        channelsLast.push_back(x + "c");
+    }
+}
+
 // The model imports Ramiel's domain (ai.ramiel, version 1), for its fused nodes.
 void importRamielDomain(OnnxBuilder& b)
 {
@@ -937,18 +956,7 @@ private Q_SLOTS:
             channels += c;
         OnnxBuilder b;
         std::vector<std::string> plain, channelsLast;
-        for (int k = 0; k < parts.size(); ++k) {
-            const int64_t c = parts[k];
-            const std::string x = "x" + std::to_string(k), weight = "w" + std::to_string(k);
-            b.input(x, {batch, c, h, w});
-            b.initializer(weight, {c, c, 1, 1}, 0.0f);
-            auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
-            for (int64_t i = 0; i < c; ++i)
-                init->set_float_data(int(i * c + i), 1.0f);
-            b.node("Conv", {x, weight}, {x + "c"});
-            plain.push_back(x);
-            channelsLast.push_back(x + "c");
-        }
+        identityConvParts(b, parts, batch, h, w, plain, channelsLast);
         auto shuffle = [&](const std::vector<std::string>& in, const std::string& prefix) {
             std::vector<std::string> outs;
             for (int k = 0; k < split.size(); ++k)
@@ -1034,18 +1042,7 @@ private Q_SLOTS:
             channels += c;
         OnnxBuilder b(14);
         std::vector<std::string> plain, channelsLast;
-        for (int k = 0; k < parts.size(); ++k) {
-            const int64_t c = parts[k];
-            const std::string x = "x" + std::to_string(k), weight = "w" + std::to_string(k);
-            b.input(x, {batch, c, h, w});
-            b.initializer(weight, {c, c, 1, 1}, 0.0f);
-            auto* init = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
-            for (int64_t i = 0; i < c; ++i)
-                init->set_float_data(int(i * c + i), 1.0f);
-            b.node("Conv", {x, weight}, {x + "c"});
-            plain.push_back(x);
-            channelsLast.push_back(x + "c");
-        }
+        identityConvParts(b, parts, batch, h, w, plain, channelsLast);
         const std::vector<std::string> stats{"scale", "bias", "mean", "var"};
         for (size_t k = 0; k < stats.size(); ++k) {
             b.initializer(stats[k], {channels}, 0.0f);

@@ -432,6 +432,27 @@ bool channelsLastParts(const std::vector<at::Tensor>& parts)
     return std::any_of(parts.begin(), parts.end(), [](const at::Tensor& t) { return isChannelsLastFloat(t); });
 }
 
+// Parts (channelsLastParts) laid side by side along channels: each one's data and channel
+// count, and the channels-last output [N, their total, H, W] they make.
+struct SideBySide {
+    std::vector<const float*> src;
+    std::vector<int64_t> channels;
+    int64_t total = 0, pixels = 0;
+    at::Tensor out;
+
+    explicit SideBySide(const std::vector<at::Tensor>& parts)
+    {
+        for (const at::Tensor& t : parts) {
+            src.push_back(t.data_ptr<float>());
+            channels.push_back(t.size(1));
+            total += t.size(1);
+        }
+        const int64_t n = parts[0].size(0), h = parts[0].size(2), w = parts[0].size(3);
+        pixels = n * h * w;
+        out = emptyFloat({n, total, h, w}, at::MemoryFormat::ChannelsLast);
+    }
+};
+
 }  // namespace
 
 bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts)
@@ -441,26 +462,18 @@ bool concatChannelsLastApplies(const std::vector<at::Tensor>& parts)
 
 at::Tensor concatChannelsLast(const std::vector<at::Tensor>& parts)
 {
-    const int64_t n = parts[0].size(0), h = parts[0].size(2), w = parts[0].size(3);
-    int64_t total = 0;
-    for (const at::Tensor& t : parts)
-        total += t.size(1);
-    at::Tensor y = emptyFloat({n, total, h, w}, at::MemoryFormat::ChannelsLast);
-    float* dst = y.data_ptr<float>();
-    std::vector<const float*> srcs;
-    for (const at::Tensor& t : parts)
-        srcs.push_back(t.data_ptr<float>());
-    at::parallel_for(0, n * h * w, grainFor(total), [&](int64_t begin, int64_t end) {
+    const SideBySide x(parts);
+    float* dst = x.out.data_ptr<float>();
+    at::parallel_for(0, x.pixels, grainFor(x.total), [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
-            float* o = dst + p * total;
+            float* o = dst + p * x.total;
             for (size_t k = 0; k < parts.size(); ++k) {
-                const int64_t c = parts[k].size(1);
-                std::memcpy(o, srcs[k] + p * c, size_t(c) * sizeof(float));
-                o += c;
+                std::memcpy(o, x.src[k] + p * x.channels[k], size_t(x.channels[k]) * sizeof(float));
+                o += x.channels[k];
             }
         }
     });
-    return y;
+    return x.out;
 }
 
 bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t channels)
@@ -476,33 +489,25 @@ bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t 
 at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at::Tensor& scale,
                                  const at::Tensor& shift, const std::function<void(float*, int64_t)>& activation)
 {
-    const int64_t n = parts[0].size(0), h = parts[0].size(2), w = parts[0].size(3);
-    int64_t total = 0;
-    for (const at::Tensor& t : parts)
-        total += t.size(1);
-    at::Tensor y = emptyFloat({n, total, h, w}, at::MemoryFormat::ChannelsLast);
-    float* dst = y.data_ptr<float>();
+    const SideBySide x(parts);
+    float* dst = x.out.data_ptr<float>();
     const float* a = scale.data_ptr<float>();
     const float* b = shift.data_ptr<float>();
-    std::vector<const float*> srcs;
-    for (const at::Tensor& t : parts)
-        srcs.push_back(t.data_ptr<float>());
-    const int64_t block = std::max<int64_t>(1, 4096 / total);  // pixels of about 16 KiB, for the activation
-    at::parallel_for(0, n * h * w, grainFor(total), [&](int64_t begin, int64_t end) {
+    const int64_t block = std::max<int64_t>(1, 4096 / x.total);  // pixels of about 16 KiB, for the activation
+    at::parallel_for(0, x.pixels, grainFor(x.total), [&](int64_t begin, int64_t end) {
         for (int64_t p0 = begin; p0 < end; p0 += block) {
             const int64_t p1 = std::min(end, p0 + block);
             for (int64_t p = p0; p < p1; ++p) {
                 int64_t at = 0;
                 for (size_t k = 0; k < parts.size(); ++k) {
-                    const int64_t c = parts[k].size(1);
-                    scaleShift(dst + p * total + at, srcs[k] + p * c, a + at, b + at, c);
-                    at += c;
+                    scaleShift(dst + p * x.total + at, x.src[k] + p * x.channels[k], a + at, b + at, x.channels[k]);
+                    at += x.channels[k];
                 }
             }
-            activation(dst + p0 * total, (p1 - p0) * total);
+            activation(dst + p0 * x.total, (p1 - p0) * x.total);
         }
     });
-    return y;
+    return x.out;
 }
 
 bool channelShuffleChannelsLastApplies(const std::vector<at::Tensor>& parts)
