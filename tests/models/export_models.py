@@ -65,6 +65,14 @@ EXTRA = {
     "shufflenet_v2_x2_0": ({}, 224),
     "mnasnet1_3": ({}, 224, 17),
     "resnet101": ({}, 224),
+    "vit_l_32": ({}, 224, 17),
+    "resnet152": ({}, 224),
+    "convnext_small": ({}, 224, 17),
+    "efficientnet_b4": ({}, 224),
+    "swin_s": ({}, 224, 17),
+    "densenet201": ({}, 224, 17),
+    "regnet_y_3_2gf": ({}, 224),
+    "resnext101_32x8d": ({}, 224, 17),
 }
 
 
