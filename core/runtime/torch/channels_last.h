@@ -42,16 +42,13 @@ at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countI
 // Mean over the two spatial dimensions; x must satisfy isChannelsLastFloat.
 at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x);
 
-// y = x * scale + shift per channel (inference BatchNormalization); x must
-// satisfy isChannelsLastFloat, scale and shift are contiguous float [C].
-at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift);
-
-// ai.ramiel.FusedBatchNorm (core/ir/fused_ops.h): the parts concatenated along
-// channels (4-D float tensors of equal N, H, W, all channels-last and one of them
-// not also plain contiguous), each channel scaled and shifted (scale, shift:
-// contiguous float, one value per channel of them all), then `activation` run in
-// place over a few pixels at a time, still in cache. Each intra-op thread takes a
-// fixed contiguous share of the pixels.
+// Inference batch normalization, y = x * scale + shift per channel, of the parts
+// concatenated along channels (4-D float tensors of equal N, H, W, all channels-last
+// and one of them not also plain contiguous; one part for BatchNormalization, several
+// for ai.ramiel.FusedBatchNorm's Concat), scale and shift contiguous float with one
+// value per channel of them all; then `activation`, where given, run in place over a
+// few pixels at a time, still in cache. Each intra-op thread takes a fixed contiguous
+// share of the pixels.
 bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t channels);
 at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at::Tensor& scale,
                                  const at::Tensor& shift, const std::function<void(float*, int64_t)>& activation);

@@ -382,21 +382,6 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
     return y;
 }
 
-at::Tensor scaleShiftChannelsLast(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& shift)
-{
-    const int64_t c = x.size(1), pixels = x.size(0) * x.size(2) * x.size(3);
-    at::Tensor y = emptyFloat(x.sizes(), at::MemoryFormat::ChannelsLast);
-    const float* src = x.data_ptr<float>();
-    const float* a = scale.data_ptr<float>();
-    const float* b = shift.data_ptr<float>();
-    float* dst = y.data_ptr<float>();
-    at::parallel_for(0, pixels, grainFor(c), [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p)
-            scaleShift(dst + p * c, src + p * c, a, b, c);
-    });
-    return y;
-}
-
 bool channelScaleChannelsLastApplies(const at::Tensor& x, const at::Tensor& s)
 {
     return isChannelsLastFloat(x) && s.scalar_type() == at::kFloat && s.dim() == 4 &&
@@ -504,7 +489,8 @@ at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at:
                     at += x.channels[k];
                 }
             }
-            activation(dst + p0 * x.total, (p1 - p0) * x.total);
+            if (activation)
+                activation(dst + p0 * x.total, (p1 - p0) * x.total);
         }
     });
     return x.out;

@@ -1409,8 +1409,8 @@ void registerNormalizationKernels(KernelRegistry& r)
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         const auto [scale, shift] = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
         return [eps, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            if (scale.defined() && isChannelsLastFloat(in[0]) && in[0].size(1) == scale.numel()) {
-                out[0] = scaleShiftChannelsLast(in[0], scale, shift);
+            if (scale.defined() && batchNormChannelsLastApplies({in[0]}, scale.numel())) {
+                out[0] = batchNormChannelsLast({in[0]}, scale, shift, {});
                 return;
             }
             out[0] = at::batch_norm(in[0], in[1], in[2], in[3], in[4], false, 0.0, eps, false);
