@@ -373,6 +373,105 @@ private Q_SLOTS:
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
     }
 
+    // Add, Sub, Mul and Div on floats (Ramiel's loops, core/runtime/torch/arithmetic_loops.h)
+    // give exactly the float operation per element: same shapes (split over threads at this
+    // size), one value on either side, a row and a [C, H, W] block repeating, an operand
+    // handed over (written in place) and one read again afterwards (kept), the same value
+    // twice; NaN, infinities, signed zeros and division by zero among the values. Serial on
+    // 1 and 2 threads and on two workers, bit for bit.
+    void arithmeticIsExact_data()
+    {
+        QTest::addColumn<QString>("op");
+        for (const char* op : {"Add", "Sub", "Mul", "Div"})
+            QTest::newRow(op) << QString(op);
+    }
+    void arithmeticIsExact()
+    {
+        QFETCH(QString, op);
+        const std::string o = op.toStdString();
+        const std::vector<int64_t> dims{2, 4, 64, 70}, small{3, 5, 7};
+        OnnxBuilder b;
+        b.input("x", dims).input("y", dims).input("z", small);
+        auto varied = [&](const std::string& name, std::vector<int64_t> d, float scale) {
+            b.initializer(name, d, 0.0f);
+            auto* t = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+            for (int i = 0; i < t->float_data_size(); ++i)
+                t->set_float_data(i, i % 7 == 0 ? 0.0f : scale * float((i * 37) % 101 - 50) / 7.0f);
+        };
+        b.initializer("s", {}, 0.75f).initializer("s1", {1}, -1.5f);
+        varied("r", {70}, 1.0f);
+        varied("m", {4, 64, 70}, 0.25f);
+        b.node(o, {"x", "y"}, {"o0"});
+        b.node(o, {"x", "s"}, {"o1"});
+        b.node(o, {"s1", "x"}, {"o2"});
+        b.node(o, {"x", "r"}, {"o3"});
+        b.node(o, {"r", "x"}, {"o4"});
+        b.node(o, {"x", "m"}, {"o5"});
+        b.node("Neg", {"x"}, {"n"});
+        b.node(o, {"n", "y"}, {"o6"});  // n handed over
+        b.node(o, {"x", "x"}, {"o7"});
+        b.node("Neg", {"y"}, {"n2"});
+        b.node(o, {"n2", "x"}, {"t"});  // n2 read again below
+        b.node("Add", {"t", "n2"}, {"o8"});
+        b.node(o, {"z", "s"}, {"o9"});
+        for (int k = 0; k <= 9; ++k)
+            b.output("o" + std::to_string(k));
+        const Model m = loadOnnxFromBytes(b.bytes(), "arithmetic.onnx", {});
+        const auto compiled = runtime().compile(m);
+        std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
+        auto setFloat = [](Tensor& t, size_t i, float v) { std::memcpy(t.data.data() + i * 4, &v, 4); };
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        setFloat(inputs[0], 0, nan), setFloat(inputs[0], 1, inf), setFloat(inputs[0], 2, -inf), setFloat(inputs[0], 3, 0.0f);
+        setFloat(inputs[0], 5, -0.0f), setFloat(inputs[1], 1, inf), setFloat(inputs[1], 3, 0.0f), setFloat(inputs[1], 4, 0.0f);
+        setFloat(inputs[2], 0, -0.0f), setFloat(inputs[2], 1, nan);
+        auto floats = [](const Tensor& t) {
+            std::vector<float> v(size_t(t.numel()));
+            std::memcpy(v.data(), t.data.data(), v.size() * 4);
+            return v;
+        };
+        const std::vector<float> x = floats(inputs[0]), y = floats(inputs[1]), z = floats(inputs[2]);
+        std::vector<float> r(70), mm(size_t(4 * 64 * 70));
+        for (size_t i = 0; i < r.size(); ++i)
+            r[i] = i % 7 == 0 ? 0.0f : float(int(i * 37 % 101) - 50) / 7.0f;
+        for (size_t i = 0; i < mm.size(); ++i)
+            mm[i] = i % 7 == 0 ? 0.0f : 0.25f * float(int(i * 37 % 101) - 50) / 7.0f;
+        auto f = [&](float a, float c) {
+            return o == "Add" ? a + c : o == "Sub" ? a - c : o == "Mul" ? a * c : a / c;
+        };
+        std::vector<std::vector<float>> expected(10);
+        for (size_t i = 0; i < x.size(); ++i) {
+            expected[0].push_back(f(x[i], y[i]));
+            expected[1].push_back(f(x[i], 0.75f));
+            expected[2].push_back(f(-1.5f, x[i]));
+            expected[3].push_back(f(x[i], r[i % 70]));
+            expected[4].push_back(f(r[i % 70], x[i]));
+            expected[5].push_back(f(x[i], mm[i % mm.size()]));
+            expected[6].push_back(f(-x[i], y[i]));
+            expected[7].push_back(f(x[i], x[i]));
+            expected[8].push_back(f(-y[i], x[i]) + -y[i]);
+        }
+        for (float v : z)
+            expected[9].push_back(f(v, 0.75f));
+        compiled->setInputs(inputs);
+        const Schedule two = linearOnTwoWorkers(m);
+        for (int config : {1, 2, 0}) {
+            if (config > 0)
+                compiled->serialExecutor(config)->run();
+            else
+                compiled->parallelExecutor(two)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), expected.size());
+            for (size_t k = 0; k < out.size(); ++k) {
+                const std::vector<float> got = floats(out[k]);
+                QCOMPARE(got.size(), expected[k].size());
+                for (size_t i = 0; i < got.size(); ++i)
+                    if (std::memcmp(&got[i], &expected[k][i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(expected[k][i])))
+                        QFAIL(qPrintable(QString("o%1[%2]: %3, not %4 (%5)").arg(k).arg(i).arg(got[i]).arg(expected[k][i])
+                                             .arg(config ? QString("%1 threads").arg(config) : "2 workers")));
+            }
+        }
+    }
+
     void threeByThreeConvolution_data()
     {
         QTest::addColumn<int>("in");

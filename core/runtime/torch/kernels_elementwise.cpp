@@ -1,6 +1,7 @@
 // Elementwise operators: arithmetic with NumPy broadcasting, comparisons,
 // logic, activations, Cast, Clip, Where.
 #include "core/ir/fused_ops.h"
+#include "core/runtime/torch/arithmetic_loops.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/fresh_tensor.h"
@@ -63,6 +64,21 @@ KernelFactory binary(F f)
     };
 }
 
+// a op b: float operands through arithmetic_loops.h where it applies, otherwise ATen's
+// (broadcasting, type promotion).
+at::Tensor arithmetic(Arithmetic op, const at::Tensor& a, const at::Tensor& b)
+{
+    if (at::Tensor y = arithmeticFloat(op, a, b); y.defined())
+        return y;
+    switch (op) {
+    case Arithmetic::Add: return at::add(a, b);
+    case Arithmetic::Sub: return at::sub(a, b);
+    case Arithmetic::Mul: return at::mul(a, b);
+    case Arithmetic::Div: break;
+    }
+    return at::div(a, b);
+}
+
 bool isIntegral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), /*includeBool=*/true); }
 
 // Folds a variadic operator (Sum, Max, ...) over its inputs.
@@ -82,8 +98,8 @@ KernelFactory variadic(F f, bool mean = false)
 // Binary arithmetic with broadcasting, and the variadic Sum, Mean, Max, Min.
 void registerArithmeticKernels(KernelRegistry& r)
 {
-    r["Add"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
-    r["Sub"] = binary([](const at::Tensor& a, const at::Tensor& b) { return at::sub(a, b); });
+    r["Add"] = binary([](const at::Tensor& a, const at::Tensor& b) { return arithmetic(Arithmetic::Add, a, b); });
+    r["Sub"] = binary([](const at::Tensor& a, const at::Tensor& b) { return arithmetic(Arithmetic::Sub, a, b); });
     r["Mul"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             // A channels-last activation times one value per channel (squeeze-excite's
@@ -95,12 +111,12 @@ void registerArithmeticKernels(KernelRegistry& r)
                     return;
                 }
             }
-            out[0] = at::mul(in[0], in[1]);
+            out[0] = arithmetic(Arithmetic::Mul, in[0], in[1]);
         };
     };
     r["Div"] = binary([](const at::Tensor& a, const at::Tensor& b) {
         // Integer division truncates toward zero, as in C.
-        return isIntegral(a) && isIntegral(b) ? at::div(a, b, "trunc") : at::div(a, b);
+        return isIntegral(a) && isIntegral(b) ? at::div(a, b, "trunc") : arithmetic(Arithmetic::Div, a, b);
     });
     r["Pow"] = [](const KernelContext& c) -> Kernel {
         // A constant one-element exponent (LayerNorm's x^2, written out) goes to
