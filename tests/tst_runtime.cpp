@@ -132,6 +132,16 @@ std::vector<BadNode> badNodes()
 {
     const int invalid = int(ErrorKind::InvalidGraph), run = int(ErrorKind::Runtime);
     return {
+        {"Gather constant index out of range",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {3, 4}).output("y", {4});
+             b.initializerInt64("i", {3});
+             b.model().mutable_graph()->mutable_initializer(0)->clear_dims();
+             b.node("Gather", {"x", "i"}, {"y"}, "ga");
+             return b;
+         },
+         -1, "Gather index 3 is outside [-3, 3)"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;
@@ -468,6 +478,77 @@ private Q_SLOTS:
                     if (std::memcmp(&got[i], &expected[k][i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(expected[k][i])))
                         QFAIL(qPrintable(QString("o%1[%2]: %3, not %4 (%5)").arg(k).arg(i).arg(got[i]).arg(expected[k][i])
                                              .arg(config ? QString("%1 threads").arg(config) : "2 workers")));
+            }
+        }
+    }
+
+    // Gather by one constant index is x's entry itself where that is a contiguous block (a
+    // view, no copy), and Slice reads constant bounds once: the values ATen's copies give, a
+    // view's base left as it was when the view's reader ends it (Relu in place), negative
+    // indices and steps, a [1] index keeping its axis, a non-contiguous entry copied.
+    void gatherAndSliceByConstants()
+    {
+        OnnxBuilder b;
+        b.input("x", {3, 4, 5});
+        b.initializerInt64("i1", {1}).initializerInt64("m1", {-1}).initializerInt64("i2", {2});
+        for (const char* scalar : {"i1", "i2"})
+            b.model().mutable_graph()->mutable_initializer(scalar[1] == '1' ? 0 : 2)->clear_dims();
+        b.initializerInt64("s0", {1}).initializerInt64("e0", {3}).initializerInt64("a0", {0});
+        b.initializerInt64("s1", {-2}).initializerInt64("e1", {100}).initializerInt64("a1", {2}).initializerInt64("one", {1});
+        b.initializerInt64("s2", {3}).initializerInt64("e2", {0}).initializerInt64("a2", {1}).initializerInt64("back", {-1});
+        b.node("Neg", {"x"}, {"nx"});
+        b.node("Gather", {"nx", "i1"}, {"g0"});  // [4, 5], a view of nx
+        b.node("Relu", {"g0"}, {"r0"});          // g0's last reader; nx still read below
+        b.node("Gather", {"nx", "m1"}, {"g1"});  // [1, 4, 5]
+        OnnxBuilder::setInt(b.node("Gather", {"nx", "i2"}, {"g2"}), "axis", 1);  // [3, 5], a copy
+        b.node("Gather", {"nx", "i1"}, {"g3"});  // nx[1] again: as it was before the Relu
+        b.node("Slice", {"nx", "s0", "e0", "a0"}, {"sl0"});
+        b.node("Slice", {"nx", "s1", "e1", "a1", "one"}, {"sl1"});
+        b.node("Slice", {"nx", "s2", "e2", "a2", "back"}, {"sl2"});
+        for (const char* o : {"r0", "g1", "g2", "g3", "sl0", "sl1", "sl2"})
+            b.output(o);
+        const Model m = loadOnnxFromBytes(b.bytes(), "gather.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 17);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        auto nx = [&](int64_t i, int64_t j, int64_t k) { return float(-float(x[size_t((i * 4 + j) * 5 + k)])); };
+        std::vector<std::vector<float>> expected(7);
+        for (int64_t j = 0; j < 4; ++j)
+            for (int64_t k = 0; k < 5; ++k) {
+                expected[0].push_back(std::max(nx(1, j, k), 0.0f));
+                expected[1].push_back(nx(2, j, k));
+                expected[3].push_back(nx(1, j, k));
+            }
+        for (int64_t i = 0; i < 3; ++i)
+            for (int64_t k = 0; k < 5; ++k)
+                expected[2].push_back(nx(i, 2, k));
+        for (int64_t i = 1; i < 3; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+                for (int64_t k = 0; k < 5; ++k)
+                    expected[4].push_back(nx(i, j, k));
+        for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+                for (int64_t k = 3; k < 5; ++k)
+                    expected[5].push_back(nx(i, j, k));
+        for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 3; j > 0; --j)
+                for (int64_t k = 0; k < 5; ++k)
+                    expected[6].push_back(nx(i, j, k));
+        const std::vector<std::vector<int64_t>> dims{{4, 5}, {1, 4, 5}, {3, 5}, {4, 5}, {2, 4, 5}, {3, 4, 2}, {3, 3, 5}};
+        compiled->setInputs(inputs);
+        const Schedule two = linearOnTwoWorkers(m);
+        for (int config : {1, 2, 0}) {
+            if (config > 0)
+                compiled->serialExecutor(config)->run();
+            else
+                compiled->parallelExecutor(two)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), expected.size());
+            for (size_t k = 0; k < out.size(); ++k) {
+                QCOMPARE(out[k].dims, dims[k]);
+                std::vector<float> got(size_t(out[k].numel()));
+                std::memcpy(got.data(), out[k].data.data(), got.size() * 4);
+                QVERIFY2(got == expected[k], qPrintable(QString("output %1, config %2").arg(k).arg(config)));
             }
         }
     }

@@ -569,15 +569,28 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
     };
     r["Slice"] = [](const KernelContext& c) -> Kernel {
         const int64_t opset = c.opset();
-        const auto startsAttr = c.node.attrInts("starts"), endsAttr = c.node.attrInts("ends"),
-                   axesAttr = c.node.attrInts("axes");
+        const bool attrs = opset < 10;
+        // Starts, ends, axes and steps from the attributes (before opset 10) or from inputs 1-4,
+        // read once here where those are constants (every exported model's): reading them per
+        // run took 3-30 us a node inside ViT, ATen's conversions cold after each MatMul.
+        auto listOf = [&](size_t input, const char* attr) -> std::optional<std::vector<int64_t>> {
+            if (attrs)
+                return c.node.attrInts(attr);
+            if (!c.hasInput(input))
+                return std::vector<int64_t>{};
+            if (c.isConstant(input))
+                return intsOf(c.constants[input]);
+            return std::nullopt;
+        };
+        const auto startsC = listOf(1, "starts"), endsC = listOf(2, "ends"), axesC = listOf(3, "axes"),
+                   stepsC = attrs ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{}) : listOf(4, "");
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            auto given = [&](const std::optional<std::vector<int64_t>>& known, size_t input) {
+                return known ? *known : in.size() > input ? intsOf(in[input]) : std::vector<int64_t>{};
+            };
             at::Tensor y = in[0];
-            const bool attrs = opset < 10;
-            const auto starts = attrs ? startsAttr : intsOf(in[1]);
-            const auto ends = attrs ? endsAttr : intsOf(in[2]);
-            auto axes = attrs ? axesAttr : (in.size() > 3 ? intsOf(in[3]) : std::vector<int64_t>{});
-            const auto steps = !attrs && in.size() > 4 ? intsOf(in[4]) : std::vector<int64_t>{};
+            const auto starts = given(startsC, 1), ends = given(endsC, 2), steps = given(stepsC, 4);
+            auto axes = given(axesC, 3);
             if (axes.empty())
                 for (size_t i = 0; i < starts.size(); ++i)
                     axes.push_back(int64_t(i));
@@ -595,7 +608,7 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                 else
                     y = s > e ? y.index_select(axis, at::arange(s, e, step, at::kLong)) : y.slice(axis, 0, 0);
             }
-            out[0] = y.contiguous();
+            out[0] = y.contiguous();  // a contiguous part (leading sizes of one) stays a view
         };
     };
     // fuse-channel-shuffle's node (core/ir/fused_ops.h): on channels-last float
@@ -635,9 +648,26 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
     };
     r["Gather"] = [](const KernelContext& c) -> Kernel {
         const int64_t axisAttr = c.node.attrInt("axis", 0);
+        // One constant index (Swin's q, k, v = qkv[0], qkv[1], qkv[2]): x's entry along the axis,
+        // a view where it is a contiguous block of a contiguous x (sizes of one before the
+        // axis), which is no copy: swin_t's first stage copied 1.2 MB per Gather, 68-180 us.
+        const std::optional<int64_t> one =
+            c.isConstant(1) && c.constants[1].numel() == 1 && c.constants[1].dim() <= 1 && !c.constants[1].is_floating_point()
+                ? std::optional<int64_t>(c.constants[1].reshape({}).item<int64_t>())
+                : std::nullopt;
+        const bool keepDim = one && c.constants[1].dim() == 1;
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor& x = in[0];
             const int64_t axis = normalizeAxis(axisAttr, x.dim());
+            if (one && x.dim() > 0 && x.is_contiguous()) {
+                const int64_t n = x.size(axis), i = *one < 0 ? *one + n : *one;
+                if (i < 0 || i >= n)
+                    throw Error(ErrorKind::Runtime, {}, "Gather index " + std::to_string(*one) + " is outside [" +
+                                                            std::to_string(-n) + ", " + std::to_string(n) + ")");
+                const at::Tensor y = keepDim ? x.narrow(axis, i, 1) : x.select(axis, i);
+                out[0] = y.contiguous();
+                return;
+            }
             at::Tensor idx = in[1].to(at::kLong);
             idx = at::where(idx < 0, idx + x.size(axis), idx);
             std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + axis);
