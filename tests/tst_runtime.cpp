@@ -59,8 +59,10 @@ Schedule linearOnTwoWorkers(const Model& m)
 }
 
 // Runs `compiled` (of `m`, inputs set) serially on 1 and 2 threads and on two workers (their
-// local values are handed over too), each of its outputs against the first of `expected`.
-void matchesEveryWay(CompiledModel& compiled, const Model& m, const std::vector<Tensor>& expected)
+// local values are handed over too), handing each way's outputs and its name to `check`;
+// stops at the first way that fails.
+void runEveryWay(CompiledModel& compiled, const Model& m,
+                 const std::function<void(const std::vector<Tensor>&, const QString&)>& check)
 {
     const Schedule two = linearOnTwoWorkers(m);
     for (int config : {1, 2, 0}) {
@@ -68,12 +70,20 @@ void matchesEveryWay(CompiledModel& compiled, const Model& m, const std::vector<
             compiled.serialExecutor(config)->run();
         else
             compiled.parallelExecutor(two)->run();
-        const auto a = compiled.outputs();
+        check(compiled.outputs(), config ? QString("%1 threads").arg(config) : QString("2 workers"));
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
+
+// runEveryWay, each output against the first of `expected`.
+void matchesEveryWay(CompiledModel& compiled, const Model& m, const std::vector<Tensor>& expected)
+{
+    runEveryWay(compiled, m, [&](const std::vector<Tensor>& a, const QString& way) {
         QVERIFY(a.size() <= expected.size());
         for (size_t i = 0; i < a.size(); ++i)
-            QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5,
-                     qPrintable(QString("output %1, %2").arg(i).arg(config ? QString("%1 threads").arg(config) : "2 workers")));
-    }
+            QVERIFY2(relativeDifference(a[i], expected[i]) < 1e-5, qPrintable(QString("output %1, %2").arg(i).arg(way)));
+    });
 }
 
 void setString(onnx::NodeProto& n, const std::string& name, const std::string& value)
@@ -463,23 +473,21 @@ private Q_SLOTS:
         for (float v : z)
             expected[9].push_back(f(v, 0.75f));
         compiled->setInputs(inputs);
-        const Schedule two = linearOnTwoWorkers(m);
-        for (int config : {1, 2, 0}) {
-            if (config > 0)
-                compiled->serialExecutor(config)->run();
-            else
-                compiled->parallelExecutor(two)->run();
-            const auto out = compiled->outputs();
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
             QCOMPARE(out.size(), expected.size());
             for (size_t k = 0; k < out.size(); ++k) {
                 const std::vector<float> got = floats(out[k]);
                 QCOMPARE(got.size(), expected[k].size());
                 for (size_t i = 0; i < got.size(); ++i)
                     if (std::memcmp(&got[i], &expected[k][i], 4) != 0 && !(std::isnan(got[i]) && std::isnan(expected[k][i])))
-                        QFAIL(qPrintable(QString("o%1[%2]: %3, not %4 (%5)").arg(k).arg(i).arg(got[i]).arg(expected[k][i])
-                                             .arg(config ? QString("%1 threads").arg(config) : "2 workers")));
+                        QFAIL(qPrintable(QString("o%1[%2]: %3, not %4 (%5)")
+                                             .arg(k)
+                                             .arg(i)
+                                             .arg(got[i], 0, 'g', 9)
+                                             .arg(expected[k][i], 0, 'g', 9)
+                                             .arg(way)));
             }
-        }
+        });
     }
 
     // Gather by one constant index is x's entry itself where that is a contiguous block (a
@@ -536,21 +544,15 @@ private Q_SLOTS:
                     expected[6].push_back(nx(i, j, k));
         const std::vector<std::vector<int64_t>> dims{{4, 5}, {1, 4, 5}, {3, 5}, {4, 5}, {2, 4, 5}, {3, 4, 2}, {3, 3, 5}};
         compiled->setInputs(inputs);
-        const Schedule two = linearOnTwoWorkers(m);
-        for (int config : {1, 2, 0}) {
-            if (config > 0)
-                compiled->serialExecutor(config)->run();
-            else
-                compiled->parallelExecutor(two)->run();
-            const auto out = compiled->outputs();
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
             QCOMPARE(out.size(), expected.size());
             for (size_t k = 0; k < out.size(); ++k) {
                 QCOMPARE(out[k].dims, dims[k]);
                 std::vector<float> got(size_t(out[k].numel()));
                 std::memcpy(got.data(), out[k].data.data(), got.size() * 4);
-                QVERIFY2(got == expected[k], qPrintable(QString("output %1, config %2").arg(k).arg(config)));
+                QVERIFY2(got == expected[k], qPrintable(QString("output %1, %2").arg(k).arg(way)));
             }
-        }
+        });
     }
 
     void threeByThreeConvolution_data()
