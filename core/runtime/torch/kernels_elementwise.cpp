@@ -141,8 +141,8 @@ void registerArithmeticKernels(KernelRegistry& r)
         };
     };
 
-    r["Sum"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); });
-    r["Mean"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }, true);
+    r["Sum"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return arithmetic(Arithmetic::Add, a, b); });
+    r["Mean"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return arithmetic(Arithmetic::Add, a, b); }, true);
     r["Max"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::maximum(a, b); });
     r["Min"] = variadic([](const at::Tensor& a, const at::Tensor& b) { return at::minimum(a, b); });
 }
