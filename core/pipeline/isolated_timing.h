@@ -12,19 +12,17 @@
 #pragma once
 
 #include "core/pipeline/pipeline.h"
+#include "core/runtime/runtime.h"
 
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace ramiel {
-class Executor;
-}
-
 namespace ramiel::pipeline {
 
-// Untimed runs each worker makes after all have loaded, one worker at a time.
-constexpr int kWarmUpRuns = 3;
+// Untimed runs each worker makes after all have loaded, one worker at a time:
+// enough for its kernels to settle their timed choices.
+constexpr int kWarmUpRuns = kSettlingRuns;
 
 // Untimed running at the start of each turn. After other configurations' turns a
 // worker's first runs are slow and speed up over tens of milliseconds (mobilenet_v2

@@ -22,13 +22,14 @@ struct MeasuredCosts {
 double untimedPerNode(const MeasuredCosts& costs);
 
 // Runs `warmup` + `runs` serial runs of the model's current inputs.
-MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads, int warmup = 2);
+MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads,
+                           int warmup = kSettlingRuns);
 
 // The same with any executor: with a parallel one, each node's time is
 // measured where the schedule puts it, next to whatever runs beside it
 // (workers contend for caches and memory), summed over graph copies.
 MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, int runs, int threads,
-                              int warmup = 2);
+                              int warmup = kSettlingRuns);
 
 // {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}},
 // and with `threaded` (the same batch on more intra-op threads) "threaded": [{"threads",

@@ -31,6 +31,11 @@ struct RunProfile {
     std::vector<std::optional<ValueType>> valueTypes;
 };
 
+// Runs after which an executor's kernels have made the choices they make by
+// timing their first runs (a convolution's Winograd or direct kernel, in turns);
+// untimed warm-up runs should be at least this many.
+constexpr int kSettlingRuns = 8;
+
 // Runs a compiled model on its current inputs; keeps its threads between runs.
 class Executor {
 public:

@@ -12,6 +12,7 @@
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
+#include "core/runtime/runtime.h"
 #include "core/util/error.h"
 
 #include <ATen/Parallel.h>
@@ -23,6 +24,8 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -357,13 +360,10 @@ public:
     // sizes (the caller then adds it itself).
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
-        const std::shared_ptr<const Primitive> p = primitiveFor(logicalSizes(x), at::get_num_threads(), win);
-        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || logicalSizes(z) != p->outSizes))
+        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || logicalSizes(z) != outputSizes(logicalSizes(x), win)))
             return at::Tensor();
-        // (Tensors passed on by reference: a summand's use count tells whether it may become the output.)
-        at::Tensor y = p->blocked                      ? runBlocked(*p, x, z)
-                       : isBlocked(x) || isBlocked(z) ? runDirect(*p, plain(x), plain(z))
-                                                      : runDirect(*p, x, z);
+        Slot& slot = slotFor(logicalSizes(x), at::get_num_threads(), win, false);
+        at::Tensor y = slot.settled.load(std::memory_order_acquire) ? run(*slot.primitive, x, z) : runTrial(slot, x, z);
         if (!act_.isPostOp())
             act_.applyTo(y);
         return y;
@@ -376,7 +376,7 @@ public:
     // otherwise the whole image is made channels-last first.
     at::Tensor image(const at::Tensor& x, const Window& win)
     {
-        const std::shared_ptr<const Primitive> p = primitiveFor(x.sizes().vec(), at::get_num_threads(), win, true);
+        const std::shared_ptr<const Primitive> p = slotFor(x.sizes().vec(), at::get_num_threads(), win, true).primitive;
         at::Tensor y;
         if (p->bands.empty()) {
             y = runDirect(*p, asChannelsLast(x), at::Tensor());
@@ -391,8 +391,53 @@ public:
 
 private:
     struct Primitive;
+    struct Slot;
 
     static at::Tensor plain(const at::Tensor& t) { return isBlocked(t) ? unblocked(t) : t; }
+
+    // One run of p on a channels-last or blocked input (and summand); the output before
+    // any activation the primitive does not apply. (Tensors passed on by reference: a
+    // summand's use count tells whether it may become the output.)
+    at::Tensor run(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
+    {
+        return p.blocked                      ? runBlocked(p, x, z)
+               : isBlocked(x) || isBlocked(z) ? runDirect(p, plain(x), plain(z))
+                                              : runDirect(p, x, z);
+    }
+
+    // A run while the slot's two kernels take turns (Slot): candidate k on every other
+    // call, timed in place inside the model, where its weights and input arrive as they
+    // will later (on one host Winograd's 14x14 convolutions tied the direct kernel when
+    // rerun back to back, and took 1.2-2.1x its time inside GoogLeNet). After each
+    // candidate's first, untimed, call, the lowest of the next ones decides.
+    at::Tensor runTrial(Slot& slot, const at::Tensor& x, const at::Tensor& z)
+    {
+        int call = 0;
+        std::shared_ptr<const Primitive> candidate;
+        {
+            std::lock_guard<std::mutex> lock(slot.trial);
+            if (slot.settled.load(std::memory_order_relaxed))
+                return run(*slot.primitive, x, z);
+            call = slot.calls++;
+            candidate = slot.candidates[(call + slot.phase) % 2];
+        }
+        const auto start = std::chrono::steady_clock::now();
+        at::Tensor y = run(*candidate, x, z);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::lock_guard<std::mutex> lock(slot.trial);
+        if (slot.settled.load(std::memory_order_relaxed))
+            return y;
+        double& best = slot.best[(call + slot.phase) % 2];
+        if (call >= 2)
+            best = std::min(best, seconds);
+        if (++slot.done == kSettlingRuns) {
+            slot.primitive = slot.best[0] <= slot.best[1] ? slot.candidates[0] : slot.candidates[1];
+            slot.candidates[0].reset();
+            slot.candidates[1].reset();
+            slot.settled.store(true, std::memory_order_release);
+        }
+        return y;
+    }
 
     // One run on channels-last tensors; returns the output before any activation the
     // primitive does not apply.
@@ -472,9 +517,6 @@ private:
     };
 
     struct Primitive {
-        std::vector<int64_t> sizes, window;  // the key: input sizes, strides/pads/dilations,
-        int threads;                         // threads, and whether the input is an image
-        bool image;
         dnnl::convolution_forward::primitive_desc pd;  // none where the convolution runs in bands
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
@@ -523,26 +565,66 @@ private:
         stream.wait();
     }
 
-    std::shared_ptr<const Primitive> primitiveFor(const std::vector<int64_t>& sizes, int threads, const Window& win,
-                                                  bool image = false)
+    std::vector<int64_t> outputSizes(const std::vector<int64_t>& sizes, const Window& win) const
+    {
+        std::vector<int64_t> out{sizes[0], weight_.size(0), 0, 0};
+        for (int i = 0; i < 2; ++i) {
+            const int64_t k = weight_.size(2 + i);
+            out[2 + i] = (sizes[2 + i] + win.padBegin[i] + win.padEnd[i] - ((k - 1) * win.dilations[i] + 1)) /
+                             win.strides[i] + 1;
+        }
+        return out;
+    }
+
+    // The slot for an input shape, thread count and window, its kernels made on first
+    // use. Where oneDNN has a Winograd kernel for a convolution that wantsWinograd's rule
+    // admits, it and the direct kernel take turns in the first runs and the faster stays
+    // (runTrial): which wins depends on the machine as much as on the shape (docs/runtime.md).
+    Slot& slotFor(const std::vector<int64_t>& sizes, int threads, const Window& win, bool image)
     {
         std::vector<int64_t> window = win.strides;
         for (const auto* v : {&win.padBegin, &win.padEnd, &win.dilations})
             window.insert(window.end(), v->begin(), v->end());
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& p : primitives_)
-            if (p->sizes == sizes && p->threads == threads && p->window == window && p->image == image)
-                return p;
+        std::shared_ptr<Slot> slot;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (const auto& s : slots_)
+                if (s->sizes == sizes && s->threads == threads && s->window == window && s->image == image)
+                    slot = s;
+            if (!slot) {
+                slot = std::make_shared<Slot>();
+                std::tie(slot->sizes, slot->window, slot->threads, slot->image) = std::tie(sizes, window, threads, image);
+                slots_.push_back(slot);
+            }
+        }
+        std::call_once(slot->made, [&] {
+            const std::vector<int64_t> out = outputSizes(sizes, win);
+            const bool admitted = winograd_ != WinogradChoice::Never &&
+                                  wantsWinograd(weight_.size(1), out[1], weight_.size(2), weight_.size(3),
+                                                out[2] * out[3], groups_, win.strides, win.dilations);
+            std::shared_ptr<const Primitive> p = makePrimitive(sizes, threads, win, image, admitted);
+            if (p->blocked && !image && winograd_ == WinogradChoice::Measured) {
+                static std::atomic<int> slots{0};
+                slot->phase = slots++ % 2;
+                slot->candidates[0] = p;
+                slot->candidates[1] = makePrimitive(sizes, threads, win, image, false);
+            } else {
+                slot->primitive = p;
+                slot->settled.store(true, std::memory_order_release);
+            }
+        });
+        return *slot;
+    }
+
+    // A primitive as the rules say, Winograd where `winograd` and oneDNN has one.
+    std::shared_ptr<const Primitive> makePrimitive(const std::vector<int64_t>& sizes, int threads, const Window& win,
+                                                   bool image, bool winograd) const
+    {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
         const auto f32 = dnnl::memory::data_type::f32;
         const int64_t o = weight_.size(0), kh = weight_.size(2), kw = weight_.size(3);
-        std::vector<int64_t> out{sizes[0], o, 0, 0};
-        for (int i = 0; i < 2; ++i) {
-            const int64_t k = i == 0 ? kh : kw;
-            out[2 + i] = (sizes[2 + i] + win.padBegin[i] + win.padEnd[i] - ((k - 1) * win.dilations[i] + 1)) /
-                             win.strides[i] + 1;
-        }
+        const std::vector<int64_t> out = outputSizes(sizes, win);
         const int64_t i = weight_.size(1);  // input channels per group
         const dims weightDims = groups_ == 1 ? dims{o, i, kh, kw} : dims{groups_, o / groups_, i, kh, kw};
         const dnnl::memory::desc src(dims(sizes.begin(), sizes.end()), f32, tag::nhwc);
@@ -582,17 +664,8 @@ private:
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 0.0f, 0.0f);  // x * relu6(x + 3) / 6
         attr.set_post_ops(ops);
         auto p = std::make_shared<Primitive>();
-        p->sizes = sizes;
-        p->window = window;
-        p->threads = threads;
-        p->image = image;
         p->outSizes = out;
-        // Winograd where wantsWinograd's rule (winograd.h) says and oneDNN has one for the
-        // shape. Measured per convolution, reorders included (docs/runtime.md): 0.6-0.9x of
-        // the direct kernel's time on ResNet's, GoogLeNet's, Inception's and SqueezeNet's;
-        // 1.3-2.2x on fewer channels (DenseNet's 128 -> 32, 16 or 24 in), 1.2-1.5x on
-        // Inception's 71x71 and 147x147.
-        if (wantsWinograd(i, o, kh, kw, out[2] * out[3], groups_, win.strides, win.dilations)) {
+        if (winograd) {
             const dnnl::memory::desc anySrc(src.dims(), f32, tag::any), anyDst(dst.dims(), f32, tag::any);
             try {
                 p->pd = dnnl::convolution_forward::primitive_desc(
@@ -654,16 +727,33 @@ private:
         }
         if (bias_.defined())
             p->bias = dnnl::memory(dnnl::memory::desc({o}, f32, tag::a), dnnlEngine(), bias_.data_ptr());
-        primitives_.push_back(p);
         return p;
     }
+
+    // The key a primitive is kept under, and the primitive, made once; or, until
+    // `settled`, the two candidates that take turns (runTrial).
+    struct Slot {
+        std::vector<int64_t> sizes, window;  // input sizes; strides, pads, dilations
+        int threads = 1;
+        bool image = false;
+        std::once_flag made;
+        std::atomic<bool> settled{false};
+        std::shared_ptr<const Primitive> primitive;  // set once settled
+        std::mutex trial;
+        std::shared_ptr<const Primitive> candidates[2];  // Winograd, direct
+        int phase = 0;  // the candidate of the first call: neighbours differ, so blocked
+                        // values meet readers of both kinds in the trial runs
+        int calls = 0, done = 0;
+        double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    };
 
     at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous
     int64_t groups_;
     ConvActivation act_;
     bool sum_, blockedOutput_;
+    WinogradChoice winograd_ = winogradChoice();
     std::mutex mutex_;
-    std::vector<std::shared_ptr<const Primitive>> primitives_;
+    std::vector<std::shared_ptr<Slot>> slots_;
 };
 #endif
 

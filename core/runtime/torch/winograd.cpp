@@ -5,6 +5,8 @@
 #include "core/ir/fused_ops.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace ramiel {
 
@@ -57,10 +59,19 @@ bool wantsWinograd(int64_t in, int64_t out, int64_t kh, int64_t kw, int64_t outP
            outPixels >= 14 * 14 && outPixels <= 56 * 56 && allOnes(strides) && allOnes(dilations);
 }
 
+WinogradChoice winogradChoice()
+{
+    const char* v = std::getenv("RAMIEL_WINOGRAD");
+    const std::string choice = v ? v : "";
+    return choice == "always" ? WinogradChoice::Always : choice == "never" ? WinogradChoice::Never : WinogradChoice::Measured;
+}
+
 std::vector<bool> blockedValues(const Graph& g)
 {
     std::vector<bool> blocked(g.valueCount(), false);
 #if RAMIEL_HAVE_DNNL
+    if (winogradChoice() == WinogradChoice::Never)
+        return blocked;
     for (const Node& n : g.nodes()) {
         if (!isWinogradConvolution(g, n))
             continue;

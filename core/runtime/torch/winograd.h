@@ -21,6 +21,15 @@ namespace ramiel {
 bool wantsWinograd(int64_t in, int64_t out, int64_t kh, int64_t kw, int64_t outPixels, int64_t groups,
                    const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
 
+// Where the rule admits a convolution and oneDNN has a Winograd kernel for it, which
+// kernel runs. By default the faster of it and the direct kernel, timed on the first
+// input of each shape and thread count: on one 2-core host Winograd took 0.7-0.8x of
+// the direct kernel's time on two threads, on another 1.2-2.1x on 14x14 outputs
+// (docs/runtime.md). RAMIEL_WINOGRAD=always or =never in the environment fixes the
+// choice (read when a model is compiled), for comparisons and tests.
+enum class WinogradChoice { Measured, Always, Never };
+WinogradChoice winogradChoice();
+
 // By value id: true where a Winograd convolution's output stays blocked. Every
 // reader must be a Winograd convolution (as the rule predicts from the inferred
 // shapes) reading it as its input or summand, the value not a graph output, the
