@@ -236,7 +236,7 @@ public:
             for (InstanceId i : s.clusters[c]) {
                 const NodeId nid = s.node(i);
                 const Node& n = g.node(nid);
-                Item item{i, nid, s.copy(i), s.threads.empty() ? 0 : s.threads[size_t(i)], !s.isClone(c, i), {}, {}};
+                Item item{i, nid, s.copy(i), s.threads.empty() ? 0 : s.threads[size_t(i)], !s.isClone(c, i), {}, {}, {}};
                 std::vector<ValueId> reads = n.inputs;  // then the outer values a control-flow body reads
                 reads.insert(reads.end(), n.implicitInputs.begin(), n.implicitInputs.end());
                 for (ValueId v : reads) {
