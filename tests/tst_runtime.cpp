@@ -829,6 +829,54 @@ private Q_SLOTS:
         QVERIFY(std::isnan((*compiled->outputs()[1].toDoubles())[0]));
     }
 
+    // RAMIEL_WINOGRAD fixes the kernel of a convolution the Winograd rule admits (64 -> 64
+    // on 16x16): `always` and `never` give the measured choice's outputs within rounding on
+    // every run, and any other value is refused when the model is compiled, naming the variable.
+    void winogradChoiceFromTheEnvironment()
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 64, 16, 16}).output("y", {1, 64, 16, 16});
+        b.initializer("w", {64, 64, 3, 3}, 0.0f);
+        auto* w = b.model().mutable_graph()->mutable_initializer(0);
+        for (int j = 0; j < w->float_data_size(); ++j)
+            w->set_float_data(j, float(std::sin(0.37 * j)) * 0.05f);
+        OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"y"}), "pads", {1, 1, 1, 1});
+        const Model m = loadOnnxFromBytes(b.bytes(), "winograd.onnx", {});
+        auto outputsWith = [&](const char* choice) {
+            qputenv("RAMIEL_WINOGRAD", choice);
+            const auto compiled = runtime().compile(m);
+            qunsetenv("RAMIEL_WINOGRAD");
+            compiled->setInputs(compiled->randomInputs(1, 5));
+            std::vector<Tensor> last;
+            for (int threads : {1, 2}) {
+                const auto executor = compiled->serialExecutor(threads);
+                for (int run = 0; run <= kSettlingRuns; ++run) {
+                    executor->run();
+                    last.push_back(compiled->outputs()[0]);
+                }
+            }
+            return last;
+        };
+        const std::vector<Tensor> measured = outputsWith("");
+        std::vector<std::vector<Tensor>> fixed;
+        for (const char* choice : {"always", "never"}) {
+            fixed.push_back(outputsWith(choice));
+            for (size_t i = 0; i < fixed.back().size(); ++i)
+                QVERIFY2(relativeDifference(fixed.back()[i], measured[i]) < 1e-5,
+                         qPrintable(QString("%1, run %2").arg(choice).arg(i)));
+        }
+        // The two kernels round differently: each setting took effect.
+        QVERIFY(fixed[0][0].data != fixed[1][0].data);
+        try {
+            outputsWith("sometimes");
+            QFAIL("an unknown RAMIEL_WINOGRAD was taken");
+        } catch (const Error& e) {
+            qunsetenv("RAMIEL_WINOGRAD");
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(QString(e.what()).contains("RAMIEL_WINOGRAD is 'sometimes'"), e.what());
+        }
+    }
+
     // Winograd convolutions hand their outputs on in oneDNN's blocked layout where every
     // reader is one (ResNet's 3x3 pairs; a value read as input and summand, here also by the
     // same node twice): the same outputs as the graph with every intermediate value also a

@@ -3,6 +3,7 @@
 #include "core/runtime/torch/fresh_tensor.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -63,7 +64,13 @@ WinogradChoice winogradChoice()
 {
     const char* v = std::getenv("RAMIEL_WINOGRAD");
     const std::string choice = v ? v : "";
-    return choice == "always" ? WinogradChoice::Always : choice == "never" ? WinogradChoice::Never : WinogradChoice::Measured;
+    if (choice.empty() || choice == "measured")
+        return WinogradChoice::Measured;
+    if (choice == "always")
+        return WinogradChoice::Always;
+    if (choice == "never")
+        return WinogradChoice::Never;
+    throw Error(ErrorKind::Usage, {}, "RAMIEL_WINOGRAD is '" + choice + "'; it may be measured, always or never");
 }
 
 std::vector<bool> blockedValues(const Graph& g)

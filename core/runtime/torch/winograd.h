@@ -22,11 +22,12 @@ bool wantsWinograd(int64_t in, int64_t out, int64_t kh, int64_t kw, int64_t outP
                    const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
 
 // Where the rule admits a convolution and oneDNN has a Winograd kernel for it, which
-// kernel runs. By default the faster of it and the direct kernel, timed on the first
-// input of each shape and thread count: on one 2-core host Winograd took 0.7-0.8x of
-// the direct kernel's time on two threads, on another 1.2-2.1x on 14x14 outputs
-// (docs/runtime.md). RAMIEL_WINOGRAD=always or =never in the environment fixes the
-// choice (read when a model is compiled), for comparisons and tests.
+// kernel runs. By default (`measured`) the faster of it and the direct kernel, the two
+// timed in turns in the node's first kSettlingRuns calls of each shape and thread count:
+// on the Intel hosts Winograd took 0.7-0.85x of the direct kernel's time on two threads
+// at 14x14, on an AMD one 1.2-2.1x inside GoogLeNet (docs/runtime.md).
+// RAMIEL_WINOGRAD=always or =never in the environment fixes the choice (read when a
+// model is compiled), for comparisons; any other value is an Error(Usage).
 enum class WinogradChoice { Measured, Always, Never };
 WinogradChoice winogradChoice();
 
