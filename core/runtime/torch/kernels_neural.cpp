@@ -360,9 +360,10 @@ public:
     // sizes (the caller then adds it itself).
     at::Tensor operator()(const at::Tensor& x, const Window& win, const at::Tensor& z = at::Tensor())
     {
-        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || logicalSizes(z) != outputSizes(logicalSizes(x), win)))
+        const std::vector<int64_t> sizes = logicalSizes(x);
+        if (sum_ && (!z.defined() || z.scalar_type() != at::kFloat || logicalSizes(z) != outputSizes(sizes, win)))
             return at::Tensor();
-        Slot& slot = slotFor(logicalSizes(x), at::get_num_threads(), win, false);
+        Slot& slot = slotFor(sizes, at::get_num_threads(), win, false);
         at::Tensor y = slot.settled.load(std::memory_order_acquire) ? run(*slot.primitive, x, z) : runTrial(slot, x, z);
         if (!act_.isPostOp())
             act_.applyTo(y);
