@@ -4,6 +4,7 @@
 #include "core/analysis/cost_model.h"
 #include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
+#include "core/runtime/node_threads.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/scheduler.h"
 #include "core/util/error.h"
@@ -832,6 +833,123 @@ private Q_SLOTS:
     // RAMIEL_WINOGRAD fixes the kernel of a convolution the Winograd rule admits (64 -> 64
     // on 16x16): `always` and `never` give the measured choice's outputs within rounding on
     // every run, and any other value is refused when the model is compiled, naming the variable.
+    // The per-node thread trial (node_threads.h) on given times: kernels' settling runs on
+    // all threads first, then the small nodes on one thread in every other run; the first
+    // run of each count is not counted (it makes primitives), the lower time decides, and
+    // nodes above the size limit never leave all threads.
+    void nodeThreadTrialDecidesByTime_data()
+    {
+        QTest::addColumn<double>("allSeconds");
+        QTest::addColumn<double>("oneSeconds");
+        QTest::addColumn<bool>("expectOne");
+        QTest::newRow("small, faster on one") << 20e-6 << 12e-6 << true;
+        QTest::newRow("small, faster on all") << 20e-6 << 30e-6 << false;
+        QTest::newRow("tie keeps all") << 20e-6 << 20e-6 << false;
+        QTest::newRow("large, faster on one") << 400e-6 << 100e-6 << false;
+    }
+    void nodeThreadTrialDecidesByTime()
+    {
+        QFETCH(double, allSeconds);
+        QFETCH(double, oneSeconds);
+        QFETCH(bool, expectOne);
+        // Node 0 is the case; node 1 a small node that is always faster on one thread.
+        NodeThreadTrial trial(2, 4, NodeThreadsChoice::Measured);
+        int oneThreadRuns = 0;
+        for (int run = 0; run < kSettlingRuns; ++run) {
+            QVERIFY(trial.timing());
+            for (size_t node = 0; node < 2; ++node) {
+                const int t = trial.threadsFor(node);
+                QVERIFY(t == 1 || t == 4);
+                if (run < kKernelTrialCalls)
+                    QCOMPARE(t, 4);
+                const bool one = t == 1;
+                const double seconds = node == 0 ? (one ? oneSeconds : allSeconds) : (one ? 5e-6 : 10e-6);
+                // The first run on each count is slow (primitives made, caches cold): not counted.
+                trial.record(node, run == 0 || (one && oneThreadRuns == 0) ? 1.0 : seconds);
+            }
+            oneThreadRuns += trial.threadsFor(1) == 1;
+            trial.endRun();
+        }
+        QVERIFY(!trial.timing());
+        QVERIFY(oneThreadRuns >= 2);
+        QCOMPARE(trial.threadsFor(0), expectOne ? 1 : 4);
+        QCOMPARE(trial.threadsFor(1), 1);
+        QCOMPARE(trial.oneThreadNodes(), size_t(expectOne ? 2 : 1));
+    }
+
+    // One thread, or RAMIEL_NODE_THREADS=all: nothing to try, every node on the run's threads.
+    void nodeThreadTrialWithNothingToTry()
+    {
+        for (auto [threads, choice] : {std::pair{1, NodeThreadsChoice::Measured}, std::pair{2, NodeThreadsChoice::All}}) {
+            NodeThreadTrial trial(3, threads, choice);
+            QVERIFY(!trial.timing());
+            for (size_t node = 0; node < 3; ++node)
+                QCOMPARE(trial.threadsFor(node), threads);
+        }
+        // Every node above the size limit: settled after the kernels' runs.
+        NodeThreadTrial trial(2, 2, NodeThreadsChoice::Measured);
+        for (int run = 0; run < kKernelTrialCalls; ++run) {
+            for (size_t node = 0; node < 2; ++node)
+                trial.record(node, 1e-3);
+            trial.endRun();
+        }
+        QVERIFY(!trial.timing());
+        QCOMPARE(trial.oneThreadNodes(), size_t(0));
+    }
+
+    // A chain of small nodes, serial on two threads through the trial and past it: every
+    // run's output equal to one thread's; the profile says which nodes ran on one thread;
+    // RAMIEL_NODE_THREADS=all keeps them all on two, and an unknown value is refused.
+    void smallNodesOnOneThreadKeepTheirOutputs()
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 32, 8, 8}).output("y", {1, 32, 8, 8});
+        b.initializer("w", {32, 32, 1, 1}, 0.0f);
+        auto* w = b.model().mutable_graph()->mutable_initializer(0);
+        for (int j = 0; j < w->float_data_size(); ++j)
+            w->set_float_data(j, float(std::cos(0.11 * j)) * 0.2f);
+        std::string v = "x";
+        for (int i = 0; i < 12; ++i) {
+            const std::string k = std::to_string(i), next = i == 11 ? "y" : "v" + k;
+            b.node("Conv", {v, "w"}, {"c" + k});
+            b.node(i % 2 ? "Sigmoid" : "Relu", {"c" + k}, {next});
+            v = next;
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "small_nodes.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 9));
+        compiled->serialExecutor(1)->run();
+        const Tensor reference = compiled->outputs()[0];
+        auto runTwoThreads = [&](const char* choice) {
+            qputenv("RAMIEL_NODE_THREADS", choice);
+            const auto executor = compiled->serialExecutor(2);
+            qunsetenv("RAMIEL_NODE_THREADS");
+            RunProfile profile;
+            std::vector<double> differences;
+            for (int run = 0; run <= kSettlingRuns + 1; ++run) {
+                executor->run(&profile);
+                differences.push_back(relativeDifference(compiled->outputs()[0], reference));
+            }
+            return std::pair{differences, profile.nodeThreads};
+        };
+        for (const char* choice : {"measured", "all"}) {
+            const auto [differences, nodeThreads] = runTwoThreads(choice);
+            for (size_t run = 0; run < differences.size(); ++run)
+                QVERIFY2(differences[run] < 1e-6, qPrintable(QString("%1, run %2").arg(choice).arg(run)));
+            QCOMPARE(nodeThreads.size(), m.graph.nodeCount());
+            for (int t : nodeThreads)
+                QVERIFY(t == 2 || (t == 1 && QByteArray(choice) == "measured"));
+        }
+        try {
+            runTwoThreads("some");
+            QFAIL("an unknown RAMIEL_NODE_THREADS was taken");
+        } catch (const Error& e) {
+            qunsetenv("RAMIEL_NODE_THREADS");
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(QString(e.what()).contains("RAMIEL_NODE_THREADS is 'some'"), e.what());
+        }
+    }
+
     void winogradChoiceFromTheEnvironment()
     {
         OnnxBuilder b;

@@ -425,6 +425,16 @@ Command addProfileCommand(CLI::App& app)
                           << formatSeconds(sum);
                 for (const MeasuredCosts& t : threaded)
                     std::cout << "; on " << t.threads << " threads, median run " << formatSeconds(t.medianTotal);
+                auto fewerThreads = [&](const MeasuredCosts& t) {
+                    const auto fewer = std::count_if(t.nodeThreads.begin(), t.nodeThreads.end(),
+                                                     [&](int k) { return k < t.threads; });
+                    if (fewer > 0)
+                        std::cout << "\n  on " << t.threads << " threads, " << fewer << " of "
+                                  << model.graph.nodeCount() << " nodes ran on one (measured faster so)";
+                };
+                fewerThreads(m);
+                for (const MeasuredCosts& t : threaded)
+                    fewerThreads(t);
                 std::cout << "\n  wrote " << o->output << "\n";
                 return 0;
             }};

@@ -52,6 +52,7 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
     }
     for (auto& samples : perNode)
         m.nodeSeconds.push_back(median(samples));
+    m.nodeThreads = profile.nodeThreads;
     m.medianTotal = median(totals);
     return m;
 }
@@ -65,15 +66,28 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
             nodes[graph.node(NodeId(n)).name] = m.nodeSeconds[n];
         return nodes;
     };
+    // Nodes that ran on fewer threads than the table's (node_threads.h), where any did.
+    auto addOneThread = [&](nlohmann::json& table, const MeasuredCosts& m) {
+        nlohmann::json names = nlohmann::json::array();
+        for (size_t n = 0; n < m.nodeThreads.size() && n < graph.nodeCount(); ++n)
+            if (m.nodeThreads[n] < m.threads)
+                names.push_back(graph.node(NodeId(n)).name);
+        if (!names.empty())
+            table["fewer_threads"] = names;
+    };
     nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
                         {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", byName(costs)}};
+    addOneThread(j, costs);
     if (!threaded.empty()) {
         j["threaded"] = nlohmann::json::array();
-        for (const MeasuredCosts& t : threaded)
-            j["threaded"].push_back({{"threads", t.threads},
-                                     {"runs", t.runs},
-                                     {"median_total", t.medianTotal},
-                                     {"nodes", byName(t)}});
+        for (const MeasuredCosts& t : threaded) {
+            nlohmann::json table = {{"threads", t.threads},
+                                    {"runs", t.runs},
+                                    {"median_total", t.medianTotal},
+                                    {"nodes", byName(t)}};
+            addOneThread(table, t);
+            j["threaded"].push_back(table);
+        }
     }
     writeFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }

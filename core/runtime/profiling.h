@@ -14,6 +14,7 @@ struct MeasuredCosts {
     int threads = 1;    // intra-op threads
     int runs = 0;
     std::vector<double> nodeSeconds;  // median per node id
+    std::vector<int> nodeThreads;     // per node id, serial runs: the threads it ran with (last run)
     double medianTotal = 0;
 };
 
@@ -33,7 +34,9 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
 
 // {"schema": "ramiel.costs/1", "batch", "threads", "runs", "median_total", "nodes": {name: seconds}},
 // and with `threaded` (the same batch on more intra-op threads) "threaded": [{"threads",
-// "runs", "median_total", "nodes"}, ...], which thread-aware plans use.
+// "runs", "median_total", "nodes"}, ...], which thread-aware plans use. A table whose
+// nodes ran on fewer threads than its own (measured faster so) names them in
+// "fewer_threads".
 void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
                         const std::vector<MeasuredCosts>& threaded = {});
 

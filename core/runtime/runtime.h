@@ -21,6 +21,9 @@ struct RunProfile {
     std::vector<double> nodeSeconds;
     std::vector<double> workerBusy;  // per worker (one entry for serial runs)
     std::vector<double> workerWait;  // per worker: blocked on inputs from other workers
+    // Serial runs: the intra-op threads each node ran with, by node id (on several
+    // threads, the nodes measured faster on one run on one: node_threads.h).
+    std::vector<int> nodeThreads;
     // Serial runs only, when recordTypes is set: the element type and sizes each
     // node output had, by value id (what constant folding learns shapes from).
     struct ValueType {
@@ -31,10 +34,13 @@ struct RunProfile {
     std::vector<std::optional<ValueType>> valueTypes;
 };
 
-// Runs after which an executor's kernels have made the choices they make by
-// timing their first runs (a convolution's Winograd or direct kernel, in turns);
-// untimed warm-up runs should be at least this many.
-constexpr int kSettlingRuns = 8;
+// Calls after which a kernel has made the choices it makes by timing its first
+// calls (a convolution's Winograd or direct kernel, in turns).
+constexpr int kKernelTrialCalls = 8;
+// Runs after which an executor has made every choice it makes by timing: the
+// kernels' first, then (serial runs on several threads) which nodes run on one
+// thread. Untimed warm-up runs should be at least this many.
+constexpr int kSettlingRuns = 2 * kKernelTrialCalls;
 
 // Runs a compiled model on its current inputs; keeps its threads between runs.
 class Executor {

@@ -3,6 +3,7 @@
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
+#include "core/runtime/node_threads.h"
 #include "core/runtime/torch/torch_errors.h"
 #include "core/schedule/validator.h"
 #include "core/util/error.h"
@@ -80,9 +81,11 @@ private:
 };
 
 // One thread, nodes in topological order; a value is dropped after its last consumer.
+// On several intra-op threads, each node runs on all or on one (node_threads.h).
 class SerialExecutor final : public Executor {
 public:
-    SerialExecutor(TorchCompiledModel& m, int threads) : m_(m), threads_(threads)
+    SerialExecutor(TorchCompiledModel& m, int threads)
+        : m_(m), threads_(threads), trial_(m.graph().nodeCount(), threads, nodeThreadsChoice())
     {
         const Graph& g = m.graph();
         uses_.assign(g.valueCount(), 0);
@@ -112,14 +115,22 @@ public:
         for (size_t i = 0; i < m_.inputIds().size(); ++i)
             values[size_t(m_.inputIds()[i])] = m_.inputs()[i];
         std::vector<int> left = uses_;
-        if (profile)
+        if (profile) {
             profile->nodeSeconds.assign(g.nodeCount(), 0.0);
+            profile->nodeThreads.assign(g.nodeCount(), threads_);
+        }
         const bool record = profile && profile->recordTypes;
         if (record)
             profile->valueTypes.assign(g.valueCount(), std::nullopt);
         std::vector<at::Tensor> in, out;
+        const bool timeNodes = profile || trial_.timing();
+        int nodeThreads = threads_;
         for (NodeId id : m_.topology().order) {
             const Node& n = g.node(id);
+            if (trial_.threadsFor(size_t(id)) != nodeThreads) {
+                nodeThreads = trial_.threadsFor(size_t(id));
+                useIntraOpThreads(nodeThreads);
+            }
             in.clear();
             // A value's last reader gets the value itself rather than a second reference, so a
             // kernel may reuse a buffer nobody else holds (a convolution's summand, kernels_neural).
@@ -135,10 +146,17 @@ public:
             for (ValueId v : n.implicitInputs)  // outer values a control-flow body reads
                 in.push_back(values[size_t(v)]);
             out.assign(n.outputs.size(), at::Tensor());
-            const auto t0 = Clock::now();
+            const auto t0 = timeNodes ? Clock::now() : Clock::time_point();
             m_.runNode(id, in, out);
-            if (profile)
-                profile->nodeSeconds[size_t(id)] += since(t0);
+            if (timeNodes) {
+                const double seconds = since(t0);
+                if (profile) {
+                    profile->nodeSeconds[size_t(id)] += seconds;
+                    profile->nodeThreads[size_t(id)] = nodeThreads;
+                }
+                if (trial_.timing())
+                    trial_.record(size_t(id), seconds);
+            }
             for (size_t k = 0; k < n.outputs.size(); ++k)
                 if (n.outputs[k] != kNone) {
                     values[size_t(n.outputs[k])] = out[k];
@@ -156,6 +174,7 @@ public:
             outputs.push_back(values[size_t(v)]);
         m_.setOutputs(std::move(outputs));
         const double total = since(start);
+        trial_.endRun();
         if (profile) {
             profile->totalSeconds = total;
             profile->workerBusy = {total};
@@ -167,6 +186,7 @@ public:
 private:
     TorchCompiledModel& m_;
     int threads_;
+    NodeThreadTrial trial_;
     std::vector<int> uses_;
     std::vector<std::vector<ValueId>> reads_;  // per node, each value once
     std::vector<std::vector<bool>> readOnce_;  // per node and input

@@ -431,7 +431,7 @@ private:
         double& best = slot.best[(call + slot.phase) % 2];
         if (call >= 2)
             best = std::min(best, seconds);
-        if (++slot.done == kSettlingRuns) {
+        if (++slot.done == kKernelTrialCalls) {
             slot.primitive = slot.best[0] <= slot.best[1] ? slot.candidates[0] : slot.candidates[1];
             slot.candidates[0].reset();
             slot.candidates[1].reset();

@@ -23,7 +23,7 @@ bool wantsWinograd(int64_t in, int64_t out, int64_t kh, int64_t kw, int64_t outP
 
 // Where the rule admits a convolution and oneDNN has a Winograd kernel for it, which
 // kernel runs. By default (`measured`) the faster of it and the direct kernel, the two
-// timed in turns in the node's first kSettlingRuns calls of each shape and thread count:
+// timed in turns in the node's first kKernelTrialCalls calls of each shape and thread count:
 // on the Intel hosts Winograd took 0.7-0.85x of the direct kernel's time on two threads
 // at 14x14, on an AMD one 1.2-2.1x inside GoogLeNet (docs/runtime.md).
 // RAMIEL_WINOGRAD=always or =never in the environment fixes the choice (read when a
