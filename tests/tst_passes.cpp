@@ -578,6 +578,58 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-activation", 4, 4, {{"FusedConv", 0}}}},
+        // SqueezeNet's fire module end: a Concat of three parts (two convolutions and the graph's
+        // input) read only by a Conv (+ Relu), and a Concat read only by a MaxPool read only by a
+        // 1x1 Conv: partial convolutions summed (one plain Conv and the rest accumulating into
+        // it, FusedConv's summand), the pool moved before the second Concat, one per part; no
+        // Concat is left.
+        {"split-concat-conv",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 6, 6}).output("y1", {1, 7, 6, 6}).output("y2", {1, 5, 3, 3});
+              convParams(b, "a", 6, 4, 1);
+              convParams(b, "b", 5, 4, 3);
+              convParams(b, "c1", 7, 15, 5);
+              conv(b, "a", "x", "a");
+              conv(b, "b", "x", "b");
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b", "x"}, {"cat1"}), "axis", 1);
+              conv(b, "c1", "cat1", "c1");
+              b.node("Relu", {"c1"}, {"y1"});
+              OnnxBuilder::setInt(b.node("Concat", {"a", "b"}, {"cat2"}), "axis", -3);
+              auto& pool = b.node("MaxPool", {"cat2"}, {"p"});
+              OnnxBuilder::setInts(pool, "kernel_shape", {2, 2});
+              OnnxBuilder::setInts(pool, "strides", {2, 2});
+              randomInitializer(b, "c2_w", {5, 11, 1, 1}, -0.5f, 0.5f, 7);
+              b.node("Conv", {"p", "c2_w"}, {"y2"});
+              return b;
+          },
+          "split-concat-conv,fuse-conv-activation", 8, 9,
+          {{"Concat", 0}, {"MaxPool", 2}, {"Conv", 4}, {"FusedConv", 3}, {"Add", 0}, {"Relu", 0}}}},
+        // Must not fire: a Concat also read by another node; one read by a Conv of two groups;
+        // one along the pixels; a pool whose reader is no convolution.
+        {"split-concat-conv-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {1, 4, 6, 6}).output("y1", {1, 4, 6, 6}).output("y2", {1, 8, 6, 6})
+                  .output("y3", {1, 4, 6, 6}).output("y4", {1, 4, 12, 6}).output("y5", {1, 8, 3, 3});
+              convParams(b, "a", 4, 4, 1);
+              convParams(b, "g", 4, 4, 3);
+              conv(b, "a", "x", "a");
+              OnnxBuilder::setInt(b.node("Concat", {"a", "x"}, {"cat1"}), "axis", 1);
+              randomInitializer(b, "c1_w", {4, 8, 1, 1}, -0.5f, 0.5f, 5);
+              b.node("Conv", {"cat1", "c1_w"}, {"y1"});
+              b.node("Relu", {"cat1"}, {"y2"});
+              OnnxBuilder::setInt(b.node("Concat", {"a", "x"}, {"cat2"}), "axis", 1);
+              OnnxBuilder::setInt(conv(b, "g", "cat2", "y3"), "group", 2);
+              OnnxBuilder::setInt(b.node("Concat", {"a", "x"}, {"cat3"}), "axis", 2);
+              b.node("Relu", {"cat3"}, {"y4"});
+              OnnxBuilder::setInt(b.node("Concat", {"a", "x"}, {"cat4"}), "axis", 1);
+              auto& pool = b.node("MaxPool", {"cat4"}, {"y5"});
+              OnnxBuilder::setInts(pool, "kernel_shape", {2, 2});
+              OnnxBuilder::setInts(pool, "strides", {2, 2});
+              return b;
+          },
+          "split-concat-conv", 10, 10, {{"Concat", 4}, {"MaxPool", 1}}}},
         // Pads of zeros: into an AveragePool (which then counts the padded cells), into a
         // Conv (pads added to its own), and a Pad of nothing before a MaxPool dropped.
         {"fuse-pad",
@@ -1257,14 +1309,16 @@ private Q_SLOTS:
         QVERIFY2(dumped.out.contains("--- after fuse-conv-activation") && dumped.out.contains("ai.ramiel.FusedConv"),
                  qPrintable(dumped.out.left(2000)));
         QVERIFY(!dumped.out.contains("--- after dce"));
-        QCOMPARE(int(loadOnnx(out.toStdString()).graph.nodeCount()), 65);  // written unfused: Conv + Relu
+        // Written unfused: Conv + Relu, and each of the 8 Concats as two partial Convs and an Add
+        // (and 2 pools as 4).
+        QCOMPARE(int(loadOnnx(out.toStdString()).graph.nodeCount()), 75);
 
         const auto json = test::runCli({"optimize", model, "--json"});
         QCOMPARE(json.exitCode, 0);
         const QJsonDocument doc = QJsonDocument::fromJson(json.out.toUtf8());
         QVERIFY2(doc.isObject(), qPrintable(json.out));
         QCOMPARE(doc.object()["nodesBefore"].toInt(), 82);
-        QCOMPARE(doc.object()["nodesAfter"].toInt(), 39);
+        QCOMPARE(doc.object()["nodesAfter"].toInt(), 41);
     }
 
     void parallelEqualsSerial_data()

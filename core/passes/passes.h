@@ -13,6 +13,7 @@ std::unique_ptr<Pass> makeDeadCodePass();
 std::unique_ptr<Pass> makeFusePadPass();
 std::unique_ptr<Pass> makeFuseConvBatchNormPass();
 std::unique_ptr<Pass> makeFuseConvActivationPass();
+std::unique_ptr<Pass> makeSplitConcatConvPass();
 std::unique_ptr<Pass> makeFuseBatchNormPass();
 std::unique_ptr<Pass> makeFuseMatMulAddPass();
 std::unique_ptr<Pass> makeFuseGeluPass();

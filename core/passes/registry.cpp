@@ -29,6 +29,12 @@ const std::vector<PassInfo>& registeredPasses()
          {}, makeFusePadPass},
         {"fuse-conv-bn", "Fold BatchNormalization into the preceding Conv's weights and bias", true, {},
          makeFuseConvBatchNormPass},
+        // After fuse-conv-bn (a BatchNormalization between Concat and Conv is folded away first) and before
+        // fuse-conv-activation, which turns the partial convolutions' Adds into accumulating convolutions.
+        {"split-concat-conv",
+         "Feed a channel Concat that only a Conv reads (or a MaxPool/AveragePool before one) to it part by part: "
+         "partial convolutions summed, no copy",
+         true, {}, makeSplitConcatConvPass},
         // Before fuse-conv-activation, which takes the Silu and the HardSwish into the convolution before it.
         {"fuse-silu", "Run a written-out SiLU (Sigmoid, then Mul by its input) as one node (ai.ramiel.Silu)", true, {},
          makeFuseSiluPass},
