@@ -1,12 +1,10 @@
 #include "core/runtime/node_threads.h"
 
 #include "core/runtime/runtime.h"
-#include "core/util/error.h"
+#include "core/util/environment.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
-#include <string>
 
 namespace ramiel {
 
@@ -24,13 +22,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 
 NodeThreadsChoice nodeThreadsChoice()
 {
-    const char* v = std::getenv("RAMIEL_NODE_THREADS");
-    const std::string choice = v ? v : "";
-    if (choice.empty() || choice == "measured")
-        return NodeThreadsChoice::Measured;
-    if (choice == "all")
-        return NodeThreadsChoice::All;
-    throw Error(ErrorKind::Usage, {}, "RAMIEL_NODE_THREADS is '" + choice + "'; it may be measured or all");
+    return NodeThreadsChoice(environmentChoice("RAMIEL_NODE_THREADS", {"measured", "all"}));
 }
 
 NodeThreadTrial::NodeThreadTrial(size_t nodes, int threads, NodeThreadsChoice choice)

@@ -3,11 +3,9 @@
 #include "core/runtime/torch/fresh_tensor.h"
 
 #include "core/ir/fused_ops.h"
-#include "core/util/error.h"
+#include "core/util/environment.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
 namespace ramiel {
 
@@ -62,15 +60,7 @@ bool wantsWinograd(int64_t in, int64_t out, int64_t kh, int64_t kw, int64_t outP
 
 WinogradChoice winogradChoice()
 {
-    const char* v = std::getenv("RAMIEL_WINOGRAD");
-    const std::string choice = v ? v : "";
-    if (choice.empty() || choice == "measured")
-        return WinogradChoice::Measured;
-    if (choice == "always")
-        return WinogradChoice::Always;
-    if (choice == "never")
-        return WinogradChoice::Never;
-    throw Error(ErrorKind::Usage, {}, "RAMIEL_WINOGRAD is '" + choice + "'; it may be measured, always or never");
+    return WinogradChoice(environmentChoice("RAMIEL_WINOGRAD", {"measured", "always", "never"}));
 }
 
 std::vector<bool> blockedValues(const Graph& g)
