@@ -59,16 +59,17 @@ public:
         int pools = 0, convs = 0;
         const size_t count = g.nodeCount();
         for (NodeId id = 0; id < NodeId(count); ++id) {
-            if (edit.removed(id) || channelParts(g, g.node(id)).empty())
+            const std::vector<int64_t> parts = edit.removed(id) ? std::vector<int64_t>{} : channelParts(g, g.node(id));
+            if (parts.empty())
                 continue;
             NodeId concat = id;
             int64_t channels = 0;
-            for (int64_t c : channelParts(g, g.node(concat)))
+            for (int64_t c : parts)
                 channels += c;
             // Concat -> Conv, or Concat -> pool -> Conv: the pool moves first.
             const ValueId joined = g.node(concat).outputs[0];
             NodeId reader = edit.soleConsumer(joined);
-            if (reader != kNone && isPool(g.node(reader)) && g.node(reader).input(0) == joined) {
+            if (reader != kNone && isPool(g, g.node(reader)) && g.node(reader).input(0) == joined) {
                 const NodeId conv = edit.soleConsumer(g.node(reader).outputs[0]);
                 if (conv == kNone || !splitsOver(g, g.node(conv), g.node(reader).outputs[0], channels))
                     continue;
@@ -89,10 +90,15 @@ public:
     }
 
 private:
-    static bool isPool(const Node& n)
+    // A MaxPool or AveragePool of one output whose shape is known to be 4-D (its parts' shapes
+    // follow from it).
+    static bool isPool(const Graph& g, const Node& n)
     {
-        return (n.opType == "MaxPool" || n.opType == "AveragePool") && n.domain.empty() && n.outputs.size() == 1 &&
-               n.outputs[0] != kNone && n.inputs.size() == 1;
+        if ((n.opType != "MaxPool" && n.opType != "AveragePool") || !n.domain.empty() || n.outputs.size() != 1 ||
+            n.outputs[0] == kNone || n.inputs.size() != 1)
+            return false;
+        const TensorType& t = g.value(n.outputs[0]).type;
+        return t.shape && t.shape->dims.size() == 4;
     }
 
     // A Conv of one group reading x (of `channels` channels) as its input, with constant

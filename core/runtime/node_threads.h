@@ -36,7 +36,6 @@ public:
     // After every run.
     void endRun();
 
-    bool settled() const { return settled_; }
     // Nodes that run on one thread once settled.
     size_t oneThreadNodes() const;
 

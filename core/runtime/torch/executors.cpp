@@ -1,9 +1,9 @@
 #include "core/runtime/torch/executors.h"
 
+#include "core/runtime/node_threads.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
-#include "core/runtime/node_threads.h"
 #include "core/runtime/torch/torch_errors.h"
 #include "core/schedule/validator.h"
 #include "core/util/error.h"
