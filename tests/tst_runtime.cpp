@@ -853,7 +853,7 @@ private Q_SLOTS:
         QFETCH(double, oneSeconds);
         QFETCH(bool, expectOne);
         // Node 0 is the case; node 1 a small node that is always faster on one thread.
-        NodeThreadTrial trial(2, 4, NodeThreadsChoice::Measured);
+        NodeThreadTrial trial({0, 1}, 4, NodeThreadsChoice::Measured);
         int oneThreadRuns = 0;
         for (int run = 0; run < kSettlingRuns; ++run) {
             QVERIFY(trial.timing());
@@ -877,17 +877,47 @@ private Q_SLOTS:
         QCOMPARE(trial.oneThreadNodes(), size_t(expectOne ? 2 : 1));
     }
 
+    // Two small nodes that gain 5 us each on one thread, then a large one that runs slower
+    // beside them (it wakes the threads that slept): they move to one thread only where
+    // together they gain more than it loses.
+    void nodeThreadTrialWeighsTheNodeAfter_data()
+    {
+        QTest::addColumn<double>("loss");
+        QTest::addColumn<bool>("expectOne");
+        QTest::newRow("loses less") << 4e-6 << true;
+        QTest::newRow("loses more") << 30e-6 << false;
+    }
+    void nodeThreadTrialWeighsTheNodeAfter()
+    {
+        QFETCH(double, loss);
+        QFETCH(bool, expectOne);
+        NodeThreadTrial trial({2, 0, 1}, 2, NodeThreadsChoice::Measured);  // node 1 runs last
+        for (int run = 0; trial.timing(); ++run) {
+            const bool oneThreadRun = trial.threadsFor(2) == 1;
+            for (size_t node : {2, 0, 1}) {
+                const bool one = trial.threadsFor(node) == 1;
+                QCOMPARE(one, node != 1 && oneThreadRun);
+                trial.record(node, node == 1 ? 300e-6 + (oneThreadRun ? loss : 0.0) : one ? 15e-6 : 20e-6);
+            }
+            trial.endRun();
+            QVERIFY(run < kSettlingRuns);
+        }
+        QCOMPARE(trial.threadsFor(2), expectOne ? 1 : 2);
+        QCOMPARE(trial.threadsFor(0), expectOne ? 1 : 2);
+        QCOMPARE(trial.threadsFor(1), 2);
+    }
+
     // One thread, or RAMIEL_NODE_THREADS=all: nothing to try, every node on the run's threads.
     void nodeThreadTrialWithNothingToTry()
     {
         for (auto [threads, choice] : {std::pair{1, NodeThreadsChoice::Measured}, std::pair{2, NodeThreadsChoice::All}}) {
-            NodeThreadTrial trial(3, threads, choice);
+            NodeThreadTrial trial({0, 1, 2}, threads, choice);
             QVERIFY(!trial.timing());
             for (size_t node = 0; node < 3; ++node)
                 QCOMPARE(trial.threadsFor(node), threads);
         }
         // Every node above the size limit: settled after the kernels' runs.
-        NodeThreadTrial trial(2, 2, NodeThreadsChoice::Measured);
+        NodeThreadTrial trial({0, 1}, 2, NodeThreadsChoice::Measured);
         for (int run = 0; run < kKernelTrialCalls; ++run) {
             for (size_t node = 0; node < 2; ++node)
                 trial.record(node, 1e-3);

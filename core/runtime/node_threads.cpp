@@ -25,34 +25,39 @@ NodeThreadsChoice nodeThreadsChoice()
     return NodeThreadsChoice(environmentChoice("RAMIEL_NODE_THREADS", {"measured", "all"}));
 }
 
-NodeThreadTrial::NodeThreadTrial(size_t nodes, int threads, NodeThreadsChoice choice)
-    : threads_(threads),
-      settled_(threads <= 1 || choice == NodeThreadsChoice::All),
-      candidate_(nodes, false),
-      single_(nodes, false),
-      bestAll_(nodes, kNever),
-      bestOne_(nodes, kNever)
+NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThreadsChoice choice)
+    : order_(std::move(order)),
+      threads_(threads),
+      settled_(threads <= 1 || choice == NodeThreadsChoice::All)
 {
+    size_t nodes = 0;
+    for (size_t i : order_)
+        nodes = std::max(nodes, i + 1);
+    candidate_.assign(nodes, false);
+    single_.assign(nodes, false);
+    bestAll_.assign(nodes, kNever);
+    bestInOneRuns_.assign(nodes, kNever);
+}
+
+// In the second phase, even runs put the candidates on one thread.
+bool NodeThreadTrial::oneThreadRun() const
+{
+    return run_ >= kKernelTrialCalls && (run_ - kKernelTrialCalls) % 2 == 0;
 }
 
 int NodeThreadTrial::threadsFor(size_t i) const
 {
     if (settled_)
         return single_[i] ? 1 : threads_;
-    // In the second phase, even runs put the candidates on one thread.
-    const bool oneThreadRun = run_ >= kKernelTrialCalls && (run_ - kKernelTrialCalls) % 2 == 0;
-    return candidate_[i] && oneThreadRun ? 1 : threads_;
+    return candidate_[i] && oneThreadRun() ? 1 : threads_;
 }
 
 void NodeThreadTrial::record(size_t i, double seconds)
 {
-    // The first runs of each count are untimed: they make primitives and fill caches.
-    if (run_ < 2)
+    // The first runs of each kind are untimed: they make primitives and fill caches.
+    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2))
         return;
-    const bool one = threadsFor(i) == 1;
-    if (one && run_ - kKernelTrialCalls < 2)
-        return;
-    double& best = one ? bestOne_[i] : bestAll_[i];
+    double& best = oneThreadRun() ? bestInOneRuns_[i] : bestAll_[i];
     best = std::min(best, seconds);
 }
 
@@ -69,10 +74,34 @@ void NodeThreadTrial::endRun()
         }
         settled_ = !any;
     } else if (run_ == 2 * kKernelTrialCalls) {
-        for (size_t i = 0; i < single_.size(); ++i)
-            single_[i] = candidate_[i] && bestOne_[i] < bestAll_[i];
+        decide();
         settled_ = true;
     }
+}
+
+// Stretch by stretch of consecutive candidates: those faster on one thread, where
+// their gain exceeds what the node after the stretch lost beside them.
+void NodeThreadTrial::decide()
+{
+    std::vector<size_t> stretch;
+    auto close = [&](double loss) {
+        double gain = 0;
+        for (size_t i : stretch)
+            gain += std::max(0.0, bestAll_[i] - bestInOneRuns_[i]);
+        if (gain > loss)
+            for (size_t i : stretch)
+                single_[i] = bestInOneRuns_[i] < bestAll_[i];
+        stretch.clear();
+    };
+    for (size_t i : order_) {
+        if (candidate_[i]) {
+            stretch.push_back(i);
+        } else if (!stretch.empty()) {
+            const bool timed = bestInOneRuns_[i] < kNever && bestAll_[i] < kNever;
+            close(timed ? std::max(0.0, bestInOneRuns_[i] - bestAll_[i]) : 0.0);
+        }
+    }
+    close(0.0);
 }
 
 size_t NodeThreadTrial::oneThreadNodes() const

@@ -10,7 +10,10 @@
 // kSmallNodeSeconds are the candidates. The next kKernelTrialCalls runs put all
 // candidates on one thread in every other run, so each is timed where its
 // neighbours are on one thread as well (as a stretch of small nodes will run);
-// after each count's first run, the lowest time decides.
+// after each count's first run, the lowest times decide. A stretch of candidates
+// in execution order keeps those faster on one thread only where together they gain
+// more than the node after the stretch loses in those runs (it may have to wake
+// the other threads, which slept meanwhile, and read what one core wrote).
 // RAMIEL_NODE_THREADS=all in the environment keeps every node on P threads (for
 // comparisons); =measured is the default; any other value is an Error(Usage).
 #pragma once
@@ -25,8 +28,8 @@ NodeThreadsChoice nodeThreadsChoice();
 
 class NodeThreadTrial {
 public:
-    // Nodes indexed 0..nodes-1; `threads`: the run's intra-op threads.
-    NodeThreadTrial(size_t nodes, int threads, NodeThreadsChoice choice);
+    // `order`: the node indices in execution order; `threads`: the run's intra-op threads.
+    NodeThreadTrial(std::vector<size_t> order, int threads, NodeThreadsChoice choice);
 
     // Whether this run times its nodes (record() for each).
     bool timing() const { return !settled_; }
@@ -40,11 +43,17 @@ public:
     size_t oneThreadNodes() const;
 
 private:
+    bool oneThreadRun() const;
+    void decide();
+
+    std::vector<size_t> order_;
     int threads_;
     int run_ = 0;
     bool settled_;
     std::vector<bool> candidate_, single_;
-    std::vector<double> bestAll_, bestOne_;
+    // Lowest times: in runs with every node on all threads, and in the runs that put the
+    // candidates on one thread (a candidate's on one thread, another node's beside them).
+    std::vector<double> bestAll_, bestInOneRuns_;
 };
 
 }  // namespace ramiel

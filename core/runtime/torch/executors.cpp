@@ -85,7 +85,7 @@ private:
 class SerialExecutor final : public Executor {
 public:
     SerialExecutor(TorchCompiledModel& m, int threads)
-        : m_(m), threads_(threads), trial_(m.graph().nodeCount(), threads, nodeThreadsChoice())
+        : m_(m), threads_(threads), trial_(executionOrder(m), threads, nodeThreadsChoice())
     {
         const Graph& g = m.graph();
         uses_.assign(g.valueCount(), 0);
@@ -184,6 +184,14 @@ public:
     }
 
 private:
+    static std::vector<size_t> executionOrder(const TorchCompiledModel& m)
+    {
+        std::vector<size_t> order;
+        for (NodeId id : m.topology().order)
+            order.push_back(size_t(id));
+        return order;
+    }
+
     TorchCompiledModel& m_;
     int threads_;
     NodeThreadTrial trial_;
