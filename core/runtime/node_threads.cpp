@@ -79,18 +79,20 @@ void NodeThreadTrial::endRun()
     }
 }
 
-// Stretch by stretch of consecutive candidates: those faster on one thread, where
-// their gain exceeds what the node after the stretch lost beside them.
+// Stretch by stretch of consecutive candidates: all of them on one thread where, in
+// the runs that put them there, they and the node after them took less time than in
+// the runs on all threads. Only those two configurations were measured: a node left
+// on all threads inside a stretch would wake the sleeping threads itself.
 void NodeThreadTrial::decide()
 {
     std::vector<size_t> stretch;
     auto close = [&](double loss) {
         double gain = 0;
         for (size_t i : stretch)
-            gain += std::max(0.0, bestAll_[i] - bestInOneRuns_[i]);
+            gain += bestAll_[i] - bestInOneRuns_[i];
         if (gain > loss)
             for (size_t i : stretch)
-                single_[i] = bestInOneRuns_[i] < bestAll_[i];
+                single_[i] = true;
         stretch.clear();
     };
     for (size_t i : order_) {
@@ -98,7 +100,7 @@ void NodeThreadTrial::decide()
             stretch.push_back(i);
         } else if (!stretch.empty()) {
             const bool timed = bestInOneRuns_[i] < kNever && bestAll_[i] < kNever;
-            close(timed ? std::max(0.0, bestInOneRuns_[i] - bestAll_[i]) : 0.0);
+            close(timed ? bestInOneRuns_[i] - bestAll_[i] : 0.0);
         }
     }
     close(0.0);

@@ -10,10 +10,10 @@
 // kSmallNodeSeconds are the candidates. The next kKernelTrialCalls runs put all
 // candidates on one thread in every other run, so each is timed where its
 // neighbours are on one thread as well (as a stretch of small nodes will run);
-// after each count's first run, the lowest times decide. A stretch of candidates
-// in execution order keeps those faster on one thread only where together they gain
-// more than the node after the stretch loses in those runs (it may have to wake
-// the other threads, which slept meanwhile, and read what one core wrote).
+// after each count's first run, the lowest times decide, for each stretch of
+// candidates that run one after another as a whole: it moves to one thread where,
+// with the node after it (which may have to wake the threads that slept meanwhile,
+// and reads what one core wrote), it took less time in the runs that put it there.
 // RAMIEL_NODE_THREADS=all in the environment keeps every node on P threads (for
 // comparisons); =measured is the default; any other value is an Error(Usage).
 #pragma once
