@@ -67,7 +67,7 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
         return nodes;
     };
     // Nodes that ran on fewer threads than the table's (node_threads.h), where any did.
-    auto addOneThread = [&](nlohmann::json& table, const MeasuredCosts& m) {
+    auto addFewerThreads = [&](nlohmann::json& table, const MeasuredCosts& m) {
         nlohmann::json names = nlohmann::json::array();
         for (size_t n = 0; n < m.nodeThreads.size() && n < graph.nodeCount(); ++n)
             if (m.nodeThreads[n] < m.threads)
@@ -77,7 +77,7 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
     };
     nlohmann::json j = {{"schema", "ramiel.costs/1"}, {"batch", costs.batch},     {"threads", costs.threads},
                         {"runs", costs.runs},         {"median_total", costs.medianTotal}, {"nodes", byName(costs)}};
-    addOneThread(j, costs);
+    addFewerThreads(j, costs);
     if (!threaded.empty()) {
         j["threaded"] = nlohmann::json::array();
         for (const MeasuredCosts& t : threaded) {
@@ -85,7 +85,7 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
                                     {"runs", t.runs},
                                     {"median_total", t.medianTotal},
                                     {"nodes", byName(t)}};
-            addOneThread(table, t);
+            addFewerThreads(table, t);
             j["threaded"].push_back(table);
         }
     }
