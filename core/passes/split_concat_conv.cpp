@@ -73,13 +73,13 @@ public:
                 const NodeId conv = edit.soleConsumer(g.node(reader).outputs[0]);
                 if (conv == kNone || !splitsOver(g, g.node(conv), g.node(reader).outputs[0], channels))
                     continue;
-                concat = poolBeforeConcat(edit, concat, reader);
+                concat = poolBeforeConcat(edit, concat, reader, parts);
                 ++pools;
                 reader = conv;
             }
             if (reader == kNone || !splitsOver(g, g.node(reader), g.node(concat).outputs[0], channels))
                 continue;
-            convOverParts(edit, concat, reader);
+            convOverParts(edit, concat, reader, parts);
             ++convs;
         }
         edit.commit();
@@ -115,12 +115,13 @@ private:
         return t.dtype == DataType::Float && t.hasData() && t.dims.size() == 4 && t.dims[1] == channels;
     }
 
-    // Pool(Concat(parts)) -> Concat(Pool(part) for each part); returns the new Concat.
-    static NodeId poolBeforeConcat(GraphEditor& edit, NodeId concatId, NodeId poolId)
+    // Pool(Concat(parts)) -> Concat(Pool(part) for each part), the parts of `channels`
+    // channels; returns the new Concat.
+    static NodeId poolBeforeConcat(GraphEditor& edit, NodeId concatId, NodeId poolId,
+                                   const std::vector<int64_t>& channels)
     {
         Graph& g = edit.graph();
         const Node concat = g.node(concatId), pool = g.node(poolId);
-        const std::vector<int64_t> channels = channelParts(g, concat);
         const TensorType pooledType = g.value(pool.outputs[0]).type;
         edit.removeNode(poolId);
         edit.removeNode(concatId);
@@ -142,12 +143,12 @@ private:
         return edit.addNode(std::move(joined));
     }
 
-    // Conv(Concat(parts), W, b) -> Conv(part 0, W_0, b) + Conv(part 1, W_1) + ...
-    static void convOverParts(GraphEditor& edit, NodeId concatId, NodeId convId)
+    // Conv(Concat(parts), W, b) -> Conv(part 0, W_0, b) + Conv(part 1, W_1) + ..., the parts
+    // of `channels` channels (a pool moved before the Concat keeps them).
+    static void convOverParts(GraphEditor& edit, NodeId concatId, NodeId convId, const std::vector<int64_t>& channels)
     {
         Graph& g = edit.graph();
         const Node concat = g.node(concatId), conv = g.node(convId);
-        const std::vector<int64_t> channels = channelParts(g, concat);
         const std::shared_ptr<const Tensor> w = g.value(conv.input(1)).initializer;
         const std::string weightName = g.value(conv.input(1)).name;
         const int64_t m = w->dims[0], c = w->dims[1], window = w->dims[2] * w->dims[3];
