@@ -127,9 +127,9 @@ public:
         int nodeThreads = threads_;
         for (NodeId id : m_.topology().order) {
             const Node& n = g.node(id);
-            if (trial_.threadsFor(size_t(id)) != nodeThreads) {
-                nodeThreads = trial_.threadsFor(size_t(id));
-                useIntraOpThreads(nodeThreads);
+            if (const int t = trial_.threadsFor(size_t(id)); t != nodeThreads) {
+                nodeThreads = t;
+                useIntraOpThreads(t);
             }
             in.clear();
             // A value's last reader gets the value itself rather than a second reference, so a
