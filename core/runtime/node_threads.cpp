@@ -37,34 +37,45 @@ NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThr
     single_.assign(nodes, false);
     bestAll_.assign(nodes, kNever);
     bestInOneRuns_.assign(nodes, kNever);
+    bestDecided_ = bestWholeOnOne_ = kNever;
 }
 
 // In the second phase, even runs put the candidates on one thread.
 bool NodeThreadTrial::oneThreadRun() const
 {
-    return run_ >= kKernelTrialCalls && (run_ - kKernelTrialCalls) % 2 == 0;
+    return run_ >= kKernelTrialCalls && run_ < 2 * kKernelTrialCalls && (run_ - kKernelTrialCalls) % 2 == 0;
+}
+
+// In the third, even runs put every node on one thread.
+bool NodeThreadTrial::wholeRunOnOne() const
+{
+    return run_ >= 2 * kKernelTrialCalls && (run_ - 2 * kKernelTrialCalls) % 2 == 0;
 }
 
 int NodeThreadTrial::threadsFor(size_t i) const
 {
-    if (settled_)
-        return single_[i] ? 1 : threads_;
+    if (settled_ || run_ >= 2 * kKernelTrialCalls)
+        return single_[i] || (!settled_ && wholeRunOnOne()) ? 1 : threads_;
     return candidate_[i] && oneThreadRun() ? 1 : threads_;
 }
 
 void NodeThreadTrial::record(size_t i, double seconds)
 {
     // The first runs of each kind are untimed: they make primitives and fill caches.
-    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2))
+    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2) || run_ >= 2 * kKernelTrialCalls)
         return;
     double& best = oneThreadRun() ? bestInOneRuns_[i] : bestAll_[i];
     best = std::min(best, seconds);
 }
 
-void NodeThreadTrial::endRun()
+void NodeThreadTrial::endRun(double runSeconds)
 {
     if (settled_)
         return;
+    if (run_ >= 2 * kKernelTrialCalls + 2) {  // past each kind's first run
+        double& best = wholeRunOnOne() ? bestWholeOnOne_ : bestDecided_;
+        best = std::min(best, runSeconds);
+    }
     ++run_;
     if (run_ == kKernelTrialCalls) {
         bool any = false;
@@ -75,6 +86,12 @@ void NodeThreadTrial::endRun()
         settled_ = !any;
     } else if (run_ == 2 * kKernelTrialCalls) {
         decide();
+        const size_t one = oneThreadNodes();
+        settled_ = one == 0 || one == order_.size();  // nothing else to compare with
+    } else if (run_ == 3 * kKernelTrialCalls) {
+        if (bestWholeOnOne_ < bestDecided_)
+            for (size_t i : order_)
+                single_[i] = true;
         settled_ = true;
     }
 }

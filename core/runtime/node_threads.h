@@ -14,6 +14,11 @@
 // candidates that run one after another as a whole: it moves to one thread where,
 // with the node after it (which may have to wake the threads that slept meanwhile,
 // and reads what one core wrote), it took less time in the runs that put it there.
+// Where that leaves some nodes on one thread and others on P, the last
+// kKernelTrialCalls runs time the whole run both so and with every node on one
+// thread, in turns: the lower time decides, so a run on P threads is never slower
+// than on one where one thread is faster in place (the node after a long stretch
+// on one thread may pay more to wake the others than all of them gain).
 // RAMIEL_NODE_THREADS=all in the environment keeps every node on P threads (for
 // comparisons); =measured is the default; any other value is an Error(Usage).
 #pragma once
@@ -36,14 +41,15 @@ public:
     // The threads node i runs with in this run.
     int threadsFor(size_t i) const;
     void record(size_t i, double seconds);
-    // After every run.
-    void endRun();
+    // After every run, with its wall time.
+    void endRun(double runSeconds);
 
     // Nodes that run on one thread once settled.
     size_t oneThreadNodes() const;
 
 private:
     bool oneThreadRun() const;
+    bool wholeRunOnOne() const;
     void decide();
 
     std::vector<size_t> order_;
@@ -54,6 +60,8 @@ private:
     // Lowest times: in runs with every node on all threads, and in the runs that put the
     // candidates on one thread (a candidate's on one thread, another node's beside them).
     std::vector<double> bestAll_, bestInOneRuns_;
+    // Lowest whole-run times in the last phase: as decided, and every node on one thread.
+    double bestDecided_, bestWholeOnOne_;
 };
 
 }  // namespace ramiel

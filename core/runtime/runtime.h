@@ -39,8 +39,8 @@ struct RunProfile {
 constexpr int kKernelTrialCalls = 8;
 // Runs after which an executor has made every choice it makes by timing: the
 // kernels' first, then (serial runs on several threads) which nodes run on one
-// thread. Untimed warm-up runs should be at least this many.
-constexpr int kSettlingRuns = 2 * kKernelTrialCalls;
+// thread, and whether all of them do. Untimed warm-up runs should be at least this many.
+constexpr int kSettlingRuns = 3 * kKernelTrialCalls;
 
 // Runs a compiled model on its current inputs; keeps its threads between runs.
 class Executor {
