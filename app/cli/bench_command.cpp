@@ -428,7 +428,10 @@ Command addProfileCommand(CLI::App& app)
                 auto fewerThreads = [&](const MeasuredCosts& t) {
                     const auto fewer = std::count_if(t.nodeThreads.begin(), t.nodeThreads.end(),
                                                      [&](int k) { return k < t.threads; });
-                    if (fewer > 0)
+                    if (fewer == std::ptrdiff_t(t.nodeThreads.size()))
+                        std::cout << "\n  on " << t.threads << " threads, every node ran on one (the whole run "
+                                  << "measured faster so)";
+                    else if (fewer > 0)
                         std::cout << "\n  on " << t.threads << " threads, " << fewer << " of "
                                   << model.graph.nodeCount() << " nodes ran on one (measured faster so)";
                 };
