@@ -86,8 +86,7 @@ void NodeThreadTrial::endRun(double runSeconds)
         settled_ = !any;
     } else if (run_ == 2 * kKernelTrialCalls) {
         decide();
-        const size_t one = oneThreadNodes();
-        settled_ = one == 0 || one == order_.size();  // nothing else to compare with
+        settled_ = oneThreadNodes() == order_.size();  // nothing else to compare with
     } else if (run_ == 3 * kKernelTrialCalls) {
         if (bestWholeOnOne_ < bestDecided_)
             for (size_t i : order_)

@@ -14,11 +14,11 @@
 // candidates that run one after another as a whole: it moves to one thread where,
 // with the node after it (which may have to wake the threads that slept meanwhile,
 // and reads what one core wrote), it took less time in the runs that put it there.
-// Where that leaves some nodes on one thread and others on P, the last
-// kKernelTrialCalls runs time the whole run both so and with every node on one
-// thread, in turns: the lower time decides, so a run on P threads is never slower
-// than on one where one thread is faster in place (the node after a long stretch
-// on one thread may pay more to wake the others than all of them gain).
+// Where that leaves any node on P threads, the last kKernelTrialCalls runs time
+// the whole run both so and with every node on one thread, in turns: the lower
+// time decides, so a run on P threads is no slower than on one where one thread
+// is measured faster in place (per-node times miss what a node on P threads costs
+// the one-thread nodes around it).
 // RAMIEL_NODE_THREADS=all in the environment keeps every node on P threads (for
 // comparisons); =measured is the default; any other value is an Error(Usage).
 #pragma once
