@@ -273,9 +273,9 @@ std::vector<BadNode> badNodes()
 }
 
 // Drives a per-node thread trial to its end on given times: `seconds(node, threads)`
-// with each node's threads in this run; a run's time is the sum of its nodes'. The
-// first run of each configuration is slow (primitives made, caches cold), which the
-// trial must not count. Returns the runs it took.
+// with each node's threads in this run. The first run of each configuration is slow
+// (primitives made, caches cold), which the trial must not count. Returns the runs it
+// took.
 int settle(NodeThreadTrial& trial, const std::vector<size_t>& order,
            const std::function<double(size_t, const std::vector<int>&)>& seconds)
 {
@@ -286,13 +286,9 @@ int settle(NodeThreadTrial& trial, const std::vector<size_t>& order,
         for (size_t node : order)
             threads[node] = trial.threadsFor(node);
         const bool first = seen.insert(threads).second;
-        double total = 0;
-        for (size_t node : order) {
-            const double t = first ? 1.0 : seconds(node, threads);
-            trial.record(node, t);
-            total += t;
-        }
-        trial.endRun(total);
+        for (size_t node : order)
+            trial.record(node, first ? 1.0 : seconds(node, threads));
+        trial.endRun();
     }
     return run;
 }
@@ -943,7 +939,7 @@ private Q_SLOTS:
         for (int run = 0; run < kKernelTrialCalls; ++run) {
             for (size_t node = 0; node < 2; ++node)
                 trial.record(node, 1e-3);
-            trial.endRun(2e-3);
+            trial.endRun();
         }
         QVERIFY(!trial.timing());
         QCOMPARE(trial.oneThreadNodes(), size_t(0));

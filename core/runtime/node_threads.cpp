@@ -37,7 +37,8 @@ NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThr
     single_.assign(nodes, false);
     bestAll_.assign(nodes, kNever);
     bestInOneRuns_.assign(nodes, kNever);
-    bestDecided_ = bestWholeOnOne_ = kNever;
+    bestDecided_.assign(nodes, kNever);
+    bestWholeOnOne_.assign(nodes, kNever);
 }
 
 // In the second phase, even runs put the candidates on one thread.
@@ -62,20 +63,19 @@ int NodeThreadTrial::threadsFor(size_t i) const
 void NodeThreadTrial::record(size_t i, double seconds)
 {
     // The first runs of each kind are untimed: they make primitives and fill caches.
-    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2) || run_ >= 2 * kKernelTrialCalls)
+    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2) ||
+        (run_ >= 2 * kKernelTrialCalls && run_ < 2 * kKernelTrialCalls + 2))
         return;
-    double& best = oneThreadRun() ? bestInOneRuns_[i] : bestAll_[i];
+    double& best = run_ >= 2 * kKernelTrialCalls ? (wholeRunOnOne() ? bestWholeOnOne_[i] : bestDecided_[i])
+                   : oneThreadRun()              ? bestInOneRuns_[i]
+                                                 : bestAll_[i];
     best = std::min(best, seconds);
 }
 
-void NodeThreadTrial::endRun(double runSeconds)
+void NodeThreadTrial::endRun()
 {
     if (settled_)
         return;
-    if (run_ >= 2 * kKernelTrialCalls + 2) {  // past each kind's first run
-        double& best = wholeRunOnOne() ? bestWholeOnOne_ : bestDecided_;
-        best = std::min(best, runSeconds);
-    }
     ++run_;
     if (run_ == kKernelTrialCalls) {
         bool any = false;
@@ -88,7 +88,12 @@ void NodeThreadTrial::endRun(double runSeconds)
         decide();
         settled_ = oneThreadNodes() == order_.size();  // nothing else to compare with
     } else if (run_ == 3 * kKernelTrialCalls) {
-        if (bestWholeOnOne_ < bestDecided_)
+        double decided = 0, wholeOnOne = 0;
+        for (size_t i : order_) {
+            decided += bestDecided_[i];
+            wholeOnOne += bestWholeOnOne_[i];
+        }
+        if (wholeOnOne < decided)
             for (size_t i : order_)
                 single_[i] = true;
         settled_ = true;

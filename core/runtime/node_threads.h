@@ -15,10 +15,11 @@
 // with the node after it (which may have to wake the threads that slept meanwhile,
 // and reads what one core wrote), it took less time in the runs that put it there.
 // Where that leaves any node on P threads, the last kKernelTrialCalls runs time
-// the whole run both so and with every node on one thread, in turns: the lower
-// time decides, so a run on P threads is no slower than on one where one thread
-// is measured faster in place (per-node times miss what a node on P threads costs
-// the one-thread nodes around it).
+// every node both so and with all of them on one thread, in turns: the lower sum
+// of each node's lowest time decides, so a run on P threads is no slower than on
+// one where one thread is measured faster in place (the trial's per-node times
+// before miss what a node on P threads costs the one-thread nodes around it: a
+// spinning or waking thread, data in the other core's cache).
 // RAMIEL_NODE_THREADS=all in the environment keeps every node on P threads (for
 // comparisons); =measured is the default; any other value is an Error(Usage).
 #pragma once
@@ -41,8 +42,8 @@ public:
     // The threads node i runs with in this run.
     int threadsFor(size_t i) const;
     void record(size_t i, double seconds);
-    // After every run, with its wall time.
-    void endRun(double runSeconds);
+    // After every run.
+    void endRun();
 
     // Nodes that run on one thread once settled.
     size_t oneThreadNodes() const;
@@ -60,8 +61,8 @@ private:
     // Lowest times: in runs with every node on all threads, and in the runs that put the
     // candidates on one thread (a candidate's on one thread, another node's beside them).
     std::vector<double> bestAll_, bestInOneRuns_;
-    // Lowest whole-run times in the last phase: as decided, and every node on one thread.
-    double bestDecided_, bestWholeOnOne_;
+    // Lowest times in the last phase: as decided, and with every node on one thread.
+    std::vector<double> bestDecided_, bestWholeOnOne_;
 };
 
 }  // namespace ramiel

@@ -174,7 +174,7 @@ public:
             outputs.push_back(values[size_t(v)]);
         m_.setOutputs(std::move(outputs));
         const double total = since(start);
-        trial_.endRun(total);
+        trial_.endRun();
         if (profile) {
             profile->totalSeconds = total;
             profile->workerBusy = {total};
