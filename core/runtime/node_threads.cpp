@@ -41,34 +41,40 @@ NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThr
     bestWholeOnOne_.assign(nodes, kNever);
 }
 
-// In the second phase, even runs put the candidates on one thread.
-bool NodeThreadTrial::oneThreadRun() const
+NodeThreadTrial::Phase NodeThreadTrial::phase() const
 {
-    return run_ >= kKernelTrialCalls && run_ < 2 * kKernelTrialCalls && (run_ - kKernelTrialCalls) % 2 == 0;
+    return Phase(std::min(run_ / kKernelTrialCalls, int(Phase::WholeRun)));
 }
 
-// In the third, even runs put every node on one thread.
-bool NodeThreadTrial::wholeRunOnOne() const
+// After the first phase, even runs put nodes on one thread: the candidates, then all.
+bool NodeThreadTrial::oneThreadRun() const
 {
-    return run_ >= 2 * kKernelTrialCalls && (run_ - 2 * kKernelTrialCalls) % 2 == 0;
+    return phase() != Phase::Kernels && (run_ - kKernelTrialCalls * int(phase())) % 2 == 0;
 }
 
 int NodeThreadTrial::threadsFor(size_t i) const
 {
-    if (settled_ || run_ >= 2 * kKernelTrialCalls)
-        return single_[i] || (!settled_ && wholeRunOnOne()) ? 1 : threads_;
-    return candidate_[i] && oneThreadRun() ? 1 : threads_;
+    if (settled_)
+        return single_[i] ? 1 : threads_;
+    switch (phase()) {
+    case Phase::Kernels:
+        return threads_;
+    case Phase::Stretches:
+        return candidate_[i] && oneThreadRun() ? 1 : threads_;
+    case Phase::WholeRun:
+        return single_[i] || oneThreadRun() ? 1 : threads_;
+    }
+    return threads_;
 }
 
 void NodeThreadTrial::record(size_t i, double seconds)
 {
-    // The first runs of each kind are untimed: they make primitives and fill caches.
-    if (run_ < 2 || (oneThreadRun() && run_ - kKernelTrialCalls < 2) ||
-        (run_ >= 2 * kKernelTrialCalls && run_ < 2 * kKernelTrialCalls + 2))
+    // Each phase's first run of each kind is untimed: it makes primitives and fills caches.
+    if (run_ - kKernelTrialCalls * int(phase()) < 2)
         return;
-    double& best = run_ >= 2 * kKernelTrialCalls ? (wholeRunOnOne() ? bestWholeOnOne_[i] : bestDecided_[i])
-                   : oneThreadRun()              ? bestInOneRuns_[i]
-                                                 : bestAll_[i];
+    const bool one = oneThreadRun();
+    double& best = phase() == Phase::WholeRun ? (one ? bestWholeOnOne_[i] : bestDecided_[i])
+                                              : (one ? bestInOneRuns_[i] : bestAll_[i]);
     best = std::min(best, seconds);
 }
 

@@ -49,8 +49,11 @@ public:
     size_t oneThreadNodes() const;
 
 private:
+    // kKernelTrialCalls runs each: the kernels' own trials on all threads; the candidates
+    // on one thread in every other run; every node on one thread in every other run.
+    enum class Phase { Kernels, Stretches, WholeRun };
+    Phase phase() const;
     bool oneThreadRun() const;
-    bool wholeRunOnOne() const;
     void decide();
 
     std::vector<size_t> order_;
