@@ -293,6 +293,25 @@ int settle(NodeThreadTrial& trial, const std::vector<size_t>& order,
     return run;
 }
 
+// A chain of 24 small nodes (1x1 convolutions of 32 channels on 8x8, activations).
+Model smallNodeChain()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 32, 8, 8}).output("y", {1, 32, 8, 8});
+    b.initializer("w", {32, 32, 1, 1}, 0.0f);
+    auto* w = b.model().mutable_graph()->mutable_initializer(0);
+    for (int j = 0; j < w->float_data_size(); ++j)
+        w->set_float_data(j, float(std::cos(0.11 * j)) * 0.2f);
+    std::string v = "x";
+    for (int i = 0; i < 12; ++i) {
+        const std::string k = std::to_string(i), next = i == 11 ? "y" : "v" + k;
+        b.node("Conv", {v, "w"}, {"c" + k});
+        b.node(i % 2 ? "Sigmoid" : "Relu", {"c" + k}, {next});
+        v = next;
+    }
+    return loadOnnxFromBytes(b.bytes(), "small_nodes.onnx", {});
+}
+
 }  // namespace
 
 class TestRuntime : public QObject {
@@ -950,20 +969,7 @@ private Q_SLOTS:
     // RAMIEL_NODE_THREADS=all keeps them all on two, and an unknown value is refused.
     void smallNodesOnOneThreadKeepTheirOutputs()
     {
-        OnnxBuilder b;
-        b.input("x", {1, 32, 8, 8}).output("y", {1, 32, 8, 8});
-        b.initializer("w", {32, 32, 1, 1}, 0.0f);
-        auto* w = b.model().mutable_graph()->mutable_initializer(0);
-        for (int j = 0; j < w->float_data_size(); ++j)
-            w->set_float_data(j, float(std::cos(0.11 * j)) * 0.2f);
-        std::string v = "x";
-        for (int i = 0; i < 12; ++i) {
-            const std::string k = std::to_string(i), next = i == 11 ? "y" : "v" + k;
-            b.node("Conv", {v, "w"}, {"c" + k});
-            b.node(i % 2 ? "Sigmoid" : "Relu", {"c" + k}, {next});
-            v = next;
-        }
-        const Model m = loadOnnxFromBytes(b.bytes(), "small_nodes.onnx", {});
+        const Model m = smallNodeChain();
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 9));
         compiled->serialExecutor(1)->run();
@@ -996,6 +1002,36 @@ private Q_SLOTS:
             QCOMPARE(e.kind(), ErrorKind::Usage);
             QVERIFY2(QString(e.what()).contains("RAMIEL_NODE_THREADS is 'some'"), e.what());
         }
+    }
+
+    // Warm-ups end when the executor has settled: after the kernels' trial calls, or after
+    // the per-node thread trial where small nodes run on several threads; never past
+    // kSettlingRuns, and a caller may ask for fewer.
+    void warmUpEndsWhenSettled()
+    {
+        const Model m = smallNodeChain();
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 3));
+        auto runsToSettle = [](Executor& e) {
+            int runs = 0;
+            for (; !e.settled() && runs <= kSettlingRuns; ++runs)
+                e.run();
+            return runs;
+        };
+        QCOMPARE(runsToSettle(*compiled->serialExecutor(1)), kKernelTrialCalls);
+        QCOMPARE(runsToSettle(*compiled->parallelExecutor(linearOnTwoWorkers(m))), kKernelTrialCalls);
+        qputenv("RAMIEL_NODE_THREADS", "all");
+        const auto allOnTwo = compiled->serialExecutor(2);
+        qunsetenv("RAMIEL_NODE_THREADS");
+        QCOMPARE(runsToSettle(*allOnTwo), kKernelTrialCalls);
+        // Small nodes on two threads: tried on one, so more runs (how many depends on times).
+        const int tried = runsToSettle(*compiled->serialExecutor(2));
+        QVERIFY2(tried >= kKernelTrialCalls && tried <= kSettlingRuns, qPrintable(QString::number(tried)));
+        const auto two = compiled->serialExecutor(2);
+        warmUp(*two, 1);
+        QVERIFY(!two->settled());
+        warmUp(*two);
+        QVERIFY(two->settled());
     }
 
     void winogradChoiceFromTheEnvironment()

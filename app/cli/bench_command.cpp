@@ -193,9 +193,8 @@ void timeInOwnProcesses(Configurations& c, const ModelOptions& model, int batch,
 // they also disturb each other.
 void timeInTurns(Configurations& c, int runs)
 {
-    for (int w = 0; w < 3; ++w)
-        for (auto& e : c.executors)
-            e->run();
+    for (auto& e : c.executors)
+        warmUp(*e);
     const int total = runs * int(c.executors.size());
     for (int done = 0; done < runs;) {
         const int block = std::min(kBlock, runs - done);

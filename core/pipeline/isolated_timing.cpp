@@ -262,8 +262,7 @@ int serveTimings(const std::string& requestFile)
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.rfind("warm ", 0) == 0) {
-            for (int k = std::atoi(line.c_str() + 5); k > 0; --k)
-                executor->run();
+            warmUp(*executor, std::atoi(line.c_str() + 5));
             std::cout << "warm" << std::endl;
             continue;
         }

@@ -39,8 +39,7 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
     m.batch = batch;
     m.threads = threads;
     m.runs = runs;
-    for (int i = 0; i < warmup; ++i)
-        executor.run();
+    warmUp(executor, warmup);
     std::vector<std::vector<double>> perNode(nodeCount);
     std::vector<double> totals;
     RunProfile profile;

@@ -22,7 +22,8 @@ struct MeasuredCosts {
 // executor's own time, which no node's timer sees but every node costs.
 double untimedPerNode(const MeasuredCosts& costs);
 
-// Runs `warmup` + `runs` serial runs of the model's current inputs.
+// Runs up to `warmup` untimed serial runs of the model's current inputs (until the
+// executor has settled), then `runs` timed ones.
 MeasuredCosts profileNodes(CompiledModel& model, size_t nodeCount, int batch, int runs, int threads,
                            int warmup = kSettlingRuns);
 

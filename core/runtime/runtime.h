@@ -39,7 +39,7 @@ struct RunProfile {
 constexpr int kKernelTrialCalls = 8;
 // Runs after which an executor has made every choice it makes by timing: the
 // kernels' first, then (serial runs on several threads) which nodes run on one
-// thread, and whether all of them do. Untimed warm-up runs should be at least this many.
+// thread, and whether all of them do. Executor::settled() tells when, at most this many.
 constexpr int kSettlingRuns = 3 * kKernelTrialCalls;
 
 // Runs a compiled model on its current inputs; keeps its threads between runs.
@@ -49,7 +49,18 @@ public:
     // One run; returns its wall time in seconds. Throws Error naming the node
     // that failed (no other worker is left waiting).
     virtual double run(RunProfile* profile = nullptr) = 0;
+    // Whether the choices made by timing the first runs are all made (after
+    // kKernelTrialCalls runs, or up to kSettlingRuns where nodes are tried on fewer
+    // threads): warm-ups run until then.
+    virtual bool settled() const = 0;
 };
+
+// Untimed runs until the executor has settled, at most `atMost` (fewer for a quick look).
+inline void warmUp(Executor& executor, int atMost = kSettlingRuns)
+{
+    for (int i = 0; i < atMost && !executor.settled(); ++i)
+        executor.run();
+}
 
 // A model with its kernels chosen and its weights prepared.
 class CompiledModel {

@@ -175,6 +175,7 @@ public:
         m_.setOutputs(std::move(outputs));
         const double total = since(start);
         trial_.endRun();
+        ++runs_;
         if (profile) {
             profile->totalSeconds = total;
             profile->workerBusy = {total};
@@ -182,6 +183,8 @@ public:
         }
         return total;
     }
+
+    bool settled() const override { return runs_ >= kKernelTrialCalls && !trial_.timing(); }
 
 private:
     static std::vector<size_t> executionOrder(const TorchCompiledModel& m)
@@ -194,6 +197,7 @@ private:
 
     TorchCompiledModel& m_;
     int threads_;
+    int runs_ = 0;
     NodeThreadTrial trial_;
     std::vector<int> uses_;
     std::vector<std::vector<ValueId>> reads_;  // per node, each value once
@@ -415,6 +419,7 @@ public:
         }
         m_.setOutputs(std::move(outputs));
         const double total = since(start);
+        ++runs_;
         if (profile) {
             profile->totalSeconds = total;
             profile->workerBusy.clear();
@@ -426,6 +431,9 @@ public:
         }
         return total;
     }
+
+    // Every node keeps its threads: only the kernels' own trials.
+    bool settled() const override { return runs_ >= kKernelTrialCalls; }
 
 private:
     void fail(const Error& e)
@@ -585,6 +593,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable start_, done_;
     uint64_t generation_ = 0;
+    int runs_ = 0;  // completed
     std::atomic<int> pending_{0};  // worker threads still in this run (changed under m_mutex)
     bool stop_ = false;
     std::atomic<bool> failed_{false};
