@@ -272,22 +272,30 @@ std::vector<BadNode> badNodes()
     };
 }
 
-// Drives a per-node thread trial to its end on given times: `seconds(node, threads)`
-// with each node's threads in this run. The first run of each configuration is slow
-// (primitives made, caches cold), which the trial must not count. Returns the runs it
-// took.
+// Drives a per-node thread trial until it has settled, on given times: `seconds(node,
+// threads)` with each node's threads in this run. The first run of each configuration is
+// slow (primitives made, caches cold), which the trial must not count. Returns the runs
+// it took; `oneThreadRuns` gets, per node, the runs that put it on one thread.
 int settle(NodeThreadTrial& trial, const std::vector<size_t>& order,
-           const std::function<double(size_t, const std::vector<int>&)>& seconds)
+           const std::function<double(size_t, const std::vector<int>&)>& seconds,
+           std::vector<int>* oneThreadRuns = nullptr)
 {
     std::set<std::vector<int>> seen;
+    const size_t nodes = order.size() ? *std::max_element(order.begin(), order.end()) + 1 : 0;
+    if (oneThreadRuns)
+        oneThreadRuns->assign(nodes, 0);
     int run = 0;
-    for (; trial.timing() && run <= kSettlingRuns; ++run) {
-        std::vector<int> threads(order.size() ? *std::max_element(order.begin(), order.end()) + 1 : 0, 0);
+    for (; !trial.settled() && run <= kSettlingRuns; ++run) {
+        std::vector<int> threads(nodes, 0);
         for (size_t node : order)
             threads[node] = trial.threadsFor(node);
         const bool first = seen.insert(threads).second;
-        for (size_t node : order)
-            trial.record(node, first ? 1.0 : seconds(node, threads));
+        for (size_t node : order) {
+            if (trial.timing())
+                trial.record(node, first ? 1.0 : seconds(node, threads));
+            if (oneThreadRuns)
+                (*oneThreadRuns)[node] += threads[node] == 1;
+        }
         trial.endRun();
     }
     return run;
@@ -879,6 +887,8 @@ private Q_SLOTS:
     // of small nodes moves to one thread as a whole where it took less time there, and
     // where that leaves a node on all threads, the whole run on one thread is timed against
     // it. Node 0 is the case, node 1 a small node after it that gains 5 us on one thread.
+    // The trial settles once every node on one thread has run there kKernelTrialCalls
+    // times (its kernels' own trials), at most kSettlingRuns runs.
     void nodeThreadTrialDecidesByTime_data()
     {
         QTest::addColumn<double>("allSeconds");
@@ -898,17 +908,20 @@ private Q_SLOTS:
         QFETCH(int, threads0);
         QFETCH(int, threads1);
         NodeThreadTrial trial({0, 1}, 4, NodeThreadsChoice::Measured);
-        int oneThreadRuns = 0;
+        std::vector<int> oneThreadRuns;
         const int runs = settle(trial, {0, 1}, [&](size_t node, const std::vector<int>& threads) {
             const int t = threads[node];
             if (t != 1 && t != 4)
                 QTest::qFail("neither one thread nor all", __FILE__, __LINE__);
-            oneThreadRuns += node == 1 && t == 1;
             return node == 0 ? (t == 1 ? oneSeconds : allSeconds) : (t == 1 ? 5e-6 : 10e-6);
-        });
-        QVERIFY(!trial.timing());
-        QVERIFY(runs <= kSettlingRuns);
-        QVERIFY(oneThreadRuns >= 2);
+        }, &oneThreadRuns);
+        QVERIFY(trial.settled() && !trial.timing());
+        QVERIFY2(runs <= kSettlingRuns, qPrintable(QString::number(runs)));
+        QVERIFY(oneThreadRuns[1] >= kKernelTrialCalls / 2);  // tried there
+        for (size_t node = 0; node < 2; ++node)
+            if (trial.threadsFor(node) == 1)
+                QVERIFY2(oneThreadRuns[node] >= kKernelTrialCalls,
+                         qPrintable(QString("node %1: %2 runs on one thread").arg(node).arg(oneThreadRuns[node])));
         QCOMPARE(trial.threadsFor(0), threads0);
         QCOMPARE(trial.threadsFor(1), threads1);
         QCOMPARE(trial.oneThreadNodes(), size_t((threads0 == 1) + (threads1 == 1)));
@@ -939,7 +952,7 @@ private Q_SLOTS:
                 return threads[node] == 1 ? 15e-6 : 20e-6;
             return threads[1] == 1 ? largeOnOne : 300e-6 + (threads[0] == 1 ? loss : 0.0);
         });
-        QVERIFY(!trial.timing());
+        QVERIFY(trial.settled() && !trial.timing());
         for (size_t node = 0; node < 3; ++node)
             QCOMPARE(trial.threadsFor(node), expected[node]);
     }

@@ -35,6 +35,7 @@ NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThr
         nodes = std::max(nodes, i + 1);
     candidate_.assign(nodes, false);
     single_.assign(nodes, false);
+    oneThreadCalls_.assign(nodes, 0);
     bestAll_.assign(nodes, kNever);
     bestInOneRuns_.assign(nodes, kNever);
     bestDecided_.assign(nodes, kNever);
@@ -80,8 +81,14 @@ void NodeThreadTrial::record(size_t i, double seconds)
 
 void NodeThreadTrial::endRun()
 {
-    if (settled_)
+    if (settled())
         return;
+    if (settled_) {
+        ++run_;
+        return;
+    }
+    for (size_t i : order_)
+        oneThreadCalls_[i] += threadsFor(i) == 1;
     ++run_;
     if (run_ == kKernelTrialCalls) {
         bool any = false;
@@ -89,10 +96,12 @@ void NodeThreadTrial::endRun()
             candidate_[i] = bestAll_[i] <= kSmallNodeSeconds;
             any = any || candidate_[i];
         }
-        settled_ = !any;
+        if (!any)
+            settle();
     } else if (run_ == 2 * kKernelTrialCalls) {
         decide();
-        settled_ = oneThreadNodes() == order_.size();  // nothing else to compare with
+        if (oneThreadNodes() == order_.size())  // nothing else to compare with
+            settle();
     } else if (run_ == 3 * kKernelTrialCalls) {
         double decided = 0, wholeOnOne = 0;
         for (size_t i : order_) {
@@ -102,8 +111,21 @@ void NodeThreadTrial::endRun()
         if (wholeOnOne < decided)
             for (size_t i : order_)
                 single_[i] = true;
-        settled_ = true;
+        settle();
     }
+}
+
+// The choices are made; settled() once every node on one thread has run there in
+// kKernelTrialCalls runs (at most half as many more runs: a stretch moved after the
+// second phase ran on one thread in its every other run, the others in the third's).
+void NodeThreadTrial::settle()
+{
+    settled_ = true;
+    int fewest = kKernelTrialCalls;
+    for (size_t i : order_)
+        if (single_[i])
+            fewest = std::min(fewest, oneThreadCalls_[i]);
+    settledAt_ = run_ + kKernelTrialCalls - fewest;
 }
 
 // Stretch by stretch of consecutive candidates: all of them on one thread where, in

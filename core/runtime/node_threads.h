@@ -39,6 +39,10 @@ public:
 
     // Whether this run times its nodes (record() for each).
     bool timing() const { return !settled_; }
+    // Whether, besides, the kernels of the nodes the trial put on one thread at its end
+    // have had kKernelTrialCalls calls there (they ran on one thread in only some of its
+    // runs): a few runs after the decision.
+    bool settled() const { return settled_ && run_ >= settledAt_; }
     // The threads node i runs with in this run.
     int threadsFor(size_t i) const;
     void record(size_t i, double seconds);
@@ -55,11 +59,14 @@ private:
     Phase phase() const;
     bool oneThreadRun() const;
     void decide();
+    void settle();
 
     std::vector<size_t> order_;
     int threads_;
     int run_ = 0;
     bool settled_;
+    int settledAt_ = 0;
+    std::vector<int> oneThreadCalls_;  // per node, the trial's runs that put it on one thread
     std::vector<bool> candidate_, single_;
     // Lowest times: in runs with every node on all threads, and in the runs that put the
     // candidates on one thread (a candidate's on one thread, another node's beside them).

@@ -39,8 +39,9 @@ struct RunProfile {
 constexpr int kKernelTrialCalls = 8;
 // Runs after which an executor has made every choice it makes by timing: the
 // kernels' first, then (serial runs on several threads) which nodes run on one
-// thread, and whether all of them do. Executor::settled() tells when, at most this many.
-constexpr int kSettlingRuns = 3 * kKernelTrialCalls;
+// thread, and whether all of them do; then the kernels of the nodes moved to one
+// thread at the end settle there. Executor::settled() tells when, at most this many.
+constexpr int kSettlingRuns = 3 * kKernelTrialCalls + kKernelTrialCalls / 2;
 
 // Runs a compiled model on its current inputs; keeps its threads between runs.
 class Executor {

@@ -184,7 +184,7 @@ public:
         return total;
     }
 
-    bool settled() const override { return runs_ >= kKernelTrialCalls && !trial_.timing(); }
+    bool settled() const override { return runs_ >= kKernelTrialCalls && trial_.settled(); }
 
 private:
     static std::vector<size_t> executionOrder(const TorchCompiledModel& m)
