@@ -1,6 +1,7 @@
 #include "core/runtime/torch/executors.h"
 
 #include "core/runtime/node_threads.h"
+#include "core/runtime/torch/aligned_allocator.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/compiled_model.h"
 #include "core/runtime/torch/intra_op_threads.h"
@@ -357,6 +358,7 @@ public:
         for (auto& w : workers_)
             if (w.thread.joinable())
                 w.thread.join();
+        releaseKeptBlocks();  // worker 0's, where this is the thread that ran it
     }
 
     double run(RunProfile* profile) override
@@ -548,6 +550,7 @@ private:
     // One run of worker c's items; a failure stops every worker and is rethrown by run().
     void runWorker(size_t c, uint64_t gen)
     {
+        const FreedBlocksKept keep;  // a worker writes into memory its own core held last
         try {
             try {
                 runItems(c, gen);
