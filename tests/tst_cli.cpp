@@ -165,6 +165,59 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(dir.filePath("cache/machine-v2.json")));
     }
 
+    // The CLI restarts itself with huge pages for its heap (core/util/huge_pages.h): added to a
+    // GLIBC_TUNABLES of the user's own, which keeps its settings; one that names
+    // glibc.malloc.hugetlb already is left as it is. Read from /proc while `profile` runs.
+    void hugePagesJoinTheUsersTunables_data()
+    {
+        QTest::addColumn<QString>("own");       // empty: unset
+        QTest::addColumn<QString>("expected");  // the running process's GLIBC_TUNABLES
+        QTest::newRow("unset") << "" << "glibc.malloc.hugetlb=1";
+        QTest::newRow("another setting") << "glibc.malloc.tcache_count=7"
+                                         << "glibc.malloc.tcache_count=7:glibc.malloc.hugetlb=1";
+        QTest::newRow("huge pages off") << "glibc.malloc.hugetlb=0" << "glibc.malloc.hugetlb=0";
+    }
+    void hugePagesJoinTheUsersTunables()
+    {
+        QFETCH(QString, own);
+        QFETCH(QString, expected);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("GLIBC_TUNABLES");
+        if (!own.isEmpty())
+            env.insert("GLIBC_TUNABLES", own);
+        p.setProcessEnvironment(env);
+        QTemporaryDir dir;
+        p.start(test::cliPath(), {"profile", test::sourcePath("resources/models/inception_sample.onnx"), "--runs",
+                                  "1000000", "-o", dir.filePath("profile.json")});
+        QVERIFY(p.waitForStarted());
+        // The restart comes first thing in main(); the model's runs start after libtorch loads.
+        QString tunables;
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 1500 && p.state() == QProcess::Running) {
+            // glibc ends each tunable's value in place with a NUL as it reads them: the ones after
+            // the first follow GLIBC_TUNABLES=... as entries of their own.
+            QFile environ(QString("/proc/%1/environ").arg(p.processId()));
+            if (environ.open(QIODevice::ReadOnly)) {
+                const QList<QByteArray> entries = environ.readAll().split('\0');
+                for (qsizetype i = 0; i < entries.size(); ++i)
+                    if (entries[i].startsWith("GLIBC_TUNABLES=")) {
+                        QByteArray value = entries[i].mid(int(qstrlen("GLIBC_TUNABLES=")));
+                        while (i + 1 < entries.size() && entries[i + 1].startsWith("glibc."))
+                            value += ":" + entries[++i];
+                        tunables = QString::fromUtf8(value);
+                    }
+            }
+            QTest::qWait(20);
+        }
+        const bool ran = p.state() == QProcess::Running;
+        p.kill();
+        p.waitForFinished();
+        QVERIFY2(ran, qPrintable(p.readAllStandardError()));
+        QCOMPARE(tunables, expected);
+    }
+
     void clusterJson()
     {
         const auto r = test::runCli({"cluster", test::sourcePath("resources/models/inception_sample.onnx"), "--json",

@@ -316,8 +316,8 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "```\n\n"
           << "Convolutions and max pooling run as oneDNN primitives made once each, through ctypes in the\n"
           << "`libdnnl.so.2` (oneDNN 2) that libtorch runs on; without it, through PyTorch's operators.\n"
-          << "`run.py` starts itself with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for the heap,\n"
-          << "a few per cent faster); start your own program with it for the same.\n";
+          << "`run.py` starts itself with `glibc.malloc.hugetlb=1` in `GLIBC_TUNABLES` (huge pages for the\n"
+          << "heap, a few per cent faster); start your own program with it for the same.\n";
     } else {
         o << "| file | what |\n|---|---|\n"
           << "| `main.cpp` | the model (`forward()` serial, `forwardParallel()` the schedule) and a benchmark `main()` |\n"
@@ -332,7 +332,8 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "API: CMake looks for its headers (Debian: `libdnnl-dev`, the oneDNN that libtorch links).\n"
           << "Without them, or with `-DMODEL_USE_ONEDNN=OFF`, they run through libtorch's operators,\n"
           << "which are slower (GoogLeNet at batch 1, one thread: 18.5 against 16.1 ms). `model` starts\n"
-          << "itself with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (huge pages for the heap) unless it is set.\n";
+          << "itself with `glibc.malloc.hugetlb=1` added to `GLIBC_TUNABLES` (huge pages for the heap)\n"
+          << "unless that names `glibc.malloc.hugetlb` already.\n";
     }
     return o.str();
 }

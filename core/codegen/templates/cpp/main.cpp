@@ -161,10 +161,13 @@ int main(int argc, char** argv)
 #if defined(__GLIBC__)
     // Huge pages for the heap, as Ramiel's CLI runs (activations and packed weights span tens of
     // megabytes; with 4 KiB pages the TLB misses show). glibc reads this tunable only when a
-    // process starts, so the program starts itself once more with it; a GLIBC_TUNABLES of your
-    // own is kept, and where the start fails the program runs as it is.
-    if (!std::getenv("GLIBC_TUNABLES")) {
-        setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);
+    // process starts, so the program starts itself once more with it, added to a GLIBC_TUNABLES
+    // of your own (one that names glibc.malloc.hugetlb is left as it is); where the start fails
+    // the program runs as it is.
+    const char* own = std::getenv("GLIBC_TUNABLES");
+    const std::string tunables = own ? own : "";
+    if (tunables.find("glibc.malloc.hugetlb") == std::string::npos) {
+        setenv("GLIBC_TUNABLES", ((tunables.empty() ? "" : tunables + ":") + "glibc.malloc.hugetlb=1").c_str(), 1);
         execv("/proc/self/exe", argv);
     }
 #endif

@@ -6,9 +6,11 @@ import time
 
 # Huge pages for the heap, as Ramiel's CLI runs (activations and packed weights span tens of
 # megabytes; with 4 KiB pages the TLB misses show). glibc reads this tunable only when a process
-# starts, so this script starts itself once more with it; a GLIBC_TUNABLES of your own is kept.
-if 'GLIBC_TUNABLES' not in os.environ and sys.executable:
-    os.environ['GLIBC_TUNABLES'] = 'glibc.malloc.hugetlb=1'
+# starts, so this script starts itself once more with it, added to a GLIBC_TUNABLES of your own
+# (one that names glibc.malloc.hugetlb is left as it is).
+_tunables = os.environ.get('GLIBC_TUNABLES', '')
+if 'glibc.malloc.hugetlb' not in _tunables and sys.executable:
+    os.environ['GLIBC_TUNABLES'] = (_tunables + ':' if _tunables else '') + 'glibc.malloc.hugetlb=1'
     try:
         os.execv(sys.executable, [sys.executable] + sys.argv)
     except OSError:
