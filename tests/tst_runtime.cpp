@@ -1161,9 +1161,10 @@ private Q_SLOTS:
     // libtorch's posix_memalign a freed tensor's chunk was too small for the next tensor of
     // its size, and the heap grew by 3000-4000 pages a run here, each faulted in
     // (aligned_allocator.h; glibc's per-thread arenas, which unmap emptied heaps, are
-    // also avoided). The workers keep the blocks they free (FreedBlocksKept), worker 1
-    // also the first branch's last value, which worker 0 made: every run's output is the
-    // serial one, and a second executor after the first has gone runs the same.
+    // also avoided). The workers keep the blocks they made and free (FreedBlocksKept); the
+    // Add frees the other worker's last value, which goes back to the heap (kept by the
+    // reader, it faulted in 512 pages a run in the second executor): every run's output is
+    // the serial one, and a second executor after the first has gone runs the same.
     void parallelRunsDoNotMapMemoryAgain()
     {
         OnnxBuilder b;
@@ -1200,8 +1201,8 @@ private Q_SLOTS:
             for (int i = 0; i < runs; ++i)
                 executor->run();
             const long perRun = (faults() - before) / runs;
-            // One tensor is 4096 pages; a run writes 13 of them.
-            QVERIFY2(perRun < 1024, qPrintable(QString("%1 page faults a run").arg(perRun)));
+            // One tensor is 4096 pages; a run writes 13 of them, all in memory the heap holds.
+            QVERIFY2(perRun < 256, qPrintable(QString("%1 page faults a run").arg(perRun)));
             QVERIFY(relativeDifference(compiled->outputs()[0], serial) == 0.0);
         }
     }

@@ -20,12 +20,15 @@ constexpr size_t kKeptBlocks = 64;
 constexpr size_t kKeptBytes = size_t(256) << 20;
 constexpr size_t kSmallestKept = 4096, kLargestKept = size_t(32) << 20;
 
-// The block malloc returned is kept just before the aligned data (malloc aligns
-// to 16, so there are 16 to 64 bytes in front of it), with the size asked for
-// before it, and the data pointer is its own context, as libtorch's raw_allocate
-// requires.
+// In front of the aligned data (32 to 80 bytes after what malloc returned, which
+// is aligned to 16): the block malloc returned, the size asked for, and the
+// blocks of the thread that asked (FreedBlocksKept). The data pointer is its own
+// context, as libtorch's raw_allocate requires.
+constexpr size_t kHeader = 32;
+struct KeptBlocks;
 void*& rawOf(void* data) { return static_cast<void**>(data)[-1]; }
 size_t& sizeOf(void* data) { return static_cast<size_t*>(data)[-2]; }
+KeptBlocks*& ownerOf(void* data) { return static_cast<KeptBlocks**>(data)[-3]; }
 
 struct KeptBlocks {
     std::vector<void*> blocks;  // data pointers, oldest first
@@ -51,13 +54,14 @@ public:
             return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CPU)};
         void* data = kept.scopes > 0 ? takeKept(n) : nullptr;
         if (!data) {
-            void* raw = n <= SIZE_MAX - kAlignment ? std::malloc(n + kAlignment) : nullptr;
+            void* raw = n <= SIZE_MAX - kHeader - kAlignment ? std::malloc(n + kHeader + kAlignment) : nullptr;
             TORCH_CHECK(raw, "can't allocate memory: you tried to allocate ", n, " bytes.");  // as libtorch says it
-            data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + 16 + kAlignment - 1) &
+            data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + kHeader + kAlignment - 1) &
                                            ~uintptr_t(kAlignment - 1));
             rawOf(data) = raw;
             sizeOf(data) = n;
         }
+        ownerOf(data) = &kept;
         return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
     }
 
@@ -80,8 +84,10 @@ private:
     {
         if (!data)
             return;
+        // Only a block the thread itself asked for: one freed by another thread would leave
+        // its maker short every run, and collect with the reader, one block a run.
         const size_t n = sizeOf(data);
-        if (kept.scopes == 0 || n < kSmallestKept || n > kLargestKept) {
+        if (kept.scopes == 0 || ownerOf(data) != &kept || n < kSmallestKept || n > kLargestKept) {
             std::free(rawOf(data));
             return;
         }
