@@ -14,7 +14,7 @@ namespace {
 
 constexpr uintptr_t kAlignment = 64;  // libtorch's (c10::gAlignment): AVX-512 rows
 
-// Blocks kept (FreedBlocksKept): the newest 64, at most 256 MB; none under a page
+// Blocks kept (FreedBlocksKept): the newest 64, at most 256 MiB; none under a page
 // (glibc's bins serve those cheaply) or over its mmap threshold (torch_runtime.cpp).
 constexpr size_t kKeptBlocks = 64;
 constexpr size_t kKeptBytes = size_t(256) << 20;
