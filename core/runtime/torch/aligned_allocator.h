@@ -16,13 +16,13 @@ void installAlignedAllocator();
 // While one is alive on a thread, the blocks that thread asked for and frees stay
 // with it (the newest 64, at most 256 MiB) and its next allocations of the same
 // sizes take them back, newest first; a block another thread asked for goes back
-// to the heap as before. For the workers of a parallel run: in
-// the one heap they share, a block one worker freed went to the other, whose
-// first writes then fetched every line from the other core's cache (GoogLeNet at
-// batch 4 on two workers, each its own copy of the graph: 29.8-37.0 ms, 26.7-34.0
-// with this; docs/runtime.md). A serial run does without: glibc's reuse of freed
-// memory of any size keeps its working set smaller (MnasNet on one thread ran
-// 2-18 % slower with the blocks kept).
+// to the heap as before. For the workers of a parallel run: in the one heap they
+// share, a block one worker freed went to the other, whose first writes then
+// fetched every line from the other core's cache (GoogLeNet at batch 4 on two
+// workers, each its own copy of the graph: 0.86-0.91x of the best serial
+// configuration, 1.06-1.09x with this; docs/runtime.md). A serial run does
+// without: glibc's reuse of freed memory of any size keeps its working set
+// smaller (MnasNet on one thread ran 2-18 % slower with the blocks kept).
 class FreedBlocksKept {
 public:
     FreedBlocksKept();
