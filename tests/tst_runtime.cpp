@@ -306,10 +306,7 @@ Model smallNodeChain()
 {
     OnnxBuilder b;
     b.input("x", {1, 32, 8, 8}).output("y", {1, 32, 8, 8});
-    b.initializer("w", {32, 32, 1, 1}, 0.0f);
-    auto* w = b.model().mutable_graph()->mutable_initializer(0);
-    for (int j = 0; j < w->float_data_size(); ++j)
-        w->set_float_data(j, float(std::cos(0.11 * j)) * 0.2f);
+    b.initializer("w", {32, 32, 1, 1}, [](int64_t j) { return float(std::cos(0.11 * double(j))) * 0.2f; });
     std::string v = "x";
     for (int i = 0; i < 12; ++i) {
         const std::string k = std::to_string(i), next = i == 11 ? "y" : "v" + k;
@@ -1051,10 +1048,7 @@ private Q_SLOTS:
     {
         OnnxBuilder b;
         b.input("x", {1, 64, 16, 16}).output("y", {1, 64, 16, 16});
-        b.initializer("w", {64, 64, 3, 3}, 0.0f);
-        auto* w = b.model().mutable_graph()->mutable_initializer(0);
-        for (int j = 0; j < w->float_data_size(); ++j)
-            w->set_float_data(j, float(std::sin(0.37 * j)) * 0.05f);
+        b.initializer("w", {64, 64, 3, 3}, [](int64_t j) { return float(std::sin(0.37 * double(j))) * 0.05f; });
         OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"y"}), "pads", {1, 1, 1, 1});
         const Model m = loadOnnxFromBytes(b.bytes(), "winograd.onnx", {});
         auto outputsWith = [&](const char* choice) {

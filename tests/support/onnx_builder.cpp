@@ -47,6 +47,12 @@ OnnxBuilder& OnnxBuilder::output(const std::string& name, std::vector<int64_t> d
 
 OnnxBuilder& OnnxBuilder::initializer(const std::string& name, std::vector<int64_t> dims, float fill)
 {
+    return initializer(name, std::move(dims), [fill](int64_t) { return fill; });
+}
+
+OnnxBuilder& OnnxBuilder::initializer(const std::string& name, std::vector<int64_t> dims,
+                                      const std::function<float(int64_t)>& value)
+{
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
@@ -56,7 +62,7 @@ OnnxBuilder& OnnxBuilder::initializer(const std::string& name, std::vector<int64
         n *= d;
     }
     for (int64_t i = 0; i < n; ++i)
-        t->add_float_data(fill);
+        t->add_float_data(value(i));
     return *this;
 }
 

@@ -4,6 +4,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ public:
     OnnxBuilder& output(const std::string& name, std::vector<int64_t> dims = {},
                         onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
     OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
+    // Element i (in row-major order) is value(i).
+    OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims,
+                             const std::function<float(int64_t)>& value);
     OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values);
     onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> inputs,
                           std::initializer_list<std::string> outputs, const std::string& name = {});
