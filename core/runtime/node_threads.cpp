@@ -28,7 +28,7 @@ NodeThreadsChoice nodeThreadsChoice()
 NodeThreadTrial::NodeThreadTrial(std::vector<size_t> order, int threads, NodeThreadsChoice choice)
     : order_(std::move(order)),
       threads_(threads),
-      settled_(threads <= 1 || choice == NodeThreadsChoice::All)
+      decided_(threads <= 1 || choice == NodeThreadsChoice::All)
 {
     size_t nodes = 0;
     for (size_t i : order_)
@@ -55,7 +55,7 @@ bool NodeThreadTrial::oneThreadRun() const
 
 int NodeThreadTrial::threadsFor(size_t i) const
 {
-    if (settled_)
+    if (decided_)
         return single_[i] ? 1 : threads_;
     switch (phase()) {
     case Phase::Kernels:
@@ -83,7 +83,7 @@ void NodeThreadTrial::endRun()
 {
     if (settled())
         return;
-    if (settled_) {
+    if (decided_) {
         ++run_;
         return;
     }
@@ -97,30 +97,30 @@ void NodeThreadTrial::endRun()
             any = any || candidate_[i];
         }
         if (!any)
-            settle();
+            endTrial();
     } else if (run_ == 2 * kKernelTrialCalls) {
         decide();
         if (oneThreadNodes() == order_.size())  // nothing else to compare with
-            settle();
+            endTrial();
     } else if (run_ == 3 * kKernelTrialCalls) {
-        double decided = 0, wholeOnOne = 0;
+        double asDecided = 0, wholeOnOne = 0;
         for (size_t i : order_) {
-            decided += bestDecided_[i];
+            asDecided += bestDecided_[i];
             wholeOnOne += bestWholeOnOne_[i];
         }
-        if (wholeOnOne < decided)
+        if (wholeOnOne < asDecided)
             for (size_t i : order_)
                 single_[i] = true;
-        settle();
+        endTrial();
     }
 }
 
 // The choices are made; settled() once every node on one thread has run there in
 // kKernelTrialCalls runs (at most half as many more runs: a stretch moved after the
 // second phase ran on one thread in its every other run, the others in the third's).
-void NodeThreadTrial::settle()
+void NodeThreadTrial::endTrial()
 {
-    settled_ = true;
+    decided_ = true;
     int fewest = kKernelTrialCalls;
     for (size_t i : order_)
         if (single_[i])

@@ -38,11 +38,11 @@ public:
     NodeThreadTrial(std::vector<size_t> order, int threads, NodeThreadsChoice choice);
 
     // Whether this run times its nodes (record() for each).
-    bool timing() const { return !settled_; }
+    bool timing() const { return !decided_; }
     // Whether, besides, the kernels of the nodes the trial put on one thread at its end
     // have had kKernelTrialCalls calls there (they ran on one thread in only some of its
     // runs): a few runs after the decision.
-    bool settled() const { return settled_ && run_ >= settledAt_; }
+    bool settled() const { return decided_ && run_ >= settledAt_; }
     // The threads node i runs with in this run.
     int threadsFor(size_t i) const;
     void record(size_t i, double seconds);
@@ -59,12 +59,12 @@ private:
     Phase phase() const;
     bool oneThreadRun() const;
     void decide();
-    void settle();
+    void endTrial();
 
     std::vector<size_t> order_;
     int threads_;
     int run_ = 0;
-    bool settled_;
+    bool decided_;  // every choice made: no more timing
     int settledAt_ = 0;
     std::vector<int> oneThreadCalls_;  // per node, the trial's runs that put it on one thread
     std::vector<bool> candidate_, single_;
