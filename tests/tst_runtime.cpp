@@ -613,7 +613,9 @@ private Q_SLOTS:
         QTest::addColumn<bool>("relu");
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
         // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
-        // in row bands on two threads (wantsRowBands), uneven ones on 17 rows. An image of 3 or
+        // in row bands on two threads (wantsRowBands), uneven ones on 17 rows; 32 groups of 16
+        // channels on 28 or more rows a thread also try oneDNN's blocked layout with reorders
+        // (wantsBlockedGroups), the trial running both kernels. An image of 3 or
         // 4 channels (the graph's input) runs in row bands on two and three threads, each
         // thread interleaving its band's rows itself.
         QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false;
@@ -625,6 +627,8 @@ private Q_SLOTS:
         QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true;
         QTest::newRow("row bands, stride 2, even") << 32 << 64 << 2 << 2 << 16 << false << false;
         QTest::newRow("row bands, summand and Relu") << 32 << 32 << 2 << 1 << 16 << true << true;
+        QTest::newRow("grouped, blocked layout tried") << 512 << 512 << 32 << 1 << 29 << false << true;
+        QTest::newRow("grouped, blocked layout tried, stride 2, summand") << 512 << 512 << 32 << 2 << 57 << true << true;
         QTest::newRow("image, stride 2, Relu") << 3 << 32 << 1 << 2 << 33 << false << true;
         QTest::newRow("image of 4 channels") << 4 << 16 << 1 << 1 << 26 << false << false;
     }
@@ -876,9 +880,6 @@ private Q_SLOTS:
         QVERIFY(std::isnan((*compiled->outputs()[1].toDoubles())[0]));
     }
 
-    // RAMIEL_WINOGRAD fixes the kernel of a convolution the Winograd rule admits (64 -> 64
-    // on 16x16): `always` and `never` give the measured choice's outputs within rounding on
-    // every run, and any other value is refused when the model is compiled, naming the variable.
     // The per-node thread trial (node_threads.h) on given times: kernels' settling runs on
     // all threads first, then the small nodes on one thread in every other run; a stretch
     // of small nodes moves to one thread as a whole where it took less time there, and
@@ -1044,17 +1045,49 @@ private Q_SLOTS:
         QVERIFY(two->settled());
     }
 
-    void winogradChoiceFromTheEnvironment()
+    void kernelChoiceFromTheEnvironment_data()
     {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QStringList>("choices");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<bool>("roundsDifferently");
+        // Winograd's transforms round differently from the direct kernel; the grouped kernel
+        // sums in the same order on either layout (bit for bit the same outputs).
+        QTest::newRow("Winograd") << "RAMIEL_WINOGRAD" << QStringList{"always", "never"} << 64 << 1 << 16 << true;
+        QTest::newRow("grouped layout") << "RAMIEL_GROUPED_LAYOUT" << QStringList{"blocked", "channels-last"} << 512
+                                        << 32 << 28 << false;
+    }
+
+    // RAMIEL_WINOGRAD fixes the kernel of a convolution the Winograd rule admits (64 -> 64
+    // on 16x16), RAMIEL_GROUPED_LAYOUT the layout of one wantsBlockedGroups admits (32 groups
+    // of 16 on 28x28): each fixed choice gives the measured choice's outputs within rounding
+    // on every run, and any other value is refused when the model is compiled, naming the variable.
+    void kernelChoiceFromTheEnvironment()
+    {
+        QFETCH(QString, variable);
+        QFETCH(QStringList, choices);
+        QFETCH(int, channels);
+        QFETCH(int, groups);
+        QFETCH(int, size);
+        QFETCH(bool, roundsDifferently);
+        const QByteArray name = variable.toUtf8();
         OnnxBuilder b;
-        b.input("x", {1, 64, 16, 16}).output("y", {1, 64, 16, 16});
-        b.initializer("w", {64, 64, 3, 3}, [](int64_t j) { return float(std::sin(0.37 * double(j))) * 0.05f; });
-        OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"y"}), "pads", {1, 1, 1, 1});
-        const Model m = loadOnnxFromBytes(b.bytes(), "winograd.onnx", {});
-        auto outputsWith = [&](const char* choice) {
-            qputenv("RAMIEL_WINOGRAD", choice);
+        b.input("x", {1, channels, size, size}).output("y", {1, channels, size, size});
+        b.initializer("w", {channels, channels / groups, 3, 3},
+                      [](int64_t j) { return float(std::sin(0.37 * double(j))) * 0.05f; });
+        auto& conv = b.node("Conv", {"x", "w"}, {"y"});
+        OnnxBuilder::setInts(conv, "pads", {1, 1, 1, 1});
+        auto* g = conv.add_attribute();
+        g->set_name("group");
+        g->set_type(onnx::AttributeProto::INT);
+        g->set_i(groups);
+        const Model m = loadOnnxFromBytes(b.bytes(), "choice.onnx", {});
+        auto outputsWith = [&](const QString& choice) {
+            qputenv(name.constData(), choice.toUtf8());
             const auto compiled = runtime().compile(m);
-            qunsetenv("RAMIEL_WINOGRAD");
+            qunsetenv(name.constData());
             compiled->setInputs(compiled->randomInputs(1, 5));
             std::vector<Tensor> last;
             for (int threads : {1, 2}) {
@@ -1068,21 +1101,21 @@ private Q_SLOTS:
         };
         const std::vector<Tensor> measured = outputsWith("");
         std::vector<std::vector<Tensor>> fixed;
-        for (const char* choice : {"always", "never"}) {
+        for (const QString& choice : choices) {
             fixed.push_back(outputsWith(choice));
             for (size_t i = 0; i < fixed.back().size(); ++i)
                 QVERIFY2(relativeDifference(fixed.back()[i], measured[i]) < 1e-5,
                          qPrintable(QString("%1, run %2").arg(choice).arg(i)));
         }
-        // The two kernels round differently: each setting took effect.
-        QVERIFY(fixed[0][0].data != fixed[1][0].data);
+        // Where the two kernels round differently: each setting took effect.
+        QCOMPARE(fixed[0][0].data != fixed[1][0].data, roundsDifferently);
         try {
             outputsWith("sometimes");
-            QFAIL("an unknown RAMIEL_WINOGRAD was taken");
+            QFAIL(qPrintable("an unknown " + variable + " was taken"));
         } catch (const Error& e) {
-            qunsetenv("RAMIEL_WINOGRAD");
+            qunsetenv(name.constData());
             QCOMPARE(e.kind(), ErrorKind::Usage);
-            QVERIFY2(QString(e.what()).contains("RAMIEL_WINOGRAD is 'sometimes'"), e.what());
+            QVERIFY2(QString(e.what()).contains(variable + " is 'sometimes'"), e.what());
         }
     }
 

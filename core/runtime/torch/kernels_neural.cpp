@@ -13,6 +13,7 @@
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
 #include "core/runtime/runtime.h"
+#include "core/util/environment.h"
 #include "core/util/error.h"
 
 #include <ATen/Parallel.h>
@@ -308,6 +309,30 @@ bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPer
            outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
 }
 
+// Whether a grouped convolution also tries oneDNN's blocked layout (nChw16c), its input
+// reordered in and its output out (OneDnnConvolution's trial keeps the faster). With
+// groups of 16 channels oneDNN 2.6 has only its older grouped kernel
+// (`jit:avx512_core`), which reads a channels-last input group by group, each pixel's
+// channels of a group a cache line apart from the next pixel's by the whole width:
+// alone, one thread, ResNeXt-101's 32 groups of 16 (512 channels) at 56x56 stride 2 took
+// 4.8 ms channels-last and 1.7 ms blocked, reorders included; at 28x28 1.06 -> 0.72 ms.
+// Narrower or smaller ones gained less than their reorders cost (RegNet's 160 and 400
+// channels, 14x14 outputs), depthwise ones run the same kernel (brdgmm) either way
+// (docs/runtime.md).
+bool wantsBlockedGroups(int64_t groups, int64_t in, int64_t outPerGroup, int64_t outPixels)
+{
+    return groups >= 16 && in >= 256 && in / groups >= 16 && outPerGroup >= 16 && outPixels >= 28 * 28;
+}
+
+// RAMIEL_GROUPED_LAYOUT=channels-last or =blocked in the environment fixes the choice (read
+// when a model is compiled), for comparisons; =measured is the default.
+enum class GroupedLayoutChoice { Measured, ChannelsLast, Blocked };
+
+GroupedLayoutChoice groupedLayoutChoice()
+{
+    return GroupedLayoutChoice(environmentChoice("RAMIEL_GROUPED_LAYOUT", {"measured", "channels-last", "blocked"}));
+}
+
 // Whether a convolution of a graph's image runs in row bands, each thread copying
 // its band's input rows channels-last itself (OneDnnConvolution::image): two or
 // more threads, one image, at least 4 output rows a thread, and a band's copy and
@@ -393,6 +418,7 @@ public:
 private:
     struct Primitive;
     struct Slot;
+    enum class Layout { ChannelsLast, Winograd, BlockedDirect };
 
     static at::Tensor plain(const at::Tensor& t) { return isBlocked(t) ? unblocked(t) : t; }
 
@@ -581,6 +607,7 @@ private:
     // use. Where oneDNN has a Winograd kernel for a convolution that wantsWinograd's rule
     // admits, it and the direct kernel take turns in the first runs and the faster stays
     // (runTrial): which wins depends on the machine as much as on the shape (docs/runtime.md).
+    // So do the blocked and the channels-last direct kernel where wantsBlockedGroups admits one.
     Slot& slotFor(const std::vector<int64_t>& sizes, int threads, const Window& win, bool image)
     {
         std::vector<int64_t> window = win.strides;
@@ -600,15 +627,20 @@ private:
         }
         std::call_once(slot->made, [&] {
             const std::vector<int64_t> out = outputSizes(sizes, win);
-            const bool admitted = winograd_ != WinogradChoice::Never &&
+            const bool winograd = winograd_ != WinogradChoice::Never &&
                                   wantsWinograd(weight_.size(1), out[1], weight_.size(2), weight_.size(3),
                                                 out[2] * out[3], groups_, win.strides, win.dilations);
-            std::shared_ptr<const Primitive> p = makePrimitive(sizes, threads, win, image, admitted);
-            if (p->blocked && !image && winograd_ == WinogradChoice::Measured) {
+            const bool grouped = !image && groupedLayout_ != GroupedLayoutChoice::ChannelsLast &&
+                                 wantsBlockedGroups(groups_, sizes[1], out[1] / groups_, out[2] * out[3]);
+            const Layout layout = winograd ? Layout::Winograd : grouped ? Layout::BlockedDirect : Layout::ChannelsLast;
+            std::shared_ptr<const Primitive> p = makePrimitive(sizes, threads, win, image, layout);
+            const bool measured = winograd ? winograd_ == WinogradChoice::Measured
+                                           : groupedLayout_ == GroupedLayoutChoice::Measured;
+            if (p->blocked && !image && measured) {
                 static std::atomic<int> slots{0};
                 slot->phase = slots++ % 2;
                 slot->candidates[0] = p;
-                slot->candidates[1] = makePrimitive(sizes, threads, win, image, false);
+                slot->candidates[1] = makePrimitive(sizes, threads, win, image, Layout::ChannelsLast);
             } else {
                 slot->primitive = p;
                 slot->settled.store(true, std::memory_order_release);
@@ -617,9 +649,10 @@ private:
         return *slot;
     }
 
-    // A primitive as the rules say, Winograd where `winograd` and oneDNN has one.
+    // A primitive as the rules say, on oneDNN's blocked layout where `layout` asks for it
+    // and oneDNN has a kernel for the shape there.
     std::shared_ptr<const Primitive> makePrimitive(const std::vector<int64_t>& sizes, int threads, const Window& win,
-                                                   bool image, bool winograd) const
+                                                   bool image, Layout layout) const
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -666,11 +699,12 @@ private:
         attr.set_post_ops(ops);
         auto p = std::make_shared<Primitive>();
         p->outSizes = out;
-        if (winograd) {
+        if (layout != Layout::ChannelsLast) {
             const dnnl::memory::desc anySrc(src.dims(), f32, tag::any), anyDst(dst.dims(), f32, tag::any);
+            const auto alg = layout == Layout::Winograd ? dnnl::algorithm::convolution_winograd : direct;
             try {
-                p->pd = dnnl::convolution_forward::primitive_desc(
-                    convDesc(dnnl::algorithm::convolution_winograd, anySrc, anyDst, padL, padR), attr, dnnlEngine());
+                p->pd = dnnl::convolution_forward::primitive_desc(convDesc(alg, anySrc, anyDst, padL, padR), attr,
+                                                                  dnnlEngine());
                 const dnnl::engine& eng = dnnlEngine();
                 auto is16c = [&](const dnnl::memory::desc& d, const std::vector<int64_t>& s) {
                     return s[1] % 16 == 0 && d == dnnl::memory::desc(dims(s.begin(), s.end()), f32, tag::nChw16c);
@@ -679,6 +713,8 @@ private:
                                      dnnl::reorder(dnnl::reorder::primitive_desc(eng, dst, eng, p->pd.dst_desc())),
                                      dnnl::reorder(dnnl::reorder::primitive_desc(eng, p->pd.dst_desc(), eng, dst)),
                                      is16c(p->pd.src_desc(), sizes), is16c(p->pd.dst_desc(), out)};
+                if (p->pd.src_desc() == src && p->pd.dst_desc() == dst)
+                    p->blocked.reset();  // oneDNN's kernel for it is the channels-last one
             } catch (const dnnl::error&) {  // none for this shape or these post-ops: the direct kernel
                 p->blocked.reset();
             }
@@ -741,7 +777,7 @@ private:
         std::atomic<bool> settled{false};
         std::shared_ptr<const Primitive> primitive;  // set once settled
         std::mutex trial;
-        std::shared_ptr<const Primitive> candidates[2];  // Winograd, direct
+        std::shared_ptr<const Primitive> candidates[2];  // blocked (Winograd or direct), channels-last
         int phase = 0;  // the candidate of the first call: neighbours differ, so blocked
                         // values meet readers of both kinds in the trial runs
         int calls = 0, done = 0;
@@ -753,6 +789,7 @@ private:
     ConvActivation act_;
     bool sum_, blockedOutput_;
     WinogradChoice winograd_ = winogradChoice();
+    GroupedLayoutChoice groupedLayout_ = groupedLayoutChoice();
     std::mutex mutex_;
     std::vector<std::shared_ptr<Slot>> slots_;
 };
