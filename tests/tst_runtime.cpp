@@ -614,7 +614,7 @@ private Q_SLOTS:
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
         // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
         // in row bands on two threads (wantsRowBands), uneven ones on 17 rows; 32 groups of 16
-        // channels on 28 or more rows a thread also try oneDNN's blocked layout with reorders
+        // channels on 28x28 or more outputs also try oneDNN's blocked layout with reorders
         // (wantsBlockedGroups), the trial running both kernels. An image of 3 or
         // 4 channels (the graph's input) runs in row bands on two and three threads, each
         // thread interleaving its band's rows itself.
