@@ -14,6 +14,7 @@ packages=(
   libgraphviz-dev
   libtorch-dev libopenblas0-openmp
   libdnnl-dev  # oneDNN's headers: the runtime makes its convolution primitives itself
+  libomp5-14  # LLVM's OpenMP runtime, which the programs run libtorch and oneDNN on
   nlohmann-json3-dev libcli11-dev
   # tests: ONNX conformance data, real models exported with torchvision,
   # generated Python linted with pyflakes

@@ -50,10 +50,12 @@ struct ProcessResult {
     QString out;
 };
 
-ProcessResult runProcess(const QString& program, const QStringList& args, const QString& dir = {}, int timeoutMs = 600000)
+ProcessResult runProcess(const QString& program, const QStringList& args, const QString& dir = {}, int timeoutMs = 600000,
+                         const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
+    p.setProcessEnvironment(env);
     if (!dir.isEmpty())
         p.setWorkingDirectory(dir);
     p.start(program, args);
@@ -441,6 +443,34 @@ private Q_SLOTS:
         checkSerialParallel(variant, r.out);
         compareOutputs(variant, out + "/outputs");
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    // The generated CMakeLists.txt links LLVM's libomp ahead of libtorch's libgomp, as
+    // Ramiel's programs run: libtorch's OpenMP calls reach libomp (the dynamic linker's log).
+    void cppRunsOnLlvmOpenMp()
+    {
+        const QString name = "sample";
+        prepare(name);
+        buildCpp();
+        const QString log = work_ + "/openmp-bindings";
+        for (const QFileInfo& f : QDir(work_).entryInfoList({"openmp-bindings.*"}, QDir::Files))
+            QFile::remove(f.filePath());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("LD_DEBUG", "bindings");
+        env.insert("LD_DEBUG_OUTPUT", log);
+        const auto r = runProcess(work_ + "/cpp/build/" + name + "/" + name, {"--runs", "1", "--serial-threads", "2"},
+                                  {}, 600000, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
+        QString bindings;
+        for (const QFileInfo& f : QDir(work_).entryInfoList({"openmp-bindings.*"}, QDir::Files)) {
+            QFile file(f.filePath());
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            bindings += QString::fromUtf8(file.readAll());
+        }
+        const QRegularExpression toLibomp("libtorch_cpu\\.so[^\\n]* to [^\\n]*/libomp\\.so\\.5 [^\\n]*`omp_set_num_threads'");
+        QVERIFY2(toLibomp.match(bindings).hasMatch(), qPrintable(bindings.left(2000)));
+        QVERIFY2(!bindings.contains(QRegularExpression("libtorch_cpu\\.so[^\\n]* to [^\\n]*/libgomp\\.so\\.1 ")),
+                 "libtorch's OpenMP calls reach libgomp");
     }
 
     // Where libdnnl.so.2 cannot be loaded, the generated Python takes PyTorch's operators

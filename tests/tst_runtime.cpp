@@ -322,6 +322,15 @@ Model smallNodeChain()
 class TestRuntime : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A Qt program has libgomp before the runtime loads (Qt's libb2 links it): the OpenMP
+    // calls of the runtime, libtorch and oneDNN still reach LLVM's libomp, which every
+    // program linking ramiel_core names itself (core/CMakeLists.txt).
+    void openMpIsLlvms()
+    {
+        const QString description = QString::fromStdString(runtime().description());
+        QVERIFY2(description.contains(", OpenMP libomp.so."), qPrintable(description));
+    }
+
     void matchesPyTorch_data() { test::addTorchvisionRows(); }
 
     // The exported model on PyTorch's reference input gives PyTorch's output.

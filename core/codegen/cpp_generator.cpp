@@ -118,6 +118,13 @@ if(MODEL_USE_ONEDNN AND ONEDNN_INCLUDE_DIR AND ONEDNN_LIBRARY)
 elseif(MODEL_USE_ONEDNN)
   message(STATUS "oneDNN's headers (libdnnl-dev) not found: convolutions and max pooling through libtorch's operators")
 endif()
+# LLVM's OpenMP runtime in place of libgomp, as Ramiel's own programs run: it serves libgomp's
+# entry points, and a parallel region costs about half as much. Named by the program itself, so
+# that libtorch's and oneDNN's OpenMP calls bind to it (Debian: libomp5-14; without it, libgomp).
+find_library(LLVM_OPENMP_LIBRARY NAMES libomp.so.5)
+if(LLVM_OPENMP_LIBRARY)
+  target_link_libraries(${MODEL_TARGET} PRIVATE -Wl,--push-state,--no-as-needed ${LLVM_OPENMP_LIBRARY} -Wl,--pop-state)
+endif()
 )CM";
 }
 

@@ -90,7 +90,8 @@ class Runtime {
 public:
     virtual ~Runtime() = default;
 
-    // "libtorch 1.13.1" or similar.
+    // "libtorch 1.13.1, OpenMP libomp.so.5" or similar: the kernel library and the OpenMP
+    // runtime its calls reach.
     virtual std::string description() const = 0;
 
     // Measures the cost model's machine constants with libtorch's kernels,

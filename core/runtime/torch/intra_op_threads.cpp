@@ -1,9 +1,11 @@
 #include "core/runtime/torch/intra_op_threads.h"
 
 #include <ATen/Parallel.h>
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace ramiel {
 
@@ -21,6 +23,15 @@ int currentIntraOpThreads()
 {
     at::internal::lazy_init_num_threads();
     return omp_get_max_threads();
+}
+
+std::string openMpLibrary()
+{
+    // The address this library calls is the definition the dynamic linker bound.
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&omp_get_max_threads), &info) || !info.dli_fname)
+        return "unknown";
+    return std::filesystem::path(info.dli_fname).filename().string();
 }
 
 }  // namespace ramiel

@@ -7,6 +7,8 @@
 // thread at no cost: switches go there.
 #pragma once
 
+#include <string>
+
 namespace ramiel {
 
 // Once per process, before any executor runs: libtorch's default for threads
@@ -16,6 +18,10 @@ void initIntraOpThreads();
 // This thread's intra-op threads from now on (n >= 1).
 void useIntraOpThreads(int n);
 int currentIntraOpThreads();
+
+// The file name of the OpenMP runtime this library's OpenMP calls reach ("libomp.so.5"
+// where the program named LLVM's ahead of libgomp, as Ramiel's programs do).
+std::string openMpLibrary();
 
 // Sets this thread's intra-op threads for a scope.
 class IntraOpThreadsScope {

@@ -35,7 +35,10 @@ public:
         installAlignedAllocator();
         initIntraOpThreads();
     }
-    std::string description() const override { return std::string("libtorch ") + TORCH_VERSION; }
+    std::string description() const override
+    {
+        return std::string("libtorch ") + TORCH_VERSION + ", OpenMP " + openMpLibrary();
+    }
     CalibrationDetail calibrate() override { return calibrateWithATen(); }
     std::vector<std::string> supportedOperators() const override
     {
