@@ -12,8 +12,8 @@ namespace {
 
 // Candidates: nodes at most this long on all threads. Longer ones gain from the
 // second core; and a stretch of one-thread nodes longer than the idle threads'
-// spin (KMP_BLOCKTIME, GOMP_SPINCOUNT with libgomp: docs/runtime.md) puts them to sleep, which the next node
-// on all threads pays for waking them.
+// spin (KMP_BLOCKTIME; GOMP_SPINCOUNT with libgomp: docs/runtime.md) puts them to
+// sleep, which the next node on all threads pays for waking them.
 constexpr double kSmallNodeSeconds = 50e-6;
 
 constexpr double kNever = std::numeric_limits<double>::infinity();

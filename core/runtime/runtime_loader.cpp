@@ -53,8 +53,8 @@ Runtime& runtime()
         // A user's own setting wins.
         setenv("GOMP_SPINCOUNT", "3000", 0);
         // The same for LLVM's libomp, which the programs link in libgomp's place and which
-        // reads its settings on its first parallel region: an idle team spins for 1 ms
-        // (its default, 200 ms, holds the second core long after a hybrid worker's region).
+        // reads its settings at its first OpenMP call: an idle team spins for 1 ms (its
+        // default, 200 ms, holds the second core long after a hybrid worker's region).
         setenv("KMP_BLOCKTIME", "1", 0);
         const auto start = std::chrono::steady_clock::now();
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -1,13 +1,13 @@
-// A loop split into chunks that the intra-op threads take as they come (OpenMP's
-// dynamic schedule). ATen's parallel_for gives each thread a fixed share, so a
-// thread that has gone to sleep between parallel regions (libomp spins for 1 ms,
-// KMP_BLOCKTIME=1; libgomp about 35 us, GOMP_SPINCOUNT=3000) holds up the whole loop for its
-// wake-up, 30-50 us on this virtual machine; with chunks handed out as threads
-// arrive the calling thread starts at once and the late one takes what is left.
-// Use it only where the result does not depend on which thread runs a chunk.
-// The chunks are handed out by one atomic counter, not by OpenMP's dynamic schedule:
-// through libgomp's entry points libomp takes twice libgomp's time per chunk (330 ns
-// against 165 here, two threads), the counter less than either (docs/runtime.md).
+// A loop split into chunks that the intra-op threads take as they come. ATen's
+// parallel_for gives each thread a fixed share, so a thread that has gone to sleep
+// between parallel regions (libomp spins for 1 ms, KMP_BLOCKTIME=1; libgomp about
+// 35 us, GOMP_SPINCOUNT=3000) holds up the whole loop for its wake-up, 30-50 us on
+// this virtual machine; with chunks handed out as threads arrive the calling thread
+// starts at once and the late one takes what is left. Use it only where the result
+// does not depend on which thread runs a chunk. The chunks are handed out by one
+// atomic counter, not by OpenMP's dynamic schedule: through libgomp's entry points
+// libomp takes twice libgomp's time per chunk (330 ns against 165 here, two threads),
+// the counter less than either (docs/runtime.md, Threads).
 #pragma once
 
 #include <algorithm>
