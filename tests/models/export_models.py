@@ -73,6 +73,17 @@ EXTRA = {
     "densenet201": ({}, 224, 17),
     "regnet_y_3_2gf": ({}, 224),
     "resnext101_32x8d": ({}, 224, 17),
+    "resnext101_64x4d": ({}, 224),
+    "shufflenet_v2_x1_5": ({}, 224),
+    "mnasnet0_75": ({}, 224, 17),
+    "densenet169": ({}, 224),
+    "efficientnet_b2": ({}, 224, 17),
+    "regnet_x_800mf": ({}, 224),
+    "regnet_x_3_2gf": ({}, 224, 17),
+    "regnet_y_8gf": ({}, 224),
+    "efficientnet_v2_m": ({}, 224, 17),
+    "convnext_base": ({}, 224),
+    "vgg16": ({}, 224, 17),
 }
 
 
