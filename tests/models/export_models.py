@@ -157,7 +157,7 @@ def export(name, out_dir):
 
 
 def main():
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
     out_dir = sys.argv[1]
