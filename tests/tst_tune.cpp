@@ -16,8 +16,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <vector>
 
 using namespace ramiel;
 
@@ -291,34 +294,45 @@ private Q_SLOTS:
         }
     }
 
-    // Four equal branches on two cores: the tuner must find the two-worker
-    // schedule, and that schedule must compute what serial computes. (The
-    // speed itself is a benchmark: bench/four_branches.py, then bench/tune_check.sh.)
-    void tuneFindsTheBranches()
+    // Four equal branches on two cores: `ramiel tune` plans them as two workers and times that
+    // schedule alone beside the serial ones. Which wins is this machine's measurement at this
+    // moment (a burst of other work can make serial win; the speed itself is a benchmark:
+    // bench/four_branches.py, then bench/tune_check.sh), so the test asserts what tune does with
+    // its measurements: the choice is the fastest measured, or a serial one within the tie
+    // margin of it, and the chosen configuration computes what serial computes.
+    void tuneMeasuresTheBranches()
     {
         QTemporaryDir dir;
         const QString model = dir.path() + "/four.onnx", config = dir.path() + "/tuned.json";
         std::ofstream(model.toStdString(), std::ios::binary) << fourBranchModel();
-        // The choice is a measurement: a burst of other work on a shared 2-core machine can make
-        // serial win one tune (seen in full suite runs beside compilers), so up to three decide.
-        pipeline::RunConfig chosen;
-        std::string verdict;
-        for (int attempt = 0; attempt < 3; ++attempt) {
-            const auto r = test::runCli({"tune", model, "-p", "2", "--budget", "12", "--passes", "default",
-                                         "--json", "-o", config},
-                                        300000);
-            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-            const auto report = nlohmann::json::parse(r.out.toStdString());
-            QCOMPARE(report.at("schema").get<std::string>(), std::string("ramiel.tune/1"));
-            QVERIFY(report.at("total_seconds").get<double>() < 12 + 8);  // the budget, and process start-up
-            chosen = pipeline::readRunConfig(config.toStdString());
-            verdict = report.at("verdict").get<std::string>();
-            if (!chosen.serial() && chosen.schedule->clusters.size() > 1)
-                break;  // one worker (serial, or per-node threads) tunes again
-            qWarning("tune chose %s; tuning again", verdict.c_str());
+        const auto r = test::runCli({"tune", model, "-p", "2", "--budget", "12", "--passes", "default", "--json",
+                                     "-o", config},
+                                    300000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const auto report = nlohmann::json::parse(r.out.toStdString());
+        QCOMPARE(report.at("schema").get<std::string>(), std::string("ramiel.tune/1"));
+        QVERIFY(report.at("total_seconds").get<double>() < 12 + 8);  // the budget, and process start-up
+
+        const pipeline::RunConfig chosen = pipeline::readRunConfig(config.toStdString());
+        double fastest = std::numeric_limits<double>::infinity();
+        std::vector<double> chosenMs;  // the rows that run as the chosen configuration's label says
+        bool twoWorkersTimed = false;
+        for (const auto& row : report.at("candidates")) {
+            if (!row.contains("measured_ms"))
+                continue;
+            const double ms = row.at("measured_ms").get<double>();
+            fastest = std::min(fastest, ms);
+            twoWorkersTimed = twoWorkersTimed || row.at("threads").get<std::string>().rfind("2 workers", 0) == 0;
+            if (row.at("configuration").get<std::string>() == chosen.label() &&
+                row.at("passes").get<std::string>() == chosen.passes)
+                chosenMs.push_back(ms);
         }
-        QVERIFY2(!chosen.serial() && chosen.schedule && chosen.schedule->clusters.size() == 2,
-                 qPrintable(QString::fromStdString(verdict)));
+        QVERIFY2(twoWorkersTimed, report.dump(1).c_str());
+        QVERIFY2(!chosenMs.empty(), chosen.label().c_str());  // the choice was timed
+        const bool byTheRule = std::any_of(chosenMs.begin(), chosenMs.end(), [&](double ms) {
+            return ms == fastest || (chosen.serial() && ms * 0.97 <= fastest * (1 + 1e-9));  // tune.cpp's tie margin
+        });
+        QVERIFY2(byTheRule, report.at("verdict").get<std::string>().c_str());
 
         pipeline::PrepareOptions o = pipeline::prepareOptionsOf(chosen, {});
         const auto prepared = pipeline::prepare(model.toStdString(), o);
