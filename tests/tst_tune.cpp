@@ -330,7 +330,7 @@ private Q_SLOTS:
         QVERIFY2(twoWorkersTimed, report.dump(1).c_str());
         QVERIFY2(!chosenMs.empty(), chosen.label().c_str());  // the choice was timed
         const bool byTheRule = std::any_of(chosenMs.begin(), chosenMs.end(), [&](double ms) {
-            return ms == fastest || (chosen.serial() && ms * 0.97 <= fastest * (1 + 1e-9));  // tune.cpp's tie margin
+            return ms == fastest || (chosen.serial() && ms * (1 - pipeline::kTieMargin) <= fastest * (1 + 1e-9));
         });
         QVERIFY2(byTheRule, report.at("verdict").get<std::string>().c_str());
 

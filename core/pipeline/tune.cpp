@@ -24,11 +24,6 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 constexpr double kProfileShare = 0.4;  // of the budget, for profiling
 constexpr int kBlock = 3;              // timed runs per turn
 constexpr size_t kMaxMeasured = 8;     // configurations measured at most
-// A configuration is chosen over the best serial one only when its median is at
-// least this much faster: closer than that, separate runs on a shared machine
-// order them either way (squeezenet1_0 at batch 1: per-node threads 1.02x
-// faster inside tune, 0.92x in the `bench --config` run after it).
-constexpr double kTieMargin = 0.03;
 
 // The thread counts to profile: every one up to 4, then powers of two and P.
 std::vector<int> threadCounts(int cores)
