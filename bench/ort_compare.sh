@@ -12,7 +12,10 @@
 # which tells a difference from the host's drift. Under the table: how many
 # models meet each of the runtime's targets (docs/performance.md), by the
 # medians of the rounds; the others by name with their median ratio and best
-# round's, and how many of them meet the target in some round.
+# round's, and how many of them meet the target in some round. The last line
+# gives the host's state before and after (`ramiel calibrate`: load average, a
+# cache line's round trip between two CPUs), without which times from another
+# hour cannot be compared.
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
 #   env: P (default 2), RUNS per process (default 20), ROUNDS (default 3),
 #        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
@@ -43,6 +46,12 @@ init = {i.name for i in m.graph.initializer}
 x = [i for i in m.graph.input if i.name not in init][0]
 d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
 print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
+}
+host() {
+  "$ramiel" calibrate --json -o "$scratch/machine.json" | /usr/bin/python3 -c "import json, sys
+h = json.load(sys.stdin)['host']
+trip = h['round_trip_ns']
+print('load average %.2f, ' % h['load_average'] + ('round trip %.0f ns between CPUs %d and %d' % (trip, *h['round_trip_cpus']) if trip is not None else 'one CPU'))"
 }
 ort_ms() { NODE_PATH="$ort" node "$here/ort_bench.js" "$1" "$runs" "$2" "$3" | /usr/bin/python3 -c "import json, sys; print(json.loads(sys.stdin.readline())['median_ms'])"; }
 ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets
@@ -104,6 +113,7 @@ bar("Ramiel's 1t within 1.15x of ONNX Runtime's 1t", lambda pt, t1, scaling, bes
 PY
 }
 
+before=$(host)
 header="model"
 for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
 for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
@@ -127,4 +137,4 @@ done
 echo
 summary
 echo
-echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host))"

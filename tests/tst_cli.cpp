@@ -12,11 +12,43 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sched.h>
+
 using namespace ramiel;
 
 namespace {
 
 const QString kMachine = test::sourcePath("tests/data/machine.json");
+
+// The CPUs this process may run on, in order.
+QList<int> allowedCpus()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    QList<int> cpus;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    return cpus;
+}
+
+// A "host" object of a timing report (docs/json.md): the CPUs this test may use,
+// and a round trip between the first two of them where there are two.
+void checkHost(const QJsonObject& h, const QList<int>& cpus)
+{
+    QCOMPARE(h["cpus"].toInt(), int(cpus.size()));
+    QVERIFY(h["load_average"].toDouble(-1) >= 0);
+    if (cpus.size() < 2) {
+        QVERIFY(h["round_trip_ns"].isNull());
+        QVERIFY(h["round_trip_cpus"].isNull());
+        return;
+    }
+    // A cache line to another core and back: more than a few nanoseconds, at most a trial's 20 ms.
+    const double ns = h["round_trip_ns"].toDouble();
+    QVERIFY2(ns > 5 && ns <= 2e7, qPrintable(QString::number(ns)));
+    QCOMPARE(h["round_trip_cpus"].toArray(), QJsonArray({cpus[0], cpus[1]}));
+}
 
 QJsonObject infoJson(const QString& model, QStringList extra = {})
 {
@@ -149,6 +181,7 @@ private Q_SLOTS:
         QVERIFY(c["flops_per_second"].toDouble() > 1e8);
         QVERIFY(c["bytes_per_second"].toDouble() > 1e7);
         QVERIFY(c["overhead_seconds"].toDouble() > 0);
+        checkHost(c["host"].toObject(), allowedCpus());
         QVERIFY(QFile::exists(file));
         const auto info = test::runCli({"info", test::sourcePath("resources/models/inception_sample.onnx"),
                                         "--json", "--machine", file});
@@ -379,6 +412,8 @@ private Q_SLOTS:
         const QJsonObject j = QJsonDocument::fromJson(b.out.toUtf8()).object();
         const QJsonArray runs = j["runs"].toArray();
         QCOMPARE(j["isolation"].toString(), QString("own process"));  // each configuration timed alone
+        checkHost(j["host_before"].toObject(), allowedCpus());
+        checkHost(j["host_after"].toObject(), allowedCpus());
         // The hybrid row is there exactly when the hybrid changed the schedule (measured
         // costs decide, so either can happen on the sample).
         const QJsonObject hybrid = j["hybrid"].toObject();
@@ -397,6 +432,28 @@ private Q_SLOTS:
             QVERIFY(row.contains("speedup_vs_best_serial"));
             QVERIFY(row.contains("simulated_ms"));
         }
+    }
+
+    // On one CPU there is no round trip to time: calibrate says so, in text and JSON.
+    void hostOnOneCpu()
+    {
+        const QList<int> cpus = allowedCpus();
+        QVERIFY(!cpus.isEmpty());
+        QTemporaryDir dir;
+        QString out[2];
+        for (int k = 0; k < 2; ++k) {
+            QProcess p;
+            QStringList args{"-c", QString::number(cpus[0]), test::cliPath(), "calibrate", "-o", dir.filePath("m.json")};
+            if (k == 0)
+                args << "--json";
+            p.start("taskset", args);
+            QVERIFY(p.waitForFinished(120000));
+            QCOMPARE(p.exitCode(), 0);
+            out[k] = QString::fromUtf8(p.readAllStandardOutput());
+        }
+        checkHost(QJsonDocument::fromJson(out[0].toUtf8()).object()["host"].toObject(), {cpus[0]});
+        QVERIFY2(out[1].contains("host           1 CPU, load average ") && out[1].contains("no round trip to time (one CPU)"),
+                 qPrintable(out[1]));
     }
 
     void unwritableCalibrationTarget()

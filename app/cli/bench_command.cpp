@@ -8,6 +8,7 @@
 #include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"
 #include "core/pipeline/run_config.h"
+#include "core/report/host_json.h"
 #include "core/report/schedule_json.h"
 #include "core/runtime/profiling.h"
 #include "core/util/error.h"
@@ -87,6 +88,7 @@ struct Configurations {
     std::vector<Series> series;
     std::vector<pipeline::TimedConfiguration> timed;   // what each series runs
     std::vector<std::unique_ptr<Executor>> executors;  // with --same-process only
+    HostState hostBefore, hostAfter;                    // the machine before planning and after the last run
 };
 
 // Measures the costs (unless given), plans the schedule and the hybrid, and
@@ -277,6 +279,8 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
                         {"cost_source", c.costSource},
                         {"runs_each", runsEach},
                         {"isolation", sameProcess ? "same process" : "own process"},
+                        {"host_before", hostStateToJson(c.hostBefore)},
+                        {"host_after", hostStateToJson(c.hostAfter)},
                         {"runs", runs}};
     if (c.parallel) {
         j["speedup_bound"] = c.parallel->bound;
@@ -291,6 +295,7 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
     const double serial1 = median(c.series[0].seconds), best = std::min(serial1, median(c.series[1].seconds));
     std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << howTimed(sameProcess, runsEach)
               << "; " << c.costSource << " costs\n";
+    std::cout << "  " << formatHostAround(c.hostBefore, c.hostAfter) << "\n";
     for (const Series& s : c.series) {
         char line[300];
         std::snprintf(line, sizeof line, "  %-10s %-36s  median %9s  (p25 %s, p75 %s)", s.name.c_str(),
@@ -361,26 +366,32 @@ Command addBenchCommand(CLI::App& app)
                 if (!opts->config.empty()) {
                     if (opts->sameProcess)
                         throw Error(ErrorKind::Usage, opts->config, "--config times in own processes only");
+                    const HostState before = probeHost();
                     const pipeline::RunConfig config = pipeline::readRunConfig(opts->config);
                     o.model.prepare = pipeline::prepareOptionsOf(config, o.model.prepare);
                     o.settings = config.settings;
                     const auto prepared = prepareModel(o.model);
                     Configurations c = configuredConfigurations(config, *prepared, opts->config);
                     c.costSource = "configuration " + opts->config + ", no";
+                    c.hostBefore = before;
                     timeInOwnProcesses(c, o.model, o.settings.batch, opts->runs);
+                    c.hostAfter = probeHost();
                     if (o.json)
                         printBenchJson(*prepared, o.settings, c, opts->runs, false);
                     else
                         printBenchText(*prepared, o.settings, c, opts->runs, false);
                     return 0;
                 }
+                const HostState before = probeHost();
                 const auto prepared = prepareModel(o.model);
                 const auto compiled = runtime().compile(prepared->model);
                 Configurations c = planConfigurations(prepared, o.settings, *compiled, opts->sameProcess);
+                c.hostBefore = before;
                 if (opts->sameProcess)
                     timeInTurns(c, opts->runs);
                 else
                     timeInOwnProcesses(c, o.model, o.settings.batch, opts->runs);
+                c.hostAfter = probeHost();
                 if (o.json)
                     printBenchJson(*prepared, o.settings, c, opts->runs, opts->sameProcess);
                 else

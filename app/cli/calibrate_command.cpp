@@ -2,7 +2,9 @@
 #include "commands.h"
 #include "format.h"
 
+#include "core/analysis/host_state.h"
 #include "core/analysis/machine.h"
+#include "core/report/host_json.h"
 #include "core/runtime/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -29,6 +31,7 @@ Command addCalibrateCommand(CLI::App& app)
                     "Write the constants to this file instead of the cache (use it with --machine)");
     sub->add_flag("--json", opts->json, "Print JSON");
     return {sub, [opts] {
+                const HostState host = probeHost();  // before the probes below load the cores
                 CalibrationDetail d = runtime().calibrate();
                 d.constants.handoffSeconds = measureHandoffSeconds();
                 const std::string target = opts->output.empty() ? defaultMachineCachePath() : opts->output;
@@ -42,6 +45,7 @@ Command addCalibrateCommand(CLI::App& app)
                                                 {"handoff_seconds", m.handoffSeconds},
                                                 {"cpu", m.cpu},
                                                 {"measured_at", m.measuredAt},
+                                                {"host", hostStateToJson(host)},
                                                 {"saved_to", target}}
                                      .dump(2)
                               << "\n";
@@ -55,6 +59,8 @@ Command addCalibrateCommand(CLI::App& app)
                           << "overhead       " << formatSeconds(m.overheadSeconds) << " per operator\n"
                           << "hand-off       " << formatSeconds(m.handoffSeconds)
                           << " to pass a value to a sleeping thread (cross-cluster edge latency)\n"
+                          << "host           " << host.cores << " CPU" << (host.cores == 1 ? "" : "s") << ", "
+                          << formatHost(host) << "\n"
                           << "saved to       " << (target.empty() ? "(nowhere: no cache folder)" : target) << "\n";
                 return 0;
             }};

@@ -1,6 +1,7 @@
 #include "core/pipeline/tune.h"
 
 #include "core/pipeline/isolated_timing.h"
+#include "core/report/host_json.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/schedule_io.h"
@@ -352,6 +353,7 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     PlanSettings cores;
     cores.workers = o.cores;
     TuneResult r;
+    r.hostBefore = probeHost();
     r.model = model;
     r.cores = cores.cores();
     r.batch = o.batch;
@@ -464,6 +466,7 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     for (size_t k = 0; k < pick.size(); ++k)
         r.candidates[pick[k]].measured = seconds[k];
     r.measureSeconds = since(measureStart);
+    r.hostAfter = probeHost();
 
     // 5. Choose.
     chooseMeasured(r, o.passes.front());
@@ -516,6 +519,8 @@ nlohmann::json tuneResultToJson(const TuneResult& r)
             {"batch", r.batch},
             {"runs_each", r.runsEach},
             {"isolation", "each configuration in its own process"},
+            {"host_before", hostStateToJson(r.hostBefore)},
+            {"host_after", hostStateToJson(r.hostAfter)},
             {"profile_seconds", r.profileSeconds},
             {"measure_seconds", r.measureSeconds},
             {"total_seconds", r.totalSeconds},

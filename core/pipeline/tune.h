@@ -16,6 +16,7 @@
 // docs/scheduling.md describes the cost model and the search.
 #pragma once
 
+#include "core/analysis/host_state.h"
 #include "core/pipeline/run_config.h"
 
 #include <atomic>
@@ -57,6 +58,7 @@ struct TuneResult {
     double profileSeconds = 0, measureSeconds = 0, totalSeconds = 0;
     std::string verdict;                    // one sentence
     std::string note;                       // empty, or why the search ran past its budget
+    HostState hostBefore, hostAfter;        // the machine before profiling and after the last timed run
     // With predictCores: candidates for that many cores, simulated with costs
     // fitted beyond the measured thread counts, fastest first. Predictions only.
     int predictCores = 0;

@@ -1,0 +1,22 @@
+// The machine's state at a moment, reported beside measured times. On a shared
+// host the same configuration's time moves with the host's load and with how
+// long a cache line takes from one core to another (on one 2-vCPU cloud host
+// 60-900 ns within a day), so a table of times says what it was measured on.
+#pragma once
+
+namespace ramiel {
+
+struct HostState {
+    int cores = 0;                // CPUs this process may run on (its affinity mask)
+    double loadAverage = -1;      // 1-minute load average; < 0: unknown
+    double roundTripSeconds = -1; // a cache line to another core and back; < 0: not measured
+    int cpuA = -1, cpuB = -1;     // the two CPUs the round trip was measured between
+};
+
+// Reads the load average and, where the process may use two CPUs or more, times
+// a cache line's round trip between the first two: one thread pinned to each,
+// taking turns to write one atomic word (the median of 3 trials of at most
+// 20 ms each; on a busy core a trial ends at its limit and says so by its time).
+HostState probeHost();
+
+}  // namespace ramiel

@@ -1,0 +1,14 @@
+#include "core/report/host_json.h"
+
+namespace ramiel {
+
+nlohmann::json hostStateToJson(const HostState& h)
+{
+    const bool trip = h.roundTripSeconds >= 0;
+    return {{"cpus", h.cores},
+            {"load_average", h.loadAverage >= 0 ? nlohmann::json(h.loadAverage) : nlohmann::json()},
+            {"round_trip_ns", trip ? nlohmann::json(h.roundTripSeconds * 1e9) : nlohmann::json()},
+            {"round_trip_cpus", trip ? nlohmann::json::array({h.cpuA, h.cpuB}) : nlohmann::json()}};
+}
+
+}  // namespace ramiel
