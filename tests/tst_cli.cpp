@@ -412,8 +412,11 @@ private Q_SLOTS:
         const QJsonObject j = QJsonDocument::fromJson(b.out.toUtf8()).object();
         const QJsonArray runs = j["runs"].toArray();
         QCOMPARE(j["isolation"].toString(), QString("own process"));  // each configuration timed alone
-        checkHost(j["host_before"].toObject(), allowedCpus());
-        checkHost(j["host_after"].toObject(), allowedCpus());
+        const QJsonObject host = j["host"].toObject();
+        checkHost(host["before"].toObject(), allowedCpus());
+        checkHost(host["after"].toObject(), allowedCpus());
+        if (QFile::exists("/proc/stat"))  // Linux: a share of the CPUs' time, 0 on a host of its own
+            QVERIFY(host["stolen_share"].toDouble(-1) >= 0 && host["stolen_share"].toDouble() <= 1);
         // The hybrid row is there exactly when the hybrid changed the schedule (measured
         // costs decide, so either can happen on the sample).
         const QJsonObject hybrid = j["hybrid"].toObject();

@@ -279,8 +279,7 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
                         {"cost_source", c.costSource},
                         {"runs_each", runsEach},
                         {"isolation", sameProcess ? "same process" : "own process"},
-                        {"host_before", hostStateToJson(c.hostBefore)},
-                        {"host_after", hostStateToJson(c.hostAfter)},
+                        {"host", hostAroundToJson(c.hostBefore, c.hostAfter)},
                         {"runs", runs}};
     if (c.parallel) {
         j["speedup_bound"] = c.parallel->bound;

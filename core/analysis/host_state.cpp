@@ -8,7 +8,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace ramiel {
@@ -85,7 +89,40 @@ double roundTrip(int a, int b, int exchanges, Clock::duration limit)
     return seconds;
 }
 
+// The first line of /proc/stat: "cpu user nice system idle iowait irq softirq steal ..."
+// in clock ticks, summed over the CPUs.
+void readCpuTimes(HostState& h)
+{
+    std::ifstream in("/proc/stat");
+    std::string line, label;
+    if (!std::getline(in, line))
+        return;
+    std::istringstream fields(line);
+    double ticks[8];
+    if (!(fields >> label) || label != "cpu")
+        return;
+    for (double& t : ticks)
+        if (!(fields >> t))
+            return;
+    const double hz = double(sysconf(_SC_CLK_TCK));
+    if (hz <= 0)
+        return;
+    double total = 0;
+    for (double t : ticks)
+        total += t;  // guest time is counted in user time already
+    h.cpuSeconds = total / hz;
+    h.stolenSeconds = ticks[7] / hz;
+}
+
 }  // namespace
+
+double stolenShare(const HostState& before, const HostState& after)
+{
+    const double cpu = after.cpuSeconds - before.cpuSeconds;
+    if (before.cpuSeconds < 0 || after.cpuSeconds < 0 || cpu <= 0)
+        return -1;
+    return std::clamp((after.stolenSeconds - before.stolenSeconds) / cpu, 0.0, 1.0);
+}
 
 HostState probeHost()
 {
@@ -95,6 +132,7 @@ HostState probeHost()
     double load = 0;
     if (getloadavg(&load, 1) == 1)
         h.loadAverage = load;
+    readCpuTimes(h);
     if (cpus.size() < 2)
         return h;
     const auto limit = std::chrono::milliseconds(20);

@@ -11,6 +11,9 @@ struct HostState {
     double loadAverage = -1;      // 1-minute load average; < 0: unknown
     double roundTripSeconds = -1; // a cache line to another core and back; < 0: not measured
     int cpuA = -1, cpuB = -1;     // the two CPUs the round trip was measured between
+    // All CPUs' time since boot and the part of it a hypervisor ran something else
+    // on them ("steal", /proc/stat); < 0: unknown.
+    double cpuSeconds = -1, stolenSeconds = -1;
 };
 
 // Reads the load average and, where the process may use two CPUs or more, times
@@ -18,5 +21,9 @@ struct HostState {
 // taking turns to write one atomic word (the median of 3 trials of at most
 // 20 ms each; on a busy core a trial ends at its limit and says so by its time).
 HostState probeHost();
+
+// The share of the CPUs' time that the hypervisor took between two states (on a
+// shared cloud host, other tenants' work); < 0: unknown.
+double stolenShare(const HostState& before, const HostState& after);
 
 }  // namespace ramiel
