@@ -7,7 +7,7 @@
 # the same plan (the bounds printed side by side show it). Every configuration runs in its own
 # process, and they take turns: ROUNDS rounds of (runtime, Python, C++) for each model, each with RUNS
 # timed runs of serial and parallel; the table shows the median of the rounds' medians, with the
-# thread configuration and the schedule's bound beside each speedup, and the load average (uptime)
+# thread configuration and the schedule's bound beside each speedup, and the host's state (bench/host_state.sh)
 # before and after, since other processes on the machine change everything.
 #
 # Usage: bash bench/codegen_bench.sh [BUILD_DIR] [RUNS] [ROUNDS] [WORK_DIR]
@@ -24,6 +24,7 @@ models="$build/models"
 python=/usr/bin/python3
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+. "$(dirname "$0")/host_state.sh"
 
 # model batch degree
 configs=("googlenet 1 1" "inception_v3 1 1" "googlenet 4 2")
@@ -32,7 +33,7 @@ if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="inception_v3 1 1;googlenet 4 2"
 fi
 plan=(-p 2 --passes default)
 
-echo "# codegen_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $runs runs x $rounds rounds, load average before:$(uptime | sed 's/.*load average://')"
+echo "# codegen_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $runs runs x $rounds rounds, host before: $(host_state "$ramiel" "$work" before)"
 for c in "${configs[@]}"; do
   read -r m b d <<< "$c"
   name="${m}_b${b}_d${d}"
@@ -59,7 +60,7 @@ for r in $(seq "$rounds"); do
     "$work/${name}_cpp/build/model" --runs "$runs" > "$work/$name.cpp.$r.txt"
   done
 done
-after=$(uptime | sed 's/.*load average://')
+after=$(host_state "$ramiel" "$work" after)
 
 "$python" - "$work" "$rounds" "${configs[@]}" <<'EOF'
 import json, re, statistics, sys
@@ -111,4 +112,4 @@ for c in configs:
             labels[kind], s / rs, (s / p) / rp))
 EOF
 echo
-echo "load average after:$after"
+echo "host after: $after"

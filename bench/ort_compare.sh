@@ -28,6 +28,7 @@ rounds=${ROUNDS:-3}
 ramiel="$build/bin/ramiel"
 ort=${ORT_NODE_MODULES:-$build/ort/node_modules}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/host_state.sh"
 [ -d "$ort/onnxruntime-node" ] || { echo "ort_compare: no onnxruntime-node in $ort (bash scripts/install-ort.sh $build/ort)" >&2; exit 1; }
 shopt -s nullglob
 models=("$build"/models/*.onnx "$@")
@@ -46,22 +47,6 @@ init = {i.name for i in m.graph.initializer}
 x = [i for i in m.graph.input if i.name not in init][0]
 d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
 print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
-}
-# The host's state (`ramiel calibrate`), as a line; it keeps the state in $scratch/host.NAME.
-host() {
-  "$ramiel" calibrate --json -o "$scratch/machine.json" > "$scratch/host.$1"
-  /usr/bin/python3 - "$scratch/host.$1" "$scratch/host.before" <<'PY'
-import json, sys
-h = json.load(open(sys.argv[1]))['host']
-trip = h['round_trip_ns']
-line = 'load average %.2f, ' % h['load_average']
-line += 'round trip %.0f ns between CPUs %d and %d' % (trip, *h['round_trip_cpus']) if trip is not None else 'one CPU'
-if sys.argv[1] != sys.argv[2] and h['cpu_seconds'] is not None:  # after: the hypervisor's share since before
-    b = json.load(open(sys.argv[2]))['host']
-    line += '; the hypervisor took %.1f %% of the CPUs\' time in between' % (
-        100 * (h['stolen_seconds'] - b['stolen_seconds']) / (h['cpu_seconds'] - b['cpu_seconds']))
-print(line)
-PY
 }
 ort_ms() { NODE_PATH="$ort" node "$here/ort_bench.js" "$1" "$runs" "$2" "$3" | /usr/bin/python3 -c "import json, sys; print(json.loads(sys.stdin.readline())['median_ms'])"; }
 ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets
@@ -123,7 +108,7 @@ bar("Ramiel's 1t within 1.15x of ONNX Runtime's 1t", lambda pt, t1, scaling, bes
 PY
 }
 
-before=$(host before)
+before=$(host_state "$ramiel" "$scratch" before)
 header="model"
 for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
 for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
@@ -147,4 +132,4 @@ done
 echo
 summary
 echo
-echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host after))"
+echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
