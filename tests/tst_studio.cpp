@@ -710,7 +710,7 @@ private Q_SLOTS:
         QCOMPARE(table->item(int(r->bestSerial), TunePanel::VsBestSerial)->text(), QString("1.00x"));
         QVERIFY(t->verdictLabel()->text().contains(QString::fromStdString(r->verdict).toHtmlEscaped()));
         QVERIFY(t->statusLabel()->text().startsWith("P = 2, B = 1"));
-        QVERIFY2(t->statusLabel()->text().contains("Host: load average ") &&
+        QVERIFY2(t->statusLabel()->text().contains("host: 2 CPUs; before, load average ") &&
                      t->statusLabel()->text().contains("round trip of "),  // two CPUs, as cores == 2 says
                  qPrintable(t->statusLabel()->text()));
         QCOMPARE(table->currentRow(), int(r->chosen));

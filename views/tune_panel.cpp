@@ -2,6 +2,8 @@
 
 #include "metric_rows.h"
 
+#include "core/report/host_report.h"
+
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFutureWatcher>
@@ -21,27 +23,6 @@ namespace ramiel::studio {
 namespace {
 
 QString times(double x) { return QStringLiteral("%1x").arg(x, 0, 'f', 2); }
-
-// The machine around the measurements, as the CLI's host line gives it.
-QString hostText(const HostState& before, const HostState& after)
-{
-    auto load = [](const HostState& h) {
-        return h.loadAverage >= 0 ? QString::number(h.loadAverage, 'f', 2) : TunePanel::tr("unknown");
-    };
-    auto trip = [](double s) {  // nanoseconds where formatSeconds would round them away
-        return s < 1e-5 ? QStringLiteral("%1 ns").arg(s * 1e9, 0, 'f', 0) : formatSeconds(s);
-    };
-    QString text = TunePanel::tr("Host: load average %1 -> %2").arg(load(before), load(after));
-    if (before.roundTripSeconds >= 0 && after.roundTripSeconds >= 0)
-        text += TunePanel::tr(", a cache line's round trip of %1 -> %2 between CPUs %3 and %4")
-                    .arg(trip(before.roundTripSeconds), trip(after.roundTripSeconds))
-                    .arg(before.cpuA)
-                    .arg(before.cpuB);
-    const double stolen = stolenShare(before, after);
-    if (stolen >= 0)
-        text += TunePanel::tr("; the hypervisor took %1 % of the CPUs' time").arg(stolen * 100, 0, 'f', 1);
-    return text + QLatin1Char('.');
-}
 
 }  // namespace
 
@@ -237,7 +218,8 @@ void TunePanel::showResult()
                          .arg(r.runsEach)
                          .arg(r.totalSeconds, 0, 'f', 1)
                          .arg(r.profileSeconds, 0, 'f', 1) +
-                     QLatin1Char(' ') + hostText(r.hostBefore, r.hostAfter));
+                     QStringLiteral("\n") +
+                     QString::fromStdString(describeHostAround(r.hostBefore, r.hostAfter)));
     QString verdict = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(r.verdict).toHtmlEscaped());
     if (!r.note.empty())
         verdict += QStringLiteral("<br>") + tr("Note: %1").arg(QString::fromStdString(r.note).toHtmlEscaped());

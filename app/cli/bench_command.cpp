@@ -8,7 +8,7 @@
 #include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"
 #include "core/pipeline/run_config.h"
-#include "core/report/host_json.h"
+#include "core/report/host_report.h"
 #include "core/report/schedule_json.h"
 #include "core/runtime/profiling.h"
 #include "core/util/error.h"
@@ -294,7 +294,7 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
     const double serial1 = median(c.series[0].seconds), best = std::min(serial1, median(c.series[1].seconds));
     std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << howTimed(sameProcess, runsEach)
               << "; " << c.costSource << " costs\n";
-    std::cout << "  " << formatHostAround(c.hostBefore, c.hostAfter) << "\n";
+    std::cout << "  " << describeHostAround(c.hostBefore, c.hostAfter) << "\n";
     for (const Series& s : c.series) {
         char line[300];
         std::snprintf(line, sizeof line, "  %-10s %-36s  median %9s  (p25 %s, p75 %s)", s.name.c_str(),

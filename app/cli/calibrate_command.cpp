@@ -4,7 +4,7 @@
 
 #include "core/analysis/host_state.h"
 #include "core/analysis/machine.h"
-#include "core/report/host_json.h"
+#include "core/report/host_report.h"
 #include "core/runtime/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -60,7 +60,7 @@ Command addCalibrateCommand(CLI::App& app)
                           << "hand-off       " << formatSeconds(m.handoffSeconds)
                           << " to pass a value to a sleeping thread (cross-cluster edge latency)\n"
                           << "host           " << host.cores << " CPU" << (host.cores == 1 ? "" : "s") << ", "
-                          << formatHost(host) << "\n"
+                          << describeHost(host) << "\n"
                           << "saved to       " << (target.empty() ? "(nowhere: no cache folder)" : target) << "\n";
                 return 0;
             }};

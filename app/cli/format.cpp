@@ -32,26 +32,6 @@ std::string formatSeconds(double s)
     return threeDigits(s * 1e9) + " ns";
 }
 
-std::string formatHost(const HostState& h, bool brief)
-{
-    std::string s = "load average " + (h.loadAverage >= 0 ? formatFixed(h.loadAverage, 2) : std::string("unknown"));
-    if (h.roundTripSeconds < 0)
-        return s + (brief ? "" : h.cores < 2 ? ", no round trip to time (one CPU)" : ", no round trip (threads not pinned)");
-    if (brief)
-        return s + ", round trip " + formatSeconds(h.roundTripSeconds);
-    return s + ", a cache line's round trip of " + formatSeconds(h.roundTripSeconds) + " between CPUs " +
-           std::to_string(h.cpuA) + " and " + std::to_string(h.cpuB);
-}
-
-std::string formatHostAround(const HostState& before, const HostState& after)
-{
-    const double stolen = stolenShare(before, after);
-    return "host: " + std::to_string(before.cores) + " CPU" + (before.cores == 1 ? "" : "s") + "; before, " +
-           formatHost(before) + "; after, " + formatHost(after, true) +
-           (stolen >= 0 ? "; the hypervisor took " + formatFixed(stolen * 100, 1) + " % of the CPUs' time in between"
-                        : std::string());
-}
-
 std::string formatQuantity(double v, const char* unit)
 {
     const char* prefixes[] = {"", "k", "M", "G", "T", "P"};

@@ -5,6 +5,7 @@
 #include "format.h"
 
 #include "core/pipeline/tune.h"
+#include "core/report/host_report.h"
 #include "core/util/text.h"
 
 #include <cmath>
@@ -35,7 +36,7 @@ void printTable(const pipeline::TuneResult& r)
               << " configurations simulated, " << measured << " measured (" << r.runsEach
               << " runs each, each in its own process, in turns); " << formatFixed(r.totalSeconds, 1) << " s (profiling "
               << formatFixed(r.profileSeconds, 1) << " s)\n";
-    std::cout << "  " << formatHostAround(r.hostBefore, r.hostAfter) << "\n";
+    std::cout << "  " << describeHostAround(r.hostBefore, r.hostAfter) << "\n";
     const double one = r.candidates[r.serialOneThread].median(), best = r.candidates[r.bestSerial].median();
     // Columns as wide as their longest entry.
     int titleWidth = 13, threadsWidth = 17;

@@ -1,7 +1,7 @@
 #include "core/pipeline/tune.h"
 
 #include "core/pipeline/isolated_timing.h"
-#include "core/report/host_json.h"
+#include "core/report/host_report.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/schedule_io.h"
