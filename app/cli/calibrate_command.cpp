@@ -6,6 +6,7 @@
 #include "core/analysis/machine.h"
 #include "core/report/host_report.h"
 #include "core/runtime/runtime.h"
+#include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,7 +60,7 @@ Command addCalibrateCommand(CLI::App& app)
                           << "overhead       " << formatSeconds(m.overheadSeconds) << " per operator\n"
                           << "hand-off       " << formatSeconds(m.handoffSeconds)
                           << " to pass a value to a sleeping thread (cross-cluster edge latency)\n"
-                          << "host           " << host.cores << " CPU" << (host.cores == 1 ? "" : "s") << ", "
+                          << "host           " << countOf(host.cores, "CPU") << ", "
                           << describeHost(host) << "\n"
                           << "saved to       " << (target.empty() ? "(nowhere: no cache folder)" : target) << "\n";
                 return 0;

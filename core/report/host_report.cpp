@@ -1,5 +1,7 @@
 #include "core/report/host_report.h"
 
+#include "core/util/text.h"
+
 #include <cstdio>
 
 namespace ramiel {
@@ -55,7 +57,7 @@ std::string describeHost(const HostState& h, bool brief)
 std::string describeHostAround(const HostState& before, const HostState& after)
 {
     const double stolen = stolenShare(before, after);
-    return "host: " + std::to_string(before.cores) + " CPU" + (before.cores == 1 ? "" : "s") + "; before, " +
+    return "host: " + countOf(before.cores, "CPU") + "; before, " +
            describeHost(before) + "; after, " + describeHost(after, true) +
            (stolen >= 0 ? "; the hypervisor took " + fixed(stolen * 100, 1) + " % of the CPUs' time in between"
                         : std::string());
