@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace ramiel;
 using ramiel::test::graphFromSpec;
@@ -151,6 +152,32 @@ private Q_SLOTS:
         QCOMPARE(formatFlops(950), std::string("950 FLOP"));
         QCOMPARE(formatFlops(1.183e8), std::string("118 MFLOP"));
         QCOMPARE(formatFlops(5.708e9), std::string("5.71 GFLOP"));
+    }
+
+    // One rule for every time the CLI, Studio and the reports print.
+    void timesReadWithThreeDigits_data()
+    {
+        QTest::addColumn<double>("seconds");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("zero") << 0.0 << "0.00 us";
+        QTest::newRow("round trip") << 66.04e-9 << "66.0 ns";
+        QTest::newRow("just under a microsecond") << 0.9996e-6 << "1.00 us";
+        QTest::newRow("node") << 850e-6 << "850 us";
+        QTest::newRow("rounds up to a millisecond") << 999.96e-6 << "1.00 ms";
+        QTest::newRow("run") << 12.34e-3 << "12.3 ms";
+        QTest::newRow("rounds up to a second") << 0.99951 << "1.00 s";
+        QTest::newRow("tune") << 2.5 << "2.50 s";
+        QTest::newRow("long") << 123.4 << "123 s";
+        QTest::newRow("negative") << -1.5e-3 << "-1.50 ms";
+        QTest::newRow("not a number") << std::nan("") << "unknown";
+        QTest::newRow("infinite") << std::numeric_limits<double>::infinity() << "unknown";
+    }
+
+    void timesReadWithThreeDigits()
+    {
+        QFETCH(double, seconds);
+        QFETCH(QString, text);
+        QCOMPARE(QString::fromStdString(formatSeconds(seconds)), text);
     }
 
     // Statistics of a weight, worked out by hand.

@@ -9,16 +9,7 @@
 
 namespace ramiel::studio {
 
-QString formatSeconds(double seconds)
-{
-    if (!std::isfinite(seconds))
-        return QObject::tr("unknown");
-    if (seconds < 1e-3)
-        return QString::number(seconds * 1e6, 'f', 1) + QStringLiteral(" us");
-    if (seconds < 1)
-        return QString::number(seconds * 1e3, 'f', 2) + QStringLiteral(" ms");
-    return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
-}
+QString formatSeconds(double seconds) { return QString::fromStdString(ramiel::formatSeconds(seconds)); }
 
 namespace {
 constexpr double kText = std::numeric_limits<double>::quiet_NaN();  // a row without a figure

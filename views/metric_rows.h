@@ -22,6 +22,7 @@ struct MetricRow {
 };
 
 QVector<MetricRow> metricRows(const PlannedModel& analysis);
+// "12.3 ms" (core's formatSeconds), as a QString.
 QString formatSeconds(double seconds);
 // "13.3 MiB" (core's formatBytes), as a QString.
 QString formatBytes(double bytes);

@@ -6,32 +6,6 @@
 
 namespace ramiel::cli {
 
-std::string formatFixed(double value, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
-
-static std::string threeDigits(double v)
-{
-    return formatFixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2);
-}
-
-std::string formatSeconds(double s)
-{
-    if (std::isnan(s))
-        return "unknown";
-    const double a = std::fabs(s);
-    if (a >= 1)
-        return threeDigits(s) + " s";
-    if (a >= 1e-3)
-        return threeDigits(s * 1e3) + " ms";
-    if (a >= 1e-6 || a == 0)
-        return threeDigits(s * 1e6) + " us";
-    return threeDigits(s * 1e9) + " ns";
-}
-
 std::string formatQuantity(double v, const char* unit)
 {
     const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
@@ -41,7 +15,7 @@ std::string formatQuantity(double v, const char* unit)
         ++i;
     }
     const bool whole = i == 0 && v == std::floor(v);
-    return (whole ? formatFixed(v, 0) : threeDigits(v)) + " " + prefixes[i] + unit;
+    return (whole ? formatFixed(v, 0) : formatThreeDigits(v)) + " " + prefixes[i] + unit;
 }
 
 void showProgress(const std::string& what, int done, int total)

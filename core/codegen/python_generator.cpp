@@ -3,8 +3,8 @@
 // code of templates/python/ spliced in; run.py, its benchmark; README.md.
 #include "core/codegen/program.h"
 #include "core/codegen/templates.h"
+#include "core/util/text.h"
 
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -72,13 +72,6 @@ std::string bytesLiteral(std::string_view bytes)
 
 const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", ints, real};
 
-std::string formatFixed2(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
-}
-
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
     if (vars.empty())
@@ -100,7 +93,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "# Command: " << quotedForComment(command) << "\n"
       << "# Schedule: " << asciiDisplay(s.algorithm) << ", " << s.clusters.size() << " workers, batch " << s.batch
       << ", " << s.degree << (s.degree == 1 ? " copy" : " copies (sub-batches)") << "; speedup bound "
-      << (p.bound > 0 ? formatFixed2(p.bound) + "x" : std::string("not known")) << ".\n"
+      << (p.bound > 0 ? formatFixed(p.bound, 2) + "x" : std::string("not known")) << ".\n"
       << "#\n"
       << "# " << p.className << ".forward() runs every node in one topological order. forward_parallel()\n"
       << "# runs the schedule: worker K runs _worker_K, its nodes in the schedule's global order,\n"
@@ -145,7 +138,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     for (size_t c = 0; c < p.threads.size(); ++c)
         o << (c ? ", " : "") << p.threads[c];
     o << "]  # intra-op threads of each worker\n"
-      << "BOUND = " << (p.bound > 0 ? formatFixed2(p.bound) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
+      << "BOUND = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n";
@@ -295,7 +288,7 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
     for (size_t c = 0; c < p.threads.size(); ++c)
         o << (c ? ", " : "") << p.threads[c];
     o << "), batch " << s.batch << ", " << s.degree << (s.degree == 1 ? " copy" : " copies")
-      << (p.bound > 0 ? ", speedup bound " + formatFixed2(p.bound) + "x" : std::string()) << ".\n\n";
+      << (p.bound > 0 ? ", speedup bound " + formatFixed(p.bound, 2) + "x" : std::string()) << ".\n\n";
     if (python) {
         o << "| file | what |\n|---|---|\n"
           << "| `model.py` | `" << p.className << "`, a `torch.nn.Module`: `forward()` serial, `forward_parallel()` the schedule |\n"

@@ -7,6 +7,7 @@
 #include "core/schedule/schedule_io.h"
 #include "core/schedule/thread_choice.h"
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -261,13 +262,6 @@ std::vector<size_t> pickToMeasure(const std::vector<TuneCandidate>& c, const std
     return pick;
 }
 
-std::string fixed2(double x)
-{
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2f", x);
-    return b;
-}
-
 }  // namespace
 
 void dropDuplicates(std::vector<TuneCandidate>& candidates)
@@ -340,8 +334,8 @@ void chooseMeasured(TuneResult& r, const std::string& mainPasses)
         r.verdict = "no inter-op gain on this model at P = " + cores + ": " + fastest.config.label() + " is fastest";
     } else {
         r.verdict = fastest.config.label() + " is fastest: " +
-                    fixed2(r.candidates[r.serialOneThread].median() / fastest.median()) +
-                    "x over serial on 1 thread, " + fixed2(best.median() / fastest.median()) +
+                    formatFixed(r.candidates[r.serialOneThread].median() / fastest.median(), 2) +
+                    "x over serial on 1 thread, " + formatFixed(best.median() / fastest.median(), 2) +
                     "x over the best serial configuration (" + best.config.label() + ")";
     }
 }
@@ -472,10 +466,10 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     chooseMeasured(r, o.passes.front());
     r.totalSeconds = since(start);
     if (r.totalSeconds > o.budgetSeconds)
-        r.note = "took " + fixed2(r.totalSeconds) + " s of a " + fixed2(o.budgetSeconds) + " s budget (profiling " +
-                 fixed2(r.profileSeconds) + " s, then " + std::to_string(pick.size()) +
+        r.note = "took " + formatFixed(r.totalSeconds, 2) + " s of a " + formatFixed(o.budgetSeconds, 2) + " s budget (profiling " +
+                 formatFixed(r.profileSeconds, 2) + " s, then " + std::to_string(pick.size()) +
                  " configurations loaded and timed " + std::to_string(r.runsEach) + " times each in " +
-                 fixed2(r.measureSeconds) + " s)";
+                 formatFixed(r.measureSeconds, 2) + " s)";
     return r;
 }
 

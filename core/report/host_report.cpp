@@ -2,8 +2,6 @@
 
 #include "core/util/text.h"
 
-#include <cstdio>
-
 namespace ramiel {
 
 nlohmann::json hostStateToJson(const HostState& h)
@@ -25,32 +23,14 @@ nlohmann::json hostAroundToJson(const HostState& before, const HostState& after)
             {"stolen_share", stolen >= 0 ? nlohmann::json(stolen) : nlohmann::json()}};
 }
 
-namespace {
-
-std::string fixed(double v, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
-// Three significant digits, in ns, us or ms.
-std::string shortTime(double s)
-{
-    const double v = s < 1e-6 ? s * 1e9 : s < 1e-3 ? s * 1e6 : s * 1e3;
-    return fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2) + (s < 1e-6 ? " ns" : s < 1e-3 ? " us" : " ms");
-}
-
-}  // namespace
-
 std::string describeHost(const HostState& h, bool brief)
 {
-    std::string s = "load average " + (h.loadAverage >= 0 ? fixed(h.loadAverage, 2) : std::string("unknown"));
+    std::string s = "load average " + (h.loadAverage >= 0 ? formatFixed(h.loadAverage, 2) : std::string("unknown"));
     if (h.roundTripSeconds < 0)
         return s + (brief ? "" : h.cores < 2 ? ", no round trip to time (one CPU)" : ", no round trip (threads not pinned)");
     if (brief)
-        return s + ", round trip " + shortTime(h.roundTripSeconds);
-    return s + ", a cache line's round trip of " + shortTime(h.roundTripSeconds) + " between CPUs " +
+        return s + ", round trip " + formatSeconds(h.roundTripSeconds);
+    return s + ", a cache line's round trip of " + formatSeconds(h.roundTripSeconds) + " between CPUs " +
            std::to_string(h.cpuA) + " and " + std::to_string(h.cpuB);
 }
 
@@ -59,7 +39,7 @@ std::string describeHostAround(const HostState& before, const HostState& after)
     const double stolen = stolenShare(before, after);
     return "host: " + countOf(before.cores, "CPU") + "; before, " +
            describeHost(before) + "; after, " + describeHost(after, true) +
-           (stolen >= 0 ? "; the hypervisor took " + fixed(stolen * 100, 1) + " % of the CPUs' time in between"
+           (stolen >= 0 ? "; the hypervisor took " + formatFixed(stolen * 100, 1) + " % of the CPUs' time in between"
                         : std::string());
 }
 

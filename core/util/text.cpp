@@ -69,16 +69,34 @@ std::string printable(std::string_view text)
     return out;
 }
 
-namespace {
-
-// Three significant digits: "512", "13.3", "1.50".
-std::string threeDigits(double v)
+std::string formatFixed(double value, int decimals)
 {
     char buf[64];
-    const double a = std::fabs(v);
-    std::snprintf(buf, sizeof buf, "%.*f", a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2, v);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
     return buf;
 }
+
+std::string formatThreeDigits(double v)
+{
+    const double a = std::fabs(v);
+    return formatFixed(v, a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2);
+}
+
+std::string formatSeconds(double s)
+{
+    if (!std::isfinite(s))
+        return "unknown";
+    const double a = std::fabs(s);
+    if (a >= 0.9995)
+        return formatThreeDigits(s) + " s";
+    if (a >= 0.9995e-3)
+        return formatThreeDigits(s * 1e3) + " ms";
+    if (a >= 0.9995e-6 || a == 0)
+        return formatThreeDigits(s * 1e6) + " us";
+    return formatThreeDigits(s * 1e9) + " ns";
+}
+
+namespace {
 
 std::string scaled(double v, double base, const char* const* units, int count)
 {
@@ -95,7 +113,7 @@ std::string scaled(double v, double base, const char* const* units, int count)
         std::snprintf(buf, sizeof buf, "%.0f %s", v, units[0]);
         return buf;
     }
-    return threeDigits(v) + " " + units[i];
+    return formatThreeDigits(v) + " " + units[i];
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Making text from a model safe to print: names in ONNX files are arbitrary
 // bytes (NUL, newlines, escape sequences, invalid UTF-8); byte and FLOP
-// counts written to read.
+// counts and times written to read, one way for the CLI, Studio and the reports.
 #pragma once
 
 #include <string>
@@ -18,6 +18,13 @@ std::string printable(std::string_view text);
 std::string formatBytes(double bytes);
 // Operation counts with a decimal prefix: "950 FLOP", "118 MFLOP", "5.71 GFLOP".
 std::string formatFlops(double flops);
+// A figure with three significant digits: "512", "13.3", "1.50".
+std::string formatThreeDigits(double value);
+// A fixed number of decimals: formatFixed(1.234, 2) is "1.23".
+std::string formatFixed(double value, int decimals);
+// Times with three significant digits in s, ms, us or ns: "2.50 s", "12.3 ms", "850 us",
+// "66.0 ns"; "unknown" when not finite.
+std::string formatSeconds(double seconds);
 // "1 thread", "2 threads": a count with its noun, plural by adding "s".
 std::string countOf(int n, const std::string& word);
 
