@@ -15,7 +15,14 @@
 # round's, and how many of them meet the target in some round. The last line
 # gives the host's state before and after (`ramiel calibrate`: load average, a
 # cache line's round trip between two CPUs), without which times from another
-# hour cannot be compared.
+# hour cannot be compared. Within the hour, a cloud host can move its vCPUs
+# between cores that share a cache and cores that do not, for seconds at a time,
+# and the round trip with them (60 against 340 ns on session 27's host, where
+# mnasnet0_5 then scaled 1.74x or 1.13x from one thread to two): each Ramiel
+# process probes it before and after its runs (`ramiel profile`'s "host"), and
+# the last column gives each round's lowest and highest, starred where they
+# differ more than 2x (the host moved during the round, so its ratios compare
+# configurations that ran on different machines, in effect).
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
 #   env: P (default 2), RUNS per process (default 20), ROUNDS (default 3),
 #        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
@@ -49,18 +56,35 @@ d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
 print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 }
 ort_ms() { NODE_PATH="$ort" node "$here/ort_bench.js" "$1" "$runs" "$2" "$3" | /usr/bin/python3 -c "import json, sys; print(json.loads(sys.stdin.readline())['median_ms'])"; }
-ramiel_ms() {  # a model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets
+# The median in ms; the round trips the process measured before and after its runs go to
+# $scratch/trips. A model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets.
+ramiel_ms() {
   rm -f "$scratch/p.json"
   "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" --shape "$(dims "$1" name)" -o "$scratch/p.json" > /dev/null
-  /usr/bin/python3 -c "import json; print(json.load(open('$scratch/p.json'))['median_total'] * 1e3)"
+  /usr/bin/python3 - "$scratch/p.json" "$scratch/trips" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+with open(sys.argv[2], 'a') as f:
+    for state in j['host'].values():
+        if isinstance(state, dict) and state['round_trip_ns'] is not None:
+            f.write('%f\n' % state['round_trip_ns'])
+print(j['median_total'] * 1e3)
+PY
 }
-# One table row from the rounds' figures: NAME P then, per configuration in the
-# order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas.
+# A round's round trips as LOW-HIGH in ns, starred where HIGH is more than twice LOW.
+round_trips() {
+  /usr/bin/python3 -c "import sys
+t = [float(l) for l in open(sys.argv[1]) if l.strip()]
+print('%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none')" "$scratch/trips"
+}
+# One table row from the rounds' figures: NAME P TRIPS then, per configuration in the
+# order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas; TRIPS: the
+# rounds' round trips (round_trips) separated by commas.
 row() {
   /usr/bin/python3 - "$@" <<'PY'
 import os, statistics, sys
-name, p = sys.argv[1], int(sys.argv[2])
-cols = [[float(v) for v in a.split(',')] for a in sys.argv[3:]]
+name, p, trips = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
+cols = [[float(v) for v in a.split(',')] for a in sys.argv[4:]]
 ort, ram = cols[:p], cols[p:]
 med = statistics.median
 rounds = range(len(cols[0]))
@@ -71,11 +95,12 @@ scaling = [(ram[0][r] / ram[-1][r]) / (ort[0][r] / ort[-1][r]) for r in rounds]
 one = [ram[0][r] / ort[0][r] for r in rounds]
 cells = [name] + ['%.2f' % med(c) for c in cols]
 cells += ['%.2f' % (med(ort[0]) / med(ort[-1])), '%.2f' % (med(ram[0]) / med(ram[-1])), ranged(scaling)]
-cells += [ranged(best), ranged(one)]
+cells += [ranged(best), ranged(one), ', '.join(trips)]
 print(' | '.join(cells))
-with open(os.environ['SUMMARY'], 'a') as f:  # the medians the summary counts, and the ratios' best rounds
-    f.write('%s %f %f %f %f %f %f %f %f\n' % (name, med(ram[-1]), med(ram[0]), med(scaling), med(best), med(one),
-                                              max(scaling), min(best), min(one)))
+moved = sum(t.endswith('*') for t in trips)
+with open(os.environ['SUMMARY'], 'a') as f:  # the medians the summary counts, the ratios' best rounds, moved rounds
+    f.write('%s %f %f %f %f %f %f %f %f %d %d\n' % (name, med(ram[-1]), med(ram[0]), med(scaling), med(best),
+                                                    med(one), max(scaling), min(best), min(one), moved, len(trips)))
 PY
 }
 # The runtime's targets counted over the table's models (medians of the rounds).
@@ -86,14 +111,17 @@ rows = [l.split() for l in open(sys.argv[1])]
 p = sys.argv[2]
 def bar(text, holds, ratio=None):
     """Counts the models whose medians meet a target; names the others, with the median ratio and
-    the best round's where the target is a ratio, and says how many meet it in some round."""
+    the best round's where the target is a ratio and the rounds in which the host moved, and says
+    how many meet it in some round."""
     short = [r for r in rows if not holds(*map(float, r[1:6]))]
     line = '%s: %d of %d' % (text, len(rows) - len(short), len(rows))
     if short:
         values = [list(map(float, r[1:])) for r in short]
-        named = [r[0] + (' %.2fx [best round %.2fx]' % (v[ratio[0]], v[ratio[1]]) if ratio else '')
-                 for r, v in zip(short, values)]
-        line += ' (not: %s)' % ', '.join(named)
+        def named(r, v):
+            notes = (['best round %.2fx' % v[ratio[1]]] if ratio else []) + \
+                    (['host moved in %d of %d rounds' % (v[8], v[9])] if v[8] else [])
+            return r[0] + (' %.2fx' % v[ratio[0]] if ratio else '') + (' [%s]' % '; '.join(notes) if notes else '')
+        line += ' (not: %s)' % ', '.join(named(r, v) for r, v in zip(short, values))
         if ratio:
             some = sum(1 for v in values if ratio[2](v[ratio[1]]))
             line += '; in some round %d of these %d' % (some, len(short))
@@ -113,20 +141,23 @@ header="model"
 for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
 for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
 header+=" | ORT 1->${P}t | Ramiel 1->${P}t | Ramiel scaling / ORT's (rounds) | Ramiel best / ORT best (rounds)"
-echo "$header | Ramiel 1t / ORT 1t (rounds)"
-sep="---"; for _ in $(seq 1 $((2 * P + 5))); do sep+="|---"; done; echo "$sep"
+echo "$header | Ramiel 1t / ORT 1t (rounds) | round trip, ns (rounds)"
+sep="---"; for _ in $(seq 1 $((2 * P + 6))); do sep+="|---"; done; echo "$sep"
 for f in "${models[@]}"; do
   d=$(dims "$f")
   declare -A seen=()
+  trips=""
   for r in $(seq 1 "$rounds"); do
+    : > "$scratch/trips"
     for t in $(seq 1 "$P"); do
       seen[ort$t]+="$(ort_ms "$f" "$d" "$t"),"
       seen[ram$t]+="$(ramiel_ms "$f" "$t"),"
     done
+    trips+="$(round_trips),"
   done
   args=()
   for k in ort ram; do for t in $(seq 1 "$P"); do args+=("${seen[$k$t]%,}"); done; done
-  row "$(basename "$f" .onnx)" "$P" "${args[@]}"
+  row "$(basename "$f" .onnx)" "$P" "${trips%,}" "${args[@]}"
   unset seen
 done
 echo

@@ -404,6 +404,14 @@ private Q_SLOTS:
         const QString costs = dir.filePath("costs.json");
         const auto p = test::runCli({"profile", sample, "-o", costs, "--runs", "3"});
         QCOMPARE(p.exitCode, 0);
+        QVERIFY2(p.out.contains("\n  host: "), qPrintable(p.out));
+        {
+            QFile f(costs);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonObject table = QJsonDocument::fromJson(f.readAll()).object();
+            checkHost(table["host"]["before"].toObject(), allowedCpus());
+            checkHost(table["host"]["after"].toObject(), allowedCpus());
+        }
         const auto c = test::runCli({"cluster", sample, "--costs", costs, "--machine", kMachine, "--json"});
         QCOMPARE(c.exitCode, 0);
         QVERIFY2(!c.err.contains("lacks"), qPrintable(c.err));  // every node was measured

@@ -420,11 +420,13 @@ Command addProfileCommand(CLI::App& app)
                 const auto compiled = runtime().compile(model);
                 compiled->setInputs(compiled->randomInputs(o->batch, 1));
                 const int threads = o->threads;
+                const HostState before = probeHost();
                 const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);
                 std::vector<MeasuredCosts> threaded;
                 for (int k : o->threaded)
                     threaded.push_back(profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, k));
-                writeMeasuredCosts(o->output, model.graph, m, threaded);
+                const HostState after = probeHost();
+                writeMeasuredCosts(o->output, model.graph, m, threaded, hostAroundToJson(before, after));
                 double sum = 0;
                 for (double s : m.nodeSeconds)
                     sum += s;
@@ -447,7 +449,7 @@ Command addProfileCommand(CLI::App& app)
                 fewerThreads(m);
                 for (const MeasuredCosts& t : threaded)
                     fewerThreads(t);
-                std::cout << "\n  wrote " << o->output << "\n";
+                std::cout << "\n  " << describeHostAround(before, after) << "\n  wrote " << o->output << "\n";
                 return 0;
             }};
 }

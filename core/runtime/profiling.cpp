@@ -57,7 +57,7 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
 }
 
 void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
-                        const std::vector<MeasuredCosts>& threaded)
+                        const std::vector<MeasuredCosts>& threaded, const nlohmann::json& host)
 {
     auto byName = [&](const MeasuredCosts& m) {
         nlohmann::json nodes = nlohmann::json::object();
@@ -88,6 +88,8 @@ void writeMeasuredCosts(const std::string& path, const Graph& graph, const Measu
             j["threaded"].push_back(table);
         }
     }
+    if (!host.is_null())
+        j["host"] = host;
     writeFileAtomically(path, j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 

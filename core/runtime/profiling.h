@@ -4,6 +4,8 @@
 
 #include "core/runtime/runtime.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -37,9 +39,11 @@ MeasuredCosts profileExecutor(Executor& executor, size_t nodeCount, int batch, i
 // and with `threaded` (the same batch on more intra-op threads) "threaded": [{"threads",
 // "runs", "median_total", "nodes"}, ...], which thread-aware plans use. A table whose
 // nodes ran on fewer threads than its own (measured faster so) names them in
-// "fewer_threads".
+// "fewer_threads". `host`, where given, is the machine's state around the runs
+// (hostAroundToJson, core/report/host_report.h).
 void writeMeasuredCosts(const std::string& path, const Graph& graph, const MeasuredCosts& costs,
-                        const std::vector<MeasuredCosts>& threaded = {});
+                        const std::vector<MeasuredCosts>& threaded = {},
+                        const nlohmann::json& host = nlohmann::json());
 
 double median(std::vector<double> values);
 
