@@ -1,8 +1,10 @@
 // Graph IR: building, SSA checks, topological order, levels, cycles; the
 // byte and FLOP counts as text; a constant tensor's statistics.
 #include "core/analysis/grouping.h"
+#include "core/analysis/host_state.h"
 #include "core/analysis/tensor_stats.h"
 #include "core/ir/topology.h"
+#include "core/report/host_report.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
 #include "test_support.h"
@@ -178,6 +180,38 @@ private Q_SLOTS:
         QFETCH(double, seconds);
         QFETCH(QString, text);
         QCOMPARE(QString::fromStdString(formatSeconds(seconds)), text);
+    }
+
+    // The host line says when the round trip moved more than 2x (a cloud host moved its vCPUs).
+    void hostLineSaysWhenTheRoundTripMoved_data()
+    {
+        QTest::addColumn<double>("beforeNs");
+        QTest::addColumn<double>("afterNs");
+        QTest::addColumn<bool>("moved");
+        QTest::newRow("steady") << 64.0 << 66.0 << false;
+        QTest::newRow("just under 2x") << 60.0 << 119.0 << false;
+        QTest::newRow("apart") << 60.0 << 340.0 << true;
+        QTest::newRow("together again") << 333.0 << 60.2 << true;
+        QTest::newRow("one CPU: not measured") << -1.0 << -1.0 << false;
+        QTest::newRow("after not measured") << 60.0 << -1.0 << false;
+    }
+
+    void hostLineSaysWhenTheRoundTripMoved()
+    {
+        QFETCH(double, beforeNs);
+        QFETCH(double, afterNs);
+        QFETCH(bool, moved);
+        HostState before, after;
+        before.cores = after.cores = 2;
+        before.loadAverage = after.loadAverage = 0.5;
+        before.roundTripSeconds = beforeNs * 1e-9;
+        after.roundTripSeconds = afterNs * 1e-9;
+        before.cpuA = after.cpuA = 0;
+        before.cpuB = after.cpuB = 1;
+        QCOMPARE(roundTripMoved(before, after), moved);
+        QCOMPARE(hostAroundToJson(before, after)["round_trip_moved"].get<bool>(), moved);
+        const std::string line = describeHostAround(before, after);
+        QCOMPARE(line.find("the host moved its CPUs") != std::string::npos, moved);
     }
 
     // Statistics of a weight, worked out by hand.

@@ -579,6 +579,8 @@ private Q_SLOTS:
             QVERIFY2(!text.contains("parallel"), qPrintable(text));
             // Timed as bench times: each configuration alone, in turns.
             QVERIFY2(text.contains("each configuration in its own process"), qPrintable(text));
+            // The machine around the runs, as bench and Tune give it.
+            QVERIFY2(text.contains("host: ") && text.contains("; before, load average "), qPrintable(text));
             QVERIFY2(run->workersLabel()->text().contains("W1 busy"), qPrintable(run->workersLabel()->text()));
         }
         w->findChild<QDockWidget*>("run")->raise();
@@ -609,6 +611,7 @@ private Q_SLOTS:
         QCOMPARE(run->parallelPoints(), 0);
         QVERIFY(!run->hasProfile());
         QVERIFY(!summary->text().contains("iterations"));
+        QVERIFY(!summary->text().contains("host: "));
         QCOMPARE(w->session()->settings().costs, std::string("static"));
         QCOMPARE(w->tuning()->costsBox()->currentIndex(), 0);
         QVERIFY(!w->session()->analysis()->costs.measured);

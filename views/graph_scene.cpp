@@ -45,6 +45,7 @@ QPolygonF arrowHead(const LayoutEdge& e)
     return QPolygonF({tip, back + n * 3.5, back - n * 3.5});
 }
 
+// The time-color legend's steps in one unit, as a scale reads.
 QString formatMs(double seconds) { return QString::number(seconds * 1e3, 'f', seconds < 1e-3 ? 3 : 2) + " ms"; }
 
 }  // namespace
@@ -482,7 +483,7 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
     case ColorMode::Cluster:
         if (a)
             for (size_t c = 0; c < a->loads.size(); ++c)
-                out.append({clusterColor(int(c)), tr("cluster %1: %2").arg(c).arg(formatMs(a->loads[c]))});
+                out.append({clusterColor(int(c)), tr("cluster %1: %2").arg(c).arg(formatSeconds(a->loads[c]))});
         break;
     case ColorMode::OpType: {
         std::map<std::string, int> counts;

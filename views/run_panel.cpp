@@ -4,6 +4,7 @@
 #include "palette.h"
 
 #include "core/pipeline/isolated_timing.h"
+#include "core/report/host_report.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
 
@@ -148,6 +149,7 @@ void RunPanel::clearResults()
     labels_.clear();
     times_.clear();
     busy_.clear();
+    host_.reset();
     workers_->clear();
     // No axes without points: an empty chart says what it will show.
     xAxis_->setVisible(false);
@@ -238,8 +240,13 @@ void RunPanel::start()
                 for (auto& times : pending)
                     times.clear();
             };
+            const HostState before = probeHost();
             pipeline::timeInOwnProcesses(request, configurations, workerCommand, iterations, 1, {},
                                          [&](double) { return stopFlag->load(); }, onTime);
+            const HostState after = probeHost();
+            QMetaObject::invokeMethod(
+                this, [this, before, after] { host_.emplace(before, after); updateSummary(); },
+                Qt::QueuedConnection);
             // Per-node costs (for "Use as measured costs") and the workers' busy times, in this
             // process, one executor at a time.
             if (!*stopFlag) {
@@ -383,9 +390,16 @@ void RunPanel::updateSummary()
                                    : tr("the machine is busy or hand-offs cost more than modelled."));
     if (planRow > 1 && medians[1] > medians[0])
         text += QStringLiteral("<br>") +
-                tr("Serial on %1 is slower than on one thread: the machine is busy (another process takes a "
-                   "core), or this model's operators are too small to gain from more threads.")
+                (host_ && roundTripMoved(host_->first, host_->second)
+                     ? tr("Serial on %1 is slower than on one thread: the host moved its CPUs during the runs "
+                          "(below), or the machine is busy, or this model's operators are too small to gain "
+                          "from more threads.")
+                     : tr("Serial on %1 is slower than on one thread: the machine is busy (another process takes "
+                          "a core), or this model's operators are too small to gain from more threads."))
                     .arg(labels_[1].section(QStringLiteral(", "), 1));
+    if (host_)
+        text += QStringLiteral("<br>") +
+                QString::fromStdString(describeHostAround(host_->first, host_->second)).toHtmlEscaped();
     if (runAnalysis_ && runAnalysis_ != session_->analysis() && !running()) {
         const PlanSettings& r = runAnalysis_->settings;
         text += tr("<br><i>Measured with the plan of that run (%1, P = %2, B = %3, d = %4); the plan has changed "

@@ -1,12 +1,15 @@
-// Runs the open model on libtorch in this process, interleaved, in a
-// background thread: serial on one thread, serial on P threads (the best
-// serial guess) and the current schedule, with a live chart of each
+// Runs the open model on libtorch from a background thread, each configuration
+// in its own process, in turns: serial on one thread, serial on P threads (the
+// best serial guess) and the current schedule, with a live chart of each
 // iteration's latency, running medians, the speedups over both serial rows
-// beside the plan's inter-op bound, and per-worker utilization. The 1-thread
-// runs' per-node profile can become the measured costs in one click.
+// beside the plan's inter-op bound, the host's state around the runs, and
+// per-worker utilization. The 1-thread runs' per-node profile can become the
+// measured costs in one click.
 #pragma once
 
 #include "studio_session.h"
+
+#include "core/analysis/host_state.h"
 
 #include <QList>
 #include <QStringList>
@@ -15,6 +18,8 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 class QLabel;
@@ -86,6 +91,7 @@ private:
     QStringList labels_;
     std::vector<std::vector<double>> times_;  // by row
     std::vector<double> busy_;  // by worker of the plan: the share of a run it computes
+    std::optional<std::pair<HostState, HostState>> host_;  // before and after the timed runs
     std::vector<double> profile_;  // per-sample seconds by node id, from the serial runs
     std::shared_ptr<const PlannedModel> runAnalysis_;
 };

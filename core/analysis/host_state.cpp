@@ -124,6 +124,12 @@ double stolenShare(const HostState& before, const HostState& after)
     return std::clamp((after.stolenSeconds - before.stolenSeconds) / cpu, 0.0, 1.0);
 }
 
+bool roundTripMoved(const HostState& before, const HostState& after)
+{
+    const double a = before.roundTripSeconds, b = after.roundTripSeconds;
+    return a > 0 && b > 0 && std::max(a, b) > kRoundTripMoved * std::min(a, b);
+}
+
 HostState probeHost()
 {
     HostState h;

@@ -26,4 +26,11 @@ HostState probeHost();
 // shared cloud host, other tenants' work); < 0: unknown.
 double stolenShare(const HostState& before, const HostState& after);
 
+// Whether the round trip changed more than kRoundTripMoved times between two
+// states: a cloud host moved its vCPUs between cores that share a cache and cores
+// that do not (60 against 340 ns on one host, for seconds at a time), and times
+// taken on either side compare only with their own. False where either is unknown.
+constexpr double kRoundTripMoved = 2.0;
+bool roundTripMoved(const HostState& before, const HostState& after);
+
 }  // namespace ramiel

@@ -20,7 +20,8 @@ nlohmann::json hostAroundToJson(const HostState& before, const HostState& after)
     const double stolen = stolenShare(before, after);
     return {{"before", hostStateToJson(before)},
             {"after", hostStateToJson(after)},
-            {"stolen_share", stolen >= 0 ? nlohmann::json(stolen) : nlohmann::json()}};
+            {"stolen_share", stolen >= 0 ? nlohmann::json(stolen) : nlohmann::json()},
+            {"round_trip_moved", roundTripMoved(before, after)}};
 }
 
 std::string describeHost(const HostState& h, bool brief)
@@ -40,7 +41,11 @@ std::string describeHostAround(const HostState& before, const HostState& after)
     return "host: " + countOf(before.cores, "CPU") + "; before, " +
            describeHost(before) + "; after, " + describeHost(after, true) +
            (stolen >= 0 ? "; the hypervisor took " + formatFixed(stolen * 100, 1) + " % of the CPUs' time in between"
-                        : std::string());
+                        : std::string()) +
+           (roundTripMoved(before, after)
+                ? "; the round trip changed more than " + formatFixed(kRoundTripMoved, 0) +
+                      "x in between: the host moved its CPUs, and the times mix two placements"
+                : std::string());
 }
 
 }  // namespace ramiel

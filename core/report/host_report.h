@@ -15,7 +15,8 @@ namespace ramiel {
 // known (one CPU: no round trip).
 nlohmann::json hostStateToJson(const HostState& h);
 
-// Around a timing: {"before": {...}, "after": {...}, "stolen_share": 0.004 | null}.
+// Around a timing: {"before": {...}, "after": {...}, "stolen_share": 0.004 | null,
+// "round_trip_moved": false} (roundTripMoved).
 nlohmann::json hostAroundToJson(const HostState& before, const HostState& after);
 
 // "load average 0.55, a cache line's round trip of 66.0 ns between CPUs 0 and 1"
@@ -23,7 +24,8 @@ nlohmann::json hostAroundToJson(const HostState& before, const HostState& after)
 std::string describeHost(const HostState& h, bool brief = false);
 
 // "host: 2 CPUs; before, <describeHost>; after, <describeHost brief>; the hypervisor took
-// 0.2 % of the CPUs' time in between": the machine around a timing.
+// 0.2 % of the CPUs' time in between": the machine around a timing; it ends by saying so
+// where the round trip moved (roundTripMoved).
 std::string describeHostAround(const HostState& before, const HostState& after);
 
 }  // namespace ramiel
