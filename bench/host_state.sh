@@ -1,11 +1,11 @@
 # shellcheck shell=bash
 # Sourced by the benchmark scripts: the host's state as one line, from `ramiel
-# calibrate --json` (load average, a cache line's round trip between the first two
-# CPUs; docs/cli.md). `host_state RAMIEL DIR before` keeps the state in DIR;
+# calibrate --host --json` (load average, a cache line's round trip between the
+# first two CPUs; docs/cli.md). `host_state RAMIEL DIR before` keeps the state in DIR;
 # `host_state RAMIEL DIR after` adds the share of the CPUs' time the hypervisor took
 # since then. Times from another hour compare only where these lines do.
 host_state() {
-  "$1" calibrate --json -o "$2/host-machine.json" > "$2/host.$3"
+  "$1" calibrate --host --json > "$2/host.$3"
   /usr/bin/python3 - "$2/host.$3" "$2/host.before" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))['host']

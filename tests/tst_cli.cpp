@@ -467,6 +467,29 @@ private Q_SLOTS:
                  qPrintable(out[1]));
     }
 
+    // --host: the host's state alone, nothing measured for the cost model or saved.
+    void calibrateHostOnly()
+    {
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("RAMIEL_CACHE_DIR", dir.filePath("cache"));
+        p.setProcessEnvironment(env);
+        p.start(test::cliPath(), {"calibrate", "--host", "--json"});
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(j.keys(), QStringList{"host"});
+        checkHost(j["host"].toObject(), allowedCpus());
+        QVERIFY(!QFile::exists(dir.filePath("cache/machine-v2.json")));
+        const auto text = test::runCli({"calibrate", "--host"});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.startsWith("host           ") && text.out.count('\n') == 1, qPrintable(text.out));
+        const auto both = test::runCli({"calibrate", "--host", "-o", dir.filePath("m.json")});
+        QCOMPARE(both.exitCode, 2);
+        QVERIFY(!QFile::exists(dir.filePath("m.json")));
+    }
+
     void unwritableCalibrationTarget()
     {
         const auto r = test::runCli({"calibrate", "-o", "/proc/ramiel-cannot-write/m.json"});

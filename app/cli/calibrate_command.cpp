@@ -19,6 +19,7 @@ namespace {
 struct CalibrateOptions {
     std::string output;
     bool json = false;
+    bool hostOnly = false;  // the host's state alone: nothing measured for the cost model, nothing saved
 };
 }  // namespace
 
@@ -31,8 +32,20 @@ Command addCalibrateCommand(CLI::App& app)
     sub->add_option("-o,--output", opts->output,
                     "Write the constants to this file instead of the cache (use it with --machine)");
     sub->add_flag("--json", opts->json, "Print JSON");
+    sub->add_flag("--host", opts->hostOnly,
+                  "Only the host's state (CPUs, load average, a cache line's round trip between two CPUs, the "
+                  "hypervisor's steal): no constants measured or saved, in a fraction of a second")
+        ->excludes("--output");
     return {sub, [opts] {
                 const HostState host = probeHost();  // before the probes below load the cores
+                if (opts->hostOnly) {
+                    if (opts->json)
+                        std::cout << nlohmann::json{{"host", hostStateToJson(host)}}.dump(2) << "\n";
+                    else
+                        std::cout << "host           " << countOf(host.cores, "CPU") << ", " << describeHost(host)
+                                  << "\n";
+                    return 0;
+                }
                 CalibrationDetail d = runtime().calibrate();
                 d.constants.handoffSeconds = measureHandoffSeconds();
                 const std::string target = opts->output.empty() ? defaultMachineCachePath() : opts->output;
