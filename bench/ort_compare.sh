@@ -1,36 +1,39 @@
 #!/usr/bin/env bash
 # Ramiel against ONNX Runtime, every configuration alone: for each model in
 # BUILD_DIR/models (and any given), serial latency on 1..P intra-op threads of
-# ONNX Runtime (onnxruntime-node, sequential, all graph optimizations, one
-# session per process) and of Ramiel (`ramiel profile --threads T --passes
-# default`, a process of its own, whole-run median). The configurations take
-# turns, ROUNDS times, each time in a fresh process; a figure is the median of
-# its rounds' medians. Prints the table: the latencies, each runtime's scaling
-# from 1 to P threads, the ratio of the bests and of the one-thread figures. A
-# round's four (2P) figures are minutes apart at most, so the ratios are also
-# taken round by round: the range beside a ratio is its lowest and highest round,
-# which tells a difference from the host's drift. Under the table: how many
-# models meet each of the runtime's targets (docs/performance.md), by the
-# medians of the rounds; the others by name with their median ratio and best
-# round's, and how many of them meet the target in some round. The last line
-# gives the host's state before and after (`ramiel calibrate`: load average, a
-# cache line's round trip between two CPUs), without which times from another
-# hour cannot be compared. Within the hour, a cloud host can move its vCPUs
-# between cores that share a cache and cores that do not, for seconds at a time,
-# and the round trip with them (60 against 340 ns on session 27's host, where
-# mnasnet0_5 then scaled 1.74x or 1.13x from one thread to two): each Ramiel
-# process probes it before and after its runs (`ramiel profile`'s "host"), and
-# the last column gives each round's lowest and highest, starred where they
-# differ more than 2x (the host moved during the round, so its ratios compare
-# configurations that ran on different machines, in effect).
+# ONNX Runtime (onnxruntime-node, sequential, all graph optimizations; a session
+# per process, bench/ort_worker.js) and of Ramiel (its serial executor, default
+# passes; `ramiel time-worker`, what `ramiel bench` times its rows with), each
+# configuration in a process of its own. The 2P processes load side by side, warm
+# up one at a time, then take turns of BLOCK timed runs until each has RUNS
+# (bench/turns.py), as `ramiel bench` does: a turn lasts tens of milliseconds, so
+# every configuration meets the same mix of the host's states. A cloud host can
+# move its vCPUs between cores that share a cache and cores that do not for
+# seconds at a time (a cache line's round trip of 60 against 340 ns on session
+# 27's host, where mnasnet0_5 then scaled 1.74x or 1.13x from one thread to two);
+# one process per configuration, one after another, met different ones. ROUNDS
+# times with fresh processes; a figure is the median of its rounds' medians.
+# Prints the table: the latencies, each runtime's scaling from 1 to P threads,
+# the ratio of the bests and of the one-thread figures, taken round by round (the
+# range beside a ratio is its lowest and highest round, which tells a difference
+# from the host's drift), and each round's lowest and highest round trip
+# (`ramiel calibrate --host`, before every cycle of turns), starred where they
+# differ more than 2x. Under the table: how many models meet each of the
+# runtime's targets (docs/performance.md), by the medians of the rounds; the
+# others by name with their median ratio and best round's and the rounds in
+# which the host moved, and how many of them meet the target in some round. The
+# last line gives the host's state before and after, without which times from
+# another hour cannot be compared.
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
-#   env: P (default 2), RUNS per process (default 20), ROUNDS (default 3),
+#   env: P (default 2), RUNS per configuration and round (default 20), BLOCK timed
+#        runs per turn (default 3), ROUNDS (default 3),
 #        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
 set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 P=${P:-2}
 runs=${RUNS:-20}
+block=${BLOCK:-3}
 rounds=${ROUNDS:-3}
 ramiel="$build/bin/ramiel"
 ort=${ORT_NODE_MODULES:-$build/ort/node_modules}
@@ -55,27 +58,24 @@ x = [i for i in m.graph.input if i.name not in init][0]
 d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
 print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 }
-ort_ms() { NODE_PATH="$ort" node "$here/ort_bench.js" "$1" "$runs" "$2" "$3" | /usr/bin/python3 -c "import json, sys; print(json.loads(sys.stdin.readline())['median_ms'])"; }
-# The median in ms; the round trips the process measured before and after its runs go to
-# $scratch/trips. A model with symbolic sizes (swin_t's batch) runs at the sizes ONNX Runtime gets.
-ramiel_ms() {
-  rm -f "$scratch/p.json"
-  "$ramiel" profile "$1" --passes default --threads "$2" --runs "$runs" --shape "$(dims "$1" name)" -o "$scratch/p.json" > /dev/null
-  /usr/bin/python3 - "$scratch/p.json" "$scratch/trips" <<'PY'
+# One round of a model: the 2P configurations in turns (bench/turns.py); prints its
+# JSON (medians by configuration, ort1..P and ram1..P, and the round trips). Ramiel's
+# workers warm up until their executors have settled (warm K stops there).
+round_of() {
+  /usr/bin/python3 - "$(realpath "$1")" "$2" "$3" <<PY | /usr/bin/python3 "$here/turns.py"
 import json, sys
-j = json.load(open(sys.argv[1]))
-with open(sys.argv[2], 'a') as f:
-    for state in j['host'].values():
-        if isinstance(state, dict) and state['round_trip_ns'] is not None:
-            f.write('%f\n' % state['round_trip_ns'])
-print(j['median_total'] * 1e3)
+model, dims, shape = sys.argv[1:4]
+workers = []
+for t in range(1, $P + 1):
+    request = '$scratch/request%d.json' % t
+    json.dump({'model': model, 'shapes': [shape], 'passes': 'default', 'batch': 1, 'seed': 1, 'label': 'serial',
+               'threads': t}, open(request, 'w'))
+    workers.append({'name': 'ort%d' % t, 'warm': 3,
+                    'command': ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js', model, dims, str(t)]})
+    workers.append({'name': 'ram%d' % t, 'warm': 1000, 'command': ['$ramiel', 'time-worker', request]})
+print(json.dumps({'runs': $runs, 'block': $block, 'probe': ['$ramiel', 'calibrate', '--host', '--json'],
+                  'workers': workers}))
 PY
-}
-# A round's round trips as LOW-HIGH in ns, starred where HIGH is more than twice LOW.
-round_trips() {
-  /usr/bin/python3 -c "import sys
-t = [float(l) for l in open(sys.argv[1]) if l.strip()]
-print('%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none')" "$scratch/trips"
 }
 # One table row from the rounds' figures: NAME P TRIPS then, per configuration in the
 # order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas; TRIPS: the
@@ -145,15 +145,20 @@ echo "$header | Ramiel 1t / ORT 1t (rounds) | round trip, ns (rounds)"
 sep="---"; for _ in $(seq 1 $((2 * P + 6))); do sep+="|---"; done; echo "$sep"
 for f in "${models[@]}"; do
   d=$(dims "$f")
+  shape=$(dims "$f" name)
   declare -A seen=()
   trips=""
   for r in $(seq 1 "$rounds"); do
-    : > "$scratch/trips"
+    round_of "$f" "$d" "$shape" > "$scratch/round.json"
     for t in $(seq 1 "$P"); do
-      seen[ort$t]+="$(ort_ms "$f" "$d" "$t"),"
-      seen[ram$t]+="$(ramiel_ms "$f" "$t"),"
+      for k in ort ram; do
+        seen[$k$t]+="$(/usr/bin/python3 -c "import json, sys
+print(json.load(open(sys.argv[1]))['medians_ms'][sys.argv[2]])" "$scratch/round.json" "$k$t"),"
+      done
     done
-    trips+="$(round_trips),"
+    trips+="$(/usr/bin/python3 -c "import json, sys
+t = json.load(open(sys.argv[1]))['round_trips_ns']
+print('%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none')" "$scratch/round.json"),"
   done
   args=()
   for k in ort ram; do for t in $(seq 1 "$P"); do args+=("${seen[$k$t]%,}"); done; done
@@ -163,4 +168,4 @@ done
 echo
 summary
 echo
-echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
+echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns of $block runs; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
