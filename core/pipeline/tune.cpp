@@ -466,8 +466,8 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     chooseMeasured(r, o.passes.front());
     r.totalSeconds = since(start);
     if (r.totalSeconds > o.budgetSeconds)
-        r.note = "took " + formatFixed(r.totalSeconds, 2) + " s of a " + formatFixed(o.budgetSeconds, 2) + " s budget (profiling " +
-                 formatFixed(r.profileSeconds, 2) + " s, then " + std::to_string(pick.size()) +
+        r.note = "took " + formatFixed(r.totalSeconds, 2) + " s of a " + formatFixed(o.budgetSeconds, 2) +
+                 " s budget (profiling " + formatFixed(r.profileSeconds, 2) + " s, then " + std::to_string(pick.size()) +
                  " configurations loaded and timed " + std::to_string(r.runsEach) + " times each in " +
                  formatFixed(r.measureSeconds, 2) + " s)";
     return r;
