@@ -33,7 +33,8 @@ if [ -n "${CONFIGS:-}" ]; then  # e.g. CONFIGS="inception_v3 1 1;googlenet 4 2"
 fi
 plan=(-p 2 --passes default)
 
-echo "# codegen_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $runs runs x $rounds rounds, host before: $(host_state "$ramiel" "$work" before)"
+host_state "$ramiel" "$work" before
+echo "# codegen_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $runs runs x $rounds rounds"
 for c in "${configs[@]}"; do
   read -r m b d <<< "$c"
   name="${m}_b${b}_d${d}"
@@ -112,4 +113,4 @@ for c in configs:
             labels[kind], s / rs, (s / p) / rp))
 EOF
 echo
-echo "host after: $after"
+echo "$after"

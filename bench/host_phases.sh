@@ -22,7 +22,7 @@ ramiel="$build/bin/ramiel"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/host_state.sh"
-before=$(host_state "$ramiel" "$scratch" before)
+host_state "$ramiel" "$scratch" before
 
 # "MS TRIP_BEFORE TRIP_AFTER" of one process on T threads (trips in ns, -1 where not measured).
 timed() {
@@ -64,4 +64,4 @@ if line is not None:
 PY
 done
 echo
-echo "(pairs of processes in turns, $runs runs each, default passes; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
+echo "(pairs of processes in turns, $runs runs each, default passes; $(nproc) cores; $(host_state "$ramiel" "$scratch" after))"

@@ -16,7 +16,7 @@ ramiel="$build/bin/ramiel"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/host_state.sh"
-before=$(host_state "$ramiel" "$scratch" before)
+host_state "$ramiel" "$scratch" before
 
 # Median whole-run time in ms of `ramiel profile` alone on T threads.
 alone() {
@@ -50,4 +50,4 @@ for m in "${models[@]}"; do
     printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 1, a1, b1, b1 / a1, s1, s1 / a1
     printf "%-14s %7d | %8.2f | %8.2f %6.2f | %10.2f %6.2f\n", m, 2, a2, b2, b2 / a2, s2, s2 / a2 }'
 done
-echo "(ms, medians of $rounds rounds of $runs runs each, in turns; default passes; bench with -p 2; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
+echo "(ms, medians of $rounds rounds of $runs runs each, in turns; default passes; bench with -p 2; $(host_state "$ramiel" "$scratch" after))"

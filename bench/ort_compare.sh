@@ -136,7 +136,7 @@ bar("Ramiel's 1t within 1.15x of ONNX Runtime's 1t", lambda pt, t1, scaling, bes
 PY
 }
 
-before=$(host_state "$ramiel" "$scratch" before)
+host_state "$ramiel" "$scratch" before
 header="model"
 for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
 for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
@@ -168,4 +168,4 @@ done
 echo
 summary
 echo
-echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns of $block runs; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
+echo "(ms, medians of $rounds rounds of $runs runs, each configuration in its own process, in turns of $block runs; scaling: 1 thread's time over P threads'; ratios: medians of the rounds' ratios, lowest and highest round in brackets; Ramiel: default passes; $(nproc) cores; $(host_state "$ramiel" "$scratch" after))"

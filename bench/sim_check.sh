@@ -26,8 +26,9 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/host_state.sh"
+host_state "$ramiel" "$scratch" before
 
-echo "# sim_check: $(date -u '+%Y-%m-%d %H:%M UTC'), P = $P, B = $batch, d = $degree, $algo, default passes, $runs runs each; host: $(host_state "$ramiel" "$scratch" before)"
+echo "# sim_check: $(date -u '+%Y-%m-%d %H:%M UTC'), P = $P, B = $batch, d = $degree, $algo, default passes, $runs runs each"
 printf '%-14s | %-38s | %9s %19s | %9s | %7s\n' model configuration measured "p25-p75" simulated error
 for f in "${models[@]}"; do
   "$ramiel" bench "$f" -p "$P" -b "$batch" -d "$degree" -a "$algo" --passes default --hybrid --runs "$runs" --json \
@@ -45,4 +46,4 @@ for r in json.load(open(sys.argv[2]))['runs']:
                                                           '%.2f' % sim if sim else 'n/a', err))
 PY
 done
-echo "# host after: $(host_state "$ramiel" "$scratch" after)"
+echo "# $(host_state "$ramiel" "$scratch" after)"

@@ -21,7 +21,7 @@ models=("$@")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/host_state.sh"
-before=$(host_state "$ramiel" "$scratch" before)
+host_state "$ramiel" "$scratch" before
 
 printf '%-14s %2s | %-48s %7s | %9s %9s %9s | %8s %8s | %s\n' model B "chosen (workers x threads)" "tune s" \
   "serial 1t" "serial Pt" chosen "vs 1t" "vs best" "chosen p25-p75"
@@ -58,4 +58,4 @@ print("%-14s %2s | %-48s %7.1f | %9.2f %9.2f %9.2f | %7.2fx %7.2fx | %.2f-%.2f" 
 PY
   done
 done
-echo "(ms; tune budget ${budget} s; bench --config: $runs runs each, each configuration in its own process, in turns; P = $P; $(nproc) cores; host before: $before; after: $(host_state "$ramiel" "$scratch" after))"
+echo "(ms; tune budget ${budget} s; bench --config: $runs runs each, each configuration in its own process, in turns; P = $P; $(nproc) cores; $(host_state "$ramiel" "$scratch" after))"

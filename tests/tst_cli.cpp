@@ -488,6 +488,46 @@ private Q_SLOTS:
         const auto both = test::runCli({"calibrate", "--host", "-o", dir.filePath("m.json")});
         QCOMPARE(both.exitCode, 2);
         QVERIFY(!QFile::exists(dir.filePath("m.json")));
+
+        // --since: the host around the time since an earlier --host --json, in bench's words.
+        const QString earlier = dir.filePath("before.json");
+        {
+            QFile f(earlier);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(j).toJson());
+        }
+        const auto around = test::runCli({"calibrate", "--host", "--since", earlier, "--json"});
+        QCOMPARE(around.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(around.out.toUtf8()).object();
+        {  // read back as written (the round trip through seconds and back to the last bits)
+            const QJsonObject b = a["before"].toObject(), h = j["host"].toObject();
+            QCOMPARE(b.keys(), h.keys());
+            for (const QString& key : h.keys())
+                if (key == "round_trip_ns" && !h[key].isNull())
+                    QVERIFY(qFuzzyCompare(b[key].toDouble(), h[key].toDouble()));
+                else
+                    QCOMPARE(b[key], h[key]);
+        }
+        checkHost(a["after"].toObject(), allowedCpus());
+        QVERIFY(a["round_trip_moved"].isBool());
+        const auto line = test::runCli({"calibrate", "--host", "--since", earlier});
+        QCOMPARE(line.exitCode, 0);
+        QVERIFY2(line.out.startsWith("host: ") && line.out.contains("; before, load average ") &&
+                     line.out.contains("; after, load average "),
+                 qPrintable(line.out));
+        QCOMPARE(test::runCli({"calibrate", "--since", earlier}).exitCode, 2);  // needs --host
+        const QString notHost = dir.filePath("m.json");
+        {
+            QFile f(notHost);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"host\": {\"cpus\": 2}}");
+        }
+        const auto bad = test::runCli({"calibrate", "--host", "--since", notHost});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains(notHost) && bad.err.contains("not a host state"), qPrintable(bad.err));
+        const auto missing = test::runCli({"calibrate", "--host", "--since", dir.filePath("none.json")});
+        QCOMPARE(missing.exitCode, 3);
+        QVERIFY2(missing.err.contains(dir.filePath("none.json")), qPrintable(missing.err));
     }
 
     void unwritableCalibrationTarget()

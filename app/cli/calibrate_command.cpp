@@ -6,20 +6,41 @@
 #include "core/analysis/machine.h"
 #include "core/report/host_report.h"
 #include "core/runtime/runtime.h"
+#include "core/util/error.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 namespace ramiel::cli {
 
 namespace {
+
+// The "host" of what 'calibrate --host --json' wrote to `path`.
+HostState readHostState(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(ErrorKind::Io, path, "cannot open the earlier host state");
+    nlohmann::json j;
+    try {
+        in >> j;
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::Usage, path, std::string("not JSON: ") + e.what());
+    }
+    if (!j.is_object() || !j.contains("host"))
+        throw Error(ErrorKind::Usage, path, "no \"host\" (write it with 'ramiel calibrate --host --json')");
+    return hostStateFromJson(j["host"], path);
+}
+
 struct CalibrateOptions {
     std::string output;
     bool json = false;
     bool hostOnly = false;  // the host's state alone: nothing measured for the cost model, nothing saved
+    std::string since;      // with hostOnly: an earlier state (--host --json) to report this one against
 };
 }  // namespace
 
@@ -36,8 +57,20 @@ Command addCalibrateCommand(CLI::App& app)
                   "Only the host's state (CPUs, load average, a cache line's round trip between two CPUs, the "
                   "hypervisor's steal): no constants measured or saved, in a fraction of a second")
         ->excludes("--output");
+    sub->add_option("--since", opts->since,
+                    "With --host: the state an earlier 'calibrate --host --json' wrote; report the host around "
+                    "the time in between (as bench's host line: the hypervisor's share, whether the round trip moved)")
+        ->needs("--host");
     return {sub, [opts] {
                 const HostState host = probeHost();  // before the probes below load the cores
+                if (!opts->since.empty()) {
+                    const HostState before = readHostState(opts->since);
+                    if (opts->json)
+                        std::cout << hostAroundToJson(before, host).dump(2) << "\n";
+                    else
+                        std::cout << describeHostAround(before, host) << "\n";
+                    return 0;
+                }
                 if (opts->hostOnly) {
                     if (opts->json)
                         std::cout << nlohmann::json{{"host", hostStateToJson(host)}}.dump(2) << "\n";

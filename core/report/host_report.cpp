@@ -1,5 +1,6 @@
 #include "core/report/host_report.h"
 
+#include "core/util/error.h"
 #include "core/util/text.h"
 
 namespace ramiel {
@@ -13,6 +14,30 @@ nlohmann::json hostStateToJson(const HostState& h)
             {"round_trip_cpus", trip ? nlohmann::json::array({h.cpuA, h.cpuB}) : nlohmann::json()},
             {"cpu_seconds", h.cpuSeconds >= 0 ? nlohmann::json(h.cpuSeconds) : nlohmann::json()},
             {"stolen_seconds", h.stolenSeconds >= 0 ? nlohmann::json(h.stolenSeconds) : nlohmann::json()}};
+}
+
+HostState hostStateFromJson(const nlohmann::json& j, const std::string& source)
+{
+    auto number = [&](const char* key) {
+        const nlohmann::json& v = j.at(key);
+        return v.is_null() ? -1.0 : v.get<double>();
+    };
+    try {
+        HostState h;
+        h.cores = j.at("cpus").get<int>();
+        h.loadAverage = number("load_average");
+        h.roundTripSeconds = j.at("round_trip_ns").is_null() ? -1.0 : number("round_trip_ns") * 1e-9;
+        if (const nlohmann::json& cpus = j.at("round_trip_cpus"); !cpus.is_null()) {
+            h.cpuA = cpus.at(0).get<int>();
+            h.cpuB = cpus.at(1).get<int>();
+        }
+        h.cpuSeconds = number("cpu_seconds");
+        h.stolenSeconds = number("stolen_seconds");
+        return h;
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(ErrorKind::Usage, source,
+                    std::string("not a host state (as 'ramiel calibrate --host --json' writes): ") + e.what());
+    }
 }
 
 nlohmann::json hostAroundToJson(const HostState& before, const HostState& after)

@@ -15,6 +15,10 @@ namespace ramiel {
 // known (one CPU: no round trip).
 nlohmann::json hostStateToJson(const HostState& h);
 
+// The inverse of hostStateToJson (nulls read as unknown). Throws Error(Usage) naming
+// `source` where `j` is not such an object.
+HostState hostStateFromJson(const nlohmann::json& j, const std::string& source);
+
 // Around a timing: {"before": {...}, "after": {...}, "stolen_share": 0.004 | null,
 // "round_trip_moved": false} (roundTripMoved).
 nlohmann::json hostAroundToJson(const HostState& before, const HostState& after);
