@@ -77,14 +77,19 @@ print(json.dumps({'runs': $runs, 'block': $block, 'probe': ['$ramiel', 'calibrat
                   'workers': workers}))
 PY
 }
-# One table row from the rounds' figures: NAME P TRIPS then, per configuration in the
-# order ORT 1..P, Ramiel 1..P, its rounds' figures separated by commas; TRIPS: the
-# rounds' round trips (round_trips) separated by commas.
+# One table row from a model's rounds: NAME P ROUND.json... (round_of's output, one a
+# round). The last column gives each round's lowest-highest round trip, starred where
+# they are more than 2x apart (core's roundTripMoved: the host moved its vCPUs).
 row() {
   /usr/bin/python3 - "$@" <<'PY'
-import os, statistics, sys
-name, p, trips = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(',')
-cols = [[float(v) for v in a.split(',')] for a in sys.argv[4:]]
+import json, os, statistics, sys
+name, p = sys.argv[1], int(sys.argv[2])
+rounds_json = [json.load(open(f)) for f in sys.argv[3:]]
+configs = ['ort%d' % t for t in range(1, p + 1)] + ['ram%d' % t for t in range(1, p + 1)]
+cols = [[float(r['medians_ms'][c]) for r in rounds_json] for c in configs]
+def trip_range(t):
+    return '%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none'
+trips = [trip_range(r['round_trips_ns']) for r in rounds_json]
 ort, ram = cols[:p], cols[p:]
 med = statistics.median
 rounds = range(len(cols[0]))
@@ -146,24 +151,10 @@ sep="---"; for _ in $(seq 1 $((2 * P + 6))); do sep+="|---"; done; echo "$sep"
 for f in "${models[@]}"; do
   d=$(dims "$f")
   shape=$(dims "$f" name)
-  declare -A seen=()
-  trips=""
   for r in $(seq 1 "$rounds"); do
-    round_of "$f" "$d" "$shape" > "$scratch/round.json"
-    for t in $(seq 1 "$P"); do
-      for k in ort ram; do
-        seen[$k$t]+="$(/usr/bin/python3 -c "import json, sys
-print(json.load(open(sys.argv[1]))['medians_ms'][sys.argv[2]])" "$scratch/round.json" "$k$t"),"
-      done
-    done
-    trips+="$(/usr/bin/python3 -c "import json, sys
-t = json.load(open(sys.argv[1]))['round_trips_ns']
-print('%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none')" "$scratch/round.json"),"
+    round_of "$f" "$d" "$shape" > "$scratch/round$r.json"
   done
-  args=()
-  for k in ort ram; do for t in $(seq 1 "$P"); do args+=("${seen[$k$t]%,}"); done; done
-  row "$(basename "$f" .onnx)" "$P" "${trips%,}" "${args[@]}"
-  unset seen
+  row "$(basename "$f" .onnx)" "$P" $(seq -f "$scratch/round%g.json" 1 "$rounds")
 done
 echo
 summary

@@ -138,22 +138,45 @@ private Q_SLOTS:
         QCOMPARE(t.toString(), std::string("float[2x3]"));
     }
 
-    void byteCountsReadAsBinaryUnits()
+    // One rule for every byte count (binary) and every count or rate (decimal) the CLI,
+    // Studio and the error messages print.
+    void quantitiesReadWithThreeDigits_data()
     {
-        QCOMPARE(formatBytes(0), std::string("0 B"));
-        QCOMPARE(formatBytes(512), std::string("512 B"));
-        QCOMPARE(formatBytes(1023), std::string("1023 B"));
-        QCOMPARE(formatBytes(1024), std::string("1.00 KiB"));
-        QCOMPARE(formatBytes(1536), std::string("1.50 KiB"));
+        QTest::addColumn<QString>("kind");  // "bytes", or the unit of formatDecimal
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("no bytes") << "bytes" << 0.0 << "0 B";
+        QTest::newRow("bytes") << "bytes" << 512.0 << "512 B";
+        QTest::newRow("just under a KiB") << "bytes" << 1023.0 << "1023 B";
+        QTest::newRow("a KiB") << "bytes" << 1024.0 << "1.00 KiB";
+        QTest::newRow("KiB") << "bytes" << 1536.0 << "1.50 KiB";
         // The Compare table's "13634.3 KiB" of cross-cluster traffic.
-        QCOMPARE(formatBytes(13634.3 * 1024), std::string("13.3 MiB"));
-        QCOMPARE(formatBytes(140326.5 * 1024), std::string("137 MiB"));
-        QCOMPARE(formatBytes(1024.0 * 1024 - 1), std::string("1.00 MiB"));  // never "1024 KiB"
-        QCOMPARE(formatBytes(95.2 * 1024 * 1024 * 1024), std::string("95.2 GiB"));
-        QCOMPARE(formatBytes(std::nan("")), std::string("unknown"));
-        QCOMPARE(formatFlops(950), std::string("950 FLOP"));
-        QCOMPARE(formatFlops(1.183e8), std::string("118 MFLOP"));
-        QCOMPARE(formatFlops(5.708e9), std::string("5.71 GFLOP"));
+        QTest::newRow("MiB") << "bytes" << 13634.3 * 1024 << "13.3 MiB";
+        QTest::newRow("three digits") << "bytes" << 140326.5 * 1024 << "137 MiB";
+        QTest::newRow("never 1024 KiB") << "bytes" << 1024.0 * 1024 - 1 << "1.00 MiB";
+        QTest::newRow("GiB") << "bytes" << 95.2 * 1024 * 1024 * 1024 << "95.2 GiB";
+        QTest::newRow("2^42 bytes") << "bytes" << 4398046511104.0 << "4.00 TiB";
+        QTest::newRow("unknown bytes") << "bytes" << std::nan("") << "unknown";
+        QTest::newRow("FLOP") << "FLOP" << 950.0 << "950 FLOP";
+        QTest::newRow("MFLOP") << "FLOP" << 1.183e8 << "118 MFLOP";
+        QTest::newRow("GFLOP") << "FLOP" << 5.708e9 << "5.71 GFLOP";
+        QTest::newRow("rounds up to a prefix") << "FLOP" << 999.7e6 << "1.00 GFLOP";
+        QTest::newRow("rate") << "B/s" << 13.04e9 << "13.0 GB/s";
+        QTest::newRow("parameters") << "" << 23.83e6 << "23.8 M";
+        QTest::newRow("few parameters") << "" << 12.0 << "12";
+        QTest::newRow("a fraction") << "FLOP/s" << 2.5 << "2.50 FLOP/s";
+        QTest::newRow("unknown rate") << "B/s" << std::numeric_limits<double>::infinity() << "unknown";
+    }
+
+    void quantitiesReadWithThreeDigits()
+    {
+        QFETCH(QString, kind);
+        QFETCH(double, value);
+        QFETCH(QString, text);
+        const std::string written = kind == "bytes" ? formatBytes(value) : formatDecimal(value, kind.toStdString());
+        QCOMPARE(QString::fromStdString(written), text);
+        if (kind == "FLOP")
+            QCOMPARE(formatFlops(value), written);
     }
 
     // One rule for every time the CLI, Studio and the reports print.

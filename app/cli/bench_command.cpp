@@ -3,7 +3,7 @@
 // ramiel profile MODEL.onnx -o costs.json: the measured-cost table.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
+#include "progress.h"
 
 #include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"

@@ -1,6 +1,5 @@
 // ramiel calibrate: measure the cost model's machine constants.
 #include "commands.h"
-#include "format.h"
 
 #include "core/analysis/host_state.h"
 #include "core/analysis/machine.h"
@@ -99,10 +98,10 @@ Command addCalibrateCommand(CLI::App& app)
                     return 0;
                 }
                 std::cout << "cpu            " << m.cpu << "\n"
-                          << "GEMM           " << formatQuantity(m.flopsPerSecond, "FLOP/s") << "  (" << d.gemmSize
+                          << "GEMM           " << formatDecimal(m.flopsPerSecond, "FLOP/s") << "  (" << d.gemmSize
                           << "^3 float, 1 thread, median " << formatSeconds(d.gemmSeconds) << ")\n"
-                          << "bandwidth      " << formatQuantity(m.bytesPerSecond, "B/s") << "  (copy of "
-                          << formatQuantity(d.copyBytes / 2, "B") << ", 1 thread)\n"
+                          << "bandwidth      " << formatDecimal(m.bytesPerSecond, "B/s") << "  (copy of "
+                          << formatBytes(d.copyBytes / 2) << ", 1 thread)\n"
                           << "overhead       " << formatSeconds(m.overheadSeconds) << " per operator\n"
                           << "hand-off       " << formatSeconds(m.handoffSeconds)
                           << " to pass a value to a sleeping thread (cross-cluster edge latency)\n"

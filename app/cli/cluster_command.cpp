@@ -2,7 +2,6 @@
 // ramiel compare MODEL.onnx: every scheduler side by side.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
 
 #include "core/report/schedule_json.h"
 #include "core/util/error.h"
@@ -50,7 +49,7 @@ void printPlan(const pipeline::PlannedModel& planned)
     double bytes = 0;
     for (const CrossEdge& e : plan.crossEdges)
         bytes += e.bytes;
-    std::cout << "  cross edges   " << plan.crossEdges.size() << " (" << formatQuantity(bytes, "B") << ")";
+    std::cout << "  cross edges   " << plan.crossEdges.size() << " (" << formatBytes(bytes) << ")";
     std::cout << "; clones " << plan.clones.clones << " (removed " << plan.clones.crossEdgesRemoved()
               << " cross edges)\n";
     if (plan.hybrid.threads > 1) {

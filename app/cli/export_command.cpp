@@ -2,7 +2,6 @@
 // write readable parallel code for it (docs/codegen.md).
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
 
 #include "core/codegen/codegen.h"
 #include "core/pipeline/run_config.h"
@@ -111,7 +110,7 @@ Command addExportCommand(CLI::App& app)
                           << workers << " workers, batch " << s.batch << ", " << s.degree
                           << (s.degree == 1 ? " copy" : " copies") << ": " << schedule.clusters.size()
                           << " clusters, " << r.slots << " cross-cluster values, " << r.weights << " weights ("
-                          << formatQuantity(double(r.weightBytes), "B") << "); speedup bound "
+                          << formatBytes(double(r.weightBytes)) << "); speedup bound "
                           << formatFixed(bound, 2) << "x\n";
                 for (const std::string& f : r.files)
                     std::cout << "  wrote " << printable(f) << "\n";

@@ -1,7 +1,6 @@
 // ramiel info MODEL.onnx: the model summary and its graph metrics.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
 
 #include "core/analysis/metrics.h"
 #include "core/ir/topology.h"
@@ -65,8 +64,8 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
     for (ValueId v : g.outputs())
         row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
     row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers
-                 << " initializers (" << formatQuantity(m.parameters, "") << " parameters, "
-                 << formatQuantity(m.parameterBytes, "B") << ")\n";
+                 << " initializers (" << formatDecimal(m.parameters, "") << " parameters, "
+                 << formatBytes(m.parameterBytes) << ")\n";
     if (g.nodeCountRecursive() > g.nodeCount())
         row("subgraphs") << g.nodeCountRecursive() - g.nodeCount()
                          << " more nodes inside If/Loop/Scan bodies (each such node is one unit)\n";
@@ -81,10 +80,10 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
 
     const bool complete = m.costsComplete();
     const std::string atLeast = complete ? "" : ">= ";
-    row("cost") << atLeast << formatQuantity(m.flops, "FLOP") << ", " << atLeast << formatQuantity(m.bytes, "B")
+    row("cost") << atLeast << formatFlops(m.flops) << ", " << atLeast << formatBytes(m.bytes)
                 << " moved\n";
-    row("cost model") << "static: overhead + max(FLOP / " << formatQuantity(machine.flopsPerSecond, "FLOP/s")
-                      << ", bytes / " << formatQuantity(machine.bytesPerSecond, "B/s")
+    row("cost model") << "static: overhead + max(FLOP / " << formatDecimal(machine.flopsPerSecond, "FLOP/s")
+                      << ", bytes / " << formatDecimal(machine.bytesPerSecond, "B/s")
                       << "), overhead " << formatSeconds(machine.overheadSeconds) << " (" << machine.source
                       << ")\n";
     row("work T1") << atLeast << formatSeconds(m.work) << "\n";
@@ -111,7 +110,7 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
             const ValueId o = n.outputs.empty() ? kNone : n.outputs[0];
             out << "  " << printable(n.name) << "\t" << printable(n.opType) << "\t"
                 << (o == kNone ? "-" : printable(g.value(o).type.toString()))
-                << "\t" << formatQuantity(costs[i].flops, "") << "\t" << formatQuantity(costs[i].bytes(), "B") << "\t"
+                << "\t" << formatDecimal(costs[i].flops, "") << "\t" << formatBytes(costs[i].bytes()) << "\t"
                 << formatSeconds(seconds[i]) << "\t" << formatSeconds(m.distances.tlevel[i]) << "\t"
                 << formatSeconds(m.distances.blevel[i]) << "\t" << (critical[i] ? "*" : "") << "\n";
         }

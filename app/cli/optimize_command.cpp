@@ -2,7 +2,6 @@
 // (the registry's table, core/passes/registry.cpp) and write the result as ONNX.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
 
 #include "core/onnx/onnx_export.h"
 #include "core/passes/ir_dump.h"

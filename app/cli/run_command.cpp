@@ -1,7 +1,6 @@
 // ramiel run MODEL.onnx: run once on the libtorch runtime and summarize the outputs.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
 
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"

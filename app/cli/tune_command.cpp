@@ -2,7 +2,7 @@
 // table, and the chosen configuration for --config.
 #include "analysis.h"
 #include "commands.h"
-#include "format.h"
+#include "progress.h"
 
 #include "core/pipeline/tune.h"
 #include "core/report/host_report.h"

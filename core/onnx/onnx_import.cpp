@@ -66,7 +66,7 @@ std::string readWholeFile(const std::string& path)
     requireMemory(path, "reading the whole file", uint64_t(size));
     if (uint64_t(size) > kMaxProtobufBytes)
         throw Error(ErrorKind::Resource, path,
-                    "is " + formatBytes(uint64_t(size)) +
+                    "is " + formatBytes(double(size)) +
                         ", past the 2 GiB that protobuf can parse (larger models keep their weights in external data)");
     bytes.resize(static_cast<size_t>(size));
     in.seekg(0);
@@ -544,7 +544,7 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
     if (bytes.empty())
         ctx.fail(ErrorKind::NotOnnx, "file is empty");
     if (bytes.size() > kMaxProtobufBytes)
-        ctx.fail(ErrorKind::Resource, "is " + formatBytes(bytes.size()) +
+        ctx.fail(ErrorKind::Resource, "is " + formatBytes(double(bytes.size())) +
                                           ", past the 2 GiB that protobuf can parse (larger models keep their "
                                           "weights in external data)");
     if (const std::string problem = scanModelWireFormat(bytes); !problem.empty())

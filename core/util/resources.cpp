@@ -1,6 +1,7 @@
 #include "core/util/resources.h"
 
 #include "core/util/error.h"
+#include "core/util/text.h"
 
 #include <sys/resource.h>
 
@@ -75,20 +76,6 @@ uint64_t availableMemoryBytes()
     return best;
 }
 
-std::string formatBytes(uint64_t bytes)
-{
-    static const char* const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1000 && u < 6) {
-        v /= 1000;
-        ++u;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.3g %s", v, units[u]);
-    return text;
-}
-
 uint64_t byteCount(int64_t count, int64_t elementBytes)
 {
     int64_t bytes = 0;
@@ -106,9 +93,9 @@ void requireMemory(const std::string& file, const std::string& what, uint64_t by
     if (bytes <= available)
         return;
     const std::string size = bytes == UINT64_MAX ? std::string("more bytes than a 64-bit size can count")
-                                                 : formatBytes(bytes);
+                                                 : formatBytes(double(bytes));
     throw Error(ErrorKind::Resource, file,
-                what + " needs " + size + ", more than the " + formatBytes(available) + " of memory available");
+                what + " needs " + size + ", more than the " + formatBytes(double(available)) + " of memory available");
 }
 
 }  // namespace ramiel

@@ -12,11 +12,8 @@ namespace ramiel {
 // memory (MemAvailable), its cgroup's headroom and its RLIMIT_AS headroom.
 uint64_t availableMemoryBytes();
 
-// "2.20 GB", "512 B".
-std::string formatBytes(uint64_t bytes);
-
 // Throws Error(Resource) naming `file` when `what` needs more than `available`
-// (default: availableMemoryBytes()): "<what> needs 8.80 TB, more than the 20.1 GB of memory available".
+// (default: availableMemoryBytes()): "<what> needs 8.00 TiB, more than the 18.7 GiB of memory available".
 void requireMemory(const std::string& file, const std::string& what, uint64_t bytes, uint64_t available = 0);
 
 // Bytes of `count` elements of `elementBytes` each, or UINT64_MAX when that overflows

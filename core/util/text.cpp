@@ -98,37 +98,36 @@ std::string formatSeconds(double s)
 
 namespace {
 
-std::string scaled(double v, double base, const char* const* units, int count)
+std::string scaled(double v, double base, const char* const* prefixes, int count, const std::string& unit)
 {
     if (!std::isfinite(v))
         return "unknown";
     int i = 0;
-    // Move up a unit once the figure would print as base or more ("1024 KiB" reads as "1.00 MiB").
+    // Move up a prefix once the figure would print as base or more ("1024 KiB" reads as "1.00 MiB").
     while (i + 1 < count && std::fabs(v) >= base - 0.5) {
         v /= base;
         ++i;
     }
-    if (i == 0) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.0f %s", v, units[0]);
-        return buf;
-    }
-    return formatThreeDigits(v) + " " + units[i];
+    const bool whole = i == 0 && v == std::floor(v);
+    const std::string figure = whole ? formatFixed(v, 0) : formatThreeDigits(v), suffix = prefixes[i] + unit;
+    return suffix.empty() ? figure : figure + " " + suffix;
 }
 
 }  // namespace
 
 std::string formatBytes(double bytes)
 {
-    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    return scaled(bytes, 1024.0, units, 6);
+    static const char* const prefixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    return scaled(bytes, 1024.0, prefixes, 7, "B");
 }
 
-std::string formatFlops(double flops)
+std::string formatDecimal(double value, const std::string& unit)
 {
-    static const char* const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"};
-    return scaled(flops, 1000.0, units, 6);
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    return scaled(value, 1000.0, prefixes, 7, unit);
 }
+
+std::string formatFlops(double flops) { return formatDecimal(flops, "FLOP"); }
 
 std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 

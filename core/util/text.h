@@ -13,10 +13,14 @@ namespace ramiel {
 std::string printable(std::string_view text);
 
 // Sizes in binary units with three significant digits: "512 B", "1.50 KiB",
-// "13.3 MiB", "95.2 GiB"; "unknown" when not finite. The one way Studio
-// writes a byte count.
+// "13.3 MiB", "95.2 GiB"; "unknown" when not finite. The one way the CLI,
+// Studio and error messages write a byte count.
 std::string formatBytes(double bytes);
-// Operation counts with a decimal prefix: "950 FLOP", "118 MFLOP", "5.71 GFLOP".
+// A figure with a decimal prefix and three significant digits: "23.8 M" for
+// (value 2.38e7, unit ""), "71.1 GFLOP/s", "13.0 GB/s"; whole figures under
+// 1000 without decimals ("950 FLOP"); "unknown" when not finite. For counts and rates.
+std::string formatDecimal(double value, const std::string& unit);
+// Operation counts: formatDecimal(flops, "FLOP"), "118 MFLOP", "5.71 GFLOP".
 std::string formatFlops(double flops);
 // A figure with three significant digits: "512", "13.3", "1.50".
 std::string formatThreeDigits(double value);

@@ -1,22 +1,9 @@
-#include "format.h"
+#include "progress.h"
 
-#include <cmath>
 #include <cstdio>
 #include <unistd.h>
 
 namespace ramiel::cli {
-
-std::string formatQuantity(double v, const char* unit)
-{
-    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int i = 0;
-    while (std::fabs(v) >= 1000 && i < 5) {
-        v /= 1000;
-        ++i;
-    }
-    const bool whole = i == 0 && v == std::floor(v);
-    return (whole ? formatFixed(v, 0) : formatThreeDigits(v)) + " " + prefixes[i] + unit;
-}
 
 void showProgress(const std::string& what, int done, int total)
 {
