@@ -429,6 +429,7 @@ private Q_SLOTS:
         // costs decide, so either can happen on the sample).
         const QJsonObject hybrid = j["hybrid"].toObject();
         QVERIFY(hybrid.contains("threaded_instances"));
+        QVERIFY(hybrid.contains("simulated_before_ms") && hybrid.contains("simulated_after_ms"));  // bench's unit
         const bool hybridRan = hybrid["threaded_instances"].toInt() > 0;
         QCOMPARE(runs.size(), hybridRan ? 4 : 3);
         if (hybridRan)

@@ -220,22 +220,6 @@ double simulatedFor(const Configurations& c, const Series& s)
     return s.name == "hybrid" ? c.hybridSimulated : c.parallelSimulated;
 }
 
-nlohmann::json hybridJson(const HybridReport& h)
-{
-    nlohmann::json j = {{"threads", h.threads},
-                        {"cuts", h.cuts},
-                        {"stretches", h.stretches},
-                        {"stretches_moved", h.stretchesMoved},
-                        {"threaded_instances", h.threadedInstances},
-                        {"split_instances", h.splitInstances},
-                        {"one_worker", h.oneWorker},
-                        {"simulated_before_ms", h.makespanBefore * 1e3},
-                        {"simulated_after_ms", h.makespanAfter * 1e3}};
-    if (!h.skipped.empty())
-        j["skipped"] = h.skipped;
-    return j;
-}
-
 // How the configurations were timed, for the report.
 std::string howTimed(bool sameProcess, int runsEach)
 {
@@ -283,7 +267,10 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
                         {"runs", runs}};
     if (c.parallel) {
         j["speedup_bound"] = c.parallel->bound;
-        j["hybrid"] = hybridJson(c.hybrid->plan.hybrid);
+        const HybridReport& h = c.hybrid->plan.hybrid;
+        j["hybrid"] = hybridReportToJson(h);
+        j["hybrid"]["simulated_before_ms"] = h.makespanBefore * 1e3;
+        j["hybrid"]["simulated_after_ms"] = h.makespanAfter * 1e3;
     }
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -4,6 +4,20 @@
 
 namespace ramiel {
 
+nlohmann::json hybridReportToJson(const HybridReport& h)
+{
+    nlohmann::json j = {{"threads", h.threads},
+                        {"cuts", h.cuts},
+                        {"stretches", h.stretches},
+                        {"stretches_moved", h.stretchesMoved},
+                        {"threaded_instances", h.threadedInstances},
+                        {"split_instances", h.splitInstances},
+                        {"one_worker", h.oneWorker}};
+    if (!h.skipped.empty())
+        j["skipped"] = h.skipped;
+    return j;
+}
+
 nlohmann::json planSummaryJson(const Plan& plan)
 {
     const Schedule& s = plan.schedule;
@@ -70,18 +84,9 @@ nlohmann::json planToJson(const Graph& g, const SchedulingProblem& p, const Plan
                          {"cost", e.cost}});
     j["cross_edges"] = cross;
     if (p.hybridThreads > 1) {
-        const HybridReport& h = plan.hybrid;
-        j["hybrid"] = {{"threads", h.threads},
-                       {"cuts", h.cuts},
-                       {"stretches", h.stretches},
-                       {"stretches_moved", h.stretchesMoved},
-                       {"threaded_instances", h.threadedInstances},
-                       {"split_instances", h.splitInstances},
-                       {"one_worker", h.oneWorker},
-                       {"simulated_before", h.makespanBefore},
-                       {"simulated_after", h.makespanAfter}};
-        if (!h.skipped.empty())
-            j["hybrid"]["skipped"] = h.skipped;
+        j["hybrid"] = hybridReportToJson(plan.hybrid);
+        j["hybrid"]["simulated_before"] = plan.hybrid.makespanBefore;
+        j["hybrid"]["simulated_after"] = plan.hybrid.makespanAfter;
     }
     j["clones"] = {{"made", plan.clones.clones},
                    {"cross_edges_before", plan.clones.crossEdgesBefore},
