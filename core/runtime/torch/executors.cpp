@@ -357,7 +357,6 @@ public:
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             stop_ = true;
-            stopping_ = true;
         }
         start_.notify_all();
         for (auto& w : workers_)
@@ -390,7 +389,6 @@ public:
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             gen = ++generation_;
-            published_.store(gen, std::memory_order_release);
             failed_ = false;
             error_.reset();
             pending_ = int(workers_.size()) - 1;
@@ -578,7 +576,7 @@ private:
         while (true) {
             uint64_t gen;
             if (spinBetweenRuns_)  // runs back to back start without a wake-up
-                spinBriefly([&] { return published_.load(std::memory_order_acquire) != seen || stopping_.load(); },
+                spinBriefly([&] { return generation_.load() != seen || stop_.load(); },
                             std::chrono::microseconds(500));
             {
                 std::unique_lock<std::mutex> lock(m_mutex);
@@ -607,13 +605,11 @@ private:
 
     std::mutex m_mutex;
     std::condition_variable start_, done_;
-    uint64_t generation_ = 0;
+    std::atomic<uint64_t> generation_{0};  // changed under m_mutex; atomic for workers spinning between runs
     int runs_ = 0;  // completed
     std::atomic<int> pending_{0};  // worker threads still in this run (changed under m_mutex)
-    std::atomic<uint64_t> published_{0};  // generation_, for workers spinning between runs
-    std::atomic<bool> stopping_{false};   // stop_, for the same
     bool spinBetweenRuns_ = false;
-    bool stop_ = false;
+    std::atomic<bool> stop_{false};  // as generation_
     std::atomic<bool> failed_{false};
     std::unique_ptr<Error> error_;  // the first failure of this run
 };
