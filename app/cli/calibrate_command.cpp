@@ -6,11 +6,11 @@
 #include "core/report/host_report.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
+#include "core/util/json_file.h"
 #include "core/util/text.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -21,15 +21,7 @@ namespace {
 // The "host" of what 'calibrate --host --json' wrote to `path`.
 HostState readHostState(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(ErrorKind::Io, path, "cannot open the earlier host state");
-    nlohmann::json j;
-    try {
-        in >> j;
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::Usage, path, std::string("not JSON: ") + e.what());
-    }
+    const nlohmann::json j = readJsonFile(path, "the earlier host state");
     if (!j.is_object() || !j.contains("host"))
         throw Error(ErrorKind::Usage, path, "no \"host\" (write it with 'ramiel calibrate --host --json')");
     return hostStateFromJson(j["host"], path);

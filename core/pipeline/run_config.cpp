@@ -4,10 +4,10 @@
 #include "core/schedule/validator.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/json_file.h"
 #include "core/util/text.h"
 
 #include <algorithm>
-#include <fstream>
 
 namespace ramiel::pipeline {
 
@@ -110,15 +110,7 @@ RunConfig runConfigFromJson(const nlohmann::json& document, const std::string& p
 
 RunConfig readRunConfig(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw Error(ErrorKind::Io, path, "cannot open the run configuration");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(ErrorKind::Usage, path, std::string("not JSON: ") + e.what());
-    }
+    const nlohmann::json j = readJsonFile(path, "the run configuration");
     return runConfigFromJson(j, path);
 }
 
