@@ -4,6 +4,7 @@
 #include "core/analysis/cost_model.h"
 #include "core/ir/fused_ops.h"
 #include "core/onnx/onnx_import.h"
+#include "core/runtime/memory_plan.h"
 #include "core/runtime/node_threads.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/scheduler.h"
@@ -1193,14 +1194,96 @@ private Q_SLOTS:
             matchesEveryWay(*chained, chainedModel, reference->outputs());  // y1 and y2 come first in both
     }
 
-    // Two workers running batch-sized tensors reuse the heap from run to run: with
+    // planMemory: blocks alive at the same time never share a byte; a block takes the
+    // lowest offset clear of them, largest block first, so blocks alive at different
+    // times share bytes. Rows: blocks as (bytes, allocated, freed), the buffer expected.
+    void memoryPlanSharesBytesOnlyAcrossTime_data()
+    {
+        QTest::addColumn<QList<QList<int>>>("blocks");
+        QTest::addColumn<int>("bytes");
+        QTest::newRow("one block, rounded to the alignment") << QList<QList<int>>{{100, 0, 1}} << 128;
+        QTest::newRow("all alive at once") << QList<QList<int>>{{1024, 0, 9}, {1024, 1, 9}, {1024, 2, 9}} << 3072;
+        QTest::newRow("a chain: the third takes the first's bytes")
+            << QList<QList<int>>{{1024, 0, 2}, {1024, 1, 3}, {1024, 2, 4}} << 2048;
+        QTest::newRow("freed at the event the next is made") << QList<QList<int>>{{4096, 0, 1}, {4096, 1, 2}} << 4096;
+        QTest::newRow("largest first, a small one inside a freed large one")
+            << QList<QList<int>>{{1024, 1, 3}, {4096, 0, 2}, {1024, 2, 4}} << 5120;
+        QTest::newRow("a gap between two blocks alive fits a third")
+            << QList<QList<int>>{{2048, 0, 10}, {1024, 0, 2}, {2048, 0, 10}, {1024, 3, 5}} << 5120;
+        QTest::newRow("no gap fits: on top") << QList<QList<int>>{{1024, 0, 10}, {1024, 0, 2}, {1024, 0, 10}, {2048, 3, 5}}
+                                             << 4096;
+    }
+    void memoryPlanSharesBytesOnlyAcrossTime()
+    {
+        QFETCH(QList<QList<int>>, blocks);
+        QFETCH(int, bytes);
+        std::vector<BlockLifetime> lifetimes;
+        for (const auto& b : blocks)
+            lifetimes.push_back({size_t(b[0]), uint64_t(b[1]), uint64_t(b[2])});
+        const size_t alignment = 64;
+        const MemoryPlan plan = planMemory(lifetimes, alignment);
+        QCOMPARE(plan.offsets.size(), lifetimes.size());
+        QCOMPARE(plan.bytes, size_t(bytes));
+        const auto overlaps = overlappingBlocks(lifetimes, plan, alignment);
+        for (size_t a = 0; a < lifetimes.size(); ++a) {
+            QCOMPARE(plan.offsets[a] % alignment, size_t(0));
+            QVERIFY(plan.offsets[a] + lifetimes[a].bytes <= plan.bytes);
+            for (size_t b = 0; b < lifetimes.size(); ++b) {
+                if (a == b)
+                    continue;
+                const bool together = lifetimes[a].allocated < lifetimes[b].freed && lifetimes[b].allocated < lifetimes[a].freed;
+                const bool share = plan.offsets[a] < plan.offsets[b] + lifetimes[b].bytes &&
+                                   plan.offsets[b] < plan.offsets[a] + lifetimes[a].bytes;
+                QVERIFY2(!(together && share), qPrintable(QString("blocks %1 and %2").arg(a).arg(b)));
+                const bool listed = std::count(overlaps[a].begin(), overlaps[a].end(), uint32_t(b)) == 1;
+                QCOMPARE(listed, share);
+            }
+        }
+    }
+
+    // An executor records its workers' allocations in one run and replays them in its
+    // places from then on (aligned_allocator.h): every run, inputs changing between runs,
+    // gives the outputs a fresh executor gives for those inputs, serially and with values
+    // crossing two workers (freed by the other worker's thread).
+    void replayedAllocationsKeepOutputs_data()
+    {
+        QTest::addColumn<int>("threads");  // 0: two workers
+        QTest::newRow("serial, 1 thread") << 1;
+        QTest::newRow("serial, 2 threads") << 2;
+        QTest::newRow("two workers") << 0;
+    }
+    void replayedAllocationsKeepOutputs()
+    {
+        QFETCH(int, threads);
+        const Model m = loadOnnx(test::modelPath("googlenet").toStdString());
+        const auto reference = runtime().compile(m);
+        const auto compiled = runtime().compile(m);
+        std::vector<std::vector<Tensor>> inputs, expected;
+        for (uint64_t seed : {1, 2}) {
+            inputs.push_back(reference->randomInputs(1, seed));
+            reference->setInputs(inputs.back());
+            reference->serialExecutor(1)->run();
+            expected.push_back(reference->outputs());
+        }
+        const auto executor =
+            threads ? compiled->serialExecutor(threads) : compiled->parallelExecutor(linearOnTwoWorkers(m));
+        for (int run = 0; run < kKernelTrialCalls + 8; ++run) {
+            const size_t which = size_t(run % 3 == 2);
+            compiled->setInputs(inputs[which]);
+            executor->run();
+            QVERIFY2(relativeDifference(compiled->outputs()[0], expected[which][0]) < 1e-5,
+                     qPrintable(QString("run %1").arg(run)));
+        }
+    }
+
+    // Two workers running batch-sized tensors reuse memory from run to run: with
     // libtorch's posix_memalign a freed tensor's chunk was too small for the next tensor of
     // its size, and the heap grew by 3000-4000 pages a run here, each faulted in
     // (aligned_allocator.h; glibc's per-thread arenas, which unmap emptied heaps, are
-    // also avoided). The workers keep the blocks they made and free (FreedBlocksKept); the
-    // Add frees the other worker's last value, which goes back to the heap (kept by the
-    // reader, it faulted in 512 pages a run in the second executor): every run's output is
-    // the serial one, and a second executor after the first has gone runs the same.
+    // also avoided). The workers replay their recorded allocations in buffers of their
+    // own (AllocationPattern); the Add frees the other worker's last value on its own
+    // thread: every run's output is the serial one, and a second executor after the first
+    // has gone runs the same.
     void parallelRunsDoNotMapMemoryAgain()
     {
         OnnxBuilder b;
@@ -1237,7 +1320,7 @@ private Q_SLOTS:
             for (int i = 0; i < runs; ++i)
                 executor->run();
             const long perRun = (faults() - before) / runs;
-            // One tensor is 4096 pages; a run writes 13 of them, all in memory the heap holds.
+            // One tensor is 4096 pages; a run writes 13 of them, all in memory held from run to run.
             QVERIFY2(perRun < 256, qPrintable(QString("%1 page faults a run").arg(perRun)));
             QVERIFY(relativeDifference(compiled->outputs()[0], serial) == 0.0);
         }

@@ -108,6 +108,7 @@ public:
     {
         const Graph& g = m_.graph();
         IntraOpThreadsScope threads(threads_);
+        const AllocationPattern::Run pattern(pattern_);
         const auto start = Clock::now();
         std::vector<at::Tensor> values(g.valueCount());
         for (const Value& v : g.values())
@@ -203,6 +204,7 @@ private:
     std::vector<int> uses_;
     std::vector<std::vector<ValueId>> reads_;  // per node, each value once
     std::vector<std::vector<bool>> readOnce_;  // per node and input
+    AllocationPattern pattern_;
 };
 
 // A worker per cluster: the thread that calls run() is worker 0, the others are
@@ -240,6 +242,7 @@ class ParallelExecutor final : public Executor {
         std::vector<Item> items;
         std::vector<at::Tensor> local;  // (copy, value) -> tensor
         double busy = 0, wait = 0;
+        AllocationPattern pattern;  // its blocks' places, the same every run
         std::thread thread;
     };
 
@@ -362,7 +365,6 @@ public:
         for (auto& w : workers_)
             if (w.thread.joinable())
                 w.thread.join();
-        releaseKeptBlocks();  // worker 0's, where this is the thread that ran it
     }
 
     double run(RunProfile* profile) override
@@ -557,7 +559,7 @@ private:
     // One run of worker c's items; a failure stops every worker and is rethrown by run().
     void runWorker(size_t c, uint64_t gen)
     {
-        const FreedBlocksKept keep;  // a worker writes into memory its own core held last
+        const AllocationPattern::Run pattern(workers_[c].pattern);  // writes into memory its own core held last
         try {
             try {
                 runItems(c, gen);
