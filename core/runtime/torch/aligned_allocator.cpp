@@ -5,7 +5,6 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 
-#include <malloc.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -178,8 +177,6 @@ struct PatternState {
             recording->release();
             recording = nullptr;
             mode = plan ? Mode::Replay : Mode::Heap;
-            if (plan)
-                malloc_trim(0);
         } else if (mode == Mode::Replay && diverged) {
             drop();
             mode = Mode::Record;
@@ -268,10 +265,13 @@ private:
 AllocationPattern::AllocationPattern() : state_(std::make_unique<PatternState>()) {}
 AllocationPattern::~AllocationPattern() = default;
 
-AllocationPattern::Run::Run(AllocationPattern& pattern) : previous_(active)
+AllocationPattern::Run::Run(AllocationPattern& pattern, bool settled) : previous_(active)
 {
-    pattern.state_->beginRun();
-    active = pattern.state_.get();
+    active = nullptr;
+    if (settled) {
+        pattern.state_->beginRun();
+        active = pattern.state_.get();
+    }
 }
 
 AllocationPattern::Run::~Run() { active = previous_; }

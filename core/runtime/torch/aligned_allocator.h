@@ -37,10 +37,12 @@ public:
     AllocationPattern& operator=(const AllocationPattern&) = delete;
 
     // One run of the worker on the calling thread: while it is alive, that thread's
-    // allocations are recorded or served from the plan.
+    // allocations are recorded or served from the plan. Until the executor has settled
+    // (its kernels' and threads' trials change the requests from run to run), they come
+    // from the heap.
     class Run {
     public:
-        explicit Run(AllocationPattern& pattern);
+        Run(AllocationPattern& pattern, bool settled);
         ~Run();
         Run(const Run&) = delete;
         Run& operator=(const Run&) = delete;

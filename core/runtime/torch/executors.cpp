@@ -108,7 +108,7 @@ public:
     {
         const Graph& g = m_.graph();
         IntraOpThreadsScope threads(threads_);
-        const AllocationPattern::Run pattern(pattern_);
+        const AllocationPattern::Run pattern(pattern_, settled());
         const auto start = Clock::now();
         std::vector<at::Tensor> values(g.valueCount());
         for (const Value& v : g.values())
@@ -391,6 +391,7 @@ public:
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             gen = ++generation_;
+            settledRun_ = settled();
             failed_ = false;
             error_.reset();
             pending_ = int(workers_.size()) - 1;
@@ -559,7 +560,7 @@ private:
     // One run of worker c's items; a failure stops every worker and is rethrown by run().
     void runWorker(size_t c, uint64_t gen)
     {
-        const AllocationPattern::Run pattern(workers_[c].pattern);  // writes into memory its own core held last
+        const AllocationPattern::Run pattern(workers_[c].pattern, settledRun_);  // writes into memory its own core held last
         try {
             try {
                 runItems(c, gen);
@@ -609,6 +610,7 @@ private:
     std::condition_variable start_, done_;
     std::atomic<uint64_t> generation_{0};  // changed under m_mutex; atomic for workers spinning between runs
     int runs_ = 0;  // completed
+    bool settledRun_ = false;  // this run's settled(), for the workers (set under m_mutex)
     std::atomic<int> pending_{0};  // worker threads still in this run (changed under m_mutex)
     bool spinBetweenRuns_ = false;
     std::atomic<bool> stop_{false};  // as generation_
