@@ -1194,28 +1194,44 @@ private Q_SLOTS:
             matchesEveryWay(*chained, chainedModel, reference->outputs());  // y1 and y2 come first in both
     }
 
-    // planMemory: blocks alive at the same time never share a byte; a block takes the
-    // lowest offset clear of them, largest block first, so blocks alive at different
-    // times share bytes. Rows: blocks as (bytes, allocated, freed), the buffer expected.
+    // planMemory: blocks alive at the same time never share a byte. In the recorded order,
+    // a block takes an exact fit freed last, else the smallest free range that fits, else
+    // the top; freed ranges merge with free neighbours. Rows: blocks as (bytes, allocated,
+    // freed), their offsets and the buffer expected.
     void memoryPlanSharesBytesOnlyAcrossTime_data()
     {
         QTest::addColumn<QList<QList<int>>>("blocks");
+        QTest::addColumn<QList<int>>("offsets");
         QTest::addColumn<int>("bytes");
-        QTest::newRow("one block, rounded to the alignment") << QList<QList<int>>{{100, 0, 1}} << 128;
-        QTest::newRow("all alive at once") << QList<QList<int>>{{1024, 0, 9}, {1024, 1, 9}, {1024, 2, 9}} << 3072;
+        QTest::newRow("one block, rounded to the alignment") << QList<QList<int>>{{100, 0, 1}} << QList<int>{0} << 128;
+        QTest::newRow("all alive at once") << QList<QList<int>>{{1024, 0, 9}, {1024, 1, 9}, {1024, 2, 9}}
+                                           << QList<int>{0, 1024, 2048} << 3072;
         QTest::newRow("a chain: the third takes the first's bytes")
-            << QList<QList<int>>{{1024, 0, 2}, {1024, 1, 3}, {1024, 2, 4}} << 2048;
-        QTest::newRow("freed at the event the next is made") << QList<QList<int>>{{4096, 0, 1}, {4096, 1, 2}} << 4096;
-        QTest::newRow("largest first, a small one inside a freed large one")
-            << QList<QList<int>>{{1024, 1, 3}, {4096, 0, 2}, {1024, 2, 4}} << 5120;
+            << QList<QList<int>>{{1024, 0, 2}, {1024, 1, 3}, {1024, 2, 4}} << QList<int>{0, 1024, 0} << 2048;
+        QTest::newRow("freed at the event the next is made")
+            << QList<QList<int>>{{4096, 0, 1}, {4096, 1, 2}} << QList<int>{0, 0} << 4096;
+        QTest::newRow("a small block in a larger one's freed bytes")
+            << QList<QList<int>>{{1024, 1, 3}, {4096, 0, 2}, {1024, 2, 4}} << QList<int>{4096, 0, 0} << 5120;
         QTest::newRow("a gap between two blocks alive fits a third")
-            << QList<QList<int>>{{2048, 0, 10}, {1024, 0, 2}, {2048, 0, 10}, {1024, 3, 5}} << 5120;
-        QTest::newRow("no gap fits: on top") << QList<QList<int>>{{1024, 0, 10}, {1024, 0, 2}, {1024, 0, 10}, {2048, 3, 5}}
-                                             << 4096;
+            << QList<QList<int>>{{2048, 0, 10}, {1024, 0, 2}, {2048, 0, 10}, {1024, 3, 5}}
+            << QList<int>{0, 2048, 3072, 2048} << 5120;
+        QTest::newRow("no gap fits: on top")
+            << QList<QList<int>>{{1024, 0, 10}, {1024, 0, 2}, {1024, 0, 10}, {2048, 3, 5}}
+            << QList<int>{0, 1024, 2048, 3072} << 5120;
+        QTest::newRow("of two exact fits, the one freed last")
+            << QList<QList<int>>{{1024, 0, 3}, {1024, 0, 10}, {1024, 0, 4}, {1024, 0, 10}, {1024, 5, 6}}
+            << QList<int>{0, 1024, 2048, 3072, 2048} << 4096;
+        QTest::newRow("the smallest range that fits, not the one freed last")
+            << QList<QList<int>>{{2048, 0, 3}, {1024, 0, 10}, {4096, 0, 4}, {1024, 0, 10}, {1024, 5, 6}}
+            << QList<int>{0, 2048, 3072, 7168, 0} << 8192;
+        QTest::newRow("freed neighbours merge")
+            << QList<QList<int>>{{1024, 0, 2}, {1024, 0, 3}, {1024, 0, 10}, {2048, 4, 5}}
+            << QList<int>{0, 1024, 2048, 0} << 3072;
     }
     void memoryPlanSharesBytesOnlyAcrossTime()
     {
         QFETCH(QList<QList<int>>, blocks);
+        QFETCH(QList<int>, offsets);
         QFETCH(int, bytes);
         std::vector<BlockLifetime> lifetimes;
         for (const auto& b : blocks)
@@ -1223,6 +1239,8 @@ private Q_SLOTS:
         const size_t alignment = 64;
         const MemoryPlan plan = planMemory(lifetimes, alignment);
         QCOMPARE(plan.offsets.size(), lifetimes.size());
+        for (size_t b = 0; b < lifetimes.size(); ++b)
+            QCOMPARE(plan.offsets[b], size_t(offsets[qsizetype(b)]));
         QCOMPARE(plan.bytes, size_t(bytes));
         const auto overlaps = overlappingBlocks(lifetimes, plan, alignment);
         for (size_t a = 0; a < lifetimes.size(); ++a) {
@@ -1241,32 +1259,38 @@ private Q_SLOTS:
         }
     }
 
-    // A settled executor records its workers' allocations in one run and replays them in
-    // its places from then on (aligned_allocator.h): every run, inputs changing between runs,
-    // gives the outputs a fresh executor gives for those inputs, serially and with values
-    // crossing two workers (freed by the other worker's thread).
+    // A settled parallel executor records each worker's allocations in one run and replays
+    // them in its places from then on (aligned_allocator.h): every run, inputs changing
+    // between runs, gives the outputs a serial run gives for those inputs, with values
+    // crossing the two workers (freed by the other worker's thread) and with a copy of the
+    // graph on each.
     void replayedAllocationsKeepOutputs_data()
     {
-        QTest::addColumn<int>("threads");  // 0: two workers
-        QTest::newRow("serial, 1 thread") << 1;
-        QTest::newRow("serial, 2 threads") << 2;
-        QTest::newRow("two workers") << 0;
+        QTest::addColumn<int>("batch");  // 1: the linear schedule on two workers; 2: two copies (d = 2)
+        QTest::newRow("values crossing workers") << 1;
+        QTest::newRow("a copy a worker") << 2;
     }
     void replayedAllocationsKeepOutputs()
     {
-        QFETCH(int, threads);
+        QFETCH(int, batch);
         const Model m = loadOnnx(test::modelPath("googlenet").toStdString());
         const auto reference = runtime().compile(m);
         const auto compiled = runtime().compile(m);
         std::vector<std::vector<Tensor>> inputs, expected;
         for (uint64_t seed : {1, 2}) {
-            inputs.push_back(reference->randomInputs(1, seed));
+            inputs.push_back(reference->randomInputs(batch, seed));
             reference->setInputs(inputs.back());
             reference->serialExecutor(1)->run();
             expected.push_back(reference->outputs());
         }
-        const auto executor =
-            threads ? compiled->serialExecutor(threads) : compiled->parallelExecutor(linearOnTwoWorkers(m));
+        const Topology topo = buildTopology(m.graph);
+        const CostTable costs =
+            CostTable::fromStatic(m.graph, topo, estimateCosts(m.graph), MachineConstants{}, EdgeCostParameters{});
+        const Schedule schedule =
+            planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2, batch, batch), "linear").schedule;
+        QCOMPARE(schedule.clusters.size(), size_t(2));
+        compiled->setInputs(inputs[0]);
+        const auto executor = compiled->parallelExecutor(schedule);
         int settledRuns = 0;  // a settled executor's first run records, the next ones replay
         for (int run = 0; settledRuns < 8 && run < 100; ++run) {
             settledRuns += executor->settled();

@@ -1,8 +1,8 @@
 #include "core/runtime/memory_plan.h"
 
 #include <algorithm>
-#include <numeric>
-#include <utility>
+#include <iterator>
+#include <map>
 
 namespace ramiel {
 
@@ -10,38 +10,87 @@ namespace {
 
 size_t roundUp(size_t n, size_t alignment) { return (n + alignment - 1) & ~(alignment - 1); }
 
-bool aliveTogether(const BlockLifetime& a, const BlockLifetime& b)
-{
-    return a.allocated < b.freed && b.allocated < a.freed;
-}
-
 }  // namespace
 
 MemoryPlan planMemory(const std::vector<BlockLifetime>& blocks, size_t alignment)
 {
+    struct Event {
+        uint64_t time;
+        bool alloc;
+        size_t block;
+    };
+    std::vector<Event> events;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        events.push_back({blocks[b].allocated, true, b});
+        events.push_back({blocks[b].freed, false, b});
+    }
+    // At one time a free comes before an allocation: the allocation may take its bytes.
+    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+        return a.time != b.time ? a.time < b.time : (!a.alloc && b.alloc);
+    });
+    struct Range {
+        size_t size;
+        uint64_t freedAt;
+    };
+    std::map<size_t, Range> free;  // by offset, merged with free neighbours
     MemoryPlan plan;
     plan.offsets.assign(blocks.size(), 0);
-    std::vector<size_t> order(blocks.size());
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
-    std::vector<size_t> placed;
-    std::vector<std::pair<size_t, size_t>> taken;  // [begin, end) of placed blocks alive with this one
-    for (size_t b : order) {
-        const size_t size = roundUp(blocks[b].bytes, alignment);
-        taken.clear();
-        for (size_t p : placed)
-            if (aliveTogether(blocks[b], blocks[p]))
-                taken.emplace_back(plan.offsets[p], plan.offsets[p] + roundUp(blocks[p].bytes, alignment));
-        std::sort(taken.begin(), taken.end());
-        size_t offset = 0;
-        for (const auto& [begin, end] : taken) {
-            if (begin >= offset + size)
-                break;  // the gap before this one fits
-            offset = std::max(offset, end);
+    for (const Event& e : events) {
+        const size_t size = roundUp(blocks[e.block].bytes, alignment);
+        if (!e.alloc) {
+            size_t begin = plan.offsets[e.block], end = begin + size;
+            uint64_t freedAt = e.time;
+            auto next = free.lower_bound(begin);
+            if (next != free.end() && next->first == end) {
+                end += next->second.size;
+                freedAt = std::max(freedAt, next->second.freedAt);
+                next = free.erase(next);
+            }
+            if (next != free.begin()) {
+                auto prev = std::prev(next);
+                if (prev->first + prev->second.size == begin) {
+                    begin = prev->first;
+                    freedAt = std::max(freedAt, prev->second.freedAt);
+                    free.erase(prev);
+                }
+            }
+            free[begin] = {end - begin, freedAt};
+            continue;
         }
-        plan.offsets[b] = offset;
-        plan.bytes = std::max(plan.bytes, offset + size);
-        placed.push_back(b);
+        // An exact fit freed last, else the smallest range that fits (freed last among equals).
+        auto best = free.end();
+        for (auto f = free.begin(); f != free.end(); ++f) {
+            if (f->second.size < size)
+                continue;
+            if (best == free.end()) {
+                best = f;
+                continue;
+            }
+            const bool exact = f->second.size == size, bestExact = best->second.size == size;
+            if (exact != bestExact ? exact
+                                   : (f->second.size != best->second.size ? f->second.size < best->second.size && !exact
+                                                                          : f->second.freedAt > best->second.freedAt))
+                best = f;
+        }
+        if (best == free.end()) {  // on top, taking a free range that ends there
+            size_t offset = plan.bytes;
+            if (!free.empty()) {
+                auto last = std::prev(free.end());
+                if (last->first + last->second.size == plan.bytes) {
+                    offset = last->first;
+                    free.erase(last);
+                }
+            }
+            plan.offsets[e.block] = offset;
+            plan.bytes = offset + size;
+            continue;
+        }
+        plan.offsets[e.block] = best->first;
+        const Range rest{best->second.size - size, best->second.freedAt};
+        const size_t restAt = best->first + size;
+        free.erase(best);
+        if (rest.size > 0)
+            free[restAt] = rest;
     }
     return plan;
 }

@@ -108,7 +108,6 @@ public:
     {
         const Graph& g = m_.graph();
         IntraOpThreadsScope threads(threads_);
-        const AllocationPattern::Run pattern(pattern_, settled());
         const auto start = Clock::now();
         std::vector<at::Tensor> values(g.valueCount());
         for (const Value& v : g.values())
@@ -204,7 +203,6 @@ private:
     std::vector<int> uses_;
     std::vector<std::vector<ValueId>> reads_;  // per node, each value once
     std::vector<std::vector<bool>> readOnce_;  // per node and input
-    AllocationPattern pattern_;
 };
 
 // A worker per cluster: the thread that calls run() is worker 0, the others are
