@@ -27,8 +27,8 @@ struct PatternState;
 // longer this run) comes from the heap. In the heap that all threads share, a block
 // one worker freed went to the other, whose first writes then fetched every line
 // from the other core's cache, and the heap's lock and lists went back and forth:
-// two copies of MobileNetV2 on two workers each ran 8-14 % slower than alone, and
-// 0-1 % slower as two processes (docs/runtime.md).
+// two copies of MobileNetV2 on two workers each ran 4-16 % slower than alone, and
+// 0-5 % slower as two processes (docs/runtime.md).
 class AllocationPattern {
 public:
     AllocationPattern();
