@@ -28,11 +28,10 @@ struct Recording;
 struct Plan;
 
 // In front of the aligned data: the block malloc returned (null for a block of a
-// plan's buffer), the size asked for, and where the block is tracked: the
-// recording or the plan it belongs to (null for neither) and its index there.
+// plan's buffer) and where the block is tracked: the recording or the plan it
+// belongs to (null for neither) and its index there.
 struct Header {
     void* raw;
-    size_t size;
     void* tracker;
     size_t index;
 };
@@ -203,7 +202,7 @@ void* fromHeap(size_t n)
     TORCH_CHECK(raw, "can't allocate memory: you tried to allocate ", n, " bytes.");  // as libtorch says it
     void* data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + sizeof(Header) + kAlignment - 1) &
                                          ~uintptr_t(kAlignment - 1));
-    headerOf(data) = {raw, n, nullptr, 0};
+    headerOf(data) = {raw, nullptr, 0};
     return data;
 }
 
@@ -221,7 +220,7 @@ public:
         const size_t index = s->next++;
         if (s->mode == PatternState::Mode::Replay) {
             if (void* data = s->plan->take(index, n)) {
-                headerOf(data) = {nullptr, n, s->plan, index};
+                headerOf(data) = {nullptr, s->plan, index};
                 return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
             }
             if (index >= s->plan->sizes.size() || s->plan->sizes[index] != n)
