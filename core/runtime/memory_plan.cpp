@@ -58,20 +58,15 @@ MemoryPlan planMemory(const std::vector<BlockLifetime>& blocks, size_t alignment
             continue;
         }
         // An exact fit freed last, else the smallest range that fits (freed last among equals).
+        auto better = [&](const Range& a, const Range& b) {
+            if ((a.size == size) != (b.size == size))
+                return a.size == size;
+            return a.size != b.size ? a.size < b.size : a.freedAt > b.freedAt;
+        };
         auto best = free.end();
-        for (auto f = free.begin(); f != free.end(); ++f) {
-            if (f->second.size < size)
-                continue;
-            if (best == free.end()) {
+        for (auto f = free.begin(); f != free.end(); ++f)
+            if (f->second.size >= size && (best == free.end() || better(f->second, best->second)))
                 best = f;
-                continue;
-            }
-            const bool exact = f->second.size == size, bestExact = best->second.size == size;
-            if (exact != bestExact ? exact
-                                   : (f->second.size != best->second.size ? f->second.size < best->second.size && !exact
-                                                                          : f->second.freedAt > best->second.freedAt))
-                best = f;
-        }
         if (best == free.end()) {  // on top, taking a free range that ends there
             size_t offset = plan.bytes;
             if (!free.empty()) {
