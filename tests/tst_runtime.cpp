@@ -1351,8 +1351,11 @@ private Q_SLOTS:
             for (int i = 0; i < runs; ++i)
                 executor->run();
             const long perRun = (faults() - before) / runs;
-            // One tensor is 4096 pages; a run writes 13 of them, all in memory held from run to run.
-            QVERIFY2(perRun < 256, qPrintable(QString("%1 page faults a run").arg(perRun)));
+            // One tensor is 4096 pages; a run writes 13 of them, all in memory held from run to
+            // run. Under load a place may still be held when a worker wants it, and the heap
+            // then serves one tensor, growing once (seen once in CI: 512 a run over the 8 runs,
+            // one tensor's pages); before the allocator, every run faulted 3000-4000.
+            QVERIFY2(perRun < 1024, qPrintable(QString("%1 page faults a run").arg(perRun)));
             QVERIFY(relativeDifference(compiled->outputs()[0], serial) == 0.0);
         }
     }
