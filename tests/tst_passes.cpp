@@ -1466,6 +1466,27 @@ private Q_SLOTS:
         qInfo("%s: optimized vs original output, max relative difference %.2e", qPrintable(name), d);
         QVERIFY2(d < 1e-4, qPrintable(QString::number(d)));
 
+        // In a batch with another image, on one and two threads, each image gives its output
+        // of a run alone, in the first two runs (convolutions with two kernels run each; a
+        // batch's Winograd ones image by image, wantsImageByImage, core/runtime/torch).
+        auto compiled = runtime().compile(m);
+        const Tensor other = compiled->randomInputs(1, 11)[0];
+        const std::vector<Tensor> otherAlone = runOnce(m, {other});
+        auto batch = [](Tensor a, const Tensor& b) {
+            a.dims[0] += b.dims[0];
+            a.data += b.data;
+            return a;
+        };
+        compiled->setInputs({batch(inputs[0], other)});
+        for (int threads : {1, 2}) {
+            const auto executor = compiled->serialExecutor(threads);
+            for (int run = 0; run < 2; ++run) {
+                executor->run();
+                const double b = relativeDifference(compiled->outputs()[0], batch(optimized[0], otherAlone[0]));
+                QVERIFY2(b < 1e-4, qPrintable(QString("batch 2, %1 threads, run %2: %3").arg(threads).arg(run).arg(b)));
+            }
+        }
+
         // Idempotent: a second run finds nothing to do.
         Model again = m;
         const auto second = passes::runPipeline(again, passes::parsePassList("default"), {});

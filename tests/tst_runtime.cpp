@@ -621,26 +621,33 @@ private Q_SLOTS:
         QTest::addColumn<int>("size");
         QTest::addColumn<bool>("summand");
         QTest::addColumn<bool>("relu");
+        QTest::addColumn<int>("batch");
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
         // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
         // in row bands on two threads (wantsRowBands), uneven ones on 17 rows; 32 groups of 16
         // channels on 28x28 or more outputs also try oneDNN's blocked layout with reorders
         // (wantsBlockedGroups), the trial running both kernels. An image of 3 or
         // 4 channels (the graph's input) runs in row bands on two and three threads, each
-        // thread interleaving its band's rows itself.
-        QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false;
-        QTest::newRow("Winograd, Relu") << 64 << 64 << 1 << 1 << 16 << false << true;
-        QTest::newRow("Winograd, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true;
-        QTest::newRow("Winograd, summand") << 64 << 64 << 1 << 1 << 16 << true << false;
-        QTest::newRow("direct, summand and Relu") << 32 << 32 << 1 << 1 << 16 << true << true;
-        QTest::newRow("row bands") << 32 << 32 << 2 << 1 << 17 << false << false;
-        QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true;
-        QTest::newRow("row bands, stride 2, even") << 32 << 64 << 2 << 2 << 16 << false << false;
-        QTest::newRow("row bands, summand and Relu") << 32 << 32 << 2 << 1 << 16 << true << true;
-        QTest::newRow("grouped, blocked layout tried") << 512 << 512 << 32 << 1 << 29 << false << true;
-        QTest::newRow("grouped, blocked layout tried, stride 2, summand") << 512 << 512 << 32 << 2 << 57 << true << true;
-        QTest::newRow("image, stride 2, Relu") << 3 << 32 << 1 << 2 << 33 << false << true;
-        QTest::newRow("image of 4 channels") << 4 << 16 << 1 << 1 << 26 << false << false;
+        // thread interleaving its band's rows itself. A batch's Winograd convolutions under
+        // 28x28 run image by image (wantsImageByImage) where there are as many images as
+        // threads: two images on one and two threads (three take the batch's primitive),
+        // three on one to three; on 28x28 and more the batch's primitive.
+        QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false << 1;
+        QTest::newRow("Winograd, Relu") << 64 << 64 << 1 << 1 << 16 << false << true << 1;
+        QTest::newRow("Winograd, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true << 1;
+        QTest::newRow("Winograd, summand") << 64 << 64 << 1 << 1 << 16 << true << false << 1;
+        QTest::newRow("Winograd, 2 images, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true << 2;
+        QTest::newRow("Winograd, 3 images") << 64 << 64 << 1 << 1 << 16 << false << false << 3;
+        QTest::newRow("Winograd, 2 images, 28x28 and over") << 64 << 64 << 1 << 1 << 29 << false << true << 2;
+        QTest::newRow("direct, summand and Relu") << 32 << 32 << 1 << 1 << 16 << true << true << 1;
+        QTest::newRow("row bands") << 32 << 32 << 2 << 1 << 17 << false << false << 1;
+        QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true << 1;
+        QTest::newRow("row bands, stride 2, even") << 32 << 64 << 2 << 2 << 16 << false << false << 1;
+        QTest::newRow("row bands, summand and Relu") << 32 << 32 << 2 << 1 << 16 << true << true << 1;
+        QTest::newRow("grouped, blocked layout tried") << 512 << 512 << 32 << 1 << 29 << false << true << 1;
+        QTest::newRow("grouped, blocked layout tried, stride 2, summand") << 512 << 512 << 32 << 2 << 57 << true << true << 1;
+        QTest::newRow("image, stride 2, Relu") << 3 << 32 << 1 << 2 << 33 << false << true << 1;
+        QTest::newRow("image of 4 channels") << 4 << 16 << 1 << 1 << 26 << false << false << 1;
     }
 
     // A 3x3 convolution (pads 1, bias; with a summand or a Relu, ai.ramiel.FusedConv)
@@ -654,12 +661,13 @@ private Q_SLOTS:
         QFETCH(int, size);
         QFETCH(bool, summand);
         QFETCH(bool, relu);
+        QFETCH(int, batch);
         const int64_t h = size, w = size - 1, oh = (h - 1) / stride + 1, ow = (w - 1) / stride + 1;
         const int64_t inPer = in / groups, outPer = out / groups;
         OnnxBuilder b;
-        b.input("x", {1, in, h, w}).output("y", {1, out, oh, ow});
+        b.input("x", {batch, in, h, w}).output("y", {batch, out, oh, ow});
         if (summand)
-            b.input("z", {1, out, oh, ow});
+            b.input("z", {batch, out, oh, ow});
         b.initializer("w", {out, inPer, 3, 3}, 0.0f).initializer("b", {out}, 0.0f);
         auto* wt = b.model().mutable_graph()->mutable_initializer(0);
         for (int i = 0; i < wt->float_data_size(); ++i)
@@ -686,27 +694,28 @@ private Q_SLOTS:
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
         const std::vector<double> x = *inputs[0].toDoubles();
         const std::vector<double> z = summand ? *inputs[1].toDoubles() : std::vector<double>();
-        Tensor expected{DataType::Float, {1, out, oh, ow}, std::string(size_t(out * oh * ow) * 4, '\0'), {}};
-        for (int64_t o = 0; o < out; ++o)
-            for (int64_t r = 0; r < oh; ++r)
-                for (int64_t c = 0; c < ow; ++c) {
-                    double s = bt->float_data(int(o));
-                    for (int64_t i = 0; i < inPer; ++i)
-                        for (int64_t dr = -1; dr <= 1; ++dr)
-                            for (int64_t dc = -1; dc <= 1; ++dc) {
-                                const int64_t y = r * stride + dr, xc = c * stride + dc;
-                                if (y >= 0 && y < h && xc >= 0 && xc < w)
-                                    s += x[size_t(((o / outPer * inPer + i) * h + y) * w + xc)] *
-                                         wt->float_data(int(((o * inPer + i) * 3 + dr + 1) * 3 + dc + 1));
-                            }
-                    const size_t at = size_t((o * oh + r) * ow + c);
-                    if (summand)
-                        s += z[at];
-                    if (relu)
-                        s = std::max(s, 0.0);
-                    const float f = float(s);
-                    std::memcpy(expected.data.data() + at * 4, &f, 4);
-                }
+        Tensor expected{DataType::Float, {batch, out, oh, ow}, std::string(size_t(batch * out * oh * ow) * 4, '\0'), {}};
+        for (int64_t n = 0; n < batch; ++n)
+            for (int64_t o = 0; o < out; ++o)
+                for (int64_t r = 0; r < oh; ++r)
+                    for (int64_t c = 0; c < ow; ++c) {
+                        double s = bt->float_data(int(o));
+                        for (int64_t i = 0; i < inPer; ++i)
+                            for (int64_t dr = -1; dr <= 1; ++dr)
+                                for (int64_t dc = -1; dc <= 1; ++dc) {
+                                    const int64_t y = r * stride + dr, xc = c * stride + dc;
+                                    if (y >= 0 && y < h && xc >= 0 && xc < w)
+                                        s += x[size_t((((n * in) + o / outPer * inPer + i) * h + y) * w + xc)] *
+                                             wt->float_data(int(((o * inPer + i) * 3 + dr + 1) * 3 + dc + 1));
+                                }
+                        const size_t at = size_t(((n * out + o) * oh + r) * ow + c);
+                        if (summand)
+                            s += z[at];
+                        if (relu)
+                            s = std::max(s, 0.0);
+                        const float f = float(s);
+                        std::memcpy(expected.data.data() + at * 4, &f, 4);
+                    }
         compiled->setInputs(inputs);
         for (int threads : {1, 2, 3}) {
             // Past kSettlingRuns: a Winograd convolution's trial runs (both kernels) and the choice.

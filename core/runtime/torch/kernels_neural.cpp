@@ -309,6 +309,19 @@ bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPer
            outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
 }
 
+// Whether a Winograd convolution of a batch runs image by image: one one-image primitive
+// on one thread, the images shared out among the intra-op threads (as many images as
+// threads at least, or some threads would idle). oneDNN 2.6 has its F(2x2, 3x3) kernel
+// for one image only and gives a batch its F(4x4, 3x3) one, whose transformed weights
+// (6x6 tiles) are 2.25x the size. Alone (AMD EPYC host, docs/runtime.md), image by image
+// over the batch's kernel, one thread: ResNet's 256 -> 256 at 14x14 0.64x at 2 images and
+// 0.87x at 4, GoogLeNet's 160 -> 320 and 128 -> 256 0.78-0.84x; on 56x56 outputs
+// 1.09-1.11x (not taken).
+bool wantsImageByImage(int64_t batch, int64_t outPixels, int threads)
+{
+    return batch > 1 && batch >= threads && outPixels < 28 * 28;
+}
+
 // Whether a grouped convolution also tries oneDNN's blocked layout (nChw16c), its input
 // reordered in and its output out (OneDnnConvolution's trial keeps the faster). With
 // groups of 16 channels oneDNN 2.6 has only its older grouped kernel
@@ -532,7 +545,8 @@ private:
         bool srcIs16c, dstIs16c;  // the primitive's layouts are winograd.h's
     };
 
-    // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands).
+    // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands);
+    // also a batch's one-image primitive (wantsImageByImage).
     struct Band {
         int64_t srcRow = 0, srcRows = 0;  // the input rows it reads
         int64_t dstOffset = 0;            // floats from the start of the output
@@ -551,6 +565,7 @@ private:
         std::vector<int64_t> outSizes;
         std::optional<Blocked> blocked;
         std::vector<std::unique_ptr<Band>> bands;
+        std::unique_ptr<Band> perImage;  // a blocked batch's one-image, one-thread primitive (wantsImageByImage)
         ThreadArguments arguments;
     };
 
@@ -575,12 +590,30 @@ private:
                 reorder(b.sumIn, b.plainDst, plain(z).contiguous(at::MemoryFormat::ChannelsLast).data_ptr(),
                         p.pd.dst_desc(), dst.data_ptr());
         }
-        p.arguments.execute(p.primitive, p.pd, src, dst, p.weights, bias_.defined() ? &p.bias : nullptr);
+        if (p.perImage)
+            runImageByImage(p, src, dst);
+        else
+            p.arguments.execute(p.primitive, p.pd, src, dst, p.weights, bias_.defined() ? &p.bias : nullptr);
         if (blockedOutput_ && b.dstIs16c)
             return dst;
         at::Tensor y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
         reorder(b.out, p.pd.dst_desc(), dst.data_ptr(), b.plainDst, y.data_ptr());
         return y;
+    }
+
+    // The images of a blocked batch shared out among the intra-op threads, each image
+    // (a contiguous part of the batch in nChw16c) run by the one-image primitive.
+    void runImageByImage(const Primitive& p, const at::Tensor& src, at::Tensor& dst) const
+    {
+        const Band& one = *p.perImage;
+        const auto* in = static_cast<const char*>(src.data_ptr());
+        auto* out = static_cast<char*>(dst.data_ptr());
+        const size_t inBytes = one.pd.src_desc().get_size(), outBytes = one.pd.dst_desc().get_size();
+        at::parallel_for(0, p.outSizes[0], 1, [&](int64_t begin, int64_t end) {
+            for (int64_t n = begin; n < end; ++n)
+                one.arguments.execute(one.primitive, one.pd, in + n * inBytes, out + n * outBytes, one.weights,
+                                      bias_.defined() ? &p.bias : nullptr);
+        });
     }
 
     static void reorder(const dnnl::reorder& r, const dnnl::memory::desc& from, void* fromData,
@@ -721,6 +754,23 @@ private:
         }
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
+        if (layout == Layout::Winograd && p->blocked && p->blocked->srcIs16c && p->blocked->dstIs16c &&
+            wantsImageByImage(sizes[0], out[2] * out[3], threads)) {
+            try {
+                IntraOpThreadsScope oneThread(1);
+                const dnnl::memory::desc imageSrc(dims{1, sizes[1], sizes[2], sizes[3]}, f32, tag::nChw16c);
+                const dnnl::memory::desc imageDst(dims{1, o, out[2], out[3]}, f32, tag::nChw16c);
+                auto one = std::make_unique<Band>();
+                one->pd = dnnl::convolution_forward::primitive_desc(
+                    convDesc(dnnl::algorithm::convolution_winograd, imageSrc, imageDst, padL, padR), attr,
+                    dnnlEngine());
+                one->primitive = dnnl::convolution_forward(one->pd);
+                std::tie(one->weightBuffer, one->weights) = reorderedWeights(one->pd.weights_desc(), plainWeights, weight_);
+                p->perImage = std::move(one);
+            } catch (const dnnl::error&) {  // none for one image: the batch's primitive
+                p->perImage.reset();
+            }
+        }
         const bool imageBands = image && wantsImageBands(sizes, out, kh, win.strides[0], win.dilations[0], threads);
         if (!p->blocked &&
             (imageBands || wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads))) {
@@ -756,7 +806,7 @@ private:
                 p->bands.clear();
             }
         }
-        if (p->bands.empty()) {
+        if (p->bands.empty() && !p->perImage) {
             if (!p->blocked)
                 p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
             p->primitive = dnnl::convolution_forward(p->pd);
