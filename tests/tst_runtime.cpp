@@ -629,9 +629,9 @@ private Q_SLOTS:
         // (wantsBlockedGroups), the trial running both kernels. An image of 3 or
         // 4 channels (the graph's input) runs in row bands on two and three threads, each
         // thread interleaving its band's rows itself. A batch's Winograd convolutions under
-        // 28x28 run image by image (wantsImageByImage) where there are as many images as
-        // threads: two images on one and two threads (three take the batch's primitive),
-        // three on one to three; on 28x28 and more the batch's primitive.
+        // 28x28 run image by image (wantsImageByImage) where the threads share the images
+        // evenly: two images on one and two threads, three on one and three (otherwise the
+        // batch's primitive); on 28x28 and more the batch's primitive.
         QTest::newRow("Winograd") << 64 << 64 << 1 << 1 << 16 << false << false << 1;
         QTest::newRow("Winograd, Relu") << 64 << 64 << 1 << 1 << 16 << false << true << 1;
         QTest::newRow("Winograd, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true << 1;

@@ -309,17 +309,17 @@ bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPer
            outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
 }
 
-// Whether a Winograd convolution of a batch runs image by image: one one-image primitive
-// on one thread, the images shared out among the intra-op threads (as many images as
-// threads at least, or some threads would idle). oneDNN 2.6 has its F(2x2, 3x3) kernel
-// for one image only and gives a batch its F(4x4, 3x3) one, whose transformed weights
-// (6x6 tiles) are 2.25x the size. Alone (AMD EPYC host, docs/runtime.md), image by image
-// over the batch's kernel, one thread: ResNet's 256 -> 256 at 14x14 0.64x at 2 images and
-// 0.87x at 4, GoogLeNet's 160 -> 320 and 128 -> 256 0.78-0.84x; on 56x56 outputs
-// 1.09-1.11x (not taken).
+// Whether a Winograd convolution of a batch runs image by image: a one-image primitive on
+// one thread, the images shared out evenly among the intra-op threads. oneDNN 2.6 has its
+// F(2x2, 3x3) kernel for one image only and gives a batch its F(4x4, 3x3) one, whose
+// transformed weights (6x6 tiles) are 2.25x the size. Alone (AMD EPYC host,
+// docs/runtime.md), one thread, image by image took 0.64x of the batch kernel's time on
+// ResNet's 256 -> 256 at 14x14 with 2 images and 0.87x with 4, 0.78-0.84x on GoogLeNet's
+// 160 -> 320 and 128 -> 256; on 56x56 outputs 1.09-1.11x (not taken). Uneven shares are
+// not taken either: the thread with an image more would wait about as long as they save.
 bool wantsImageByImage(int64_t batch, int64_t outPixels, int threads)
 {
-    return batch > 1 && batch >= threads && outPixels < 28 * 28;
+    return batch > 1 && batch % threads == 0 && outPixels < 28 * 28;
 }
 
 // Whether a grouped convolution also tries oneDNN's blocked layout (nChw16c), its input
