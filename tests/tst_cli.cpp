@@ -169,6 +169,50 @@ private Q_SLOTS:
         QVERIFY(bigger["flops"].toDouble() > 3.9 * j["flops"].toDouble());
     }
 
+    // A model exported with a symbolic batch: the commands that plan and run read
+    // one sample (info says so) and -b counts samples, bench's own processes too;
+    // optimize writes the batch back symbolic.
+    void symbolicBatchIsOneSample()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dynamic_batch.onnx");
+        {
+            test::OnnxBuilder b;
+            b.input("x", {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
+                .initializer("w", {4, 3, 3, 3})
+                .output("y", {-1, 4, 16, 16});
+            test::OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+            b.node("Relu", {"c"}, {"y"}, "relu");
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(b.bytes()));
+        }
+        const auto info = test::runCli({"info", path, "--machine", kMachine});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(info.out.contains("float[1x3x16x16]  (one sample: the file's batch 'batch' is symbolic"),
+                 qPrintable(info.out));
+        QVERIFY2(!info.out.contains("warning"), qPrintable(info.out));
+        const QJsonObject j = infoJson(path);
+        QCOMPARE(j["inputs"].toArray()[0].toObject()["symbolic_batch"].toString(), QString("batch"));
+
+        const auto run = test::runCli({"run", path, "-b", "3"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("  y  float[3x4x16x16]"), qPrintable(run.out));
+        const auto bench = test::runCli({"bench", path, "-p", "2", "-b", "2", "--runs", "2", "--json", "--machine", kMachine});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.err));
+        QCOMPARE(QJsonDocument::fromJson(bench.out.toUtf8()).object()["batch"].toInt(), 2);
+
+        const QString optimized = dir.filePath("optimized.onnx");
+        const auto opt = test::runCli({"optimize", path, "-o", optimized});
+        QVERIFY2(opt.exitCode == 0, qPrintable(opt.err));
+        QVERIFY2(infoJson(optimized)["inputs"].toArray()[0].toObject()["symbolic_batch"].toString() == "batch",
+                 "optimize kept the file's symbolic batch");
+        // --shape still decides.
+        const QJsonObject sized = infoJson(path, {"--shape", "x=5,3,16,16"});
+        QCOMPARE(sized["inputs"].toArray()[0].toObject()["shape"].toArray()[0].toInt(), 5);
+        QVERIFY(!sized["inputs"].toArray()[0].toObject().contains("symbolic_batch"));
+    }
+
     // calibrate measures real constants, writes them, and info uses them;
     // without --machine, info calibrates once and caches for this CPU.
     void calibrateAndCache()

@@ -120,6 +120,61 @@ private Q_SLOTS:
         QCOMPARE(costs[0].flops, 2.0 * (2 * 4 * 8 * 8) * 27);
     }
 
+    // A symbolic first size alone (the batch) is read as one sample when asked;
+    // any other unknown size, rank 1, or a --shape for the input leaves it be.
+    void symbolicBatchAsOneSample_data()
+    {
+        QTest::addColumn<QList<qint64>>("dims");
+        QTest::addColumn<QStringList>("symbols");
+        QTest::addColumn<QString>("shape");  // --shape for x, or empty
+        QTest::addColumn<bool>("asked");
+        QTest::addColumn<QString>("read");   // x's sizes as read
+        QTest::addColumn<QString>("symbol"); // listed in oneSampleInputs with this name; "-" not listed
+        const QList<qint64> nchw{-1, 3, 8, 8};
+        QTest::newRow("named batch") << nchw << QStringList{"N", "", "", ""} << "" << true << "1x3x8x8" << "N";
+        QTest::newRow("unnamed batch") << nchw << QStringList{} << "" << true << "1x3x8x8" << "";
+        QTest::newRow("not asked") << nchw << QStringList{"N", "", "", ""} << "" << false << "Nx3x8x8" << "-";
+        QTest::newRow("--shape wins") << nchw << QStringList{"N", "", "", ""} << "x=2,3,8,8" << true << "2x3x8x8"
+                                      << "-";
+        QTest::newRow("height symbolic too") << QList<qint64>{-1, 3, -1, 8} << QStringList{"N", "", "H", ""} << ""
+                                             << true << "Nx3xHx8" << "-";
+        QTest::newRow("rank 1") << QList<qint64>{-1} << QStringList{"N"} << "" << true << "N" << "-";
+        QTest::newRow("sizes known") << QList<qint64>{2, 3, 8, 8} << QStringList{} << "" << true << "2x3x8x8" << "-";
+    }
+
+    void symbolicBatchAsOneSample()
+    {
+        QFETCH(QList<qint64>, dims);
+        QFETCH(QStringList, symbols);
+        QFETCH(QString, shape);
+        QFETCH(bool, asked);
+        QFETCH(QString, read);
+        QFETCH(QString, symbol);
+        OnnxBuilder b;
+        std::vector<std::string> names;
+        for (const QString& n : symbols)
+            names.push_back(n.toStdString());
+        b.input("x", std::vector<int64_t>(dims.begin(), dims.end()), onnx::TensorProto::FLOAT, names)
+            .output("y", std::vector<int64_t>(dims.size(), -1));
+        b.node("Relu", {"x"}, {"y"}, "relu");
+        ImportOptions o;
+        o.oneSampleForSymbolicBatch = asked;
+        if (!shape.isEmpty())
+            addInputShape(o, shape.toStdString());
+        const Model m = loadOnnxFromBytes(b.bytes(), "batch.onnx", {}, o);
+        QCOMPARE(QString::fromStdString(m.graph.value(m.graph.findValue("x")).type.shape->toString()), read);
+        if (symbol == "-") {
+            QVERIFY(m.oneSampleInputs.empty());
+            return;
+        }
+        QCOMPARE(int(m.oneSampleInputs.size()), 1);
+        QCOMPARE(m.oneSampleInputs[0].name, std::string("x"));
+        QCOMPARE(QString::fromStdString(m.oneSampleInputs[0].batchSymbol), symbol);
+        // Sized through: the output is known and nothing warns.
+        QCOMPARE(m.graph.value(m.graph.findValue("y")).type.toString(), std::string("float[1x3x8x8]"));
+        QVERIFY2(m.warnings.empty(), m.warnings.empty() ? "" : m.warnings.front().c_str());
+    }
+
     void shapeOverrideErrors_data()
     {
         QTest::addColumn<QString>("spec");

@@ -1311,6 +1311,30 @@ private Q_SLOTS:
         QVERIFY(again.session()->analysis()->metrics.costsComplete());
     }
 
+    // A symbolic batch alone needs no sizes: read as one sample, the panel says so.
+    void symbolicBatchIsOneSample()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("dynamic_batch.onnx");
+        {
+            test::OnnxBuilder b;
+            b.input("x", {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
+                .initializer("w", {4, 3, 3, 3})
+                .output("y", {-1, 4, 16, 16});
+            test::OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+            b.node("Relu", {"c"}, {"y"}, "relu");
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(b.bytes()));
+        }
+        auto w = window();
+        QVERIFY(open(*w, path));
+        QVERIFY(w->session()->analysis()->metrics.costsComplete());
+        QCOMPARE(w->inputSizes()->sizesEdit("x")->text(), QString("1x3x16x16"));
+        const QString status = w->inputSizes()->statusLabel()->text();
+        QVERIFY2(status.contains("batch of x symbolic: read as one sample"), qPrintable(status));
+    }
+
     void settingsAreRestoredAfterARestart()
     {
         {

@@ -63,8 +63,10 @@ void InputSizesPanel::showInputs()
         status_->setText(tr("Open a model to see and set its input sizes."));
         return;
     }
-    const Graph& g = p->source->graph;
+    const Model& source = *p->source;
+    const Graph& g = source.graph;
     int unknown = 0;
+    QStringList oneSample;
     for (ValueId v : g.inputs()) {
         const Value& value = g.value(v);
         if (value.isConstant())
@@ -79,6 +81,14 @@ void InputSizesPanel::showInputs()
         connect(edit, &QLineEdit::returnPressed, this, &InputSizesPanel::apply);
         auto* label = new QLabel(QString::fromStdString(value.name).toHtmlEscaped(), this);
         label->setToolTip(QString::fromStdString(value.type.toString()));
+        for (const OneSampleInput& s : source.oneSampleInputs)
+            if (s.name == value.name) {
+                oneSample << QString::fromStdString(value.name);
+                label->setToolTip(tr("%1: the file's batch%2 is symbolic, read as one sample")
+                                      .arg(QString::fromStdString(value.type.toString()),
+                                           s.batchSymbol.empty() ? QString()
+                                                                 : " '" + QString::fromStdString(s.batchSymbol) + "'"));
+            }
         form_->addRow(label, edit);
         edits_.emplace_back(value.name, edit);
         shown_.push_back(edit->text().toStdString());
@@ -87,6 +97,10 @@ void InputSizesPanel::showInputs()
         status_->setText(tr("%n input(s) with sizes that are not known: node costs, the plan's figures and Run "
                             "need them. Give every size and Apply.",
                             "", unknown));
+    else if (!oneSample.isEmpty())
+        status_->setText(tr("The file leaves the batch of %1 symbolic: read as one sample. Run and the plan's "
+                            "batch B count such samples; edit the sizes for another sample.")
+                             .arg(oneSample.join(", ")));
     else if (!session_->inputShapes().empty())
         status_->setText(tr("Sizes set here (remembered for this model); the file declares others."));
     else

@@ -58,9 +58,17 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
     if (!model.producerName.empty())
         out << ", from " << printable(model.producerName) << " " << printable(model.producerVersion);
     out << "\n";
-    for (ValueId v : g.inputs())
-        if (!g.value(v).isConstant())
-            row("input") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
+    for (ValueId v : g.inputs()) {
+        const Value& value = g.value(v);
+        if (value.isConstant())
+            continue;
+        row("input") << printable(value.name) << "  " << printable(value.type.toString());
+        for (const OneSampleInput& s : model.oneSampleInputs)
+            if (s.name == value.name)
+                out << "  (one sample: the file's batch" << (s.batchSymbol.empty() ? "" : " '" + printable(s.batchSymbol) + "'")
+                    << " is symbolic; -b sets the batch, --shape other sizes)";
+        out << "\n";
+    }
     for (ValueId v : g.outputs())
         row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
     row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers

@@ -61,7 +61,8 @@ Command addOptimizeCommand(CLI::App& app)
                     if (std::find(names.begin(), names.end(), o->dumpAfter) == names.end())
                         throw Error(ErrorKind::Usage, {}, "--dump-after " + o->dumpAfter + ": that pass is not in --passes");
                 }
-                Model model = *pipeline::readModel(o->model.model, o->model.prepare.shapes);
+                Model model = *pipeline::readModel(o->model.model, o->model.prepare.shapes,
+                                                           pipeline::SymbolicBatch::AsDeclared);
                 const int before = int(model.graph.nodeCount());
                 passes::PassContext context;
                 context.batchDynamic = !o->fixedBatch;

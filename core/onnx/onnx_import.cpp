@@ -428,7 +428,8 @@ GraphResult convertGraph(onnx::GraphProto& gp, Graph& g, Context& ctx, bool isMa
     return result;
 }
 
-void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const Context& ctx)
+void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const Context& ctx,
+                      std::vector<OneSampleInput>& oneSample)
 {
     std::set<std::string> initializerNames;
     for (const auto& init : gp.initializer())
@@ -457,7 +458,23 @@ void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const 
         for (int64_t d : dims)
             shape->add_dim()->set_dim_value(d);
     }
-    if (!options.inputShapes.empty())
+    if (options.oneSampleForSymbolicBatch)
+        for (auto& in : *gp.mutable_input()) {
+            if (initializerNames.count(in.name()) || options.inputShapes.count(in.name()) ||
+                !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+                continue;
+            auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+            if (shape->dim_size() < 2 || shape->dim(0).has_dim_value())
+                continue;
+            bool restKnown = true;
+            for (int d = 1; d < shape->dim_size(); ++d)
+                restKnown &= shape->dim(d).has_dim_value();
+            if (!restKnown)
+                continue;
+            oneSample.push_back({in.name(), shape->dim(0).dim_param()});
+            shape->mutable_dim(0)->set_dim_value(1);
+        }
+    if (!options.inputShapes.empty() || !oneSample.empty())
         gp.clear_value_info();  // stale symbolic shapes would conflict with the new sizes
 }
 
@@ -569,7 +586,7 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
         opsets[domain] = o.version();
     }
 
-    applyInputShapes(*proto.mutable_graph(), options, ctx);
+    applyInputShapes(*proto.mutable_graph(), options, ctx, model.oneSampleInputs);
 
     InferenceRequest inference;
     inference.runChecker = options.runChecker;

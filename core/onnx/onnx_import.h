@@ -17,6 +17,10 @@ struct ImportOptions {
     // (`--shape input=1,3,224,224`). A name that is not a graph input, or a
     // rank that differs from the model's, is an Error(Usage).
     std::map<std::string, std::vector<int64_t>> inputShapes;
+    // Read an input whose only unknown size is its first (a symbolic batch,
+    // rank 2 or more) as one sample: that size becomes 1 and the input is
+    // listed in Model::oneSampleInputs. Inputs in inputShapes keep those.
+    bool oneSampleForSymbolicBatch = false;
     bool inferShapes = true;
     bool runChecker = true;
     // Read external-data files. When false, such tensors keep their type and

@@ -53,9 +53,11 @@ void mapCriticalPath(PlannedModel& p)
 
 }  // namespace
 
-std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes)
+std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes,
+                                       SymbolicBatch batch)
 {
     ImportOptions importOptions;
+    importOptions.oneSampleForSymbolicBatch = batch == SymbolicBatch::OneSample;
     for (const std::string& s : shapes)
         addInputShape(importOptions, s);
     return std::make_shared<const Model>(loadOnnx(path, importOptions));

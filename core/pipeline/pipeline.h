@@ -53,8 +53,14 @@ struct PreparedModel {
     double prepareSeconds = 0;          // passes, topology, costs
 };
 
+// What a symbolic batch becomes on import: one sample (planning and running
+// need sizes; `-b` counts samples) or left as the file declares it (a model
+// written out again keeps its interface).
+enum class SymbolicBatch { OneSample, AsDeclared };
+
 // Import with the input sizes fixed. Throws ramiel::Error.
-std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes = {});
+std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes = {},
+                                       SymbolicBatch batch = SymbolicBatch::OneSample);
 // Import and passes: the model as the runtime runs it (no costs, no calibration).
 Model loadModel(const std::string& path, const PrepareOptions& options);
 // Runs the passes on a copy of `source` and prepares it. Throws Error(Usage) for a bad pass list.

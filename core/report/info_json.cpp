@@ -37,9 +37,15 @@ nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const Machi
     for (const OpsetImport& o : model.opsets)
         opsets[o.domain.empty() ? "ai.onnx" : o.domain] = o.version;
     nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
-    for (ValueId v : g.inputs())
-        if (!g.value(v).isConstant())
-            inputs.push_back(valueToJson(g.value(v)));
+    for (ValueId v : g.inputs()) {
+        if (g.value(v).isConstant())
+            continue;
+        nlohmann::json input = valueToJson(g.value(v));
+        for (const OneSampleInput& s : model.oneSampleInputs)
+            if (s.name == g.value(v).name)
+                input["symbolic_batch"] = s.batchSymbol;
+        inputs.push_back(input);
+    }
     for (ValueId v : g.outputs())
         outputs.push_back(valueToJson(g.value(v)));
     nlohmann::json histogram = nlohmann::json::object();
