@@ -1333,6 +1333,8 @@ private Q_SLOTS:
         QCOMPARE(w->inputSizes()->sizesEdit("x")->text(), QString("1x3x16x16"));
         const QString status = w->inputSizes()->statusLabel()->text();
         QVERIFY2(status.contains("batch of x symbolic: read as one sample"), qPrintable(status));
+        w->findChild<QDockWidget*>("inputSizes")->raise();
+        keepScreenshot(w.get(), "studio-input-sizes-batch.png");
     }
 
     void settingsAreRestoredAfterARestart()
