@@ -639,6 +639,7 @@ private Q_SLOTS:
         QTest::newRow("Winograd, 2 images, summand and Relu") << 64 << 64 << 1 << 1 << 16 << true << true << 2;
         QTest::newRow("Winograd, 3 images") << 64 << 64 << 1 << 1 << 16 << false << false << 3;
         QTest::newRow("Winograd, 2 images, 28x28 and over") << 64 << 64 << 1 << 1 << 29 << false << true << 2;
+        QTest::newRow("Winograd in row bands, Relu") << 48 << 64 << 1 << 1 << 40 << false << true << 1;
         QTest::newRow("direct, summand and Relu") << 32 << 32 << 1 << 1 << 16 << true << true << 1;
         QTest::newRow("row bands") << 32 << 32 << 2 << 1 << 17 << false << false << 1;
         QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true << 1;

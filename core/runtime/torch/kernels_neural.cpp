@@ -323,6 +323,20 @@ bool wantsImageByImage(int64_t batch, int64_t outPixels, int threads)
     return batch > 1 && batch % threads == 0 && outPixels < 28 * 28;
 }
 
+// Whether a Winograd convolution of one image runs in row bands, one per intra-op thread,
+// each a one-thread primitive that reorders its own rows in and out (runWinogradBands):
+// where its weights, transformed into 6x6 tiles as oneDNN 2.6 gives a band (F(4x4, 3x3)),
+// are no larger than its input and output, which each core then reads and writes only
+// in its own rows. Alone, two threads (AMD EPYC host, docs/runtime.md), against oneDNN's
+// own split with the reorders around it: GoogLeNet's 64 -> 192 at 56x56 0.77x hot and
+// 0.83x with the caches flushed; 128 -> 192 at 28x28, whose weights are 3.5 times its
+// activations, 0.77x hot but 1.34x flushed, and inside the model slower, as every one
+// whose weights are the larger (each band reads them all).
+bool wantsWinogradBands(int64_t batch, int64_t in, int64_t out, int64_t outRows, int64_t outCols, int threads)
+{
+    return threads > 1 && batch == 1 && outRows >= 4 * threads && out * in * 36 <= (in + out) * outRows * outCols;
+}
+
 // Whether a grouped convolution also tries oneDNN's blocked layout (nChw16c), its input
 // reordered in and its output out (OneDnnConvolution's trial keeps the faster). With
 // groups of 16 channels oneDNN 2.6 has only its older grouped kernel
@@ -556,6 +570,7 @@ private:
         at::Tensor weightBuffer;
         dnnl::memory weights;
         ThreadArguments arguments;
+        std::optional<Blocked> blocked;  // a Winograd band's reorders from and to its channels-last rows
     };
 
     struct Primitive {
@@ -575,6 +590,8 @@ private:
     // Returns the output blocked (blockedOutput) or channels-last, as runDirect.
     at::Tensor runBlocked(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
     {
+        if (!p.bands.empty() && !isBlocked(x))
+            return runWinogradBands(p, x.contiguous(at::MemoryFormat::ChannelsLast));
         const Blocked& b = *p.blocked;
         auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
         at::Tensor src = b.srcIs16c && isBlocked(x) ? x : bytes(p.pd.src_desc());
@@ -599,6 +616,35 @@ private:
             return dst;
         at::Tensor y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
         reorder(b.out, p.pd.dst_desc(), dst.data_ptr(), b.plainDst, y.data_ptr());
+        return y;
+    }
+
+    // Each intra-op thread its band of output rows through a one-thread Winograd primitive:
+    // its input rows reordered into a blocked buffer of its own, its output rows out of one
+    // into their place in the channels-last output, so each core reorders what it convolves.
+    at::Tensor runWinogradBands(const Primitive& p, const at::Tensor& x) const
+    {
+        at::Tensor y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
+        const float* in = x.data_ptr<float>();
+        float* out = y.data_ptr<float>();
+        const int64_t rowFloats = x.size(3) * x.size(1);
+        at::parallel_for(0, int64_t(p.bands.size()), 1, [&](int64_t begin, int64_t end) {
+            thread_local at::Tensor src, dst;  // kept for the next run
+            for (int64_t i = begin; i < end; ++i) {
+                const Band& b = *p.bands[size_t(i)];
+                const auto fit = [](at::Tensor& t, size_t bytes) {
+                    if (!t.defined() || size_t(t.numel()) < bytes)
+                        t = at::empty({int64_t(bytes)}, at::TensorOptions().dtype(at::kByte));
+                };
+                fit(src, b.pd.src_desc().get_size());
+                fit(dst, b.pd.dst_desc().get_size());
+                reorder(b.blocked->in, b.blocked->plainSrc, const_cast<float*>(in + b.srcRow * rowFloats),
+                        b.pd.src_desc(), src.data_ptr());
+                b.arguments.execute(b.primitive, b.pd, src.data_ptr(), dst.data_ptr(), b.weights,
+                                    bias_.defined() ? &p.bias : nullptr);
+                reorder(b.blocked->out, b.pd.dst_desc(), dst.data_ptr(), b.blocked->plainDst, out + b.dstOffset);
+            }
+        });
         return y;
     }
 
@@ -772,6 +818,45 @@ private:
                 p->perImage.reset();
             }
         }
+        if (layout == Layout::Winograd && p->blocked && !p->perImage && !sum_ && !blockedOutput_ &&
+            wantsWinogradBands(sizes[0], sizes[1], o, out[2], out[3], threads)) {
+            try {
+                IntraOpThreadsScope oneThread(1);
+                const dnnl::engine& eng = dnnlEngine();
+                const int64_t rows = out[2];
+                for (int t = 0; t < threads; ++t) {
+                    const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+                    const int64_t first = r0 - win.padBegin[0], last = r1 - 1 - win.padBegin[0] + kh;
+                    const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
+                    auto b = std::make_unique<Band>();
+                    b->srcRow = i0;
+                    b->srcRows = i1 - i0;
+                    b->dstOffset = r0 * out[3] * o;
+                    const dims bandIn{1, sizes[1], i1 - i0, sizes[3]}, bandOut{1, o, r1 - r0, out[3]};
+                    const dnnl::memory::desc plainSrc(bandIn, f32, tag::nhwc), plainDst(bandOut, f32, tag::nhwc);
+                    b->pd = dnnl::convolution_forward::primitive_desc(
+                        convDesc(dnnl::algorithm::convolution_winograd, dnnl::memory::desc(bandIn, f32, tag::nChw16c),
+                                 dnnl::memory::desc(bandOut, f32, tag::nChw16c), dims{i0 - first, padL[1]},
+                                 dims{last - i1, padR[1]}),
+                        attr, eng);
+                    b->primitive = dnnl::convolution_forward(b->pd);
+                    b->blocked = Blocked{plainSrc, plainDst,
+                                         dnnl::reorder(dnnl::reorder::primitive_desc(eng, plainSrc, eng, b->pd.src_desc())),
+                                         dnnl::reorder(),
+                                         dnnl::reorder(dnnl::reorder::primitive_desc(eng, b->pd.dst_desc(), eng, plainDst)),
+                                         true, true};
+                    const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
+                    if (top && b->pd.weights_desc() == top->pd.weights_desc())
+                        std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
+                    else
+                        std::tie(b->weightBuffer, b->weights) =
+                            reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
+                    p->bands.push_back(std::move(b));
+                }
+            } catch (const dnnl::error&) {  // a band oneDNN has no Winograd kernel for: the whole image
+                p->bands.clear();
+            }
+        }
         const bool imageBands = image && wantsImageBands(sizes, out, kh, win.strides[0], win.dilations[0], threads);
         if (!p->blocked &&
             (imageBands || wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads))) {
@@ -807,7 +892,7 @@ private:
                 p->bands.clear();
             }
         }
-        if (p->bands.empty() && !p->perImage) {
+        if ((p->bands.empty() || p->blocked) && !p->perImage) {
             if (!p->blocked)
                 p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
             p->primitive = dnnl::convolution_forward(p->pd);
