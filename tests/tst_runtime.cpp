@@ -640,6 +640,7 @@ private Q_SLOTS:
         QTest::newRow("Winograd, 3 images") << 64 << 64 << 1 << 1 << 16 << false << false << 3;
         QTest::newRow("Winograd, 2 images, 28x28 and over") << 64 << 64 << 1 << 1 << 29 << false << true << 2;
         QTest::newRow("Winograd in row bands, Relu") << 48 << 64 << 1 << 1 << 40 << false << true << 1;
+        QTest::newRow("Winograd in row bands, summand and Relu") << 48 << 64 << 1 << 1 << 40 << true << true << 1;
         QTest::newRow("direct, summand and Relu") << 32 << 32 << 1 << 1 << 16 << true << true << 1;
         QTest::newRow("row bands") << 32 << 32 << 2 << 1 << 17 << false << false << 1;
         QTest::newRow("row bands, stride 2") << 32 << 32 << 2 << 2 << 17 << false << true << 1;
@@ -1144,12 +1145,22 @@ private Q_SLOTS:
     // same node twice): the same outputs as the graph with every intermediate value also a
     // graph output, which keeps each of them in the logical layout, serial on 1 and 2 threads
     // and on two workers. Past kSettlingRuns, so that blocked values also meet readers that
-    // run the direct kernel (neighbours take the two kernels in opposite turns).
+    // run the direct kernel (neighbours take the two kernels in opposite turns). At 40x40
+    // the convolutions run in row bands on two threads (wantsWinogradBands), reordering
+    // their rows from and to either layout.
+    void winogradChainsKeepTheirLayout_data()
+    {
+        QTest::addColumn<int>("size");
+        QTest::newRow("16x16") << 16;
+        QTest::newRow("40x40, in row bands on two threads") << 40;
+    }
+
     void winogradChainsKeepTheirLayout()
     {
-        auto build = [](bool exposed) {
+        QFETCH(int, size);
+        auto build = [size](bool exposed) {
             OnnxBuilder b;
-            b.input("x", {1, 64, 16, 16});
+            b.input("x", {1, 64, size, size});
             for (int i = 0; i < 6; ++i) {
                 const std::string k = std::to_string(i);
                 b.initializer("w" + k, {64, 64, 3, 3}, 0.0f).initializer("b" + k, {64}, 0.01f * float(i));
@@ -1180,12 +1191,12 @@ private Q_SLOTS:
             conv("3", "h2", "", "h3");
             conv("4", "h2", "", "y2", false, 2);  // stride 2: not Winograd, so h2 stays logical
             conv("5", "h3", "h3", "y1", true);    // h3 as input and summand
-            b.output("y1", {1, 64, 16, 16}).output("y2", {1, 64, 8, 8});
+            b.output("y1", {1, 64, size, size}).output("y2", {1, 64, size / 2, size / 2});
             for (const char* v : {"h1", "h2", "h3"}) {  // ONNX's shape inference does not know FusedConv
                 auto* info = b.model().mutable_graph()->add_value_info();
                 info->set_name(v);
                 info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-                for (int64_t d : {1, 64, 16, 16})
+                for (int64_t d : {1, 64, size, size})
                     info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
             }
             if (exposed)

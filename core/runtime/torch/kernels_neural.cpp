@@ -25,6 +25,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -324,7 +325,8 @@ bool wantsImageByImage(int64_t batch, int64_t outPixels, int threads)
 }
 
 // Whether a Winograd convolution of one image runs in row bands, one per intra-op thread,
-// each a one-thread primitive that reorders its own rows in and out (runWinogradBands):
+// each a one-thread primitive that reorders its own rows in and out, of either layout
+// (runWinogradBands):
 // where its weights, transformed into 6x6 tiles as oneDNN 2.6 gives a band (F(4x4, 3x3)),
 // are no larger than its input and output, which each core then reads and writes only
 // in its own rows. Alone, two threads (AMD EPYC host, docs/runtime.md), against oneDNN's
@@ -560,6 +562,17 @@ private:
         bool srcIs16c, dstIs16c;  // the primitive's layouts are winograd.h's
     };
 
+    // A Winograd band's reorders: its input rows (with the halo) and its summand's rows into
+    // its blocked buffers, its output rows out, each from or to the whole tensor in either
+    // layout (channels-last, or winograd.h's blocked one where the channels fill its blocks).
+    struct RowsReorder {
+        dnnl::memory::desc rows;  // the band's rows inside the whole tensor
+        dnnl::reorder reorder;
+    };
+    struct BandReorders {
+        std::array<RowsReorder, 2> in, sum, out;  // [0]: channels-last, [1]: blocked
+    };
+
     // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands);
     // also a batch's one-image primitive (wantsImageByImage).
     struct Band {
@@ -570,7 +583,7 @@ private:
         at::Tensor weightBuffer;
         dnnl::memory weights;
         ThreadArguments arguments;
-        std::optional<Blocked> blocked;  // a Winograd band's reorders from and to its channels-last rows
+        std::optional<BandReorders> reorders;  // a Winograd band's
     };
 
     struct Primitive {
@@ -590,8 +603,8 @@ private:
     // Returns the output blocked (blockedOutput) or channels-last, as runDirect.
     at::Tensor runBlocked(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
     {
-        if (!p.bands.empty() && !isBlocked(x))
-            return runWinogradBands(p, x.contiguous(at::MemoryFormat::ChannelsLast));
+        if (!p.bands.empty())
+            return runWinogradBands(p, x, z);
         const Blocked& b = *p.blocked;
         auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
         at::Tensor src = b.srcIs16c && isBlocked(x) ? x : bytes(p.pd.src_desc());
@@ -620,29 +633,33 @@ private:
     }
 
     // Each intra-op thread its band of output rows through a one-thread Winograd primitive:
-    // its input rows reordered into a blocked buffer of its own, its output rows out of one
-    // into their place in the channels-last output, so each core reorders what it convolves.
-    at::Tensor runWinogradBands(const Primitive& p, const at::Tensor& x) const
+    // its input rows (and its summand's) reordered into blocked buffers of its own, its
+    // output rows out of one into their place, so each core reorders what it convolves.
+    // Returns the output blocked (blockedOutput) or channels-last, as runBlocked.
+    at::Tensor runWinogradBands(const Primitive& p, const at::Tensor& x, const at::Tensor& z) const
     {
-        at::Tensor y = emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
-        const float* in = x.data_ptr<float>();
-        float* out = y.data_ptr<float>();
-        const int64_t rowFloats = x.size(3) * x.size(1);
+        const int xIn = isBlocked(x) ? 1 : 0, zIn = sum_ && isBlocked(z) ? 1 : 0;
+        const at::Tensor xs = xIn ? x : x.contiguous(at::MemoryFormat::ChannelsLast);
+        const at::Tensor zs = !sum_ || zIn ? z : z.contiguous(at::MemoryFormat::ChannelsLast);
+        const int yOut = blockedOutput_ && p.blocked->dstIs16c ? 1 : 0;
+        at::Tensor y = yOut ? emptyBlocked(p.outSizes) : emptyFloat(p.outSizes, at::MemoryFormat::ChannelsLast);
         at::parallel_for(0, int64_t(p.bands.size()), 1, [&](int64_t begin, int64_t end) {
             thread_local at::Tensor src, dst;  // kept for the next run
+            const auto fit = [](at::Tensor& t, size_t bytes) {
+                if (!t.defined() || size_t(t.numel()) < bytes)
+                    t = at::empty({int64_t(bytes)}, at::TensorOptions().dtype(at::kByte));
+            };
             for (int64_t i = begin; i < end; ++i) {
                 const Band& b = *p.bands[size_t(i)];
-                const auto fit = [](at::Tensor& t, size_t bytes) {
-                    if (!t.defined() || size_t(t.numel()) < bytes)
-                        t = at::empty({int64_t(bytes)}, at::TensorOptions().dtype(at::kByte));
-                };
+                const BandReorders& r = *b.reorders;
                 fit(src, b.pd.src_desc().get_size());
                 fit(dst, b.pd.dst_desc().get_size());
-                reorder(b.blocked->in, b.blocked->plainSrc, const_cast<float*>(in + b.srcRow * rowFloats),
-                        b.pd.src_desc(), src.data_ptr());
+                reorder(r.in[xIn].reorder, r.in[xIn].rows, xs.data_ptr(), b.pd.src_desc(), src.data_ptr());
+                if (sum_)
+                    reorder(r.sum[zIn].reorder, r.sum[zIn].rows, zs.data_ptr(), b.pd.dst_desc(), dst.data_ptr());
                 b.arguments.execute(b.primitive, b.pd, src.data_ptr(), dst.data_ptr(), b.weights,
                                     bias_.defined() ? &p.bias : nullptr);
-                reorder(b.blocked->out, b.pd.dst_desc(), dst.data_ptr(), b.blocked->plainDst, out + b.dstOffset);
+                reorder(r.out[yOut].reorder, b.pd.dst_desc(), dst.data_ptr(), r.out[yOut].rows, y.data_ptr());
             }
         });
         return y;
@@ -818,11 +835,28 @@ private:
                 p->perImage.reset();
             }
         }
-        if (layout == Layout::Winograd && p->blocked && !p->perImage && !sum_ && !blockedOutput_ &&
+        if (layout == Layout::Winograd && p->blocked && !p->perImage &&
             wantsWinogradBands(sizes[0], sizes[1], o, out[2], out[3], threads)) {
             try {
                 IntraOpThreadsScope oneThread(1);
                 const dnnl::engine& eng = dnnlEngine();
+                // A band's rows inside a whole tensor of either layout, and the reorder between
+                // them and the band's own blocked buffer (none where the channels do not fill
+                // the blocks: such a value is never held blocked).
+                auto rowsOf = [&](const dims& whole, int64_t row, int64_t rows, const dnnl::memory::desc& band,
+                                  bool intoBand) {
+                    std::array<RowsReorder, 2> r;
+                    for (int blocked = 0; blocked < 2; ++blocked) {
+                        if (blocked && whole[1] % 16 != 0)
+                            continue;
+                        r[size_t(blocked)].rows = dnnl::memory::desc(whole, f32, blocked ? tag::nChw16c : tag::nhwc)
+                                                      .submemory_desc(dims{1, whole[1], rows, whole[3]}, dims{0, 0, row, 0});
+                        const dnnl::memory::desc& from = intoBand ? r[size_t(blocked)].rows : band;
+                        const dnnl::memory::desc& to = intoBand ? band : r[size_t(blocked)].rows;
+                        r[size_t(blocked)].reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, to));
+                    }
+                    return r;
+                };
                 const int64_t rows = out[2];
                 for (int t = 0; t < threads; ++t) {
                     const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
@@ -832,19 +866,20 @@ private:
                     b->srcRow = i0;
                     b->srcRows = i1 - i0;
                     b->dstOffset = r0 * out[3] * o;
-                    const dims bandIn{1, sizes[1], i1 - i0, sizes[3]}, bandOut{1, o, r1 - r0, out[3]};
-                    const dnnl::memory::desc plainSrc(bandIn, f32, tag::nhwc), plainDst(bandOut, f32, tag::nhwc);
+                    const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nChw16c);
+                    const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nChw16c);
                     b->pd = dnnl::convolution_forward::primitive_desc(
-                        convDesc(dnnl::algorithm::convolution_winograd, dnnl::memory::desc(bandIn, f32, tag::nChw16c),
-                                 dnnl::memory::desc(bandOut, f32, tag::nChw16c), dims{i0 - first, padL[1]},
+                        convDesc(dnnl::algorithm::convolution_winograd, bandSrc, bandDst, dims{i0 - first, padL[1]},
                                  dims{last - i1, padR[1]}),
                         attr, eng);
                     b->primitive = dnnl::convolution_forward(b->pd);
-                    b->blocked = Blocked{plainSrc, plainDst,
-                                         dnnl::reorder(dnnl::reorder::primitive_desc(eng, plainSrc, eng, b->pd.src_desc())),
-                                         dnnl::reorder(),
-                                         dnnl::reorder(dnnl::reorder::primitive_desc(eng, b->pd.dst_desc(), eng, plainDst)),
-                                         true, true};
+                    BandReorders r;
+                    const dims whole(sizes.begin(), sizes.end()), wholeOut(out.begin(), out.end());
+                    r.in = rowsOf(whole, i0, i1 - i0, b->pd.src_desc(), true);
+                    if (sum_)
+                        r.sum = rowsOf(wholeOut, r0, r1 - r0, b->pd.dst_desc(), true);
+                    r.out = rowsOf(wholeOut, r0, r1 - r0, b->pd.dst_desc(), false);
+                    b->reorders = std::move(r);
                     const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
                     if (top && b->pd.weights_desc() == top->pd.weights_desc())
                         std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
@@ -892,7 +927,7 @@ private:
                 p->bands.clear();
             }
         }
-        if ((p->bands.empty() || p->blocked) && !p->perImage) {
+        if (p->bands.empty() && !p->perImage) {
             if (!p->blocked)
                 p->pd = dnnl::convolution_forward::primitive_desc(desc, attr, dnnlEngine());
             p->primitive = dnnl::convolution_forward(p->pd);
