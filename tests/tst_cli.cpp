@@ -176,17 +176,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString path = dir.filePath("dynamic_batch.onnx");
-        {
-            test::OnnxBuilder b;
-            b.input("x", {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
-                .initializer("w", {4, 3, 3, 3})
-                .output("y", {-1, 4, 16, 16});
-            test::OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
-            b.node("Relu", {"c"}, {"y"}, "relu");
-            QFile f(path);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QByteArray::fromStdString(b.bytes()));
-        }
+        QVERIFY(test::writeModel(test::symbolicBatchConvModel(), path.toStdString()));
         const auto info = test::runCli({"info", path, "--machine", kMachine});
         QCOMPARE(info.exitCode, 0);
         QVERIFY2(info.out.contains("float[1x3x16x16]  (one sample: the file's batch 'batch' is symbolic"),

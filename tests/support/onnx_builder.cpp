@@ -1,5 +1,7 @@
 #include "onnx_builder.h"
 
+#include <fstream>
+
 namespace ramiel::test {
 
 OnnxBuilder::OnnxBuilder(int opset)
@@ -107,6 +109,24 @@ void OnnxBuilder::setInt(onnx::NodeProto& n, const std::string& name, int64_t va
     a->set_name(name);
     a->set_type(onnx::AttributeProto::INT);
     a->set_i(value);
+}
+
+OnnxBuilder symbolicBatchConvModel()
+{
+    OnnxBuilder b;
+    b.input("x", {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
+        .initializer("w", {4, 3, 3, 3})
+        .output("y", {-1, 4, 16, 16});
+    OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"y"}, "relu");
+    return b;
+}
+
+bool writeModel(const OnnxBuilder& b, const std::string& path)
+{
+    std::ofstream f(path, std::ios::binary);
+    f << b.bytes();
+    return bool(f.flush());
 }
 
 }  // namespace ramiel::test

@@ -577,7 +577,8 @@ private:
     // also a batch's one-image primitive (wantsImageByImage).
     struct Band {
         int64_t srcRow = 0, srcRows = 0;  // the input rows it reads
-        int64_t dstOffset = 0;            // floats from the start of the output
+        int64_t dstRow = 0, dstRows = 0;  // the output rows it writes
+        int64_t dstOffset = 0;            // floats from the start of a channels-last output
         dnnl::convolution_forward::primitive_desc pd;
         dnnl::convolution_forward primitive;
         at::Tensor weightBuffer;
@@ -835,6 +836,35 @@ private:
                 p->perImage.reset();
             }
         }
+        // Thread t's band of the output rows as a one-thread primitive of `alg` in `layout`, on
+        // the input rows it reads (pads only where the band meets the image's edge), its
+        // weights shared with the band before it where their layouts agree.
+        auto addBand = [&](int t, dnnl::algorithm alg, tag bandLayout) -> Band& {
+            const int64_t rows = out[2], k = (kh - 1) * win.dilations[0] + 1;
+            const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+            const int64_t first = r0 * win.strides[0] - win.padBegin[0];
+            const int64_t last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
+            const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
+            auto b = std::make_unique<Band>();
+            b->srcRow = i0;
+            b->srcRows = i1 - i0;
+            b->dstRow = r0;
+            b->dstRows = r1 - r0;
+            b->dstOffset = r0 * out[3] * o;
+            const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, bandLayout);
+            const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, bandLayout);
+            b->pd = dnnl::convolution_forward::primitive_desc(
+                convDesc(alg, bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}), attr,
+                dnnlEngine());
+            b->primitive = dnnl::convolution_forward(b->pd);
+            const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
+            if (top && b->pd.weights_desc() == top->pd.weights_desc())
+                std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
+            else
+                std::tie(b->weightBuffer, b->weights) = reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
+            p->bands.push_back(std::move(b));
+            return *p->bands.back();
+        };
         if (layout == Layout::Winograd && p->blocked && !p->perImage &&
             wantsWinogradBands(sizes[0], sizes[1], o, out[2], out[3], threads)) {
             try {
@@ -857,36 +887,15 @@ private:
                     }
                     return r;
                 };
-                const int64_t rows = out[2];
+                const dims whole(sizes.begin(), sizes.end()), wholeOut(out.begin(), out.end());
                 for (int t = 0; t < threads; ++t) {
-                    const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-                    const int64_t first = r0 - win.padBegin[0], last = r1 - 1 - win.padBegin[0] + kh;
-                    const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
-                    auto b = std::make_unique<Band>();
-                    b->srcRow = i0;
-                    b->srcRows = i1 - i0;
-                    b->dstOffset = r0 * out[3] * o;
-                    const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nChw16c);
-                    const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nChw16c);
-                    b->pd = dnnl::convolution_forward::primitive_desc(
-                        convDesc(dnnl::algorithm::convolution_winograd, bandSrc, bandDst, dims{i0 - first, padL[1]},
-                                 dims{last - i1, padR[1]}),
-                        attr, eng);
-                    b->primitive = dnnl::convolution_forward(b->pd);
+                    Band& b = addBand(t, dnnl::algorithm::convolution_winograd, tag::nChw16c);
                     BandReorders r;
-                    const dims whole(sizes.begin(), sizes.end()), wholeOut(out.begin(), out.end());
-                    r.in = rowsOf(whole, i0, i1 - i0, b->pd.src_desc(), true);
+                    r.in = rowsOf(whole, b.srcRow, b.srcRows, b.pd.src_desc(), true);
                     if (sum_)
-                        r.sum = rowsOf(wholeOut, r0, r1 - r0, b->pd.dst_desc(), true);
-                    r.out = rowsOf(wholeOut, r0, r1 - r0, b->pd.dst_desc(), false);
-                    b->reorders = std::move(r);
-                    const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
-                    if (top && b->pd.weights_desc() == top->pd.weights_desc())
-                        std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
-                    else
-                        std::tie(b->weightBuffer, b->weights) =
-                            reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
-                    p->bands.push_back(std::move(b));
+                        r.sum = rowsOf(wholeOut, b.dstRow, b.dstRows, b.pd.dst_desc(), true);
+                    r.out = rowsOf(wholeOut, b.dstRow, b.dstRows, b.pd.dst_desc(), false);
+                    b.reorders = std::move(r);
                 }
             } catch (const dnnl::error&) {  // a band oneDNN has no Winograd kernel for: the whole image
                 p->bands.clear();
@@ -896,33 +905,9 @@ private:
         if (!p->blocked &&
             (imageBands || wantsRowBands(sizes[0], out[2], groups_, i, o / groups_, win.strides[0], threads))) {
             try {
-                // One-thread primitives, one per thread's band of output rows, each on the input
-                // rows its band reads (pads only where the band meets the image's edge).
                 IntraOpThreadsScope oneThread(1);
-                const int64_t rows = out[2], k = (kh - 1) * win.dilations[0] + 1;
-                for (int t = 0; t < threads; ++t) {
-                    const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
-                    const int64_t first = r0 * win.strides[0] - win.padBegin[0];
-                    const int64_t last = (r1 - 1) * win.strides[0] - win.padBegin[0] + k;
-                    const int64_t i0 = std::max<int64_t>(first, 0), i1 = std::min(last, sizes[2]);
-                    auto b = std::make_unique<Band>();
-                    b->srcRow = i0;
-                    b->srcRows = i1 - i0;
-                    b->dstOffset = r0 * out[3] * o;
-                    const dnnl::memory::desc bandSrc(dims{1, sizes[1], i1 - i0, sizes[3]}, f32, tag::nhwc);
-                    const dnnl::memory::desc bandDst(dims{1, o, r1 - r0, out[3]}, f32, tag::nhwc);
-                    b->pd = dnnl::convolution_forward::primitive_desc(
-                        convDesc(direct, bandSrc, bandDst, dims{i0 - first, padL[1]}, dims{last - i1, padR[1]}),
-                        attr, dnnlEngine());
-                    b->primitive = dnnl::convolution_forward(b->pd);
-                    const Band* top = p->bands.empty() ? nullptr : p->bands.front().get();
-                    if (top && b->pd.weights_desc() == top->pd.weights_desc())
-                        std::tie(b->weightBuffer, b->weights) = std::tie(top->weightBuffer, top->weights);
-                    else
-                        std::tie(b->weightBuffer, b->weights) =
-                            reorderedWeights(b->pd.weights_desc(), plainWeights, weight_);
-                    p->bands.push_back(std::move(b));
-                }
+                for (int t = 0; t < threads; ++t)
+                    addBand(t, direct, tag::nhwc);
             } catch (const dnnl::error&) {  // a band's shape oneDNN will not take: the one primitive
                 p->bands.clear();
             }
