@@ -326,10 +326,9 @@ bool wantsImageByImage(int64_t batch, int64_t outPixels, int threads)
 
 // Whether a Winograd convolution of one image runs in row bands, one per intra-op thread,
 // each a one-thread primitive that reorders its own rows in and out, of either layout
-// (runWinogradBands):
-// where its weights, transformed into 6x6 tiles as oneDNN 2.6 gives a band (F(4x4, 3x3)),
-// are no larger than its input and output, which each core then reads and writes only
-// in its own rows. Alone, two threads (AMD EPYC host, docs/runtime.md), against oneDNN's
+// (runWinogradBands): where its weights, transformed into 6x6 tiles as oneDNN 2.6 gives a
+// band (F(4x4, 3x3)), are no larger than its input and output, which each core then reads
+// and writes only in its own rows. Alone, two threads (AMD EPYC host, docs/runtime.md), against oneDNN's
 // own split with the reorders around it: GoogLeNet's 64 -> 192 at 56x56 0.77x hot and
 // 0.83x with the caches flushed; 128 -> 192 at 28x28, whose weights are 3.5 times its
 // activations, 0.77x hot but 1.34x flushed, and inside the model slower, as every one
@@ -573,8 +572,9 @@ private:
         std::array<RowsReorder, 2> in, sum, out;  // [0]: channels-last, [1]: blocked
     };
 
-    // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands);
-    // also a batch's one-image primitive (wantsImageByImage).
+    // One intra-op thread's rows of the output as a one-thread primitive (wantsRowBands,
+    // wantsImageBands, wantsWinogradBands); also a batch's one-image primitive
+    // (wantsImageByImage).
     struct Band {
         int64_t srcRow = 0, srcRows = 0;  // the input rows it reads
         int64_t dstRow = 0, dstRows = 0;  // the output rows it writes
