@@ -61,8 +61,9 @@ Command addOptimizeCommand(CLI::App& app)
                     if (std::find(names.begin(), names.end(), o->dumpAfter) == names.end())
                         throw Error(ErrorKind::Usage, {}, "--dump-after " + o->dumpAfter + ": that pass is not in --passes");
                 }
+                // The model written keeps the file's symbolic batch.
                 Model model = *pipeline::readModel(o->model.model, o->model.prepare.shapes,
-                                                           pipeline::SymbolicBatch::AsDeclared);
+                                                   pipeline::SymbolicBatch::AsDeclared);
                 const int before = int(model.graph.nodeCount());
                 passes::PassContext context;
                 context.batchDynamic = !o->fixedBatch;
