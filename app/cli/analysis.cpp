@@ -31,7 +31,8 @@ void addModelOptions(CLI::App* sub, ModelOptions& o, bool withPasses)
 {
     sub->add_option("model", o.model, "The .onnx file")->required();
     sub->add_option("--shape", o.prepare.shapes,
-                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
+                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes "
+                    "(a symbolic batch alone needs none: it is read as one sample)");
     sub->add_option("--machine", o.prepare.machineFile,
                     "Machine constants for the cost model (JSON from 'ramiel calibrate -o'); "
                     "default: the calibration cached for this CPU");

@@ -36,7 +36,8 @@ Command addOptimizeCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand("optimize", "Run graph optimization passes and write the optimized model as ONNX");
     sub->add_option("model", o->model.model, "The .onnx file");
     sub->add_option("--shape", o->model.prepare.shapes,
-                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes");
+                    "Fix an input's dimensions, NAME=d1,d2,... (repeatable), for models with symbolic sizes "
+                    "(a symbolic batch it does not name stays symbolic in the model written)");
     sub->add_option("-o,--output", o->output, "Write the optimized model here (ONNX); without it only the report");
     sub->add_option("--passes", o->passes,
                     "Passes to run: 'default', 'all', 'none' or a comma list (run in the table's order; "
