@@ -1325,6 +1325,13 @@ private Q_SLOTS:
         QVERIFY2(status.contains("batch of x symbolic: read as one sample"), qPrintable(status));
         w->findChild<QDockWidget*>("inputSizes")->raise();
         keepScreenshot(w.get(), "studio-input-sizes-batch.png");
+
+        // A name from the file is shown as text, never read as markup.
+        const QString marked = dir.filePath("marked_batch.onnx");
+        QVERIFY(test::writeModel(test::symbolicBatchConvModel("<b>x</b>"), marked.toStdString()));
+        QVERIFY(open(*w, marked));
+        const QString escaped = w->inputSizes()->statusLabel()->text();
+        QVERIFY2(escaped.contains("batch of &lt;b&gt;x&lt;/b&gt; symbolic"), qPrintable(escaped));
     }
 
     void settingsAreRestoredAfterARestart()

@@ -111,13 +111,13 @@ void OnnxBuilder::setInt(onnx::NodeProto& n, const std::string& name, int64_t va
     a->set_i(value);
 }
 
-OnnxBuilder symbolicBatchConvModel()
+OnnxBuilder symbolicBatchConvModel(const std::string& input)
 {
     OnnxBuilder b;
-    b.input("x", {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
+    b.input(input, {-1, 3, 16, 16}, onnx::TensorProto::FLOAT, {"batch", "", "", ""})
         .initializer("w", {4, 3, 3, 3})
         .output("y", {-1, 4, 16, 16});
-    OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+    OnnxBuilder::setInts(b.node("Conv", {input, "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
     b.node("Relu", {"c"}, {"y"}, "relu");
     return b;
 }

@@ -41,9 +41,9 @@ private:
     onnx::ModelProto model_;
 };
 
-// x [batch, 3, 16, 16], its batch symbolic as most exports declare it, through a 3x3
-// convolution (4 filters, pads 1) and a Relu into y [batch, 4, 16, 16].
-OnnxBuilder symbolicBatchConvModel();
+// `input` [batch, 3, 16, 16], its batch symbolic as most exports declare it, through a
+// 3x3 convolution (4 filters, pads 1) and a Relu into y [batch, 4, 16, 16].
+OnnxBuilder symbolicBatchConvModel(const std::string& input = "x");
 // Writes the model's bytes to `path`; false where the file cannot be written.
 bool writeModel(const OnnxBuilder& b, const std::string& path);
 
