@@ -81,15 +81,14 @@ void InputSizesPanel::showInputs()
         connect(edit, &QLineEdit::returnPressed, this, &InputSizesPanel::apply);
         auto* label = new QLabel(QString::fromStdString(value.name).toHtmlEscaped(), this);
         label->setToolTip(QString::fromStdString(value.type.toString()));
-        for (const OneSampleInput& s : source.oneSampleInputs)
-            if (s.name == value.name) {
-                oneSample << QString::fromStdString(value.name).toHtmlEscaped();  // names come from the file
-                label->setToolTip(tr("%1: the file's batch%2 is symbolic, read as one sample")
-                                      .arg(QString::fromStdString(value.type.toString()).toHtmlEscaped(),
-                                           s.batchSymbol.empty()
-                                               ? QString()
-                                               : " '" + QString::fromStdString(s.batchSymbol).toHtmlEscaped() + "'"));
-            }
+        if (const OneSampleInput* s = source.oneSampleInput(value.name)) {
+            oneSample << QString::fromStdString(value.name).toHtmlEscaped();  // names come from the file
+            label->setToolTip(tr("%1: the file's batch%2 is symbolic, read as one sample")
+                                  .arg(QString::fromStdString(value.type.toString()).toHtmlEscaped(),
+                                       s->batchSymbol.empty()
+                                           ? QString()
+                                           : " '" + QString::fromStdString(s->batchSymbol).toHtmlEscaped() + "'"));
+        }
         form_->addRow(label, edit);
         edits_.emplace_back(value.name, edit);
         shown_.push_back(edit->text().toStdString());

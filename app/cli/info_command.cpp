@@ -63,10 +63,9 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
         if (value.isConstant())
             continue;
         row("input") << printable(value.name) << "  " << printable(value.type.toString());
-        for (const OneSampleInput& s : model.oneSampleInputs)
-            if (s.name == value.name)
-                out << "  (one sample: the file's batch" << (s.batchSymbol.empty() ? "" : " '" + printable(s.batchSymbol) + "'")
-                    << " is symbolic; -b sets the batch, --shape other sizes)";
+        if (const OneSampleInput* s = model.oneSampleInput(value.name))
+            out << "  (one sample: the file's batch" << (s->batchSymbol.empty() ? "" : " '" + printable(s->batchSymbol) + "'")
+                << " is symbolic; -b sets the batch, --shape other sizes)";
         out << "\n";
     }
     for (ValueId v : g.outputs())

@@ -11,4 +11,12 @@ int64_t Model::opsetVersion(const std::string& domain) const
     return 0;
 }
 
+const OneSampleInput* Model::oneSampleInput(const std::string& name) const
+{
+    for (const OneSampleInput& s : oneSampleInputs)
+        if (s.name == name)
+            return &s;
+    return nullptr;
+}
+
 }  // namespace ramiel

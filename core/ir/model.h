@@ -34,6 +34,8 @@ struct Model {
 
     // The opset version imported for a domain ("" and "ai.onnx" are the same); 0 if none.
     int64_t opsetVersion(const std::string& domain = "") const;
+    // The input of that name if its symbolic batch was read as one sample; null otherwise.
+    const OneSampleInput* oneSampleInput(const std::string& name) const;
 };
 
 }  // namespace ramiel

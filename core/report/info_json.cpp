@@ -41,9 +41,8 @@ nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const Machi
         if (g.value(v).isConstant())
             continue;
         nlohmann::json input = valueToJson(g.value(v));
-        for (const OneSampleInput& s : model.oneSampleInputs)
-            if (s.name == g.value(v).name)
-                input["symbolic_batch"] = s.batchSymbol;
+        if (const OneSampleInput* s = model.oneSampleInput(g.value(v).name))
+            input["symbolic_batch"] = s->batchSymbol;
         inputs.push_back(input);
     }
     for (ValueId v : g.outputs())
