@@ -1560,6 +1560,71 @@ private Q_SLOTS:
         }
     }
 
+    // MaxPool's channels-last kernel against ATen's, window shape by window shape: on the
+    // graph input (plain layout, ATen) and on an identity 1x1 Conv of it (channels-last), on
+    // 1 and 2 threads, equal to the bit. Every channel of two pixels (a corner and one
+    // inside) is NaN, the same in both (the Conv spreads a pixel's NaN over its channels), so
+    // windows mix NaN with numbers: NaN must win wherever it is in the window.
+    void maxPoolChannelsLastMatchesAten_data()
+    {
+        QTest::addColumn<QVector<int>>("kernel");
+        QTest::addColumn<QVector<int>>("strides");
+        QTest::addColumn<QVector<int>>("pads");  // begin = end
+        QTest::addColumn<QVector<int>>("dilations");
+        QTest::addColumn<int>("ceil");
+        QTest::newRow("3x3, stride 1, pad 1 (edge windows of 2 columns)") << QVector<int>{3, 3} << QVector<int>{1, 1} << QVector<int>{1, 1} << QVector<int>{1, 1} << 0;
+        QTest::newRow("3x3, stride 2, ceil (last window of 2 columns)") << QVector<int>{3, 3} << QVector<int>{2, 2} << QVector<int>{0, 0} << QVector<int>{1, 1} << 1;
+        QTest::newRow("3x3, stride 2, pad 1, ceil") << QVector<int>{3, 3} << QVector<int>{2, 2} << QVector<int>{1, 1} << QVector<int>{1, 1} << 1;
+        QTest::newRow("2x2, stride 2") << QVector<int>{2, 2} << QVector<int>{2, 2} << QVector<int>{0, 0} << QVector<int>{1, 1} << 0;
+        QTest::newRow("1x3 (one row), stride 1, pad 1") << QVector<int>{1, 3} << QVector<int>{1, 1} << QVector<int>{0, 1} << QVector<int>{1, 1} << 0;
+        QTest::newRow("3x1 (one column), stride 1") << QVector<int>{3, 1} << QVector<int>{1, 1} << QVector<int>{1, 0} << QVector<int>{1, 1} << 0;
+        QTest::newRow("5x5, stride 1, pad 2 (more than 3 columns)") << QVector<int>{5, 5} << QVector<int>{1, 1} << QVector<int>{2, 2} << QVector<int>{1, 1} << 0;
+        QTest::newRow("3x3, dilation 2") << QVector<int>{3, 3} << QVector<int>{1, 1} << QVector<int>{1, 1} << QVector<int>{2, 2} << 0;
+    }
+    void maxPoolChannelsLastMatchesAten()
+    {
+        QFETCH(QVector<int>, kernel);
+        QFETCH(QVector<int>, strides);
+        QFETCH(QVector<int>, pads);
+        QFETCH(QVector<int>, dilations);
+        QFETCH(int, ceil);
+        const int64_t c = 40, h = 13, w = 12;  // channels: two vectors of 16 and a tail
+        OnnxBuilder b;
+        std::vector<std::string> plain, channelsLast;
+        identityConvParts(b, {int(c)}, 1, h, w, plain, channelsLast);
+        auto ints = [](const QVector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+        for (const std::string& x : {plain[0], channelsLast[0]}) {
+            auto& pool = b.node("MaxPool", {x}, {"max_" + x});
+            OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
+            OnnxBuilder::setInts(pool, "strides", ints(strides));
+            OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[0], pads[1]});
+            OnnxBuilder::setInts(pool, "dilations", ints(dilations));
+            OnnxBuilder::setInt(pool, "ceil_mode", ceil);
+            b.output("max_" + x);
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "max_pool.onnx", {});
+        const auto compiled = runtime().compile(m);
+        auto inputs = compiled->randomInputs(1, 23);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        for (int64_t pixel : {int64_t(0), 6 * w + 5})
+            for (int64_t k = 0; k < c; ++k)
+                std::memcpy(inputs[0].data.data() + (k * h * w + pixel) * 4, &nan, 4);
+        compiled->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out[1].dims, out[0].dims);
+            const std::vector<double> aten = *out[0].toDoubles(), ours = *out[1].toDoubles();
+            size_t nans = 0;
+            for (size_t i = 0; i < aten.size(); ++i) {
+                nans += std::isnan(aten[i]);
+                QVERIFY2(std::isnan(ours[i]) == std::isnan(aten[i]) && (std::isnan(aten[i]) || ours[i] == aten[i]),
+                         qPrintable(QString("element %1 on %2 threads: %3 against ATen's %4").arg(i).arg(threads).arg(ours[i]).arg(aten[i])));
+            }
+            QVERIFY(nans > 0 && nans < aten.size() / 2);
+        }
+    }
+
     // ai.ramiel.ChannelShuffle against the written-out shuffle (Concat, Reshape,
     // Transpose, Reshape, a Slice per output) run by the standard kernels: on graph
     // inputs (plain layout: ATen's path) and on identity 1x1 Convs of them

@@ -25,8 +25,14 @@ namespace ramiel {
 
 namespace {
 
-// ATen's max: a NaN in either operand wins.
-inline float maxOrNaN(float a, float b) { return (b > a || b != b) ? b : a; }
+// ATen's max: a NaN in either operand wins, else (b > a ? b : a). Written so
+// that it vectorizes as a max instruction (which returns a when either is NaN)
+// and a fix-up for b's NaN: three instructions, not a blend of two compares.
+inline float maxOrNaN(float a, float b)
+{
+    const float m = b > a ? b : a;
+    return b != b ? b : m;
+}
 
 // Max pooling is separable: an output row is the max over its window's input
 // rows (one pass down the rows, into `line`), then over each output pixel's
@@ -64,6 +70,23 @@ RAMIEL_CLONES const float* maxOfRows(float* __restrict line, const float* const*
 RAMIEL_CLONES void maxOfColumns(float* dst, const float* __restrict line, int64_t c, int64_t wd,
                                 int64_t ow, int64_t kw, int64_t sw, int64_t pw, int64_t dw)
 {
+    if (kw <= 3 && dw == 1) {  // a window's columns inside the line are a run of at most 3
+        for (int64_t col = 0; col < ow; ++col) {
+            float* __restrict o = dst + col * c;
+            const int64_t x0 = col * sw - pw;
+            const int64_t from = std::max<int64_t>(x0, 0), to = std::min<int64_t>(x0 + kw, wd);
+            const float* a = line + from * c;
+            if (to - from == 3)
+                for (int64_t k = 0; k < c; ++k)
+                    o[k] = maxOrNaN(maxOrNaN(a[k], a[c + k]), a[2 * c + k]);
+            else if (to - from == 2)
+                for (int64_t k = 0; k < c; ++k)
+                    o[k] = maxOrNaN(a[k], a[c + k]);
+            else
+                std::memcpy(o, a, size_t(c) * sizeof(float));
+        }
+        return;
+    }
     for (int64_t col = 0; col < ow; ++col) {
         float* o = dst + col * c;  // also read, after the first group
         bool first = true;
