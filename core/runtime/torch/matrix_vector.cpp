@@ -1,6 +1,7 @@
 #include "core/runtime/torch/matrix_vector.h"
 
 #include "core/runtime/torch/fresh_tensor.h"
+#include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/target_clones.h"
 
@@ -83,6 +84,18 @@ RAMIEL_CLONES void addColumns(float* __restrict y, const float* __restrict cols,
     }
 }
 
+// Rows per chunk of a matrix-vector product, chunks taken by the threads as they
+// come: about an eighth of a thread's share of the weights, between 16K and 256K
+// weights (64 KiB and 1 MiB), in whole groups of 4 rows. Each weight is read once,
+// from memory for a classifier's; two threads reading the rows in 64 KiB chunks took
+// 1.1x the time of 1 MiB ones on AlexNet's 4096 x 4096 (docs/runtime.md).
+int64_t rowsPerChunk(int64_t n, int64_t k)
+{
+    const int64_t share = n * k / (8 * int64_t(currentIntraOpThreads()));
+    const int64_t weights = std::clamp<int64_t>(share, int64_t(1) << 14, int64_t(1) << 18);
+    return std::max<int64_t>(4, weights / std::max<int64_t>(k, 1) / 4 * 4);
+}
+
 }  // namespace
 
 at::Tensor matrixVectorByColumns(const at::Tensor& cols, const at::Tensor& x, const at::Tensor& c,
@@ -122,8 +135,7 @@ at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, cons
     const float* cs = add.defined() ? add.data_ptr<float>() : nullptr;
     const bool scalarC = add.defined() && add.numel() == 1;
     float* out = y.data_ptr<float>();
-    // Chunks of about 16K weights (64 KiB), taken by the threads as they come.
-    const int64_t chunk = std::max<int64_t>(4, (int64_t(1) << 14) / std::max<int64_t>(k, 1) / 4 * 4);
+    const int64_t chunk = rowsPerChunk(n, k);
     parallelChunks(n, chunk, [&](int64_t begin, int64_t end) {
         dotRows(out + begin, w + begin * k, xs, end - begin, k);
         for (int64_t r = begin; r < end; ++r) {
