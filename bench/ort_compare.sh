@@ -25,13 +25,23 @@
 # last line gives the host's state before and after, without which times from
 # another hour cannot be compared.
 # Usage: bash bench/ort_compare.sh [BUILD_DIR] [MODEL.onnx...]
-#   env: P (default 2), RUNS per configuration and round (default 20), BLOCK timed
-#        runs per turn (default 3), ROUNDS (default 3),
-#        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs)
+#   env: P (default 2), THREADS: the thread counts timed, 1 first (default 1..P; on a
+#        many-core host "1 4 8 16", the scaling then read from 1 to the last),
+#        RUNS per configuration and round (default 20), BLOCK timed runs per turn
+#        (default 3), ROUNDS (default 3),
+#        ORT_NODE_MODULES (default BUILD_DIR/ort/node_modules, as scripts/install-ort.sh installs),
+#        ORT_WORKER=python: Python's onnxruntime (bench/ort_worker.py) where there is no
+#        Node.js; PYTHON: the interpreter (default /usr/bin/python3; it needs onnx, and
+#        onnxruntime with ORT_WORKER=python)
 set -euo pipefail
 build=${1:-build}
 shift $(( $# > 0 ? 1 : 0 ))
 P=${P:-2}
+read -r -a threads <<< "${THREADS:-$(seq -s ' ' 1 "$P")}"
+[ "${threads[0]}" = 1 ] || { echo "ort_compare: THREADS must start with 1, not '${threads[*]}'" >&2; exit 2; }
+P=${threads[-1]}
+py=${PYTHON:-/usr/bin/python3}
+worker=${ORT_WORKER:-node}
 runs=${RUNS:-20}
 block=${BLOCK:-3}
 rounds=${ROUNDS:-3}
@@ -39,7 +49,7 @@ ramiel="$build/bin/ramiel"
 ort=${ORT_NODE_MODULES:-$build/ort/node_modules}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/host_state.sh"
-[ -d "$ort/onnxruntime-node" ] || { echo "ort_compare: no onnxruntime-node in $ort (bash scripts/install-ort.sh $build/ort)" >&2; exit 1; }
+[ "$worker" = python ] || [ -d "$ort/onnxruntime-node" ] || { echo "ort_compare: no onnxruntime-node in $ort (bash scripts/install-ort.sh $build/ort)" >&2; exit 1; }
 shopt -s nullglob
 models=("$build"/models/*.onnx "$@")
 shopt -u nullglob
@@ -51,7 +61,7 @@ export SUMMARY="$scratch/summary"
 # The first input's dimensions, comma-separated (symbolic ones as 1); with a
 # second argument, as Ramiel's --shape takes them (NAME=dims).
 dims() {
-  /usr/bin/python3 -c "import onnx, sys
+  "$py" -c "import onnx, sys
 m = onnx.load(sys.argv[1], load_external_data=False)
 init = {i.name for i in m.graph.initializer}
 x = [i for i in m.graph.input if i.name not in init][0]
@@ -62,30 +72,32 @@ print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 # JSON (medians by configuration, ort1..P and ram1..P, and the round trips). Ramiel's
 # workers warm up until their executors have settled (warm K stops there).
 round_of() {
-  /usr/bin/python3 - "$(realpath "$1")" "$2" "$3" <<PY | /usr/bin/python3 "$here/turns.py"
+  "$py" - "$(realpath "$1")" "$2" "$3" <<PY | "$py" "$here/turns.py"
 import json, sys
 model, dims, shape = sys.argv[1:4]
 workers = []
-for t in range(1, $P + 1):
+for t in [${threads[*]/%/,}]:
     request = '$scratch/request%d.json' % t
     json.dump({'model': model, 'shapes': [shape], 'passes': 'default', 'batch': 1, 'seed': 1, 'label': 'serial',
                'threads': t}, open(request, 'w'))
-    workers.append({'name': 'ort%d' % t, 'warm': 3,
-                    'command': ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js', model, dims, str(t)]})
+    ort = ['$py', '$here/ort_worker.py'] if '$worker' == 'python' else \
+          ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js']
+    workers.append({'name': 'ort%d' % t, 'warm': 3, 'command': ort + [model, dims, str(t)]})
     workers.append({'name': 'ram%d' % t, 'warm': 1000, 'command': ['$ramiel', 'time-worker', request]})
 print(json.dumps({'runs': $runs, 'block': $block, 'probe': ['$ramiel', 'calibrate', '--host', '--json'],
                   'workers': workers}))
 PY
 }
-# One table row from a model's rounds: NAME P ROUND.json... (round_of's output, one a
+# One table row from a model's rounds: NAME 'THREADS' ROUND.json... (round_of's output, one a
 # round). The last column gives each round's lowest-highest round trip, starred where
 # they are more than 2x apart (core's roundTripMoved: the host moved its vCPUs).
 row() {
-  /usr/bin/python3 - "$@" <<'PY'
+  "$py" - "$@" <<'PY'
 import json, os, statistics, sys
-name, p = sys.argv[1], int(sys.argv[2])
+name, threads = sys.argv[1], [int(t) for t in sys.argv[2].split()]
+p = len(threads)
 rounds_json = [json.load(open(f)) for f in sys.argv[3:]]
-configs = ['ort%d' % t for t in range(1, p + 1)] + ['ram%d' % t for t in range(1, p + 1)]
+configs = ['ort%d' % t for t in threads] + ['ram%d' % t for t in threads]
 cols = [[float(r['medians_ms'][c]) for r in rounds_json] for c in configs]
 def trip_range(t):
     return '%.0f-%.0f%s' % (min(t), max(t), '*' if max(t) > 2 * min(t) else '') if t else 'none'
@@ -110,7 +122,7 @@ PY
 }
 # The runtime's targets counted over the table's models (medians of the rounds).
 summary() {
-  /usr/bin/python3 - "$SUMMARY" "$P" <<'PY'
+  "$py" - "$SUMMARY" "$P" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1])]
 p = sys.argv[2]
@@ -143,18 +155,18 @@ PY
 
 host_state "$ramiel" "$scratch" before
 header="model"
-for t in $(seq 1 "$P"); do header+=" | ORT ${t}t"; done
-for t in $(seq 1 "$P"); do header+=" | Ramiel ${t}t"; done
+for t in "${threads[@]}"; do header+=" | ORT ${t}t"; done
+for t in "${threads[@]}"; do header+=" | Ramiel ${t}t"; done
 header+=" | ORT 1->${P}t | Ramiel 1->${P}t | Ramiel scaling / ORT's (rounds) | Ramiel best / ORT best (rounds)"
 echo "$header | Ramiel 1t / ORT 1t (rounds) | round trip, ns (rounds)"
-sep="---"; for _ in $(seq 1 $((2 * P + 6))); do sep+="|---"; done; echo "$sep"
+sep="---"; for _ in $(seq 1 $((2 * ${#threads[@]} + 6))); do sep+="|---"; done; echo "$sep"
 for f in "${models[@]}"; do
   d=$(dims "$f")
   shape=$(dims "$f" name)
   for r in $(seq 1 "$rounds"); do
     round_of "$f" "$d" "$shape" > "$scratch/round$r.json"
   done
-  row "$(basename "$f" .onnx)" "$P" $(seq -f "$scratch/round%g.json" 1 "$rounds")
+  row "$(basename "$f" .onnx)" "${threads[*]}" $(seq -f "$scratch/round%g.json" 1 "$rounds")
 done
 echo
 summary
