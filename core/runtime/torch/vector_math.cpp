@@ -43,6 +43,10 @@ RAMIEL_CLONES void sigmoidMvec(float* __restrict y, const float* __restrict x, i
 }
 
 #ifdef RAMIEL_AVX512_EXP
+// GCC 12's AVX-512 intrinsics start their results from `__m512 __Y = __Y;`
+// (_mm512_undefined_ps), which -Wmaybe-uninitialized reports wherever one is inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // exp(x) of 16 floats: x = k ln2 + r (|r| <= ln2 / 2, ln2 split in two for the
 // reduction), e^r as Cephes' degree-7 polynomial, scaled by 2^k; x clamped to
 // [-88, 88], where e^x stays a normal float.
@@ -95,6 +99,7 @@ __attribute__((target("avx512f"))) void sigmoidAvx512(float* __restrict y, const
     sigmoidMvec(y + i, x + i, n - i);
 }
 
+#pragma GCC diagnostic pop
 #endif
 
 using Loop = void (*)(float*, const float*, int64_t);
