@@ -68,9 +68,9 @@ x = [i for i in m.graph.input if i.name not in init][0]
 d = ','.join(str(d.dim_value or 1) for d in x.type.tensor_type.shape.dim)
 print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 }
-# One round of a model: the 2P configurations in turns (bench/turns.py); prints its
-# JSON (medians by configuration, ort1..P and ram1..P, and the round trips). Ramiel's
-# workers warm up until their executors have settled (warm K stops there).
+# One round of a model: both runtimes on each of THREADS, in turns (bench/turns.py);
+# prints its JSON (medians by configuration, ortT and ramT, and the round trips).
+# Ramiel's workers warm up until their executors have settled (warm K stops there).
 round_of() {
   "$py" - "$(realpath "$1")" "$2" "$3" <<PY | "$py" "$here/turns.py"
 import json, sys
