@@ -40,9 +40,9 @@ def symbols(path):
 needed = re.findall(r'\(NEEDED\)\s+Shared library: \[(.+?)\]',
                     subprocess.run(['readelf', '-d', torch], check=True, capture_output=True, text=True).stdout)
 imported = {name for name, _, _, _, section in symbols(torch) if section == 'UND'}
+installed = subprocess.run(['/sbin/ldconfig', '-p'], check=True, capture_output=True, text=True).stdout
 for soname in filter(stubbed.match, needed):
-    path = subprocess.run(['/sbin/ldconfig', '-p'], check=True, capture_output=True, text=True).stdout
-    found = re.search(r'^\s+%s \(libc6,x86-64\) => (\S+)$' % re.escape(soname), path, re.M)
+    found = re.search(r'^\s+%s \(libc6,x86-64\) => (\S+)$' % re.escape(soname), installed, re.M)
     if not found:
         sys.exit('portable_bundle: %s (needed by %s) is not installed' % (soname, torch))
     source = ['#include <stdlib.h>']
@@ -66,8 +66,12 @@ PY
 cp "$build/bin/ramiel" "$root/bin/ramiel.bin"
 cp "$build/lib/libramiel_core.so" "$build/lib/libramiel_runtime.so" "$root/lib/"
 strip --strip-debug "$root/bin/ramiel.bin" "$root/lib/"*.so
-LD_LIBRARY_PATH="$scratch/stubs" ldd "$build/bin/ramiel" "$build/lib/libramiel_runtime.so" |
-  awk '$3 ~ /^\// {print $1, $3}' | sort -u | while read -r soname path; do
+LD_LIBRARY_PATH="$scratch/stubs" ldd "$build/bin/ramiel" "$build/lib/libramiel_runtime.so" > "$scratch/ldd"
+if grep -q "not found" "$scratch/ldd"; then
+  echo "portable_bundle: missing libraries: $(grep "not found" "$scratch/ldd" | awk '{print $1}' | sort -u | tr '\n' ' ')" >&2
+  exit 1
+fi
+awk '$3 ~ /^\// {print $1, $3}' "$scratch/ldd" | sort -u | while read -r soname path; do
     case $soname in
       libc.so.*|libm.so.*|libmvec.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libstdc++.so.*|libgcc_s.so.*) ;;
       libramiel_*) ;;
@@ -81,7 +85,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 LD_LIBRARY_PATH="$here/lib" exec "$here/bin/ramiel.bin" "$@"
 SH
 chmod +x "$root/bin/ramiel"
-"$root/bin/ramiel" --version > /dev/null
+"$root/bin/ramiel" --version > /dev/null  # loads the runtime library, and with it libtorch
 tar -C "$scratch" -cf - ramiel | xz -T0 -6 > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "portable_bundle: $out ($(du -h "$out" | cut -f1); $(ls "$root/lib" | wc -l) libraries, $(ls "$scratch/stubs"/*.c | wc -l) of them stubs)"
