@@ -13,6 +13,7 @@ reference the runtime is checked against.
 Usage: /usr/bin/python3 export_models.py OUT_DIR [name ...]
 (without names: the tests' models; EXTRA's are exported only when named)
 """
+import inspect
 import json
 import os
 import sys
@@ -109,6 +110,13 @@ def onnx_counts(path):
     }
 
 
+def torchscript_exporter(torch):
+    """The export argument that keeps PyTorch 2.9 and later on the TorchScript-based
+    exporter, which every model here was written with (their default became the
+    torch.export-based one); nothing for the PyTorch of Debian 12, which has no other."""
+    return {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+
+
 def export(name, out_dir):
     path = os.path.join(out_dir, name + ".onnx")
     counts_path = os.path.join(out_dir, name + ".counts.json")
@@ -135,7 +143,8 @@ def export(name, out_dir):
         # (aten::_native_multi_head_attention), which has no ONNX export.
         torch.onnx.export(model, x, tmp, opset_version=opset,
                           input_names=["input"], output_names=["output"],
-                          dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None)
+                          dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None,
+                          **torchscript_exporter(torch))
         counts = onnx_counts(tmp)
         os.replace(tmp, path)
     finally:
