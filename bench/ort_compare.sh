@@ -75,13 +75,12 @@ round_of() {
   "$py" - "$(realpath "$1")" "$2" "$3" <<PY | "$py" "$here/turns.py"
 import json, sys
 model, dims, shape = sys.argv[1:4]
+ort = ['$py', '$here/ort_worker.py'] if '$worker' == 'python' else ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js']
 workers = []
 for t in [${threads[*]/%/,}]:
     request = '$scratch/request%d.json' % t
     json.dump({'model': model, 'shapes': [shape], 'passes': 'default', 'batch': 1, 'seed': 1, 'label': 'serial',
                'threads': t}, open(request, 'w'))
-    ort = ['$py', '$here/ort_worker.py'] if '$worker' == 'python' else \
-          ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js']
     workers.append({'name': 'ort%d' % t, 'warm': 3, 'command': ort + [model, dims, str(t)]})
     workers.append({'name': 'ram%d' % t, 'warm': 1000, 'command': ['$ramiel', 'time-worker', request]})
 print(json.dumps({'runs': $runs, 'block': $block, 'probe': ['$ramiel', 'calibrate', '--host', '--json'],
