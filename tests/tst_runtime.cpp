@@ -730,6 +730,120 @@ private Q_SLOTS:
         }
     }
 
+    void blockedStage_data()
+    {
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("size");
+        // Two ResNeXt blocks of 512 channels on 20x20 (400 pixels of 2 KiB: a blocked stage,
+        // wantsBlockedStage), groups of 16 and of 32 channels; 256 channels, under the rule,
+        // the channels-last kernels.
+        QTest::newRow("groups of 16") << 512 << 32 << 20;
+        QTest::newRow("groups of 32") << 512 << 16 << 20;
+        QTest::newRow("no stage") << 256 << 16 << 20;
+    }
+
+    // Two ResNeXt blocks (1x1, Relu -> grouped 3x3, Relu -> 1x1 + the block's input, Relu),
+    // so that the values inside each block and the first block's output pass between
+    // convolutions of a blocked stage, against the same sums in double precision, serially on
+    // 1 and 2 threads and on two workers; and with RAMIEL_GROUPED_LAYOUT=channels-last, which
+    // turns the stages off, the same outputs within rounding.
+    void blockedStage()
+    {
+        QFETCH(int, channels);
+        QFETCH(int, groups);
+        QFETCH(int, size);
+        const int64_t c = channels, per = c / groups, hw = int64_t(size) * size;
+        OnnxBuilder b;
+        b.input("x", {1, c, size, size}).output("y2", {1, c, size, size});
+        std::string in = "x";
+        for (int block = 1; block <= 2; ++block) {
+            const std::string k = std::to_string(block);
+            b.initializer("w1_" + k, {c, c, 1, 1}, [&](int64_t j) { return float(std::sin(0.37 * double(j) + block)) * 0.06f; });
+            b.initializer("w2_" + k, {c, per, 3, 3}, [&](int64_t j) { return float(std::cos(0.29 * double(j) + block)) * 0.1f; });
+            b.initializer("w3_" + k, {c, c, 1, 1}, [&](int64_t j) { return float(std::sin(0.23 * double(j) - block)) * 0.06f; });
+            b.initializer("b_" + k, {c}, [&](int64_t j) { return 0.01f * float(j % 7) - 0.02f; });
+            auto& one = b.node(kFusedConv, {in, "w1_" + k, "b_" + k}, {"a" + k});
+            auto& three = b.node(kFusedConv, {"a" + k, "w2_" + k, "b_" + k}, {"g" + k});
+            auto& last = b.node(kFusedConv, {"g" + k, "w3_" + k, "b_" + k, in}, {"y" + k});
+            for (auto* n : {&one, &three, &last}) {
+                n->set_domain(kRamielDomain);
+                setString(*n, "activation", "Relu");
+            }
+            OnnxBuilder::setInts(three, "pads", {1, 1, 1, 1});
+            auto* g = three.add_attribute();
+            g->set_name("group");
+            g->set_type(onnx::AttributeProto::INT);
+            g->set_i(groups);
+            in = "y" + k;
+        }
+        for (const char* v : {"a1", "g1", "y1", "a2", "g2"}) {  // ONNX's shape inference does not know FusedConv
+            auto* info = b.model().mutable_graph()->add_value_info();
+            info->set_name(v);
+            info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+            for (int64_t d : {int64_t(1), c, int64_t(size), int64_t(size)})
+                info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+        importRamielDomain(b);
+        const Model m = loadOnnxFromBytes(b.bytes(), "resnext_blocks.onnx", {});
+        // The reference: each convolution's sums in double precision on [C][H][W].
+        auto weights = [&](const std::string& name) {
+            for (const auto& t : b.model().graph().initializer())
+                if (t.name() == name)
+                    return std::vector<double>(t.float_data().begin(), t.float_data().end());
+            return std::vector<double>();
+        };
+        auto conv = [&](const std::vector<double>& x, const std::string& w, const std::string& bias, int64_t k,
+                        int64_t g, const std::vector<double>* summand) {
+            const std::vector<double> wt = weights(w), bt = weights(bias);
+            const int64_t inPer = c / g, outPer = c / g, r = k / 2;
+            std::vector<double> y(size_t(c * hw));
+            for (int64_t o = 0; o < c; ++o)
+                for (int64_t py = 0; py < size; ++py)
+                    for (int64_t px = 0; px < size; ++px) {
+                        double sum = bt[size_t(o)];
+                        for (int64_t i = 0; i < inPer; ++i)
+                            for (int64_t dy = -r; dy <= r; ++dy)
+                                for (int64_t dx = -r; dx <= r; ++dx) {
+                                    const int64_t qy = py + dy, qx = px + dx;
+                                    if (qy >= 0 && qy < size && qx >= 0 && qx < size)
+                                        sum += x[size_t((o / outPer * inPer + i) * hw + qy * size + qx)] *
+                                               wt[size_t(((o * inPer + i) * k + dy + r) * k + dx + r)];
+                                }
+                        const size_t at = size_t(o * hw + py * size + px);
+                        if (summand)
+                            sum += (*summand)[at];
+                        y[at] = std::max(sum, 0.0);
+                    }
+            return y;
+        };
+        auto compileWith = [&](const char* layout) {
+            if (layout)
+                qputenv("RAMIEL_GROUPED_LAYOUT", layout);
+            auto compiled = runtime().compile(m);
+            qunsetenv("RAMIEL_GROUPED_LAYOUT");
+            return compiled;
+        };
+        const auto compiled = compileWith(nullptr);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 17);
+        std::vector<double> x = *inputs[0].toDoubles();
+        for (int block = 1; block <= 2; ++block) {
+            const std::string k = std::to_string(block);
+            x = conv(conv(conv(x, "w1_" + k, "b_" + k, 1, 1, nullptr), "w2_" + k, "b_" + k, 3, groups, nullptr),
+                     "w3_" + k, "b_" + k, 1, 1, &x);
+        }
+        Tensor expected{DataType::Float, {1, c, size, size}, std::string(size_t(c * hw) * 4, '\0'), {}};
+        for (size_t i = 0; i < x.size(); ++i) {
+            const float f = float(x[i]);
+            std::memcpy(expected.data.data() + i * 4, &f, 4);
+        }
+        compiled->setInputs(inputs);
+        matchesEveryWay(*compiled, m, {expected});
+        const auto plain = compileWith("channels-last");
+        plain->setInputs(inputs);
+        matchesEveryWay(*plain, m, {compiled->outputs()[0]});
+    }
+
     void onePixelConvolution_data()
     {
         QTest::addColumn<int>("in");

@@ -89,11 +89,14 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             sampleRows_.push_back(shape && shape->rank() > 0 && shape->dims[0].isKnown() ? shape->dims[0].value : 1);
         }
 
-    blocked_ = blockedValues(g);
+    const BlockedLayout layout = blockedLayout(g, winogradChoice() != WinogradChoice::Never,
+                                               groupedLayoutChoice() != GroupedLayoutChoice::ChannelsLast);
+    blocked_ = layout.values;
     kernels_.reserve(g.nodeCount());
     for (const Node& n : g.nodes()) {
         KernelContext ctx{g, n, {}};
         ctx.blockedOutput = !n.outputs.empty() && n.outputs[0] != kNone && blocked_[size_t(n.outputs[0])];
+        ctx.blockedStage = layout.stages[size_t(n.id)];
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {

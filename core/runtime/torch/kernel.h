@@ -24,7 +24,8 @@ struct KernelContext {
     const Graph& graph;
     const Node& node;
     std::vector<at::Tensor> constants;  // by input index; undefined when not constant
-    bool blockedOutput = false;  // a Winograd convolution may leave output 0 blocked (winograd.h)
+    bool blockedOutput = false;  // a convolution may leave output 0 blocked (winograd.h)
+    bool blockedStage = false;   // a convolution of a blocked stage (winograd.h)
 
     int64_t opset() const { return node.opset; }
     bool hasInput(size_t i) const { return node.input(i) != kNone; }

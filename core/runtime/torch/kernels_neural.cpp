@@ -353,15 +353,6 @@ bool wantsBlockedGroups(int64_t groups, int64_t in, int64_t outPerGroup, int64_t
     return groups >= 16 && in >= 256 && in / groups >= 16 && outPerGroup >= 16 && outPixels >= 28 * 28;
 }
 
-// RAMIEL_GROUPED_LAYOUT=channels-last or =blocked in the environment fixes the choice (read
-// when a model is compiled), for comparisons; =measured is the default.
-enum class GroupedLayoutChoice { Measured, ChannelsLast, Blocked };
-
-GroupedLayoutChoice groupedLayoutChoice()
-{
-    return GroupedLayoutChoice(environmentChoice("RAMIEL_GROUPED_LAYOUT", {"measured", "channels-last", "blocked"}));
-}
-
 // Whether a convolution of a graph's image runs in row bands, each thread copying
 // its band's input rows channels-last itself (OneDnnConvolution::image): two or
 // more threads, one image, at least 4 output rows a thread, and a band's copy and
@@ -400,11 +391,13 @@ public:
     // which the primitive then accumulates into (a `sum` post-op; a `binary` add post-op reading the summand where it lies
     // made oneDNN leave its brgemm kernels for slower ones, docs/runtime.md).
     // `blockedOutput`: a Winograd primitive leaves its output in its blocked
-    // layout (winograd.h) for readers that are all Winograd convolutions.
+    // layout (winograd.h) for readers that are all Winograd convolutions, or a
+    // blocked stage's for the stage's readers. `blockedStage`: the convolution is
+    // part of a blocked stage and runs on the blocked layout, no trial.
     OneDnnConvolution(at::Tensor weight, at::Tensor bias, int64_t groups, ConvActivation act, bool sum,
-                      bool blockedOutput)
+                      bool blockedOutput, bool blockedStage)
         : weight_(std::move(weight)), bias_(std::move(bias)), groups_(groups), act_(act), sum_(sum),
-          blockedOutput_(blockedOutput && act.isPostOp())
+          blockedOutput_(blockedOutput && act.isPostOp()), blockedStage_(blockedStage && act.isPostOp())
     {
     }
 
@@ -728,12 +721,13 @@ private:
             const bool winograd = winograd_ != WinogradChoice::Never &&
                                   wantsWinograd(weight_.size(1), out[1], weight_.size(2), weight_.size(3),
                                                 out[2] * out[3], groups_, win.strides, win.dilations);
-            const bool grouped = !image && groupedLayout_ != GroupedLayoutChoice::ChannelsLast &&
-                                 wantsBlockedGroups(groups_, sizes[1], out[1] / groups_, out[2] * out[3]);
+            const bool grouped = !image && ((groupedLayout_ != GroupedLayoutChoice::ChannelsLast &&
+                                             wantsBlockedGroups(groups_, sizes[1], out[1] / groups_, out[2] * out[3])) ||
+                                            blockedStage_);
             const Layout layout = winograd ? Layout::Winograd : grouped ? Layout::BlockedDirect : Layout::ChannelsLast;
             std::shared_ptr<const Primitive> p = makePrimitive(sizes, threads, win, image, layout);
             const bool measured = winograd ? winograd_ == WinogradChoice::Measured
-                                           : groupedLayout_ == GroupedLayoutChoice::Measured;
+                                           : groupedLayout_ == GroupedLayoutChoice::Measured && !blockedStage_;
             if (p->blocked && !image && measured) {
                 static std::atomic<int> slots{0};
                 slot->phase = slots++ % 2;
@@ -798,7 +792,9 @@ private:
         auto p = std::make_shared<Primitive>();
         p->outSizes = out;
         if (layout != Layout::ChannelsLast) {
-            const dnnl::memory::desc anySrc(src.dims(), f32, tag::any), anyDst(dst.dims(), f32, tag::any);
+            // A blocked stage's layout is winograd.h's; elsewhere oneDNN picks.
+            const tag blocked = blockedStage_ && layout == Layout::BlockedDirect ? tag::nChw16c : tag::any;
+            const dnnl::memory::desc anySrc(src.dims(), f32, blocked), anyDst(dst.dims(), f32, blocked);
             const auto alg = layout == Layout::Winograd ? dnnl::algorithm::convolution_winograd : direct;
             try {
                 p->pd = dnnl::convolution_forward::primitive_desc(convDesc(alg, anySrc, anyDst, padL, padR), attr,
@@ -943,7 +939,7 @@ private:
     at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous
     int64_t groups_;
     ConvActivation act_;
-    bool sum_, blockedOutput_;
+    bool sum_, blockedOutput_, blockedStage_;
     WinogradChoice winograd_ = winogradChoice();
     GroupedLayoutChoice groupedLayout_ = groupedLayoutChoice();
     std::mutex mutex_;
@@ -976,7 +972,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
     std::shared_ptr<OneDnnConvolution> direct;
     if (packable) {
         direct = std::make_shared<OneDnnConvolution>(c.constants[1].contiguous(), bias, groups, act, sum,
-                                                     c.blockedOutput);
+                                                     c.blockedOutput, c.blockedStage);
         weight = c.constants[1];  // only its shape is read now: no second copy
     }
 #endif

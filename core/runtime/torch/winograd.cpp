@@ -18,35 +18,87 @@ bool allOnes(const std::vector<int64_t>& v)
     return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
 }
 
+// The weights' [O, I/groups, kH, kW] and the output's [N, C, H, W] of a 2-D float
+// convolution (Conv, or FusedConv with a post-op activation) with constant weights,
+// channels in whole blocks and known output rows and columns; empty where `n` is not one.
+struct ConvolutionShape {
+    std::vector<int64_t> weights, output;
+};
+
+ConvolutionShape blockableConvolution(const Graph& g, const Node& n)
+{
+    const bool conv = (n.domain.empty() || n.domain == "ai.onnx") && n.opType == "Conv";
+    const bool fused = n.domain == kRamielDomain && n.opType == kFusedConv;
+    if (!conv && !fused)
+        return {};
+    if (fused && n.attrString("activation", "") == "Silu")  // applied after the primitive, on the logical layout
+        return {};
+    if (n.outputs.empty() || n.outputs[0] == kNone || n.input(0) == kNone || n.input(1) == kNone)
+        return {};
+    const Value& w = g.value(n.input(1));
+    if (!w.isConstant() || w.initializer->dtype != DataType::Float || w.initializer->dims.size() != 4)
+        return {};
+    if (n.input(2) != kNone && (!g.value(n.input(2)).isConstant() || g.value(n.input(2)).initializer->dtype != DataType::Float))
+        return {};
+    const auto& x = g.value(n.input(0)).type;
+    const auto& y = g.value(n.outputs[0]).type;
+    if (!x.shape || x.shape->rank() != 4 || !y.shape || y.shape->rank() != 4 || y.dtype != DataType::Float)
+        return {};
+    const auto& dims = y.shape->dims;
+    if (!dims[1].isKnown() || !dims[2].isKnown() || !dims[3].isKnown() || dims[2].value > 56 * 56 ||
+        dims[3].value > 56 * 56)
+        return {};  // (also keeps their product in range)
+    const std::vector<int64_t>& k = w.initializer->dims;  // [O, I, kH, kW]
+    if (k[0] % kBlock != 0 || k[1] % kBlock != 0)
+        return {};
+    return {k, {dims[0].isKnown() ? dims[0].value : 1, dims[1].value, dims[2].value, dims[3].value}};
+}
+
 // Whether the runtime will run node `n` as a Winograd convolution with a post-op
 // activation (or none), judged from its attributes, constant weights and the
 // inferred shapes, with channels in whole blocks.
 bool isWinogradConvolution(const Graph& g, const Node& n)
 {
-    const bool conv = (n.domain.empty() || n.domain == "ai.onnx") && n.opType == "Conv";
-    const bool fused = n.domain == kRamielDomain && n.opType == kFusedConv;
-    if (!conv && !fused)
+    const ConvolutionShape c = blockableConvolution(g, n);
+    return !c.weights.empty() && wantsWinograd(c.weights[1], c.weights[0], c.weights[2], c.weights[3],
+                                               c.output[2] * c.output[3], n.attrInt("group", 1),
+                                               n.attrInts("strides"), n.attrInts("dilations"));
+}
+
+// A convolution that a blocked stage may hold (wantsBlockedStage), and whether it is the
+// stage's grouped one.
+enum class StageRole { None, OneByOne, Grouped };
+
+StageRole stageRole(const Graph& g, const Node& n)
+{
+    const ConvolutionShape c = blockableConvolution(g, n);
+    if (c.weights.empty() || !allOnes(n.attrInts("dilations")))
+        return StageRole::None;
+    const int64_t groups = n.attrInt("group", 1), in = c.weights[1] * groups, out = c.weights[0];
+    const int64_t pixels = c.output[2] * c.output[3];
+    const std::vector<int64_t> pads = n.attrInts("pads");
+    if (groups == 1 && c.weights[2] == 1 && c.weights[3] == 1 &&
+        std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }))
+        return wantsBlockedOneByOne(in, out, pixels) ? StageRole::OneByOne : StageRole::None;
+    return groups > 1 && wantsBlockedStage(groups, in, out, pixels) ? StageRole::Grouped : StageRole::None;
+}
+
+// Whether every reader of v reads it as its input or summand, and passes `reads`.
+template <typename Reads>
+bool readAsInputOrSummand(const Graph& g, const Value& v, Reads&& reads)
+{
+    if (v.isGraphOutput || v.consumers.empty())
         return false;
-    if (fused && n.attrString("activation", "") == "Silu")  // applied after the primitive, on the logical layout
-        return false;
-    if (n.outputs.empty() || n.outputs[0] == kNone || n.input(0) == kNone || n.input(1) == kNone)
-        return false;
-    const Value& w = g.value(n.input(1));
-    if (!w.isConstant() || w.initializer->dtype != DataType::Float || w.initializer->dims.size() != 4)
-        return false;
-    if (n.input(2) != kNone && (!g.value(n.input(2)).isConstant() || g.value(n.input(2)).initializer->dtype != DataType::Float))
-        return false;
-    const auto& x = g.value(n.input(0)).type;
-    const auto& y = g.value(n.outputs[0]).type;
-    if (!x.shape || x.shape->rank() != 4 || !y.shape || y.shape->rank() != 4 || y.dtype != DataType::Float)
-        return false;
-    const auto& dims = y.shape->dims;
-    if (!dims[2].isKnown() || !dims[3].isKnown() || dims[2].value > 56 * 56 || dims[3].value > 56 * 56)
-        return false;  // (also keeps their product in range)
-    const std::vector<int64_t>& k = w.initializer->dims;  // [O, I, kH, kW]
-    return k[0] % kBlock == 0 && k[1] % kBlock == 0 &&
-           wantsWinograd(k[1], k[0], k[2], k[3], dims[2].value * dims[3].value, n.attrInt("group", 1),
-                         n.attrInts("strides"), n.attrInts("dilations"));
+    for (NodeId c : v.consumers) {
+        const Node& reader = g.node(c);
+        if (!reads(reader) ||
+            std::find(reader.implicitInputs.begin(), reader.implicitInputs.end(), v.id) != reader.implicitInputs.end())
+            return false;
+        for (size_t i = 0; i < reader.inputs.size(); ++i)
+            if (reader.inputs[i] == v.id && i != 0 && i != 3)
+                return false;
+    }
+    return true;
 }
 
 }  // namespace
@@ -63,35 +115,66 @@ WinogradChoice winogradChoice()
     return WinogradChoice(environmentChoice("RAMIEL_WINOGRAD", {"measured", "always", "never"}));
 }
 
-std::vector<bool> blockedValues(const Graph& g)
+GroupedLayoutChoice groupedLayoutChoice()
 {
-    std::vector<bool> blocked(g.valueCount(), false);
+    return GroupedLayoutChoice(environmentChoice("RAMIEL_GROUPED_LAYOUT", {"measured", "channels-last", "blocked"}));
+}
+
+bool wantsBlockedStage(int64_t groups, int64_t in, int64_t out, int64_t outPixels)
+{
+    const int64_t perGroup = in / groups;
+    return in == out && in % 512 == 0 && (perGroup == 16 || perGroup == 32) && outPixels * in >= 14 * 14 * 1024;
+}
+
+bool wantsBlockedOneByOne(int64_t in, int64_t out, int64_t outPixels)
+{
+    return in >= 512 && out >= 512 && outPixels >= 14 * 14;
+}
+
+BlockedLayout blockedLayout(const Graph& g, bool winograd, bool stages)
+{
+    BlockedLayout layout{std::vector<bool>(g.valueCount(), false), std::vector<bool>(g.nodeCount(), false)};
 #if RAMIEL_HAVE_DNNL
-    if (winogradChoice() == WinogradChoice::Never)
-        return blocked;
+    for (const Node& n : g.nodes())
+        if (winograd && isWinogradConvolution(g, n))
+            layout.values[size_t(n.outputs[0])] = readAsInputOrSummand(
+                g, g.value(n.outputs[0]), [&](const Node& reader) { return isWinogradConvolution(g, reader); });
+    if (!stages)
+        return layout;
+    // Blocked stages: the grouped convolutions that want one, and the 1x1 convolutions that
+    // feed them or read their outputs; the values passing only between these stay blocked
+    // (ResNeXt's blocks: 1x1 -> grouped 3x3 -> 1x1, and the blocks' outputs between them).
+    std::vector<StageRole> role(g.nodeCount(), StageRole::None);
+    for (const Node& n : g.nodes())
+        role[size_t(n.id)] = stageRole(g, n);
+    auto grouped = [&](NodeId id) { return id != kNone && role[size_t(id)] == StageRole::Grouped; };
+    std::vector<bool> stage(g.nodeCount(), false);
     for (const Node& n : g.nodes()) {
-        if (!isWinogradConvolution(g, n))
+        if (role[size_t(n.id)] == StageRole::Grouped)
+            stage[size_t(n.id)] = true;
+        else if (role[size_t(n.id)] == StageRole::OneByOne) {
+            const Value& out = g.value(n.outputs[0]);
+            stage[size_t(n.id)] = grouped(g.value(n.input(0)).producer) ||
+                                  std::any_of(out.consumers.begin(), out.consumers.end(), grouped);
+        }
+    }
+    for (const Node& n : g.nodes()) {
+        if (!stage[size_t(n.id)] || layout.values[size_t(n.outputs[0])])
             continue;
         const Value& v = g.value(n.outputs[0]);
-        if (v.isGraphOutput || v.consumers.empty())
+        if (!readAsInputOrSummand(g, v, [&](const Node& reader) { return bool(stage[size_t(reader.id)]); }))
             continue;
-        bool allWinograd = true;
-        for (NodeId c : v.consumers) {
-            const Node& reader = g.node(c);
-            bool asInputOrSummand = isWinogradConvolution(g, reader) &&
-                                    std::find(reader.implicitInputs.begin(), reader.implicitInputs.end(), v.id) ==
-                                        reader.implicitInputs.end();
-            for (size_t i = 0; i < reader.inputs.size(); ++i)
-                if (reader.inputs[i] == v.id && i != 0 && i != 3)
-                    asInputOrSummand = false;
-            allWinograd = allWinograd && asInputOrSummand;
-        }
-        blocked[size_t(v.id)] = allWinograd;
+        layout.values[size_t(v.id)] = true;  // and its producer and readers run blocked
+        layout.stages[size_t(n.id)] = true;
+        for (NodeId c : v.consumers)
+            layout.stages[size_t(c)] = true;
     }
 #else
     (void)g;
+    (void)winograd;
+    (void)stages;
 #endif
-    return blocked;
+    return layout;
 }
 
 bool isBlocked(const at::Tensor& t)
