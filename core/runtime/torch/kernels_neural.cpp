@@ -721,10 +721,13 @@ private:
             const bool winograd = winograd_ != WinogradChoice::Never &&
                                   wantsWinograd(weight_.size(1), out[1], weight_.size(2), weight_.size(3),
                                                 out[2] * out[3], groups_, win.strides, win.dilations);
-            const bool grouped = !image && ((groupedLayout_ != GroupedLayoutChoice::ChannelsLast &&
-                                             wantsBlockedGroups(groups_, sizes[1], out[1] / groups_, out[2] * out[3])) ||
-                                            blockedStage_);
-            const Layout layout = winograd ? Layout::Winograd : grouped ? Layout::BlockedDirect : Layout::ChannelsLast;
+            const bool blockedDirect =
+                !image && ((groupedLayout_ != GroupedLayoutChoice::ChannelsLast &&
+                            wantsBlockedGroups(groups_, sizes[1], out[1] / groups_, out[2] * out[3])) ||
+                           blockedStage_);
+            const Layout layout = winograd        ? Layout::Winograd
+                                  : blockedDirect ? Layout::BlockedDirect
+                                                  : Layout::ChannelsLast;
             std::shared_ptr<const Primitive> p = makePrimitive(sizes, threads, win, image, layout);
             const bool measured = winograd ? winograd_ == WinogradChoice::Measured
                                            : groupedLayout_ == GroupedLayoutChoice::Measured && !blockedStage_;
