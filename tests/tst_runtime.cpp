@@ -771,19 +771,11 @@ private Q_SLOTS:
                 setString(*n, "activation", "Relu");
             }
             OnnxBuilder::setInts(three, "pads", {1, 1, 1, 1});
-            auto* g = three.add_attribute();
-            g->set_name("group");
-            g->set_type(onnx::AttributeProto::INT);
-            g->set_i(groups);
+            OnnxBuilder::setInt(three, "group", groups);
             in = "y" + k;
         }
-        for (const char* v : {"a1", "g1", "y1", "a2", "g2"}) {  // ONNX's shape inference does not know FusedConv
-            auto* info = b.model().mutable_graph()->add_value_info();
-            info->set_name(v);
-            info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-            for (int64_t d : {int64_t(1), c, int64_t(size), int64_t(size)})
-                info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-        }
+        for (const char* v : {"a1", "g1", "y1", "a2", "g2"})  // ONNX's shape inference does not know FusedConv
+            b.valueInfo(v, {1, c, size, size});
         importRamielDomain(b);
         const Model m = loadOnnxFromBytes(b.bytes(), "resnext_blocks.onnx", {});
         // The reference: each convolution's sums in double precision on [C][H][W].
@@ -1306,13 +1298,8 @@ private Q_SLOTS:
             conv("4", "h2", "", "y2", false, 2);  // stride 2: not Winograd, so h2 stays logical
             conv("5", "h3", "h3", "y1", true);    // h3 as input and summand
             b.output("y1", {1, 64, size, size}).output("y2", {1, 64, size / 2, size / 2});
-            for (const char* v : {"h1", "h2", "h3"}) {  // ONNX's shape inference does not know FusedConv
-                auto* info = b.model().mutable_graph()->add_value_info();
-                info->set_name(v);
-                info->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-                for (int64_t d : {1, 64, size, size})
-                    info->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-            }
+            for (const char* v : {"h1", "h2", "h3"})  // ONNX's shape inference does not know FusedConv
+                b.valueInfo(v, {1, 64, size, size});
             if (exposed)
                 for (const char* o : {"h0", "h1", "h2", "h3"})
                     b.output(o);

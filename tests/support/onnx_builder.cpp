@@ -32,9 +32,11 @@ OnnxBuilder& OnnxBuilder::input(const std::string& name, std::vector<int64_t> di
     return *this;
 }
 
-OnnxBuilder& OnnxBuilder::output(const std::string& name, std::vector<int64_t> dims, onnx::TensorProto::DataType type)
+namespace {
+
+void declare(onnx::ValueInfoProto* vi, const std::string& name, const std::vector<int64_t>& dims,
+             onnx::TensorProto::DataType type)
 {
-    auto* vi = model_.mutable_graph()->add_output();
     vi->set_name(name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(type);
@@ -44,6 +46,19 @@ OnnxBuilder& OnnxBuilder::output(const std::string& name, std::vector<int64_t> d
             if (d >= 0)
                 dim->set_dim_value(d);
         }
+}
+
+}  // namespace
+
+OnnxBuilder& OnnxBuilder::output(const std::string& name, std::vector<int64_t> dims, onnx::TensorProto::DataType type)
+{
+    declare(model_.mutable_graph()->add_output(), name, dims, type);
+    return *this;
+}
+
+OnnxBuilder& OnnxBuilder::valueInfo(const std::string& name, std::vector<int64_t> dims, onnx::TensorProto::DataType type)
+{
+    declare(model_.mutable_graph()->add_value_info(), name, dims, type);
     return *this;
 }
 

@@ -23,6 +23,10 @@ public:
     // -1 declares a dimension of unknown size.
     OnnxBuilder& output(const std::string& name, std::vector<int64_t> dims = {},
                         onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
+    // The type and shape of an intermediate value (where ONNX's shape inference cannot
+    // give them: Ramiel's own operators), as output() declares an output's.
+    OnnxBuilder& valueInfo(const std::string& name, std::vector<int64_t> dims,
+                           onnx::TensorProto::DataType type = onnx::TensorProto::FLOAT);
     OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims, float fill = 0.5f);
     // Element i (in row-major order) is value(i).
     OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims,
