@@ -1661,35 +1661,43 @@ private Q_SLOTS:
         }
     }
 
-    // MaxPool's channels-last kernel against ATen's, window shape by window shape: on the
-    // graph input (plain layout, ATen) and on an identity 1x1 Conv of it (channels-last), on
-    // 1 and 2 threads, equal to the bit. Every channel of two pixels (a corner and one
-    // inside) is NaN, the same in both (the Conv spreads a pixel's NaN over its channels), so
-    // windows mix NaN with numbers: NaN must win wherever it is in the window.
-    void maxPoolChannelsLastMatchesAten_data()
+    // The channels-last pooling kernels against ATen's, window shape by window shape: MaxPool
+    // (and AveragePool where the window has no dilation) on the graph input (plain layout,
+    // ATen) and on an identity 1x1 Conv of it (channels-last), on 1 and 2 threads; max
+    // pooling equal to the bit. Every channel of two pixels (a corner and one inside) is NaN,
+    // the same in both (the Conv spreads a pixel's NaN over its channels), so windows mix NaN
+    // with numbers: NaN must win wherever it is in the window.
+    void poolingChannelsLastMatchesAten_data()
     {
         QTest::addColumn<QVector<int>>("kernel");
         QTest::addColumn<QVector<int>>("strides");
         QTest::addColumn<QVector<int>>("pads");  // begin = end
         QTest::addColumn<QVector<int>>("dilations");
         QTest::addColumn<int>("ceil");
-        QTest::newRow("3x3, stride 1, pad 1 (edge windows of 2 columns)") << QVector<int>{3, 3} << QVector<int>{1, 1} << QVector<int>{1, 1} << QVector<int>{1, 1} << 0;
-        QTest::newRow("3x3, stride 2, ceil (last window of 2 columns)") << QVector<int>{3, 3} << QVector<int>{2, 2} << QVector<int>{0, 0} << QVector<int>{1, 1} << 1;
-        QTest::newRow("3x3, stride 2, pad 1, ceil") << QVector<int>{3, 3} << QVector<int>{2, 2} << QVector<int>{1, 1} << QVector<int>{1, 1} << 1;
-        QTest::newRow("2x2, stride 2") << QVector<int>{2, 2} << QVector<int>{2, 2} << QVector<int>{0, 0} << QVector<int>{1, 1} << 0;
-        QTest::newRow("1x3 (one row), stride 1, pad 1") << QVector<int>{1, 3} << QVector<int>{1, 1} << QVector<int>{0, 1} << QVector<int>{1, 1} << 0;
-        QTest::newRow("3x1 (one column), stride 1") << QVector<int>{3, 1} << QVector<int>{1, 1} << QVector<int>{1, 0} << QVector<int>{1, 1} << 0;
-        QTest::newRow("5x5, stride 1, pad 2 (more than 3 columns)") << QVector<int>{5, 5} << QVector<int>{1, 1} << QVector<int>{2, 2} << QVector<int>{1, 1} << 0;
-        QTest::newRow("3x3, dilation 2") << QVector<int>{3, 3} << QVector<int>{1, 1} << QVector<int>{1, 1} << QVector<int>{2, 2} << 0;
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("height");
+        const QVector<int> k3{3, 3}, one{1, 1}, two{2, 2}, zero{0, 0};
+        QTest::newRow("3x3, stride 1, pad 1 (edge windows of 2 columns)") << k3 << one << one << one << 0 << 40 << 13;
+        QTest::newRow("3x3, stride 2, ceil (last window of 2 columns)") << k3 << two << zero << one << 1 << 40 << 13;
+        QTest::newRow("3x3, stride 2, pad 1, ceil") << k3 << two << one << one << 1 << 40 << 13;
+        QTest::newRow("2x2, stride 2") << two << two << zero << one << 0 << 40 << 13;
+        QTest::newRow("1x3 (one row), stride 1, pad 1") << QVector<int>{1, 3} << one << QVector<int>{0, 1} << one << 0 << 40 << 13;
+        QTest::newRow("3x1 (one column), stride 1") << QVector<int>{3, 1} << one << QVector<int>{1, 0} << one << 0 << 40 << 13;
+        QTest::newRow("5x5, stride 1, pad 2 (more than 3 columns)") << QVector<int>{5, 5} << one << two << one << 0 << 40 << 13;
+        QTest::newRow("3x3, dilation 2") << k3 << one << one << two << 0 << 40 << 13;
+        QTest::newRow("3x3, stride 2, 144 channels, 3 rows") << k3 << two << zero << one << 0 << 144 << 7;
     }
-    void maxPoolChannelsLastMatchesAten()
+    void poolingChannelsLastMatchesAten()
     {
         QFETCH(QVector<int>, kernel);
         QFETCH(QVector<int>, strides);
         QFETCH(QVector<int>, pads);
         QFETCH(QVector<int>, dilations);
         QFETCH(int, ceil);
-        const int64_t c = 40, h = 13, w = 12;  // channels: two vectors of 16 and a tail
+        QFETCH(int, channels);
+        QFETCH(int, height);
+        const int64_t c = channels, h = height, w = 12;  // 40 channels: two vectors of 16 and a tail
+        const bool average = dilations == QVector<int>{1, 1};
         OnnxBuilder b;
         std::vector<std::string> plain, channelsLast;
         identityConvParts(b, {int(c)}, 1, h, w, plain, channelsLast);
@@ -1703,7 +1711,17 @@ private Q_SLOTS:
             OnnxBuilder::setInt(pool, "ceil_mode", ceil);
             b.output("max_" + x);
         }
-        const Model m = loadOnnxFromBytes(b.bytes(), "max_pool.onnx", {});
+        for (const std::string& x : {plain[0], channelsLast[0]}) {
+            if (!average)
+                break;
+            auto& pool = b.node("AveragePool", {x}, {"avg_" + x});
+            OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
+            OnnxBuilder::setInts(pool, "strides", ints(strides));
+            OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[0], pads[1]});
+            OnnxBuilder::setInt(pool, "ceil_mode", ceil);
+            b.output("avg_" + x);
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "pool.onnx", {});
         const auto compiled = runtime().compile(m);
         auto inputs = compiled->randomInputs(1, 23);
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -1714,15 +1732,20 @@ private Q_SLOTS:
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
-            QCOMPARE(out[1].dims, out[0].dims);
-            const std::vector<double> aten = *out[0].toDoubles(), ours = *out[1].toDoubles();
-            size_t nans = 0;
-            for (size_t i = 0; i < aten.size(); ++i) {
-                nans += std::isnan(aten[i]);
-                QVERIFY2(std::isnan(ours[i]) == std::isnan(aten[i]) && (std::isnan(aten[i]) || ours[i] == aten[i]),
-                         qPrintable(QString("element %1 on %2 threads: %3 against ATen's %4").arg(i).arg(threads).arg(ours[i]).arg(aten[i])));
+            for (size_t pair = 0; pair < out.size(); pair += 2) {
+                QCOMPARE(out[pair + 1].dims, out[pair].dims);
+                const std::vector<double> aten = *out[pair].toDoubles(), ours = *out[pair + 1].toDoubles();
+                const double tolerance = pair == 0 ? 0.0 : 1e-6;  // max pooling is exact; inputs of unit variance
+                size_t nans = 0;
+                for (size_t i = 0; i < aten.size(); ++i) {
+                    nans += std::isnan(aten[i]);
+                    QVERIFY2(std::isnan(ours[i]) == std::isnan(aten[i]) &&
+                                 (std::isnan(aten[i]) || std::abs(ours[i] - aten[i]) <= tolerance),
+                             qPrintable(QString("%1, element %2 on %3 threads: %4 against ATen's %5")
+                                            .arg(pair == 0 ? "MaxPool" : "AveragePool").arg(i).arg(threads).arg(ours[i]).arg(aten[i])));
+                }
+                QVERIFY(nans > 0 && nans < aten.size() / 2);
             }
-            QVERIFY(nans > 0 && nans < aten.size() / 2);
         }
     }
 
