@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Per operator type, Ramiel's `ramiel profile` node medians against ONNX Runtime's
-per-op profile (bench/ort_profile.js), in ms per run.
-Usage: optype_compare.py OPTIMIZED.onnx RAMIEL_1T.json RAMIEL_2T.json ORT_1T.json ORT_2T.json"""
+per-op profile (bench/ort_profile.js or .py), in ms per run, on two thread counts (the
+columns name them as the files say).
+Usage: optype_compare.py OPTIMIZED.onnx RAMIEL_1T.json RAMIEL_PT.json ORT_1T.json ORT_PT.json"""
 import json, sys, collections, onnx
 
 opt, r1, r2, o1, o2 = sys.argv[1:6]
@@ -14,7 +15,8 @@ def ramiel(path):
 def ort(path):
     j = json.load(open(path)); return collections.Counter(j['ops']), j['median_run_ms']
 (ra, rat), (rb, rbt), (oa, oat), (ob, obt) = ramiel(r1), ramiel(r2), ort(o1), ort(o2)
-print(f"{'op':28} {'R 1t':>7} {'R 2t':>7} {'R x':>5} | {'ORT op':24} {'O 1t':>7} {'O 2t':>7} {'O x':>5}")
+ta, tb = (json.load(open(p)).get('threads', '?') for p in (r1, r2))
+print(f"{'op':28} {f'R {ta}t':>7} {f'R {tb}t':>7} {'R x':>5} | {'ORT op':24} {f'O {ta}t':>7} {f'O {tb}t':>7} {'O x':>5}")
 rk = sorted(set(ra) | set(rb), key=lambda k: -ra[k]); ok = sorted(set(oa) | set(ob), key=lambda k: -oa[k])
 for i in range(max(len(rk), len(ok))):
     left = f"{rk[i]:28} {ra[rk[i]]:7.2f} {rb[rk[i]]:7.2f} {ra[rk[i]] / max(rb[rk[i]], 1e-9):5.2f}" if i < len(rk) else ' ' * 50
