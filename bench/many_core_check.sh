@@ -25,14 +25,14 @@ names=("$@")
 P=${P:-$(nproc)}
 py=${PYTHON:-python3}
 worker=${ORT_WORKER:-python}
-ort_profile() {  # MODEL RUNS DIMS THREADS: ONNX Runtime's per-operator JSON
-    if [ "$worker" = python ]; then "$py" "$here/ort_profile.py" "$@"
-    else NODE_PATH="${ORT_NODE_MODULES:-}" node "$here/ort_profile.js" "$@"; fi
-}
 profile=${PROFILE-googlenet squeezenet1_0}
 bar4=${BAR4-googlenet resnet18 squeezenet1_0}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+ort_profile() {  # MODEL RUNS DIMS THREADS: ONNX Runtime's per-operator JSON
+    if [ "$worker" = python ]; then "$py" "$here/ort_profile.py" "$@"
+    else NODE_PATH="${ORT_NODE_MODULES:-}" node "$here/ort_profile.js" "$@"; fi
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 exec > >(tee "$out/log.txt") 2>&1

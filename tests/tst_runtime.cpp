@@ -1711,16 +1711,15 @@ private Q_SLOTS:
             OnnxBuilder::setInt(pool, "ceil_mode", ceil);
             b.output("max_" + x);
         }
-        for (const std::string& x : {plain[0], channelsLast[0]}) {
-            if (!average)
-                break;
-            auto& pool = b.node("AveragePool", {x}, {"avg_" + x});
-            OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
-            OnnxBuilder::setInts(pool, "strides", ints(strides));
-            OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[0], pads[1]});
-            OnnxBuilder::setInt(pool, "ceil_mode", ceil);
-            b.output("avg_" + x);
-        }
+        if (average)
+            for (const std::string& x : {plain[0], channelsLast[0]}) {
+                auto& pool = b.node("AveragePool", {x}, {"avg_" + x});
+                OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
+                OnnxBuilder::setInts(pool, "strides", ints(strides));
+                OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[0], pads[1]});
+                OnnxBuilder::setInt(pool, "ceil_mode", ceil);
+                b.output("avg_" + x);
+            }
         const Model m = loadOnnxFromBytes(b.bytes(), "pool.onnx", {});
         const auto compiled = runtime().compile(m);
         auto inputs = compiled->randomInputs(1, 23);
