@@ -11,11 +11,10 @@ typ = {n.name: (n.op_type + ':' + next((a.s.decode() for a in n.attribute if a.n
 def ramiel(path):
     j = json.load(open(path)); d = collections.Counter()
     for k, v in j['nodes'].items(): d[typ.get(k, '?')] += v * 1e3
-    return d, j['median_total'] * 1e3
+    return d, j['median_total'] * 1e3, j.get('threads', '?')
 def ort(path):
     j = json.load(open(path)); return collections.Counter(j['ops']), j['median_run_ms']
-(ra, rat), (rb, rbt), (oa, oat), (ob, obt) = ramiel(r1), ramiel(r2), ort(o1), ort(o2)
-ta, tb = (json.load(open(p)).get('threads', '?') for p in (r1, r2))
+(ra, rat, ta), (rb, rbt, tb), (oa, oat), (ob, obt) = ramiel(r1), ramiel(r2), ort(o1), ort(o2)
 print(f"{'op':28} {f'R {ta}t':>7} {f'R {tb}t':>7} {'R x':>5} | {'ORT op':24} {f'O {ta}t':>7} {f'O {tb}t':>7} {'O x':>5}")
 rk = sorted(set(ra) | set(rb), key=lambda k: -ra[k]); ok = sorted(set(oa) | set(ob), key=lambda k: -oa[k])
 for i in range(max(len(rk), len(ok))):
