@@ -1690,8 +1690,8 @@ void registerNormalizationKernels(KernelRegistry& r)
 {
     r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
-        const auto [scale, shift] = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
-        return [eps, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const ScaleShift folded = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
+        return [eps, scale = folded.scale, shift = folded.shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             if (scale.defined() && batchNormChannelsLastApplies({in[0]}, scale.numel())) {
                 out[0] = batchNormChannelsLast({in[0]}, scale, shift, {});
                 return;
@@ -1708,8 +1708,8 @@ void registerNormalizationKernels(KernelRegistry& r)
         const size_t parts = c.node.inputs.size() - 4;
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         const ConvActivation act = fusedActivation(c);
-        const auto [scale, shift] = inferenceScaleShift(c, parts, eps);
-        return [parts, eps, act, scale, shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const ScaleShift folded = inferenceScaleShift(c, parts, eps);
+        return [parts, eps, act, scale = folded.scale, shift = folded.shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const std::vector<at::Tensor> xs(in.begin(), in.begin() + std::ptrdiff_t(parts));
             if (scale.defined() && batchNormChannelsLastApplies(xs, scale.numel())) {
                 out[0] = batchNormChannelsLast(xs, scale, shift, [&](float* y, int64_t n) { act.applyTo(y, n); });

@@ -25,8 +25,8 @@ template <typename Body>
 void parallelChunks(int64_t n, int64_t chunk, const Body& body)
 {
     chunk = std::max<int64_t>(1, chunk);
-    const int64_t chunks = (n + chunk - 1) / chunk;
 #ifdef _OPENMP
+    const int64_t chunks = (n + chunk - 1) / chunk;
     const int threads = int(std::min<int64_t>(omp_get_max_threads(), chunks));
     if (threads > 1 && !omp_in_parallel()) {
         std::atomic<int64_t> next{0};
