@@ -1666,7 +1666,8 @@ private Q_SLOTS:
     // ATen) and on an identity 1x1 Conv of it (channels-last), on 1 and 2 threads; max
     // pooling equal to the bit. Every channel of two pixels (a corner and one inside) is NaN,
     // the same in both (the Conv spreads a pixel's NaN over its channels), so windows mix NaN
-    // with numbers: NaN must win wherever it is in the window.
+    // with numbers: NaN must win wherever it is in the window. The small outputs stay on
+    // one thread (the kernels' grain); the last two rows split.
     void poolingChannelsLastMatchesAten_data()
     {
         QTest::addColumn<QVector<int>>("kernel");
@@ -1686,6 +1687,10 @@ private Q_SLOTS:
         QTest::newRow("5x5, stride 1, pad 2 (more than 3 columns)") << QVector<int>{5, 5} << one << two << one << 0 << 40 << 13;
         QTest::newRow("3x3, dilation 2") << k3 << one << one << two << 0 << 40 << 13;
         QTest::newRow("3x3, stride 2, 144 channels, 3 rows") << k3 << two << zero << one << 0 << 144 << 7;
+        // Outputs large enough for two threads, whose shares of the pixels meet inside a
+        // row: 21 x 12 = 252 pixels in two shares of 126; 39 x 6 = 234 in shares of 117.
+        QTest::newRow("3x3, stride 1, pad 1, threads meet mid-row") << k3 << one << one << one << 0 << 64 << 21;
+        QTest::newRow("3x3, stride 2, ceil, threads meet mid-row") << k3 << two << zero << one << 1 << 64 << 78;
     }
     void poolingChannelsLastMatchesAten()
     {

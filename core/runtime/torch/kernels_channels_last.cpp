@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace ramiel {
@@ -33,6 +34,12 @@ inline float maxOrNaN(float a, float b)
     const float m = b > a ? b : a;
     return b != b ? b : m;
 }
+
+// The output columns [begin, end) of one output row that a thread makes, and
+// the first input column of the line its window rows were reduced into.
+struct ColumnRun {
+    int64_t begin, end, lineFirst;
+};
 
 // Max pooling is separable: an output row is the max over its window's input
 // rows (one pass down the rows, into `line`), then over each output pixel's
@@ -63,19 +70,20 @@ RAMIEL_CLONES const float* maxOfRows(float* __restrict line, const float* const*
     return line;
 }
 
-// One output row from its window rows' max `line` (wd pixels of c channels):
-// each output pixel the max over its window's columns inside the line. The
-// whole row is one call: a call per pixel (through the clones' dispatch) costs
-// more than the maxima on 64 channels.
-RAMIEL_CLONES void maxOfColumns(float* dst, const float* __restrict line, int64_t c, int64_t wd,
-                                int64_t ow, int64_t kw, int64_t sw, int64_t pw, int64_t dw)
+// Output columns [cols.begin, cols.end) of one row from its window rows' max
+// `line` (the input's columns from cols.lineFirst on, c channels each): each
+// output pixel the max over its window's columns inside the line. The whole
+// run is one call: a call per pixel (through the clones' dispatch) costs more
+// than the maxima on 64 channels.
+RAMIEL_CLONES void maxOfColumns(float* dst, const float* __restrict line, int64_t c, int64_t wd, ColumnRun cols,
+                                int64_t kw, int64_t sw, int64_t pw, int64_t dw)
 {
     if (kw <= 3 && dw == 1) {  // a window's columns inside the line are a run of at most 3
-        for (int64_t col = 0; col < ow; ++col) {
-            float* __restrict o = dst + col * c;
+        for (int64_t col = cols.begin; col < cols.end; ++col) {
+            float* __restrict o = dst + (col - cols.begin) * c;
             const int64_t x0 = col * sw - pw;
             const int64_t from = std::max<int64_t>(x0, 0), to = std::min<int64_t>(x0 + kw, wd);
-            const float* a = line + from * c;
+            const float* a = line + (from - cols.lineFirst) * c;
             if (to - from == 3)
                 for (int64_t k = 0; k < c; ++k)
                     o[k] = maxOrNaN(maxOrNaN(a[k], a[c + k]), a[2 * c + k]);
@@ -87,8 +95,8 @@ RAMIEL_CLONES void maxOfColumns(float* dst, const float* __restrict line, int64_
         }
         return;
     }
-    for (int64_t col = 0; col < ow; ++col) {
-        float* o = dst + col * c;  // also read, after the first group
+    for (int64_t col = cols.begin; col < cols.end; ++col) {
+        float* o = dst + (col - cols.begin) * c;  // also read, after the first group
         bool first = true;
         for (int64_t j = 0; j < kw;) {
             const float* p[3];
@@ -96,7 +104,7 @@ RAMIEL_CLONES void maxOfColumns(float* dst, const float* __restrict line, int64_
             for (; j < kw && m < 3; ++j) {
                 const int64_t x = col * sw - pw + j * dw;
                 if (x >= 0 && x < wd)
-                    p[m++] = line + x * c;
+                    p[m++] = line + (x - cols.lineFirst) * c;
             }
             if (m == 0)
                 continue;
@@ -139,15 +147,15 @@ RAMIEL_CLONES const float* sumOfRows(float* __restrict line, const float* const*
 }
 
 RAMIEL_CLONES void meanOfColumns(float* __restrict dst, const float* __restrict line, int64_t c, int64_t wd,
-                                 int64_t ow, int64_t kw, int64_t sw, int64_t pw, int64_t rowCells,
+                                 ColumnRun cols, int64_t kw, int64_t sw, int64_t pw, int64_t rowCells,
                                  int64_t fixedCount)
 {
-    for (int64_t col = 0; col < ow; ++col) {
-        float* o = dst + col * c;
+    for (int64_t col = cols.begin; col < cols.end; ++col) {
+        float* o = dst + (col - cols.begin) * c;
         const int64_t x0 = col * sw - pw;
         const int64_t from = std::max<int64_t>(x0, 0), to = std::min<int64_t>(x0 + kw, wd);  // columns inside
         const float divisor = float(fixedCount > 0 ? fixedCount : std::max<int64_t>(rowCells * (to - from), 1));
-        const float* a = line + from * c;
+        const float* a = line + (from - cols.lineFirst) * c;
         if (to - from == 3) {
             const float* b = a + c;
             const float* e = b + c;
@@ -158,7 +166,7 @@ RAMIEL_CLONES void meanOfColumns(float* __restrict dst, const float* __restrict 
         for (int64_t k = 0; k < c; ++k)
             o[k] = a[k];
         for (int64_t x = from + 1; x < to; ++x) {
-            const float* b = line + x * c;
+            const float* b = line + (x - cols.lineFirst) * c;
             for (int64_t k = 0; k < c; ++k)
                 o[k] += b[k];
         }
@@ -311,23 +319,36 @@ struct WindowRows {
     int64_t count = 0;
 };
 
-// A pooled output of oh x ow, channels-last, made row by row in parallel:
-// `row(out, image, top)` fills one output row from its image, whose window
-// starts at input row `top` (negative inside the padding).
-// `scratch` floats of scratch per thread are passed to `row` as its fourth argument.
+// A pooled output of oh x ow, channels-last, its n * oh * ow pixels split evenly over
+// the threads: split by rows, an output of fewer rows than threads left threads idle
+// (GoogLeNet's and SqueezeNet's have 7 to 56), and one of more gave some threads a
+// row more than others. `row(out, image, top, cols, line)` makes the columns `cols` of
+// one output row from its image, whose window starts at input row `top` (negative
+// inside the padding), with `line` scratch of one input row.
 template <typename Row>
-at::Tensor pooledRows(const at::Tensor& x, const Window& w, int64_t oh, int64_t ow, int64_t scratch, Row&& row)
+at::Tensor pooledPixels(const at::Tensor& x, const Window& w, int64_t oh, int64_t ow, Row&& row)
 {
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
+    const int64_t sw = w.strides[1], pw = w.padBegin[1];
     at::Tensor y = emptyFloat({n, c, oh, ow}, at::MemoryFormat::ChannelsLast);
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    at::parallel_for(0, n * oh, grainFor(ow * c * w.kernel[0] * w.kernel[1]), [&](int64_t begin, int64_t end) {
-        std::vector<float> buffer(static_cast<size_t>(scratch));
-        for (int64_t r = begin; r < end; ++r)
-            row(dst + r * ow * c, src + (r / oh) * h * wd * c, (r % oh) * w.strides[0] - w.padBegin[0], buffer.data());
+    at::parallel_for(0, n * oh * ow, grainFor(c * w.kernel[0] * w.kernel[1]), [&](int64_t begin, int64_t end) {
+        const std::unique_ptr<float[]> line(new float[size_t(wd * c)]);
+        for (int64_t p = begin; p < end;) {
+            const int64_t r = p / ow, col = p % ow, cols = std::min(ow - col, end - p);
+            const ColumnRun run{col, col + cols, std::max<int64_t>(col * sw - pw, 0)};
+            row(dst + p * c, src + (r / oh) * h * wd * c, (r % oh) * w.strides[0] - w.padBegin[0], run, line.get());
+            p += cols;
+        }
     });
     return y;
+}
+
+// The input columns after the last that output columns `cols` read.
+int64_t lineEnd(ColumnRun cols, int64_t wd, int64_t kw, int64_t sw, int64_t pw, int64_t dw)
+{
+    return std::min<int64_t>((cols.end - 1) * sw - pw + (kw - 1) * dw + 1, wd);
 }
 
 at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
@@ -336,9 +357,10 @@ at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
     const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
     const int64_t ph = w.padBegin[0], pw = w.padBegin[1], dh = w.dilations[0], dw = w.dilations[1];
     const int64_t oh = pooledSize(h, kh, ph, sh, dh, w.ceil), ow = pooledSize(wd, kw, pw, sw, dw, w.ceil);
-    return pooledRows(x, w, oh, ow, wd * c, [&](float* out, const float* image, int64_t top, float* line) {
-        const WindowRows window(image, top, kh, dh, h, wd * c);
-        maxOfColumns(out, maxOfRows(line, window.rows, window.count, wd * c), c, wd, ow, kw, sw, pw, dw);
+    return pooledPixels(x, w, oh, ow, [&](float* out, const float* image, int64_t top, ColumnRun cols, float* line) {
+        const WindowRows window(image + cols.lineFirst * c, top, kh, dh, h, wd * c);
+        const int64_t floats = (lineEnd(cols, wd, kw, sw, pw, dw) - cols.lineFirst) * c;
+        maxOfColumns(out, maxOfRows(line, window.rows, window.count, floats), c, wd, cols, kw, sw, pw, dw);
     });
 }
 
@@ -355,9 +377,10 @@ at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countI
     const int64_t kh = w.kernel[0], kw = w.kernel[1], sh = w.strides[0], sw = w.strides[1];
     const int64_t ph = w.padBegin[0], pw = w.padBegin[1];
     const int64_t oh = pooledSize(h, kh, ph, sh, 1, false), ow = pooledSize(wd, kw, pw, sw, 1, false);
-    return pooledRows(x, w, oh, ow, wd * c, [&](float* out, const float* image, int64_t top, float* line) {
-        const WindowRows window(image, top, kh, 1, h, wd * c);
-        meanOfColumns(out, sumOfRows(line, window.rows, window.count, wd * c), c, wd, ow, kw, sw, pw, window.count,
+    return pooledPixels(x, w, oh, ow, [&](float* out, const float* image, int64_t top, ColumnRun cols, float* line) {
+        const WindowRows window(image + cols.lineFirst * c, top, kh, 1, h, wd * c);
+        const int64_t floats = (lineEnd(cols, wd, kw, sw, pw, 1) - cols.lineFirst) * c;
+        meanOfColumns(out, sumOfRows(line, window.rows, window.count, floats), c, wd, cols, kw, sw, pw, window.count,
                       countIncludePad ? kh * kw : 0);
     });
 }
