@@ -62,6 +62,9 @@ def main(out_dir, sample):
     # Two nodes writing the same value.
     save(tiny_model([helper.make_node("Relu", ["x"], ["y"], name="first"),
                      helper.make_node("Neg", ["x"], ["y"], name="second")]), p("two_producers.onnx"))
+    # One node writing the same value as two of its outputs (found by tests/fuzz: the parallel
+    # executor and the serial one disagreed on which of the two the value held).
+    save(tiny_model([helper.make_node("Split", ["x"], ["y", "y"], name="split", axis=0)]), p("one_node_writes_twice.onnx"))
     # A graph with no nodes.
     save(tiny_model([], outputs=("x",)), p("empty_graph.onnx"))
     # External data whose file is missing, and one that points outside the model's folder.

@@ -267,6 +267,7 @@ private:
         row("undefined_value.onnx", ErrorKind::InvalidGraph, "'ghost' used by node 'reads_ghost'");
         row("cyclic.onnx", ErrorKind::InvalidGraph, "graph has a cycle");
         row("two_producers.onnx", ErrorKind::InvalidGraph, "produced by two nodes");
+        row("one_node_writes_twice.onnx", ErrorKind::InvalidGraph, "node 'split' writes 'y' as two of its outputs");
         row("empty_graph.onnx", ErrorKind::InvalidGraph, "graph is empty");
         row("missing_external_data.onnx", ErrorKind::ExternalData, "'missing_weights.bin', which does not exist");
         row("external_data_outside.onnx", ErrorKind::ExternalData, "outside the model's folder");

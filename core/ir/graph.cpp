@@ -138,10 +138,13 @@ NodeId Graph::addNode(Node node)
         node.name = candidate;
     }
 
-    for (ValueId out : node.outputs) {
-        if (out == kNone)
+    for (auto out = node.outputs.begin(); out != node.outputs.end(); ++out) {
+        if (*out == kNone)
             continue;
-        const Value& v = value(out);
+        const Value& v = value(*out);
+        if (std::find(node.outputs.begin(), out, *out) != out)
+            throw Error(ErrorKind::InvalidGraph, {},
+                        "node '" + node.name + "' writes '" + v.name + "' as two of its outputs");
         if (v.producer != kNone)
             throw Error(ErrorKind::InvalidGraph, {},
                         "value '" + v.name + "' is produced by two nodes ('" + nodes_[v.producer].name + "' and '" +
