@@ -561,6 +561,14 @@ private Q_SLOTS:
             b.node("Range", {"start", "limit", "step"}, {"y"}, "range");
             row("Range with step 0", b, "", ErrorKind::InvalidGraph, "node 'range' (Range): the step 'step' is 0");
         }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {2, 3}).output("y");
+            b.initializerInt64("s", {1 << 20, 1 << 20});
+            b.node("Expand", {"x", "s"}, {"y"}, "expand");
+            row("Expand to a shape the input does not broadcast to", b, "", ErrorKind::InvalidGraph,
+                "node 'expand' (Expand): input 'x' cannot broadcast to the shape [1048576, 1048576] (3 against 1048576)");
+        }
         auto conv = [](std::vector<int64_t> strides, int64_t group = 1) {
             OnnxBuilder b(13);
             b.input("x", {1, 2, 8, 8}).output("y");

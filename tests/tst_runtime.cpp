@@ -155,6 +155,15 @@ std::vector<BadNode> badNodes()
              return b;
          },
          -1, "Gather index 3 is outside [-3, 3)"},
+        {"Expand to a computed shape the input does not broadcast to",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).input("z", {4, 5}).output("y");
+             b.node("Shape", {"z"}, {"s"}, "shape");
+             b.node("Expand", {"x", "s"}, {"y"}, "ex");
+             return b;
+         },
+         run, "Expand cannot broadcast an input of shape [2, 3] to the shape [4, 5]"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;

@@ -719,6 +719,25 @@ private:
                 fail("the step " + inputName(2) + " is 0");
     }
 
+    // Expand's shape broadcasts with the input's: aligned from the right, each pair of
+    // dimensions equal or one of them 1.
+    void checkExpand()
+    {
+        const auto shape = constantInts(1);
+        if (!shape)
+            return;
+        for (int64_t s : *shape)
+            if (s < 0)
+                return fail("shape " + join(*shape) + " has a negative size");
+        const int64_t xRank = rank(0), shapeRank = int64_t(shape->size());
+        for (int64_t i = 1; i <= std::min(xRank, shapeRank); ++i) {  // i-th dimension from the right
+            const int64_t a = dimSize(0, xRank - i), b = (*shape)[size_t(shapeRank - i)];
+            if (a >= 0 && a != b && a != 1 && b != 1)
+                return fail("input " + inputName(0) + " cannot broadcast to the shape " + join(*shape) + " (" +
+                            std::to_string(a) + " against " + std::to_string(b) + ")");
+        }
+    }
+
     void checkSplit()
     {
         std::optional<std::vector<int64_t>> sizes;
@@ -802,6 +821,8 @@ private:
             checkRange();
         else if (op == "Split")
             checkSplit();
+        else if (op == "Expand")
+            checkExpand();
         else if (op == "Pad")
             checkPad();
         else if (op == "Slice")

@@ -29,6 +29,14 @@ int64_t normalizeAxis(int64_t axis, int64_t rank)
 
 std::vector<int64_t> intsOf(const at::Tensor& t) { return t.defined() ? toInt64Vector(t) : std::vector<int64_t>{}; }
 
+std::string shapeText(at::IntArrayRef s)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
 bool heldOnlyHere(const at::Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; }
 
 std::vector<ValueId> distinctReads(const Node& node)

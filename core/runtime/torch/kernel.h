@@ -55,6 +55,8 @@ std::vector<ValueId> distinctReads(const Node& node);
 int64_t normalizeAxis(int64_t axis, int64_t rank);
 // The values of a small integer tensor (shapes, axes, pads); empty when undefined.
 std::vector<int64_t> intsOf(const at::Tensor& t);
+// A shape for messages: "[2, 3]".
+std::string shapeText(at::IntArrayRef s);
 // Whether the kernel holds the only reference to t and its storage (the executors
 // hand a value's last reader the value itself), so it may write into t.
 bool heldOnlyHere(const at::Tensor& t);

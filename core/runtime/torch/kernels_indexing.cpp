@@ -16,14 +16,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& what) { throw Error(ErrorKind::Runtime, {}, what); }
 
-std::string shapeText(at::IntArrayRef s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
-
 // Indices as int64 with negative values counted from `size` (per axis when `sizes` is a row).
 at::Tensor wrapIndices(const at::Tensor& idx, int64_t size)
 {

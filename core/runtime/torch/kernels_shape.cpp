@@ -515,7 +515,8 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
     };
     r["Expand"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-            // Bidirectional broadcast of the input shape and the given shape.
+            // Bidirectional broadcast of the input shape and the given shape: dimensions
+            // aligned from the right must be equal or one of them 1.
             const std::vector<int64_t> target = intsOf(in[1]);
             const at::Tensor& x = in[0];
             const int64_t rank = std::max<int64_t>(x.dim(), int64_t(target.size()));
@@ -523,6 +524,9 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
             for (int64_t i = 0; i < rank; ++i) {
                 const int64_t a = i - (rank - x.dim()) >= 0 ? x.size(i - (rank - x.dim())) : 1;
                 const int64_t b = i - (rank - int64_t(target.size())) >= 0 ? target[size_t(i - (rank - int64_t(target.size())))] : 1;
+                if (b < 0 || (a != b && a != 1 && b != 1))
+                    throw Error(ErrorKind::Runtime, {}, "Expand cannot broadcast an input of shape " + shapeText(x.sizes()) +
+                                                            " to the shape " + shapeText(target));
                 shape[size_t(i)] = a == 1 ? b : a;
             }
             out[0] = x.expand(shape).contiguous();
