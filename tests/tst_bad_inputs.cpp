@@ -569,6 +569,16 @@ private Q_SLOTS:
             row("Expand to a shape the input does not broadcast to", b, "", ErrorKind::InvalidGraph,
                 "node 'expand' (Expand): input 'x' cannot broadcast to the shape [1048576, 1048576] (3 against 1048576)");
         }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {2, 3}).output("y");
+            b.initializerInt64("starts", {0, 0});
+            b.initializerInt64("ends", {1, 1});
+            b.initializerInt64("axes", {1, -1});
+            b.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "slice");
+            row("Slice naming an axis twice", b, "", ErrorKind::InvalidGraph,
+                "node 'slice' (Slice): axes [1, -1] names an axis twice");
+        }
         auto conv = [](std::vector<int64_t> strides, int64_t group = 1) {
             OnnxBuilder b(13);
             b.input("x", {1, 2, 8, 8}).output("y");

@@ -164,6 +164,17 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Expand cannot broadcast an input of shape [2, 3] to the shape [4, 5]"},
+        {"Slice with computed axes that repeat an axis",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).input("z", {1, 1}).output("y");
+             b.initializerInt64("starts", {0, 0});
+             b.initializerInt64("ends", {1, 1});
+             b.node("Shape", {"z"}, {"axes"}, "shape");
+             b.node("Slice", {"x", "starts", "ends", "axes"}, {"y"}, "sl");
+             return b;
+         },
+         run, "Slice axes [1, 1] name an axis twice"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;

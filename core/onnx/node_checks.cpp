@@ -794,6 +794,13 @@ private:
                             join(values) + " differ in length");
             if (name == "steps" && std::count(values.begin(), values.end(), 0))
                 return fail("steps " + join(values) + " has a step of 0");
+            if (name == "axes") {
+                const int64_t r = rank(0);
+                std::set<int64_t> seen;
+                for (int64_t a : values)
+                    if (!seen.insert(a < 0 && r >= 0 ? a + r : a).second)
+                        return fail("axes " + join(values) + " names an axis twice");
+            }
         }
     }
 
