@@ -175,6 +175,24 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Slice axes [1, 1] name an axis twice"},
+        {"Squeeze of an axis whose size is not 1",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("axes", {1});
+             b.node("Squeeze", {"x", "axes"}, {"y"}, "sq");
+             return b;
+         },
+         run, "Squeeze of axis 1, whose size is 3, not 1"},
+        {"Unsqueeze naming an axis twice",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("axes", {1, -3});
+             b.node("Unsqueeze", {"x", "axes"}, {"y"}, "unsq");
+             return b;
+         },
+         run, "Unsqueeze axes name the output's axis 1 twice"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;

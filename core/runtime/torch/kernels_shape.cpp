@@ -469,8 +469,12 @@ void registerReshapeKernels(KernelRegistry& r)
             std::vector<int64_t> axes = opset < 13 ? attr : (in.size() > 1 ? intsOf(in[1]) : std::vector<int64_t>{});
             const at::Tensor& x = in[0];
             std::vector<int64_t> shape;
-            for (auto& a : axes)
+            for (auto& a : axes) {
                 a = normalizeAxis(a, x.dim());
+                if (x.size(a) != 1)
+                    throw Error(ErrorKind::Runtime, {}, "Squeeze of axis " + std::to_string(a) + ", whose size is " +
+                                                            std::to_string(x.size(a)) + ", not 1");
+            }
             for (int64_t i = 0; i < x.dim(); ++i) {
                 const bool drop = axes.empty() ? x.size(i) == 1 : std::count(axes.begin(), axes.end(), i) > 0;
                 if (!drop)
@@ -488,6 +492,9 @@ void registerReshapeKernels(KernelRegistry& r)
             for (auto& a : axes)
                 a = normalizeAxis(a, rank);
             std::sort(axes.begin(), axes.end());
+            if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+                throw Error(ErrorKind::Runtime, {}, "Unsqueeze axes name the output's axis " +
+                                                        std::to_string(*std::adjacent_find(axes.begin(), axes.end())) + " twice");
             std::vector<int64_t> shape;
             int64_t src = 0;
             for (int64_t i = 0; i < rank; ++i)
