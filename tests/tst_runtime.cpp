@@ -193,6 +193,15 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Unsqueeze axes name the output's axis 1 twice"},
+        {"Pad removing more than an axis holds",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("pads", {0, -5, 0, 0});
+             b.node("Pad", {"x", "pads"}, {"y"}, "pad");
+             return b;
+         },
+         run, "pads [0, -5, 0, 0] remove more than the 3 values of axis 1"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;

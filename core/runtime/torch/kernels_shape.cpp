@@ -194,6 +194,10 @@ Kernel padKernel(const KernelContext& c)
         if (int64_t(pads.size()) != 2 * rank)
             throw Error(ErrorKind::Runtime, {}, "pads has " + std::to_string(pads.size()) + " values, the input's rank " +
                                                     std::to_string(rank) + " needs " + std::to_string(2 * rank));
+        for (int64_t i = 0; i < rank; ++i)
+            if (x.size(i) + pads[size_t(i)] + pads[size_t(i + rank)] < 0)
+                throw Error(ErrorKind::Runtime, {}, "pads " + shapeText(pads) + " remove more than the " +
+                                                        std::to_string(x.size(i)) + " values of axis " + std::to_string(i));
         std::vector<int64_t> p;  // ATen order: last dimension first
         for (int64_t i = rank; i-- > 0;) {
             p.push_back(pads[size_t(i)]);
