@@ -598,6 +598,22 @@ private Q_SLOTS:
             "group 3 does not divide the weight's 4 output channels");
         {
             OnnxBuilder b = conv({});
+            OnnxBuilder::setInts(nodeOf(b), "dilations", {4, 1});
+            row("Conv whose dilated window is larger than its input", b, "", ErrorKind::InvalidGraph,
+                "node 'conv' (Conv): the window spans 9 along spatial dimension 0 (kernel 3, dilation 4), more than "
+                "the input's 8 with its pads");
+        }
+        {
+            OnnxBuilder b(13);
+            b.input("x", {1, 2, 8, 8}).output("y");
+            auto& pool = b.node("MaxPool", {"x"}, {"y"}, "pool");
+            OnnxBuilder::setInts(pool, "kernel_shape", {3, 3});
+            OnnxBuilder::setInts(pool, "pads", {1, 3, 1, 1});
+            row("MaxPool whose pads are not smaller than its kernel", b, "", ErrorKind::InvalidGraph,
+                "node 'pool' (MaxPool): pads [1, 3, 1, 1] are not all smaller than kernel_shape [3, 3]");
+        }
+        {
+            OnnxBuilder b = conv({});
             setString(nodeOf(b), "strides", "abc");
             row("Conv with strides abc", b, "", ErrorKind::InvalidGraph,
                 "node 'conv' (Conv): attribute 'strides' is a string, the operator needs ints");

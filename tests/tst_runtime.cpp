@@ -202,6 +202,15 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "pads [0, -5, 0, 0] remove more than the 3 values of axis 1"},
+        {"Resize with a negative scale",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 1, 2, 2}).output("y");
+             b.initializer("scales", {4}, [](int64_t i) { return i == 2 ? -2.0f : 1.0f; });
+             b.node("Resize", {"x", "", "scales"}, {"y"}, "rs");
+             return b;
+         },
+         -1, "scale -2.000000 of axis 2 must be positive and finite"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;

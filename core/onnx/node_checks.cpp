@@ -1,6 +1,7 @@
 #include "core/onnx/node_checks.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/window.h"
 #include "core/util/error.h"
 
 #include <onnx/defs/schema.h>
@@ -617,6 +618,28 @@ private:
         lengthIs("pads", size_t(2 * d), what.c_str());
     }
 
+    // The window (kernel sizes `kernel`, the node's dilations and pads) fits inside input
+    // x padded, along every spatial dimension whose size is known: else there is no output.
+    void checkWindowFits(size_t x, const std::vector<int64_t>& kernel)
+    {
+        const int64_t xRank = rank(x);
+        if (xRank < 0 || size_t(xRank) != kernel.size() + 2)
+            return;
+        std::vector<int64_t> spatial;
+        for (int64_t i = 2; i < xRank; ++i)
+            spatial.push_back(dimSize(x, i));
+        const Window w = windowOf(n_, kernel, spatial);
+        for (size_t i = 0; i < kernel.size(); ++i) {
+            if (spatial[i] < 0 || i >= w.dilations.size())
+                continue;
+            const int64_t span = w.dilations[i] * (kernel[i] - 1) + 1, padded = spatial[i] + w.padBegin[i] + w.padEnd[i];
+            if (span > padded)
+                return fail("the window spans " + std::to_string(span) + " along spatial dimension " + std::to_string(i) +
+                            " (kernel " + std::to_string(kernel[i]) + ", dilation " + std::to_string(w.dilations[i]) +
+                            "), more than the input's " + std::to_string(spatial[i]) + " with its pads");
+        }
+    }
+
     // Conv, FusedConv, ConvTranspose, QLinearConv: x and w are the input indices.
     void checkConvolution(size_t x, size_t w, bool transposed)
     {
@@ -672,6 +695,8 @@ private:
             if (const auto bDims = dims(b); bDims && (bDims->size() != 1 || (*bDims)[0] != outChannels))
                 return fail("bias " + inputName(b) + " has shape " + join(*bDims) + ", the convolution has " +
                             std::to_string(outChannels) + " output channels");
+            if (!transposed)
+                checkWindowFits(x, std::vector<int64_t>(wDims->begin() + 2, wDims->end()));
         }
     }
 
@@ -682,6 +707,16 @@ private:
             return fail("input " + inputName(0) + " has rank " + std::to_string(xRank) +
                         ", pooling needs at least 3 (batch, channels, spatial...)");
         checkWindow(xRank >= 0 ? xRank - 2 : -1);
+        const Attribute* kernel = ints("kernel_shape");
+        if (failed() || !kernel)
+            return;
+        // A window wholly inside the padding has nothing to pool (ONNX Runtime refuses such
+        // pads too).
+        if (const Attribute* pads = ints("pads"); pads && pads->ints.size() == 2 * kernel->ints.size())
+            for (size_t i = 0; i < pads->ints.size(); ++i)
+                if (pads->ints[i] >= kernel->ints[i % kernel->ints.size()])
+                    return fail("pads " + join(pads->ints) + " are not all smaller than kernel_shape " + join(kernel->ints));
+        checkWindowFits(0, kernel->ints);
     }
 
     // Scale, bias, mean and variance: vectors of one value per channel.

@@ -323,8 +323,11 @@ Kernel resizeKernel(const KernelContext& c)
             if (int64_t(sizes.size()) != rank)
                 throw Error(ErrorKind::Runtime, {}, "sizes has " + std::to_string(sizes.size()) +
                                                         " values for an input of rank " + std::to_string(rank));
-            for (int64_t i = 0; i < rank; ++i)
+            for (int64_t i = 0; i < rank; ++i) {
+                if (sizes[size_t(i)] < 0)
+                    throw Error(ErrorKind::Runtime, {}, "sizes " + shapeText(sizes) + " has a negative size");
                 scales[size_t(i)] = double(sizes[size_t(i)]) / double(y.size(i));
+            }
         } else if (scalesT.defined() && scalesT.numel() > 0) {
             if (scalesT.numel() != rank)
                 throw Error(ErrorKind::Runtime, {}, "scales has " + std::to_string(scalesT.numel()) +
@@ -332,7 +335,11 @@ Kernel resizeKernel(const KernelContext& c)
             const at::Tensor s = scalesT.to(at::kDouble).contiguous();
             for (int64_t i = 0; i < rank; ++i) {
                 scales[size_t(i)] = s.data_ptr<double>()[i];
-                sizes[size_t(i)] = int64_t(std::floor(double(y.size(i)) * scales[size_t(i)]));
+                const double size = std::floor(double(y.size(i)) * scales[size_t(i)]);
+                if (!(scales[size_t(i)] > 0) || !(size < 9.0e18))  // also NaN and infinity
+                    throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scales[size_t(i)]) + " of axis " +
+                                                            std::to_string(i) + " must be positive and finite");
+                sizes[size_t(i)] = int64_t(size);
             }
         }
         // Separable: resize one axis at a time with ONNX's coordinate rules.
