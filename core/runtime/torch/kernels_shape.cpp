@@ -618,12 +618,11 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                     axes.push_back(int64_t(i));
             if (starts.size() != axes.size() || ends.size() != axes.size() || (!steps.empty() && steps.size() != axes.size()))
                 throw Error(ErrorKind::Runtime, {}, "starts, ends, axes and steps differ in length");
-            std::vector<bool> sliced(size_t(std::max<int64_t>(y.dim(), 1)), false);
             for (size_t i = 0; i < axes.size(); ++i) {
                 const int64_t axis = normalizeAxis(axes[i], y.dim());
-                if (sliced[size_t(axis)])
-                    throw Error(ErrorKind::Runtime, {}, "Slice axes " + shapeText(axes) + " name an axis twice");
-                sliced[size_t(axis)] = true;
+                for (size_t j = 0; j < i; ++j)
+                    if (normalizeAxis(axes[j], y.dim()) == axis)
+                        throw Error(ErrorKind::Runtime, {}, "Slice axes " + shapeText(axes) + " name an axis twice");
                 const int64_t step = steps.empty() ? 1 : steps[i];
                 if (step == 0)
                     throw Error(ErrorKind::Usage, {}, "Slice step 0");
