@@ -36,9 +36,10 @@ inline float maxOrNaN(float a, float b)
 }
 
 // The output columns [begin, end) of one output row that a thread makes, and
-// the first input column of the line its window rows were reduced into.
+// the input columns [lineFirst, lineEnd) they read: the line its window rows are
+// reduced into.
 struct ColumnRun {
-    int64_t begin, end, lineFirst;
+    int64_t begin, end, lineFirst, lineEnd;
 };
 
 // Max pooling is separable: an output row is the max over its window's input
@@ -323,32 +324,29 @@ struct WindowRows {
 // the threads: split by rows, an output of fewer rows than threads left threads idle
 // (GoogLeNet's and SqueezeNet's have 7 to 56), and one of more gave some threads a
 // row more than others. `row(out, image, top, cols, line)` makes the columns `cols` of
-// one output row from its image, whose window starts at input row `top` (negative
-// inside the padding), with `line` scratch of one input row.
+// one output row from its image (from input column cols.lineFirst on), whose window
+// starts at input row `top` (negative inside the padding), with `line` scratch of one
+// input row.
 template <typename Row>
 at::Tensor pooledPixels(const at::Tensor& x, const Window& w, int64_t oh, int64_t ow, Row&& row)
 {
     const int64_t n = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
-    const int64_t sw = w.strides[1], pw = w.padBegin[1];
+    const int64_t kw = w.kernel[1], sw = w.strides[1], pw = w.padBegin[1], dw = w.dilations[1];
     at::Tensor y = emptyFloat({n, c, oh, ow}, at::MemoryFormat::ChannelsLast);
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    at::parallel_for(0, n * oh * ow, grainFor(c * w.kernel[0] * w.kernel[1]), [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, n * oh * ow, grainFor(c * w.kernel[0] * kw), [&](int64_t begin, int64_t end) {
         const std::unique_ptr<float[]> line(new float[size_t(wd * c)]);
         for (int64_t p = begin; p < end;) {
-            const int64_t r = p / ow, col = p % ow, cols = std::min(ow - col, end - p);
-            const ColumnRun run{col, col + cols, std::max<int64_t>(col * sw - pw, 0)};
-            row(dst + p * c, src + (r / oh) * h * wd * c, (r % oh) * w.strides[0] - w.padBegin[0], run, line.get());
-            p += cols;
+            const int64_t r = p / ow, col = p % ow, last = std::min(ow, col + end - p);
+            const ColumnRun run{col, last, std::max<int64_t>(col * sw - pw, 0),
+                                std::min<int64_t>((last - 1) * sw - pw + (kw - 1) * dw + 1, wd)};
+            row(dst + p * c, src + ((r / oh) * h * wd + run.lineFirst) * c, (r % oh) * w.strides[0] - w.padBegin[0],
+                run, line.get());
+            p += last - col;
         }
     });
     return y;
-}
-
-// The input columns after the last that output columns `cols` read.
-int64_t lineEnd(ColumnRun cols, int64_t wd, int64_t kw, int64_t sw, int64_t pw, int64_t dw)
-{
-    return std::min<int64_t>((cols.end - 1) * sw - pw + (kw - 1) * dw + 1, wd);
 }
 
 at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
@@ -358,8 +356,8 @@ at::Tensor maxPoolChannelsLast(const at::Tensor& x, const Window& w)
     const int64_t ph = w.padBegin[0], pw = w.padBegin[1], dh = w.dilations[0], dw = w.dilations[1];
     const int64_t oh = pooledSize(h, kh, ph, sh, dh, w.ceil), ow = pooledSize(wd, kw, pw, sw, dw, w.ceil);
     return pooledPixels(x, w, oh, ow, [&](float* out, const float* image, int64_t top, ColumnRun cols, float* line) {
-        const WindowRows window(image + cols.lineFirst * c, top, kh, dh, h, wd * c);
-        const int64_t floats = (lineEnd(cols, wd, kw, sw, pw, dw) - cols.lineFirst) * c;
+        const WindowRows window(image, top, kh, dh, h, wd * c);
+        const int64_t floats = (cols.lineEnd - cols.lineFirst) * c;
         maxOfColumns(out, maxOfRows(line, window.rows, window.count, floats), c, wd, cols, kw, sw, pw, dw);
     });
 }
@@ -378,8 +376,8 @@ at::Tensor avgPoolChannelsLast(const at::Tensor& x, const Window& w, bool countI
     const int64_t ph = w.padBegin[0], pw = w.padBegin[1];
     const int64_t oh = pooledSize(h, kh, ph, sh, 1, false), ow = pooledSize(wd, kw, pw, sw, 1, false);
     return pooledPixels(x, w, oh, ow, [&](float* out, const float* image, int64_t top, ColumnRun cols, float* line) {
-        const WindowRows window(image + cols.lineFirst * c, top, kh, 1, h, wd * c);
-        const int64_t floats = (lineEnd(cols, wd, kw, sw, pw, 1) - cols.lineFirst) * c;
+        const WindowRows window(image, top, kh, 1, h, wd * c);
+        const int64_t floats = (cols.lineEnd - cols.lineFirst) * c;
         meanOfColumns(out, sumOfRows(line, window.rows, window.count, floats), c, wd, cols, kw, sw, pw, window.count,
                       countIncludePad ? kh * kw : 0);
     });
