@@ -202,6 +202,31 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "pads [0, -5, 0, 0] remove more than the 3 values of axis 1"},
+        {"Split of a computed axis its parts do not divide",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("a").output("b").output("c").output("d");
+             b.node("NonZero", {"x"}, {"nz"}, "nonzero");  // [2, 6] for six non-zero values
+             OnnxBuilder::setInt(b.node("Split", {"nz"}, {"a", "b", "c", "d"}, "split"), "axis", 1);
+             return b;
+         },
+         run, "into 4 equal parts"},
+        {"Split of a known axis its parts do not divide",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {5}).output("a").output("b");
+             b.node("Split", {"x"}, {"a", "b"}, "split");
+             return b;
+         },
+         invalid, "axis 0 has 5 elements, which 2 equal parts do not divide"},
+        {"Mod of floats with fmod 0",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {3}).input("z", {3}).output("y");
+             OnnxBuilder::setInt(b.node("Mod", {"x", "z"}, {"y"}, "mod"), "fmod", 0);
+             return b;
+         },
+         invalid, "fmod is 0 on float inputs"},
         {"Resize with a negative scale",
          [] {
              OnnxBuilder b;

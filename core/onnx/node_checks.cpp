@@ -782,14 +782,34 @@ private:
         } else if (n_.input(1) != kNone) {
             sizes = constantInts(1);
         }
-        if (!sizes)
+        if (!sizes) {
+            // Before opset 18 the parts are equal: an axis they do not divide is an error
+            // (opset 18 makes the last part smaller).
+            const int64_t r = rank(0), axis = n_.attrInt("axis", 0);
+            const int64_t dim = r >= 0 && axis >= -r && axis < r ? dimSize(0, axis < 0 ? axis + r : axis) : -1;
+            const int64_t parts = int64_t(n_.outputs.size());
+            if (n_.opset < 18 && dim >= 0 && parts > 0 && dim % parts != 0)
+                fail("axis " + std::to_string(axis) + " has " + std::to_string(dim) + " elements, which " +
+                     std::to_string(parts) + " equal parts do not divide (give 'split', or opset 18's num_outputs)");
             return;
+        }
         if (sizes->size() != n_.outputs.size())
             return fail("split " + join(*sizes) + " gives " + std::to_string(sizes->size()) + " sizes for " +
                         std::to_string(n_.outputs.size()) + " outputs");
         for (int64_t s : *sizes)
             if (s < 0)
                 return fail("split " + join(*sizes) + " has a negative size");
+    }
+
+    // ONNX defines Mod of floating-point inputs only as fmod (the sign of the dividend).
+    void checkMod()
+    {
+        const ValueId v = n_.input(0);
+        if (v == kNone || n_.attrInt("fmod", 0) != 0)
+            return;
+        const DataType t = g_.value(v).initializer ? g_.value(v).initializer->dtype : g_.value(v).type.dtype;
+        if (t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16)
+            fail("fmod is 0 on " + dataTypeName(t) + " inputs; ONNX defines Mod of floating-point values only with fmod 1");
     }
 
     void checkPad()
@@ -863,6 +883,8 @@ private:
             checkRange();
         else if (op == "Split")
             checkSplit();
+        else if (op == "Mod")
+            checkMod();
         else if (op == "Expand")
             checkExpand();
         else if (op == "Pad")

@@ -7,6 +7,7 @@
 #include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/kernel.h"
 #include "core/runtime/torch/vector_math.h"
+#include "core/util/error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,6 +138,8 @@ void registerArithmeticKernels(KernelRegistry& r)
     r["Mod"] = [](const KernelContext& c) -> Kernel {
         const bool fmod = c.node.attrInt("fmod", 0) != 0;
         return [fmod](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            if (!fmod && at::isFloatingType(in[0].scalar_type()))
+                throw Error(ErrorKind::Runtime, {}, "Mod with fmod 0 on floating-point inputs (ONNX requires fmod 1)");
             out[0] = fmod ? at::fmod(in[0], in[1]) : at::remainder(in[0], in[1]);
         };
     };

@@ -581,6 +581,10 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                 throw Error(ErrorKind::Runtime, {}, "Split has no outputs");
             if (sizes.empty()) {
                 const int64_t n = int64_t(out.size()), dim = x.size(axis), chunk = (dim + n - 1) / n;
+                if (opset < 18 && dim % n != 0)
+                    throw Error(ErrorKind::Runtime, {}, "Split cannot cut axis " + std::to_string(axis) + "'s " +
+                                                            std::to_string(dim) + " elements into " + std::to_string(n) +
+                                                            " equal parts");
                 for (int64_t i = 0; i < n; ++i)
                     sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
             }
