@@ -210,7 +210,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder::setInt(b.node("Split", {"nz"}, {"a", "b", "c", "d"}, "split"), "axis", 1);
              return b;
          },
-         run, "into 4 equal parts"},
+         run, "Split of axis 1: 6 elements do not divide into 4 equal parts"},
         {"Split of a known axis its parts do not divide",
          [] {
              OnnxBuilder b;
@@ -218,7 +218,32 @@ std::vector<BadNode> badNodes()
              b.node("Split", {"x"}, {"a", "b"}, "split");
              return b;
          },
-         invalid, "axis 0 has 5 elements, which 2 equal parts do not divide"},
+         invalid, "axis 0: 5 elements do not divide into 2 equal parts"},
+        {"Split at opset 18 whose last part would be empty",
+         [] {
+             OnnxBuilder b(18);
+             b.input("x", {6}).output("a").output("b").output("c").output("d");
+             OnnxBuilder::setInt(b.node("Split", {"x"}, {"a", "b", "c", "d"}, "split"), "num_outputs", 4);
+             return b;
+         },
+         invalid, "axis 0: 6 elements leave the last of 4 parts of 2 empty"},
+        {"Split at opset 18 with num_outputs not its outputs",
+         [] {
+             OnnxBuilder b(18);
+             b.input("x", {6}).output("a");
+             OnnxBuilder::setInt(b.node("Split", {"x"}, {"a"}, "split"), "num_outputs", 0);
+             return b;
+         },
+         invalid, "num_outputs 0 for 1 output"},
+        {"Div of integers by zero",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2}, onnx::TensorProto::INT64).output("y");
+             b.initializerInt64("d", {-1, 0});
+             b.node("Div", {"x", "d"}, {"y"}, "div");
+             return b;
+         },
+         run, "Div of integers by zero"},
         {"Mod of floats with fmod 0",
          [] {
              OnnxBuilder b;
@@ -529,6 +554,47 @@ private Q_SLOTS:
         QVERIFY(relativeDifference(out[0], out[1]) < 1e-6);
         QVERIFY(relativeDifference(out[2], out[3]) < 1e-6);
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
+    }
+
+    // Div and Mod of signed integers: Div truncates toward zero, Mod takes the divisor's
+    // sign (fmod 0) or the dividend's (fmod 1), and the lowest value divided by -1 wraps
+    // to itself, its remainder 0, where the processor's division would trap (SIGFPE).
+    void integerDivisionAndRemainder_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::newRow("int64") << int(onnx::TensorProto::INT64);
+        QTest::newRow("int32") << int(onnx::TensorProto::INT32);
+    }
+    void integerDivisionAndRemainder()
+    {
+        QFETCH(int, type);
+        const bool wide = type == onnx::TensorProto::INT64;
+        const int64_t lowest = wide ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int32_t>::min();
+        OnnxBuilder b;
+        b.input("x", {1}).output("q").output("r").output("f");
+        auto ints = [&](const std::string& name, const std::vector<int64_t>& v) {
+            b.initializerInt64(name, v);
+            auto* t = b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1);
+            if (!wide) {
+                t->set_data_type(onnx::TensorProto::INT32);
+                t->clear_int64_data();
+                for (int64_t e : v)
+                    t->add_int32_data(int32_t(e));
+            }
+        };
+        ints("a", {lowest, 7, -7, 9, -9});
+        ints("d", {-1, -1, 2, -4, 4});
+        b.node("Div", {"a", "d"}, {"q"});
+        b.node("Mod", {"a", "d"}, {"r"});
+        OnnxBuilder::setInt(b.node("Mod", {"a", "d"}, {"f"}), "fmod", 1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "int_division.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(*out[0].toInt64s(), (std::vector<int64_t>{lowest, -7, -3, -2, -2}));
+        QCOMPARE(*out[1].toInt64s(), (std::vector<int64_t>{0, 0, 1, -3, 3}));
+        QCOMPARE(*out[2].toInt64s(), (std::vector<int64_t>{0, 0, -1, 1, -1}));
     }
 
     // Add, Sub, Mul and Div on floats (Ramiel's loops, core/runtime/torch/arithmetic_loops.h)

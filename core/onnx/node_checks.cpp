@@ -1,6 +1,7 @@
 #include "core/onnx/node_checks.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/split_parts.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
 
@@ -775,6 +776,16 @@ private:
 
     void checkSplit()
     {
+        const int64_t outputs = int64_t(n_.outputs.size());
+        if (n_.opset >= 18) {
+            if (const Attribute* a = n_.attr("num_outputs"); a && a->kind == Attribute::Kind::Int) {
+                if (n_.input(1) != kNone)
+                    return fail("has both the input 'split' and num_outputs; ONNX takes one of them");
+                if (a->i != outputs)
+                    return fail("num_outputs " + std::to_string(a->i) + " for " + std::to_string(outputs) +
+                                (outputs == 1 ? " output" : " outputs"));
+            }
+        }
         std::optional<std::vector<int64_t>> sizes;
         if (n_.opset < 13) {
             if (const Attribute* a = ints("split"); a && !a->ints.empty())
@@ -783,14 +794,11 @@ private:
             sizes = constantInts(1);
         }
         if (!sizes) {
-            // Before opset 18 the parts are equal: an axis they do not divide is an error
-            // (opset 18 makes the last part smaller).
             const int64_t r = rank(0), axis = n_.attrInt("axis", 0);
-            const int64_t dim = r >= 0 && axis >= -r && axis < r ? dimSize(0, axis < 0 ? axis + r : axis) : -1;
-            const int64_t parts = int64_t(n_.outputs.size());
-            if (n_.opset < 18 && dim >= 0 && parts > 0 && dim % parts != 0)
-                fail("axis " + std::to_string(axis) + " has " + std::to_string(dim) + " elements, which " +
-                     std::to_string(parts) + " equal parts do not divide (give 'split', or opset 18's num_outputs)");
+            const int64_t size = r >= 0 && axis >= -r && axis < r ? dimSize(0, axis < 0 ? axis + r : axis) : -1;
+            if (n_.input(1) == kNone && size >= 0)
+                if (const SplitParts p = splitParts(n_.opset, size, outputs); !p.problem.empty())
+                    fail("axis " + std::to_string(axis) + ": " + p.problem);
             return;
         }
         if (sizes->size() != n_.outputs.size())

@@ -82,6 +82,24 @@ at::Tensor arithmetic(Arithmetic op, const at::Tensor& a, const at::Tensor& b)
 
 bool isIntegral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(), /*includeBool=*/true); }
 
+// An integer Div's or Mod's divisor, made safe: a zero is refused in one line, and a
+// signed -1 becomes 1, since the lowest value divided by -1 overflows and x86's division
+// traps on it (SIGFPE). A remainder by -1 is 0, as by 1; Div negates there itself.
+at::Tensor safeIntegerDivisor(const at::Tensor& b, const char* op)
+{
+    if (at::any(b == 0).item<bool>())
+        throw Error(ErrorKind::Runtime, {}, std::string(op) + " of integers by zero");
+    return at::isSignedType(b.scalar_type()) ? b.masked_fill(b == -1, 1) : b;
+}
+
+// Integer division truncates toward zero, as in C; by -1 it negates (wrapping, as
+// two's complement does, where ONNX Runtime's division traps).
+at::Tensor divideIntegers(const at::Tensor& a, const at::Tensor& b)
+{
+    const at::Tensor q = at::div(a, safeIntegerDivisor(b, "Div"), "trunc");
+    return at::isSignedType(b.scalar_type()) ? at::where(b == -1, a.neg(), q) : q;
+}
+
 // Folds a variadic operator (Sum, Max, ...) over its inputs.
 template <typename F>
 KernelFactory variadic(F f, bool mean = false)
@@ -116,8 +134,7 @@ void registerArithmeticKernels(KernelRegistry& r)
         };
     };
     r["Div"] = binary([](const at::Tensor& a, const at::Tensor& b) {
-        // Integer division truncates toward zero, as in C.
-        return isIntegral(a) && isIntegral(b) ? at::div(a, b, "trunc") : arithmetic(Arithmetic::Div, a, b);
+        return isIntegral(a) && isIntegral(b) ? divideIntegers(a, b) : arithmetic(Arithmetic::Div, a, b);
     });
     r["Pow"] = [](const KernelContext& c) -> Kernel {
         // A constant one-element exponent (LayerNorm's x^2, written out) goes to
@@ -140,7 +157,8 @@ void registerArithmeticKernels(KernelRegistry& r)
         return [fmod](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             if (!fmod && at::isFloatingType(in[0].scalar_type()))
                 throw Error(ErrorKind::Runtime, {}, "Mod with fmod 0 on floating-point inputs (ONNX requires fmod 1)");
-            out[0] = fmod ? at::fmod(in[0], in[1]) : at::remainder(in[0], in[1]);
+            const at::Tensor b = isIntegral(in[1]) ? safeIntegerDivisor(in[1], "Mod") : in[1];
+            out[0] = fmod ? at::fmod(in[0], b) : at::remainder(in[0], b);
         };
     };
 

@@ -6,6 +6,7 @@
 
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/split_parts.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
 
@@ -580,13 +581,10 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
             if (out.empty())
                 throw Error(ErrorKind::Runtime, {}, "Split has no outputs");
             if (sizes.empty()) {
-                const int64_t n = int64_t(out.size()), dim = x.size(axis), chunk = (dim + n - 1) / n;
-                if (opset < 18 && dim % n != 0)
-                    throw Error(ErrorKind::Runtime, {}, "Split cannot cut axis " + std::to_string(axis) + "'s " +
-                                                            std::to_string(dim) + " elements into " + std::to_string(n) +
-                                                            " equal parts");
-                for (int64_t i = 0; i < n; ++i)
-                    sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+                SplitParts p = splitParts(opset, x.size(axis), int64_t(out.size()));
+                if (!p.problem.empty())
+                    throw Error(ErrorKind::Runtime, {}, "Split of axis " + std::to_string(axis) + ": " + p.problem);
+                sizes = std::move(p.sizes);
             }
             const auto parts = x.split_with_sizes(sizes, axis);
             for (size_t i = 0; i < out.size() && i < parts.size(); ++i)
