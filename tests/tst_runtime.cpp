@@ -244,6 +244,23 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Div of integers by zero"},
+        {"Where with a float condition",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             b.node("Where", {"x", "x", "x"}, {"y"}, "where");
+             return b;
+         },
+         invalid, "input 0 (condition, 'x') is float; the operator takes bool there"},
+        {"Add of a float and an int64",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {3}).output("y");
+             b.initializerInt64("i", {1, 2, 3});
+             b.node("Add", {"x", "i"}, {"y"}, "add");
+             return b;
+         },
+         invalid, "inputs 0 ('x') and 1 ('i') are float and int64; the operator needs one type for both"},
         {"Mod of floats with fmod 0",
          [] {
              OnnxBuilder b;

@@ -5,6 +5,7 @@
 #include "core/ir/window.h"
 #include "core/util/error.h"
 
+#include <onnx/defs/data_type_utils.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
@@ -264,6 +265,8 @@ private:
         const auto range = known.find(n_.domain);
         const bool newer = range != known.end() && n_.opset > range->second.second;
         checkAgainst(*schema, {}, newer);
+        if (!newer && !failed())
+            checkInputTypes(*schema);
     }
 
     // Arity, empty required inputs and outputs, attributes. `extra`: attributes
@@ -319,6 +322,61 @@ private:
         for (const auto& [name, a] : schema.attributes())
             if (a.required && !newer && !seen.count(name))
                 return fail("lacks the required attribute '" + name + "'");
+    }
+
+    // The element type of input i where known (an initializer's, a declared or inferred type).
+    DataType inputType(size_t i) const
+    {
+        const ValueId v = n_.input(i);
+        if (v == kNone)
+            return DataType::Undefined;
+        const Value& val = g_.value(v);
+        return val.initializer ? val.initializer->dtype : val.type.dtype;
+    }
+
+    // Each input's element type where known, against the types its formal parameter allows,
+    // and the inputs that share a type parameter (Add's two T) against each other. ONNX's
+    // shape inference runs without its type checks (isolated_inference.cpp), and a kernel
+    // given a type its operator does not define may still answer: Where with a float
+    // condition did, where ONNX Runtime refuses the model.
+    void checkInputTypes(const OpSchema& schema)
+    {
+        const auto& formal = schema.inputs();
+        std::map<std::string, std::pair<DataType, size_t>> bound;  // type parameter -> first type, input
+        for (size_t i = 0; i < n_.inputs.size() && !formal.empty(); ++i) {
+            if (i >= formal.size() && formal.back().GetOption() != OpSchema::Variadic)
+                break;
+            const auto& f = formal[std::min(i, formal.size() - 1)];
+            const DataType t = inputType(i);
+            if (t == DataType::Undefined)
+                continue;
+            const std::string name = dataTypeName(t);
+            const auto& allowed = f.GetTypes();
+            if (!allowed.count(onnx::Utils::DataTypeUtils::ToType("tensor(" + name + ")"))) {
+                std::vector<std::string> names;
+                for (const auto* a : allowed)
+                    if (a->rfind("tensor(", 0) == 0)
+                        names.push_back(a->substr(7, a->size() - 8));
+                std::sort(names.begin(), names.end());
+                std::string list;
+                for (size_t k = 0; k < names.size(); ++k)
+                    list += (k ? ", " : "") + names[k];
+                return fail("input " + std::to_string(i) + " (" + f.GetName() + ", " + inputName(i) + ") is " + name +
+                            (names.empty() ? ", which the operator does not take there"
+                                           : "; the operator takes " + list + " there"));
+            }
+            const std::string& param = f.GetTypeStr();
+            const auto& params = schema.typeConstraintParams();
+            const bool isParam = std::any_of(params.begin(), params.end(),
+                                             [&](const auto& p) { return p.type_param_str == param; });
+            if (!isParam || (f.GetOption() == OpSchema::Variadic && !f.GetIsHomogeneous()))
+                continue;
+            const auto [it, first] = bound.emplace(param, std::pair{t, i});
+            if (!first && it->second.first != t)
+                return fail("inputs " + std::to_string(it->second.second) + " (" + inputName(it->second.second) +
+                            ") and " + std::to_string(i) + " (" + inputName(i) + ") are " +
+                            dataTypeName(it->second.first) + " and " + name + "; the operator needs one type for both");
+        }
     }
 
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
