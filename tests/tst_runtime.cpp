@@ -261,6 +261,24 @@ std::vector<BadNode> badNodes()
              return b;
          },
          invalid, "inputs 0 ('x') and 1 ('i') are float and int64; the operator needs one type for both"},
+        {"Upsample by a scale too large to count",
+         [] {
+             OnnxBuilder b(9);
+             b.input("x", {1, 1, 2, 2}).output("y");
+             b.initializer("scales", {4}, [](int64_t i) { return i == 2 ? 1e28f : 1.0f; });
+             b.node("Upsample", {"x", "scales"}, {"y"}, "up");
+             return b;
+         },
+         -1, "makes axis 2 of 2 elements longer than a size can count"},
+        {"Upsample by an infinite scale",
+         [] {
+             OnnxBuilder b(9);
+             b.input("x", {1, 1, 2, 2}).output("y");
+             b.initializer("scales", {4}, [](int64_t i) { return i == 3 ? INFINITY : 1.0f; });
+             b.node("Upsample", {"x", "scales"}, {"y"}, "up");
+             return b;
+         },
+         -1, "scale inf of axis 3 must be positive and finite"},
         {"Mod of floats with fmod 0",
          [] {
              OnnxBuilder b;

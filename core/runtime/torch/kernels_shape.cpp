@@ -214,6 +214,21 @@ Kernel padKernel(const KernelContext& c)
     };
 }
 
+// An axis of inSize elements resized by `scale` (Resize's scales, Upsample's): its
+// floor(inSize * scale) elements; a scale that is not positive and finite, or an axis
+// longer than an int64 counts, is refused (converting such a double is undefined).
+int64_t scaledSize(int64_t inSize, double scale, int64_t axis)
+{
+    if (!(scale > 0) || !std::isfinite(scale))  // also NaN
+        throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scale) + " of axis " + std::to_string(axis) +
+                                                " must be positive and finite");
+    const double size = std::floor(double(inSize) * scale);
+    if (!(size < 9.0e18))
+        throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scale) + " makes axis " + std::to_string(axis) +
+                                                " of " + std::to_string(inSize) + " elements longer than a size can count");
+    return int64_t(size);
+}
+
 // One axis of a Resize: output coordinate o reads the input at source(o).
 struct ResizeAxis {
     int64_t axis, inSize, outSize;
@@ -336,11 +351,7 @@ Kernel resizeKernel(const KernelContext& c)
             const at::Tensor s = scalesT.to(at::kDouble).contiguous();
             for (int64_t i = 0; i < rank; ++i) {
                 scales[size_t(i)] = s.data_ptr<double>()[i];
-                const double size = std::floor(double(y.size(i)) * scales[size_t(i)]);
-                if (!(scales[size_t(i)] > 0) || !(size < 9.0e18))  // also NaN and infinity
-                    throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scales[size_t(i)]) + " of axis " +
-                                                            std::to_string(i) + " must be positive and finite");
-                sizes[size_t(i)] = int64_t(size);
+                sizes[size_t(i)] = scaledSize(y.size(i), scales[size_t(i)], i);
             }
         }
         // Separable: resize one axis at a time with ONNX's coordinate rules.
@@ -730,9 +741,7 @@ Kernel upsampleKernel(const KernelContext& c)
         static const std::string coord = "asymmetric";
         for (int64_t axis = 0; axis < rank; ++axis) {
             const double scale = scales[size_t(axis)];
-            if (!(scale > 0))
-                throw Error(ErrorKind::Runtime, {}, "scale " + std::to_string(scale) + " must be positive");
-            const int64_t inSize = y.size(axis), outSize = int64_t(std::floor(double(inSize) * scale));
+            const int64_t inSize = y.size(axis), outSize = scaledSize(inSize, scale, axis);
             if (scale == 1.0)
                 continue;
             const ResizeAxis ax{axis, inSize, outSize, scale, double(inSize) * scale, coord};
