@@ -870,10 +870,9 @@ private:
     // ONNX defines Mod of floating-point inputs only as fmod (the sign of the dividend).
     void checkMod()
     {
-        const ValueId v = n_.input(0);
-        if (v == kNone || n_.attrInt("fmod", 0) != 0)
+        if (n_.attrInt("fmod", 0) != 0)
             return;
-        const DataType t = g_.value(v).initializer ? g_.value(v).initializer->dtype : g_.value(v).type.dtype;
+        const DataType t = inputType(0);
         if (t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16)
             fail("fmod is 0 on " + dataTypeName(t) + " inputs; ONNX defines Mod of floating-point values only with fmod 1");
     }
