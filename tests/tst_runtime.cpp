@@ -591,6 +591,22 @@ private Q_SLOTS:
         QCOMPARE(out[4].dims, (std::vector<int64_t>{1, 2, 3, 4}));
     }
 
+    // A Resize whose sizes make an empty output while an earlier axis grows (found by the
+    // fuzzer): the empty output, at once, rather than the axis-by-axis stages, the first of
+    // which no machine could hold.
+    void resizeToEmptyOutputRunsNoStage()
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 1, 2, 2}).output("y");
+        b.initializerInt64("sizes", {int64_t(1) << 40, 0, 4, 4});
+        b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+        const Model m = loadOnnxFromBytes(b.bytes(), "resize_empty.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{int64_t(1) << 40, 0, 4, 4}));
+    }
+
     // Div and Mod of signed integers: Div truncates toward zero, Mod takes the divisor's
     // sign (fmod 0) or the dividend's (fmod 1), and the lowest value divided by -1 wraps
     // to itself, its remainder 0, where the processor's division would trap (SIGFPE).

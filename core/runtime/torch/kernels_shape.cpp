@@ -9,6 +9,7 @@
 #include "core/ir/split_parts.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
+#include "core/util/resources.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -229,6 +230,29 @@ int64_t scaledSize(int64_t inSize, double scale, int64_t axis)
     return int64_t(size);
 }
 
+// Resizing `input` to `sizes` one axis at a time makes a tensor of each stage's shape (the
+// first k axes resized): one that the machine has no memory for is refused in one line
+// that names it (checked past 256 MiB only: the free memory is a file read). Returns
+// whether the output is empty; then no stage runs (an early axis may grow before a
+// later one becomes 0).
+bool resizedIsEmpty(at::IntArrayRef input, const std::vector<int64_t>& sizes, int64_t elementBytes)
+{
+    if (std::count(sizes.begin(), sizes.end(), 0))
+        return true;
+    std::vector<int64_t> stage(input.begin(), input.end());
+    for (size_t k = 0; k < sizes.size(); ++k) {
+        stage[k] = sizes[k];
+        int64_t elements = 1;
+        bool overflow = false;
+        for (int64_t d : stage)
+            overflow = overflow || __builtin_mul_overflow(elements, d, &elements);
+        const uint64_t bytes = overflow ? UINT64_MAX : byteCount(elements, elementBytes);
+        if (bytes > (uint64_t(1) << 28))
+            requireMemory({}, "resizing to " + shapeText(sizes) + ", the stage " + shapeText(stage), bytes);
+    }
+    return false;
+}
+
 // One axis of a Resize: output coordinate o reads the input at source(o).
 struct ResizeAxis {
     int64_t axis, inSize, outSize;
@@ -353,6 +377,10 @@ Kernel resizeKernel(const KernelContext& c)
                 scales[size_t(i)] = s.data_ptr<double>()[i];
                 sizes[size_t(i)] = scaledSize(y.size(i), scales[size_t(i)], i);
             }
+        }
+        if (resizedIsEmpty(y.sizes(), sizes, y.element_size())) {
+            out[0] = at::empty(sizes, y.options());
+            return;
         }
         // Separable: resize one axis at a time with ONNX's coordinate rules.
         for (int64_t axis = 0; axis < rank; ++axis) {
@@ -739,6 +767,13 @@ Kernel upsampleKernel(const KernelContext& c)
             throw Error(ErrorKind::Runtime, {}, "scales has " + std::to_string(scales.size()) +
                                                     " values for an input of rank " + std::to_string(rank));
         static const std::string coord = "asymmetric";
+        std::vector<int64_t> sizes;
+        for (int64_t axis = 0; axis < rank; ++axis)
+            sizes.push_back(scaledSize(y.size(axis), scales[size_t(axis)], axis));
+        if (resizedIsEmpty(y.sizes(), sizes, y.element_size())) {
+            out[0] = at::empty(sizes, y.options());
+            return;
+        }
         for (int64_t axis = 0; axis < rank; ++axis) {
             const double scale = scales[size_t(axis)];
             const int64_t inSize = y.size(axis), outSize = scaledSize(inSize, scale, axis);
