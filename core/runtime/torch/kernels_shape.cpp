@@ -242,11 +242,8 @@ bool resizedIsEmpty(at::IntArrayRef input, const std::vector<int64_t>& sizes, in
     std::vector<int64_t> stage(input.begin(), input.end());
     for (size_t k = 0; k < sizes.size(); ++k) {
         stage[k] = sizes[k];
-        int64_t elements = 1;
-        bool overflow = false;
-        for (int64_t d : stage)
-            overflow = overflow || __builtin_mul_overflow(elements, d, &elements);
-        const uint64_t bytes = overflow ? UINT64_MAX : byteCount(elements, elementBytes);
+        const std::optional<int64_t> elements = Shape::of(stage).numel();  // none where it overflows
+        const uint64_t bytes = elements ? byteCount(*elements, elementBytes) : UINT64_MAX;
         if (bytes > (uint64_t(1) << 28))
             requireMemory({}, "resizing to " + shapeText(sizes) + ", the stage " + shapeText(stage), bytes);
     }
@@ -776,7 +773,7 @@ Kernel upsampleKernel(const KernelContext& c)
         }
         for (int64_t axis = 0; axis < rank; ++axis) {
             const double scale = scales[size_t(axis)];
-            const int64_t inSize = y.size(axis), outSize = scaledSize(inSize, scale, axis);
+            const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
             if (scale == 1.0)
                 continue;
             const ResizeAxis ax{axis, inSize, outSize, scale, double(inSize) * scale, coord};
