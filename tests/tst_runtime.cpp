@@ -18,6 +18,7 @@
 
 #include <sys/resource.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -374,7 +375,7 @@ std::vector<BadNode> badNodes()
              b.node("OneHot", {"i", "depth", "values"}, {"y"}, "oh");
              return b;
          },
-         -1, "depth 0 must be positive"},
+         -1, "depth 0 must be between 1 and 2147483647"},
         {"CumSum axis out of range",
          [] {
              OnnxBuilder b;
@@ -411,6 +412,87 @@ std::vector<BadNode> badNodes()
              return b;
          },
          int(ErrorKind::Unsupported), "com.microsoft operators are ONNX Runtime's contrib operators, not ONNX-standard"},
+        {"Constant with two values",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1}).output("y");
+             auto& n = b.node("Constant", {}, {"y"}, "c");
+             auto* a = n.add_attribute();
+             a->set_name("value_float");
+             a->set_type(onnx::AttributeProto::FLOAT);
+             a->set_f(1.0f);
+             OnnxBuilder::setInt(n, "value_int", 2);
+             return b;
+         },
+         invalid, "holds 2 values (value_float, value_int); ONNX allows exactly one"},
+        {"Pooling stride beyond an int",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 1, 4, 4}).output("y");
+             auto& n = b.node("AveragePool", {"x"}, {"y"}, "pool");
+             OnnxBuilder::setInts(n, "kernel_shape", {1, 1});
+             OnnxBuilder::setInts(n, "strides", {int64_t(1) << 62, 1});
+             return b;
+         },
+         invalid, "strides [4611686018427387904, 1]: each must be at most 2147483647"},
+        {"Pad reflect past the far end",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 3}).output("y");
+             b.initializerInt64("p", {1, 0, 1, 0});
+             setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "reflect");
+             return b;
+         },
+         run, "Pad 'reflect' pads axis 0 of 1 values by 1; a reflection reaches at most 0"},
+        {"Pad edge of an empty axis",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {0}).output("y");
+             b.initializerInt64("p", {1, 1});
+             setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "edge");
+             return b;
+         },
+         run, "Pad 'edge' pads axis 0, which is empty: there is no edge value to repeat"},
+        {"Pad beyond what a size counts",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2}).output("y");
+             b.initializerInt64("p", {int64_t(1) << 62, int64_t(1) << 62});
+             b.node("Pad", {"x", "p"}, {"y"}, "pad");
+             return b;
+         },
+         run, "make axis 0 longer than a size can count"},
+        {"OneHot of a NaN depth",
+         [] {
+             OnnxBuilder b(11);
+             b.input("i", {3}, onnx::TensorProto::INT64).output("y");
+             b.initializer("d", {}, NAN);
+             b.initializer("v", {2}, [](int64_t i) { return float(i); });
+             b.node("OneHot", {"i", "d", "v"}, {"y"}, "oh");
+             return b;
+         },
+         run, "depth nan must be between 1 and 2147483647"},
+        {"QLinearConv input zero point per channel",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 2, 3, 3}, onnx::TensorProto::UINT8).output("y");
+             auto bytes = [&](const std::string& name, std::vector<int64_t> dims, const std::string& data) {
+                 auto* t = b.model().mutable_graph()->add_initializer();
+                 t->set_name(name);
+                 t->set_data_type(onnx::TensorProto::UINT8);
+                 for (int64_t d : dims)
+                     t->add_dims(d);
+                 t->set_raw_data(data);
+             };
+             b.initializer("xs", {}, 0.1f).initializer("ws", {2}, 0.1f).initializer("ys", {}, 0.1f);
+             bytes("xz", {3}, std::string("\1\2\3", 3));
+             bytes("w", {2, 2, 1, 1}, std::string(4, '\1'));
+             bytes("wz", {2}, std::string(2, '\0'));
+             bytes("yz", {}, std::string(1, '\0'));
+             b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}, "qc");
+             return b;
+         },
+         invalid, "input 2 (x_zero_point, 'xz') holds 3 values; it is per tensor, one value"},
     };
 }
 
@@ -646,6 +728,50 @@ private Q_SLOTS:
         QCOMPARE(*out[0].toInt64s(), (std::vector<int64_t>{lowest, -7, -3, -2, -2}));
         QCOMPARE(*out[1].toInt64s(), (std::vector<int64_t>{0, 0, 1, -3, 3}));
         QCOMPARE(*out[2].toInt64s(), (std::vector<int64_t>{0, 0, -1, 1, -1}));
+    }
+
+    // Slices whose steps reach past the axis take its first element at most, at the
+    // extremes of int64 too (ONNX Runtime's answers).
+    void sliceStepsBeyondTheAxis()
+    {
+        const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+        OnnxBuilder b;
+        b.input("unused", {1}).output("a").output("b").output("c");
+        b.initializer("x", {4}, [](int64_t i) { return float(i); });
+        const std::vector<std::array<int64_t, 3>> slices{{3, lo, lo}, {1, hi, hi}, {-1, lo, -3}};
+        for (size_t i = 0; i < slices.size(); ++i) {
+            const std::string k = std::to_string(i);
+            b.initializerInt64("s" + k, {slices[i][0]}).initializerInt64("e" + k, {slices[i][1]});
+            b.initializerInt64("ax" + k, {0}).initializerInt64("st" + k, {slices[i][2]});
+            b.node("Slice", {"x", "s" + k, "e" + k, "ax" + k, "st" + k}, {std::string(1, char('a' + i))});
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "slices.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(*out[0].toDoubles(), (std::vector<double>{3}));
+        QCOMPARE(*out[1].toDoubles(), (std::vector<double>{1}));
+        QCOMPARE(*out[2].toDoubles(), (std::vector<double>{3, 0}));
+    }
+
+    // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
+    // an empty batch is the empty batch.
+    void scalarsAndEmptyTensorsAtTheEdges()
+    {
+        OnnxBuilder b;
+        b.input("x", {0, 2, 3, 3}).output("nz").output("lrn");
+        b.initializer("s", {}, 2.0f);
+        b.node("NonZero", {"s"}, {"nz"});
+        OnnxBuilder::setInt(b.node("LRN", {"x"}, {"lrn"}), "size", 3);
+        const Model m = loadOnnxFromBytes(b.bytes(), "edges.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(out[0].dims, (std::vector<int64_t>{1, 1}));
+        QCOMPARE(*out[0].toInt64s(), (std::vector<int64_t>{0}));
+        QCOMPARE(out[1].dims, (std::vector<int64_t>{0, 2, 3, 3}));
     }
 
     // Add, Sub, Mul and Div on floats (Ramiel's loops, core/runtime/torch/arithmetic_loops.h)

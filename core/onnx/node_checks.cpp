@@ -644,6 +644,17 @@ private:
                                 (minimum == 1 ? "positive" : "at least " + std::to_string(minimum)));
     }
 
+    // A window's sizes fit an int (ATen's pooling takes them so; sums and products of
+    // int64 ones could overflow): no real model comes near.
+    void allBelowIntLimit(const char* name)
+    {
+        if (const Attribute* a = ints(name))
+            for (int64_t v : a->ints)
+                if (v > INT_MAX)
+                    return fail(std::string(name) + " " + join(a->ints) + ": each must be at most " +
+                                std::to_string(INT_MAX));
+    }
+
     void lengthIs(const char* name, size_t want, const char* what)
     {
         if (const Attribute* a = ints(name))
@@ -667,6 +678,8 @@ private:
         allAtLeast("strides", 1);
         allAtLeast("dilations", 1);
         allAtLeast("pads", 0);
+        for (const char* name : {"kernel_shape", "strides", "dilations", "pads", "output_padding"})
+            allBelowIntLimit(name);
         checkAutoPad();
         if (failed() || d < 0)
             return;
@@ -757,6 +770,26 @@ private:
             if (!transposed)
                 checkWindowFits(x, std::vector<int64_t>(wDims->begin() + 2, wDims->end()));
         }
+    }
+
+    // QLinearConv: the input's and output's scales and zero points are per tensor, the
+    // weight's per tensor or per output channel.
+    void checkQuantizedConvolutionScales()
+    {
+        if (failed())
+            return;
+        auto count = [](const std::vector<int64_t>& d) { return Shape::of(d).numel().value_or(-1); };
+        const char* names[] = {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"};
+        for (size_t i : {1, 2, 6, 7})
+            if (const auto d = dims(i); d && count(*d) != 1)
+                return fail("input " + std::to_string(i) + " (" + names[i] + ", " + inputName(i) + ") holds " +
+                            std::to_string(count(*d)) + " values; it is per tensor, one value");
+        const auto w = dims(3);
+        for (size_t i : {4, 5})
+            if (const auto d = dims(i); d && count(*d) != 1 && (d->size() != 1 || (w && !w->empty() && (*d)[0] != (*w)[0])))
+                return fail("input " + std::to_string(i) + " (" + names[i] + ", " + inputName(i) + ") has shape " + join(*d) +
+                            "; it holds one value, or one per output channel" +
+                            (w && !w->empty() ? " (" + std::to_string((*w)[0]) + ")" : std::string()));
     }
 
     void checkPool()
@@ -924,6 +957,21 @@ private:
         }
     }
 
+    // ONNX's Constant holds exactly one value attribute.
+    void checkConstant()
+    {
+        std::string given;
+        int count = 0;
+        for (const Attribute& a : n_.attributes)
+            if (a.name == "value" || a.name == "sparse_value" || a.name.rfind("value_", 0) == 0) {
+                given += (count++ ? ", " : "") + a.name;
+            }
+        if (count == 0)
+            fail("holds no value: it needs one of value, value_float(s), value_int(s), value_string(s), sparse_value");
+        else if (count > 1)
+            fail("holds " + std::to_string(count) + " values (" + given + "); ONNX allows exactly one");
+    }
+
     void checkRuntimeRules()
     {
         const std::string& op = n_.opType;
@@ -936,8 +984,10 @@ private:
             checkConvolution(0, 1, false);
         else if (op == "ConvTranspose")
             checkConvolution(0, 1, true);
-        else if (op == "QLinearConv")
+        else if (op == "QLinearConv") {
             checkConvolution(0, 3, false);
+            checkQuantizedConvolutionScales();
+        }
         else if (op == "MaxPool" || op == "AveragePool" || op == "LpPool")
             checkPool();
         else if (op == "BatchNormalization" && n_.attrInt("spatial", 1) != 0)  // spatial = 0: per activation
@@ -956,8 +1006,10 @@ private:
             checkPad();
         else if (op == "Slice")
             checkSlice();
-        else if (op == "LRN" && n_.attrInt("size", 1) < 1)
-            fail("size " + std::to_string(n_.attrInt("size", 1)) + " must be positive");
+        else if (op == "Constant")
+            checkConstant();
+        else if (op == "LRN" && (n_.attrInt("size", 1) < 1 || n_.attrInt("size", 1) > INT_MAX))
+            fail("size " + std::to_string(n_.attrInt("size", 1)) + " must be between 1 and " + std::to_string(INT_MAX));
         else if (op == "DepthToSpace" || op == "SpaceToDepth")
             checkDepthSpace();
         else if (op == "ScatterND" || op == "ScatterElements")

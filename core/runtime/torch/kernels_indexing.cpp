@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <limits>
 
 namespace ramiel {
@@ -162,8 +163,9 @@ Kernel gatherNDKernel(const KernelContext& c)
 Kernel nonZeroKernel(const KernelContext&)
 {
     return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        // ATen: [count, rank]; ONNX: [rank, count].
-        out[0] = at::nonzero(in[0]).t().contiguous();
+        // ATen: [count, rank]; ONNX: [rank, count]. A scalar counts as one element of
+        // rank 1, as NumPy's nonzero (ONNX's reference) and ONNX Runtime take it.
+        out[0] = at::nonzero(in[0].dim() == 0 ? in[0].reshape({1}) : in[0]).t().contiguous();
     };
 }
 
@@ -175,9 +177,11 @@ Kernel oneHotKernel(const KernelContext& c)
             fail("OneHot: depth must hold one value, it holds " + std::to_string(in[1].numel()));
         if (in[2].numel() != 2)
             fail("OneHot: values must hold [off, on], it holds " + std::to_string(in[2].numel()) + " values");
-        const int64_t depth = int64_t(in[1].to(at::kDouble).item<double>());
-        if (depth < 1)
-            fail("OneHot: depth " + std::to_string(depth) + " must be positive");
+        const double given = in[1].to(at::kDouble).item<double>();
+        if (!(given >= 1) || given > double(INT32_MAX))  // also NaN; converting larger is undefined
+            fail("OneHot: depth " + (std::ostringstream() << given).str() + " must be between 1 and " +
+                 std::to_string(INT32_MAX));
+        const int64_t depth = int64_t(given);
         const int64_t axis = normalizeAxis(axisAttr, in[0].dim() + 1);
         const at::Tensor idx = wrapIndices(in[0].to(at::kDouble).floor(), depth);
         const at::Tensor hot = idx.unsqueeze(-1) == at::arange(depth, at::kLong);  // out-of-range: no hot entry

@@ -1795,6 +1795,10 @@ void registerNormalizationKernels(KernelRegistry& r)
                      bias = c.node.attrFloat("bias", 1.0f);
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor& x = in[0];
+            if (x.numel() == 0) {  // nothing to normalize (the reshape below could not place its -1)
+                out[0] = x.clone();
+                return;
+            }
             // Sum of squares over a window of channels [c - floor((size-1)/2), c + ceil((size-1)/2)].
             at::Tensor sq = (x * x).unsqueeze(1);  // N x 1 x C x ...
             const int64_t before = (size - 1) / 2, after = size - 1 - before;

@@ -196,10 +196,24 @@ Kernel padKernel(const KernelContext& c)
         if (int64_t(pads.size()) != 2 * rank)
             throw Error(ErrorKind::Runtime, {}, "pads has " + std::to_string(pads.size()) + " values, the input's rank " +
                                                     std::to_string(rank) + " needs " + std::to_string(2 * rank));
-        for (int64_t i = 0; i < rank; ++i)
-            if (x.size(i) + pads[size_t(i)] + pads[size_t(i + rank)] < 0)
+        for (int64_t i = 0; i < rank; ++i) {
+            const int64_t n = x.size(i), before = pads[size_t(i)], after = pads[size_t(i + rank)];
+            int64_t size = 0;
+            if (__builtin_add_overflow(n, before, &size) || __builtin_add_overflow(size, after, &size))
+                throw Error(ErrorKind::Runtime, {}, "pads " + shapeText(pads) + " make axis " + std::to_string(i) +
+                                                        " longer than a size can count");
+            if (size < 0)
                 throw Error(ErrorKind::Runtime, {}, "pads " + shapeText(pads) + " remove more than the " +
-                                                        std::to_string(x.size(i)) + " values of axis " + std::to_string(i));
+                                                        std::to_string(n) + " values of axis " + std::to_string(i));
+            // What ONNX Runtime refuses too: no element to repeat, or a reflection past the far end.
+            if (mode == "edge" && n == 0 && (before > 0 || after > 0))
+                throw Error(ErrorKind::Runtime, {}, "Pad 'edge' pads axis " + std::to_string(i) +
+                                                        ", which is empty: there is no edge value to repeat");
+            if (mode == "reflect" && std::max(before, after) > n - 1)
+                throw Error(ErrorKind::Runtime, {}, "Pad 'reflect' pads axis " + std::to_string(i) + " of " +
+                                                        std::to_string(n) + " values by " + std::to_string(std::max(before, after)) +
+                                                        "; a reflection reaches at most " + std::to_string(std::max<int64_t>(n - 1, 0)));
+        }
         std::vector<int64_t> p;  // ATen order: last dimension first
         for (int64_t i = rank; i-- > 0;) {
             p.push_back(pads[size_t(i)]);
@@ -661,9 +675,13 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                 for (size_t j = 0; j < i; ++j)
                     if (normalizeAxis(axes[j], y.dim()) == axis)
                         throw Error(ErrorKind::Runtime, {}, "Slice axes " + shapeText(axes) + " name an axis twice");
-                const int64_t step = steps.empty() ? 1 : steps[i];
+                int64_t step = steps.empty() ? 1 : steps[i];
                 if (step == 0)
                     throw Error(ErrorKind::Usage, {}, "Slice step 0");
+                // A step longer than the axis takes its first element at most: the same
+                // slice as a step of the axis's length, whose arithmetic cannot overflow.
+                const int64_t size = std::max<int64_t>(y.size(axis), 1);
+                step = std::clamp(step, -size, size);
                 int64_t s = starts[i], e = ends[i];
                 clampSlice(y.size(axis), step, s, e);
                 if (step > 0)
