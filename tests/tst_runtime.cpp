@@ -412,6 +412,15 @@ std::vector<BadNode> badNodes()
              return b;
          },
          int(ErrorKind::Unsupported), "com.microsoft operators are ONNX Runtime's contrib operators, not ONNX-standard"},
+        {"ReduceSum naming an axis twice",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("axes", {1, -1});
+             b.node("ReduceSum", {"x", "axes"}, {"y"}, "sum");
+             return b;
+         },
+         run, "axes [1, -1] name axis 1 twice"},
         {"Constant with two values",
          [] {
              OnnxBuilder b;
