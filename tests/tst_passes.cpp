@@ -462,6 +462,22 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-conv-bn", 3, 3, {{"BatchNormalization", 1}}}},
+        // Must not fire: opset 9's BatchNormalization with its statistics outputs trains
+        // (normalizes by the batch's own statistics), even where nothing reads them.
+        {"fuse-conv-bn-training",
+         {[] {
+              OnnxBuilder b(9);
+              b.input("x", {2, 3, 8, 8}).output("y", {2, 4, 8, 8});
+              convParams(b, "conv", 4, 3, 1);
+              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+              randomInitializer(b, "bias", {4}, -1, 1, 4);
+              randomInitializer(b, "mean", {4}, -1, 1, 5);
+              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+              conv(b, "conv", "x", "c");
+              b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y", "rm", "rv", "sm", "sv"});
+              return b;
+          },
+          "fuse-conv-bn", 2, 2, {{"BatchNormalization", 1}}}},
         // Conv + Relu, Clip (bounds as inputs), LeakyRelu, Sigmoid: four fused nodes.
         {"fuse-conv-activation",
          {[] {

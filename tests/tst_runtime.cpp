@@ -783,6 +783,50 @@ private Q_SLOTS:
         QCOMPARE(out[1].dims, (std::vector<int64_t>{0, 2, 3, 3}));
     }
 
+    // BatchNormalization in training, opset 9's five outputs and opset 15's three: Y by the
+    // batch's mean and population variance, the running statistics moved by 1 - momentum.
+    void batchNormalizationTrains_data()
+    {
+        QTest::addColumn<int>("opset");
+        QTest::newRow("opset 9") << 9;
+        QTest::newRow("opset 15") << 15;
+    }
+    void batchNormalizationTrains()
+    {
+        QFETCH(int, opset);
+        OnnxBuilder b(opset);
+        b.input("unused", {1}).output("y").output("rm").output("rv");
+        b.initializer("x", {2, 1, 2}, [](int64_t i) { return float(i + 1); });  // one channel: 1, 2, 3, 4
+        b.initializer("scale", {1}, 2.0f).initializer("bias", {1}, 1.0f);
+        b.initializer("mean", {1}, 0.0f).initializer("var", {1}, 1.0f);
+        auto& n = opset < 14 ? b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv", "sm", "sv"})
+                             : b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv"});
+        auto* eps = n.add_attribute();
+        eps->set_name("epsilon");
+        eps->set_type(onnx::AttributeProto::FLOAT);
+        eps->set_f(0.0f);
+        if (opset >= 14)
+            OnnxBuilder::setInt(n, "training_mode", 1);
+        if (opset < 14)
+            b.output("sm").output("sv");
+        const Model m = loadOnnxFromBytes(b.bytes(), "bn_training.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        const double sd = std::sqrt(1.25);  // mean 2.5, population variance 1.25
+        const auto y = *out[0].toDoubles();
+        QCOMPARE(y.size(), size_t(4));
+        for (size_t i = 0; i < 4; ++i)
+            QVERIFY2(std::abs(y[i] - ((double(i) + 1 - 2.5) / sd * 2 + 1)) < 1e-5, qPrintable(QString::number(y[i])));
+        QVERIFY(std::abs((*out[1].toDoubles())[0] - 0.25) < 1e-6);   // 0.9 * 0 + 0.1 * 2.5
+        QVERIFY(std::abs((*out[2].toDoubles())[0] - 1.025) < 1e-6);  // 0.9 * 1 + 0.1 * 1.25
+        if (opset < 14) {
+            QVERIFY(std::abs((*out[3].toDoubles())[0] - 2.5) < 1e-6);
+            QVERIFY(std::abs((*out[4].toDoubles())[0] - 1.25) < 1e-6);
+        }
+    }
+
     // Add, Sub, Mul and Div on floats (Ramiel's loops, core/runtime/torch/arithmetic_loops.h)
     // give exactly the float operation per element: same shapes (split over threads at this
     // size), one value on either side, a row and a [C, H, W] block repeating, an operand

@@ -1,5 +1,6 @@
 #include "core/codegen/lowering.h"
 
+#include "core/ir/batch_norm.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
@@ -488,8 +489,8 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r["BatchNormalization"] = [](const Context& c) {
             c.onlyFirstOutput();
-            if (c.node.attrInt("training_mode", 0) != 0)
-                c.unsupported("training mode is not supported");
+            if (batchNormTrains(c.node))
+                c.unsupported("training mode (the batch's statistics) is not supported");
             return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {

@@ -8,6 +8,7 @@
 // and writes the normalized, rectified result once. A BatchNormalization with
 // neither neighbour to take stays as it is (fuse-conv-bn folds those after a
 // convolution into its weights).
+#include "core/ir/batch_norm.h"
 #include "core/ir/fused_ops.h"
 #include "core/passes/activations.h"
 #include "core/passes/graph_editor.h"
@@ -26,7 +27,7 @@ bool isInferenceBatchNorm(const Node& n)
 {
     return n.opType == "BatchNormalization" && n.domain.empty() && n.opset >= 7 && n.inputs.size() == 5 &&
            std::count(n.inputs.begin(), n.inputs.end(), kNone) == 0 && n.outputs.size() == 1 &&
-           n.outputs[0] != kNone && n.attrInt("training_mode", 0) == 0 && n.attrInt("spatial", 1) == 1;
+           n.outputs[0] != kNone && !batchNormTrains(n) && n.attrInt("spatial", 1) == 1;
 }
 
 // The Concat's inputs, when `n` concatenates along dimension 1 and leaves none out.

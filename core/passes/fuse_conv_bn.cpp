@@ -2,6 +2,7 @@
 // s = scale / sqrt(var + eps) per output channel, W' = W * s and
 // B' = (B - mean) * s + bias. Fires only when the Conv's output feeds the
 // BatchNormalization alone and every parameter is a float constant.
+#include "core/ir/batch_norm.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 
@@ -46,7 +47,7 @@ public:
             const Node& bn = g.node(id);
             if (edit.removed(id) || bn.opType != "BatchNormalization" || !bn.domain.empty() || bn.input(0) == kNone)
                 continue;
-            if (bn.attrInt("training_mode", 0) != 0 || bn.attrInt("spatial", 1) != 1 || bn.opset < 6)
+            if (batchNormTrains(bn) || bn.attrInt("spatial", 1) != 1 || bn.opset < 6)
                 continue;
             bool extraOutputsUsed = false;
             for (size_t i = 1; i < bn.outputs.size(); ++i)

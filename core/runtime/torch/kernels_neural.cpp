@@ -10,6 +10,7 @@
 #include "core/runtime/torch/vector_math.h"
 #include "core/runtime/torch/winograd.h"
 
+#include "core/ir/batch_norm.h"
 #include "core/ir/fused_ops.h"
 #include "core/ir/window.h"
 #include "core/runtime/runtime.h"
@@ -1685,11 +1686,41 @@ ScaleShift inferenceScaleShift(const KernelContext& c, size_t first, double eps)
             (c.constants[first + 1].to(at::kDouble) - c.constants[first + 2].to(at::kDouble) * a).to(at::kFloat).contiguous()};
 }
 
+// BatchNormalization in training (core/ir/batch_norm.h): Y normalized by the batch's mean
+// and population variance over every axis but the channels', the running statistics moved
+// towards them by 1 - momentum (ONNX's reference), and in opsets 7-13 the batch's own.
+Kernel batchNormTraining(const KernelContext& c, double eps)
+{
+    if (c.node.attrInt("spatial", 1) == 0)
+        c.unsupported("training with spatial = 0 (statistics per activation) is not supported");
+    const double momentum = c.node.attrFloat("momentum", 0.9f);
+    return [eps, momentum](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        if (x.dim() < 2)
+            throw Error(ErrorKind::Runtime, {}, "input of rank " + std::to_string(x.dim()) +
+                                                    ": batch normalization needs at least 2 (batch, channels)");
+        std::vector<int64_t> axes{0}, channel(size_t(x.dim()), 1);
+        for (int64_t i = 2; i < x.dim(); ++i)
+            axes.push_back(i);
+        channel[1] = x.size(1);
+        const auto [var, mean] = at::var_mean(x, axes, /*unbiased=*/false);
+        const at::Tensor gain = (at::rsqrt(var + eps) * in[1]).reshape(channel);
+        out[0] = (x - mean.reshape(channel)) * gain + in[2].reshape(channel);
+        const at::Tensor* batch[] = {&mean, &var};
+        for (size_t i = 1; i < out.size() && i < 3; ++i)
+            out[i] = in[i + 2] * momentum + *batch[i - 1] * (1 - momentum);
+        for (size_t i = 3; i < out.size() && i < 5; ++i)  // saved_mean, saved_var (opsets 7-13)
+            out[i] = *batch[i - 3];
+    };
+}
+
 // Batch, instance and layer normalization; local response normalization.
 void registerNormalizationKernels(KernelRegistry& r)
 {
     r["BatchNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
+        if (batchNormTrains(c.node))
+            return batchNormTraining(c, eps);
         const ScaleShift folded = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
         return [eps, scale = folded.scale, shift = folded.shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             if (scale.defined() && batchNormChannelsLastApplies({in[0]}, scale.numel())) {
