@@ -201,6 +201,18 @@ void writtenOutLayerNorm(OnnxBuilder& b, const std::string& x, const std::string
 }
 
 // An inference BatchNormalization of `channels` channels, random statistics named after `p`.
+// A 1x1 Conv "conv" of x (3 -> 4 channels) into "c", and a BatchNormalization's
+// statistics for it ("scale", "bias", "mean", "var").
+void convBeforeBatchNorm(OnnxBuilder& b)
+{
+    convParams(b, "conv", 4, 3, 1);
+    randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
+    randomInitializer(b, "bias", {4}, -1, 1, 4);
+    randomInitializer(b, "mean", {4}, -1, 1, 5);
+    randomInitializer(b, "var", {4}, 0.2f, 2, 6);
+    conv(b, "conv", "x", "c");
+}
+
 void batchNormalization(OnnxBuilder& b, const std::string& p, const std::string& x, const std::string& y, int64_t channels)
 {
     randomInitializer(b, p + "_scale", {channels}, 0.5f, 1.5f, 3);
@@ -436,12 +448,7 @@ const std::map<std::string, PassCase>& passCases()
          {[] {
               OnnxBuilder b;
               b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8});
-              convParams(b, "conv", 4, 3, 1);
-              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
-              randomInitializer(b, "bias", {4}, -1, 1, 4);
-              randomInitializer(b, "mean", {4}, -1, 1, 5);
-              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
-              conv(b, "conv", "x", "c");
+              convBeforeBatchNorm(b);
               b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
               return b;
           },
@@ -451,12 +458,7 @@ const std::map<std::string, PassCase>& passCases()
          {[] {
               OnnxBuilder b;
               b.input("x", {1, 3, 8, 8}).output("y", {1, 4, 8, 8}).output("z", {1, 4, 8, 8});
-              convParams(b, "conv", 4, 3, 1);
-              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
-              randomInitializer(b, "bias", {4}, -1, 1, 4);
-              randomInitializer(b, "mean", {4}, -1, 1, 5);
-              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
-              conv(b, "conv", "x", "c");
+              convBeforeBatchNorm(b);
               b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"});
               b.node("Relu", {"c"}, {"z"});
               return b;
@@ -468,12 +470,7 @@ const std::map<std::string, PassCase>& passCases()
          {[] {
               OnnxBuilder b(9);
               b.input("x", {2, 3, 8, 8}).output("y", {2, 4, 8, 8});
-              convParams(b, "conv", 4, 3, 1);
-              randomInitializer(b, "scale", {4}, 0.5f, 1.5f, 3);
-              randomInitializer(b, "bias", {4}, -1, 1, 4);
-              randomInitializer(b, "mean", {4}, -1, 1, 5);
-              randomInitializer(b, "var", {4}, 0.2f, 2, 6);
-              conv(b, "conv", "x", "c");
+              convBeforeBatchNorm(b);
               b.node("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y", "rm", "rv", "sm", "sv"});
               return b;
           },
