@@ -764,6 +764,35 @@ private Q_SLOTS:
         QCOMPARE(*out[2].toDoubles(), (std::vector<double>{3, 0}));
     }
 
+    // Range of integers is exact past 2^53 and at the ends of int64, whose difference
+    // overflows an int64 (a double count and doubles for the values were off by one and more).
+    void integerRangeIsExact()
+    {
+        const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+        const int64_t big = int64_t(1) << 60, quarter = int64_t(1) << 62;
+        const std::vector<std::array<int64_t, 3>> ranges{{lo, hi, quarter}, {big + 1, big + 4, 1}, {5, -2, -3}, {3, 3, 1}};
+        OnnxBuilder b;
+        b.input("unused", {1});
+        for (size_t i = 0; i < ranges.size(); ++i) {
+            const std::string k = std::to_string(i);
+            b.output("r" + k);
+            for (size_t j = 0; j < 3; ++j) {
+                b.initializerInt64("v" + k + std::to_string(j), {ranges[i][j]});
+                b.model().mutable_graph()->mutable_initializer(b.model().graph().initializer_size() - 1)->clear_dims();
+            }
+            b.node("Range", {"v" + k + "0", "v" + k + "1", "v" + k + "2"}, {"r" + k});
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "ranges.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(*out[0].toInt64s(), (std::vector<int64_t>{lo, -quarter, 0, quarter}));
+        QCOMPARE(*out[1].toInt64s(), (std::vector<int64_t>{big + 1, big + 2, big + 3}));
+        QCOMPARE(*out[2].toInt64s(), (std::vector<int64_t>{5, 2, -1}));
+        QCOMPARE(out[3].dims, (std::vector<int64_t>{0}));
+    }
+
     // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
     // an empty batch is the empty batch.
     void scalarsAndEmptyTensorsAtTheEdges()

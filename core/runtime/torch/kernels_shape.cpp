@@ -109,6 +109,28 @@ KernelFactory reduction(F f, int64_t inputSinceOpset)
     };
 }
 
+// Range of integers, exactly: the count from 128-bit arithmetic (limit - start overflows an
+// int64 at the extremes), the values by wrapping addition (each fits; the running product
+// i * delta may not). Doubles lose integers past 2^53.
+at::Tensor integerRange(int64_t start, int64_t limit, int64_t delta)
+{
+    if (delta == 0)
+        throw Error(ErrorKind::Runtime, {}, "the step is 0");
+    const __int128 diff = __int128(limit) - start;
+    __int128 count = diff / delta;
+    if (diff % delta != 0 && (diff > 0) == (delta > 0))
+        ++count;
+    if (count > __int128(1000000000000000))
+        throw Error(ErrorKind::Runtime, {}, "start, limit and step give more than 10^15 elements");
+    const int64_t n = count > 0 ? int64_t(count) : 0;
+    at::Tensor y = at::empty({n}, at::kLong);
+    int64_t* p = y.data_ptr<int64_t>();
+    uint64_t v = uint64_t(start);
+    for (int64_t i = 0; i < n; ++i, v += uint64_t(delta))
+        p[i] = int64_t(v);
+    return y;
+}
+
 // ONNX Slice clamping, for one axis of size `dim`.
 void clampSlice(int64_t dim, int64_t step, int64_t& start, int64_t& end)
 {
@@ -488,6 +510,10 @@ void registerConstantKernels(KernelRegistry& r)
     r["Range"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::ScalarType t = in[0].scalar_type();
+            if (at::isIntegralType(t, /*includeBool=*/false)) {
+                out[0] = integerRange(in[0].item<int64_t>(), in[1].item<int64_t>(), in[2].item<int64_t>()).to(t);
+                return;
+            }
             const double start = in[0].item<double>(), limit = in[1].item<double>(), delta = in[2].item<double>();
             if (delta == 0)
                 throw Error(ErrorKind::Runtime, {}, "the step is 0");
