@@ -794,14 +794,17 @@ private Q_SLOTS:
     }
 
     // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
-    // an empty batch is the empty batch.
+    // an empty batch is the empty batch, and so are its reflection and edge pads.
     void scalarsAndEmptyTensorsAtTheEdges()
     {
         OnnxBuilder b;
-        b.input("x", {0, 2, 3, 3}).output("nz").output("lrn");
+        b.input("x", {0, 2, 3, 3}).output("nz").output("lrn").output("reflect").output("edge");
         b.initializer("s", {}, 2.0f);
         b.node("NonZero", {"s"}, {"nz"});
         OnnxBuilder::setInt(b.node("LRN", {"x"}, {"lrn"}), "size", 3);
+        b.initializerInt64("p", {0, 0, 1, 1, 0, 0, 1, 1});
+        setString(b.node("Pad", {"x", "p"}, {"reflect"}), "mode", "reflect");
+        setString(b.node("Pad", {"x", "p"}, {"edge"}), "mode", "edge");
         const Model m = loadOnnxFromBytes(b.bytes(), "edges.onnx", {});
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 1));
@@ -810,6 +813,8 @@ private Q_SLOTS:
         QCOMPARE(out[0].dims, (std::vector<int64_t>{1, 1}));
         QCOMPARE(*out[0].toInt64s(), (std::vector<int64_t>{0}));
         QCOMPARE(out[1].dims, (std::vector<int64_t>{0, 2, 3, 3}));
+        QCOMPARE(out[2].dims, (std::vector<int64_t>{0, 2, 5, 5}));
+        QCOMPARE(out[3].dims, (std::vector<int64_t>{0, 2, 5, 5}));
     }
 
     // BatchNormalization in training, opset 9's five outputs and opset 15's three: Y by the

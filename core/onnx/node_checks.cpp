@@ -963,9 +963,8 @@ private:
         std::string given;
         int count = 0;
         for (const Attribute& a : n_.attributes)
-            if (a.name == "value" || a.name == "sparse_value" || a.name.rfind("value_", 0) == 0) {
+            if (a.name == "value" || a.name == "sparse_value" || a.name.rfind("value_", 0) == 0)
                 given += (count++ ? ", " : "") + a.name;
-            }
         if (count == 0)
             fail("holds no value: it needs one of value, value_float(s), value_int(s), value_string(s), sparse_value");
         else if (count > 1)

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <limits>
+#include <sstream>
 
 namespace ramiel {
 

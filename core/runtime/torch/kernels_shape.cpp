@@ -222,9 +222,10 @@ Kernel padKernel(const KernelContext& c)
         if (int64_t(pads.size()) != 2 * rank)
             throw Error(ErrorKind::Runtime, {}, "pads has " + std::to_string(pads.size()) + " values, the input's rank " +
                                                     std::to_string(rank) + " needs " + std::to_string(2 * rank));
+        std::vector<int64_t> padded(size_t(rank), 0);
         for (int64_t i = 0; i < rank; ++i) {
             const int64_t n = x.size(i), before = pads[size_t(i)], after = pads[size_t(i + rank)];
-            int64_t size = 0;
+            int64_t& size = padded[size_t(i)];
             if (__builtin_add_overflow(n, before, &size) || __builtin_add_overflow(size, after, &size))
                 throw Error(ErrorKind::Runtime, {}, "pads " + shapeText(pads) + " make axis " + std::to_string(i) +
                                                         " longer than a size can count");
@@ -235,7 +236,7 @@ Kernel padKernel(const KernelContext& c)
             if (mode == "edge" && n == 0 && (before > 0 || after > 0))
                 throw Error(ErrorKind::Runtime, {}, "Pad 'edge' pads axis " + std::to_string(i) +
                                                         ", which is empty: there is no edge value to repeat");
-            if (mode == "reflect" && std::max(before, after) > n - 1)
+            if (mode == "reflect" && std::max(before, after) > std::max<int64_t>(n - 1, 0))
                 throw Error(ErrorKind::Runtime, {}, "Pad 'reflect' pads axis " + std::to_string(i) + " of " +
                                                         std::to_string(n) + " values by " + std::to_string(std::max(before, after)) +
                                                         "; a reflection reaches at most " + std::to_string(std::max<int64_t>(n - 1, 0)));
@@ -249,6 +250,10 @@ Kernel padKernel(const KernelContext& c)
             const double value = opset < 11 ? valueAttr
                                             : (in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0);
             out[0] = at::constant_pad_nd(x, p, value);
+            return;
+        }
+        if (x.numel() == 0) {  // an empty axis that is not padded: nothing to reflect or repeat
+            out[0] = at::empty(padded, x.options());
             return;
         }
         out[0] = padReflectOrEdge(x, pads, p, mode);
