@@ -98,11 +98,12 @@ KernelFactory reduction(F f, int64_t inputSinceOpset)
                 for (int64_t i = 0; i < x.dim(); ++i)
                     axes.push_back(i);
             }
-            const std::vector<int64_t> given = axes;
             for (size_t i = 0; i < axes.size(); ++i) {
                 axes[i] = normalizeAxis(axes[i], x.dim());
-                if (std::find(axes.begin(), axes.begin() + i, axes[i]) != axes.begin() + i)
+                if (std::find(axes.begin(), axes.begin() + i, axes[i]) != axes.begin() + i) {
+                    const auto given = opset < inputSinceOpset ? attrAxes : intsOf(in[1]);  // as written
                     throw Error(ErrorKind::Runtime, {}, "axes " + shapeText(given) + " name axis " + std::to_string(axes[i]) + " twice");
+                }
             }
             out[0] = f(x, axes, keep);
         };
