@@ -1,9 +1,10 @@
 // Real models beyond classification, exported at test time by
 // tests/models/export_real_models.py: torchvision's Faster R-CNN detector
 // (If, NonZero, TopK, RoiAlign, NonMaxSuppression, shapes known only at run time)
-// and an LR-ASPP segmentation model, run serially and on a 2-worker parallel
-// schedule against PyTorch's outputs (and ONNX Runtime's where installed);
-// swin_t on the parallel schedule against PyTorch's output too.
+// an LR-ASPP segmentation model and two models of PyTorch's recurrent layers, run
+// serially and on a 2-worker parallel schedule against PyTorch's outputs (and ONNX
+// Runtime's where installed); swin_t on the parallel schedule against PyTorch's
+// output too.
 #include "core/analysis/cost_model.h"
 #include "core/onnx/onnx_import.h"
 #include "core/runtime/runtime.h"
@@ -119,16 +120,16 @@ struct Runs {
 
     explicit Runs(const QString& path) : model(loadOnnx(path.toStdString())), compiled(runtime().compile(model)) {}
 
-    std::vector<Tensor> serial(const Tensor& input)
+    std::vector<Tensor> serial(const std::vector<Tensor>& inputs, int threads = 1)
     {
-        compiled->setInputs({input});
-        compiled->serialExecutor(1)->run();
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(threads)->run();
         return compiled->outputs();
     }
 
     // A 2-worker schedule on the static costs (the control-flow and data-sized nodes
     // count as their dispatch only): the first scheduler that uses both workers.
-    std::vector<Tensor> parallel(const Tensor& input)
+    std::vector<Tensor> parallel(const std::vector<Tensor>& inputs)
     {
         const Topology topo = buildTopology(model.graph);
         const CostTable costs =
@@ -143,7 +144,7 @@ struct Runs {
         }
         if (!plan.validation.valid || plan.schedule.clusters.size() < 2)
             throw Error(ErrorKind::Internal, {}, "no scheduler gives 2 workers (clusters:" + tried + ")");
-        compiled->setInputs({input});
+        compiled->setInputs(inputs);
         compiled->parallelExecutor(plan.schedule)->run();
         return compiled->outputs();
     }
@@ -195,6 +196,45 @@ private Q_SLOTS:
         }
     }
 
+    void recurrentModels_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("sequence_tagger") << "sequence_tagger";
+        QTest::newRow("packed_sequences") << "packed_sequences";
+    }
+
+    // PyTorch's LSTM, GRU and RNN layers (bidirectional, stacked, batch-first, ragged
+    // sequence lengths): every output within 1e-4 of PyTorch's range, serially on one
+    // and two threads (the two directions at once) and on 2 workers.
+    void recurrentModels()
+    {
+        QFETCH(QString, name);
+        const QString base = realModelsDir() + "/" + name;
+        try {
+            Runs r(base + ".onnx");
+            std::vector<Tensor> inputs, refs;
+            for (int i = 0; QFile::exists(QString("%1.input_%2.npy").arg(base).arg(i)); ++i)
+                inputs.push_back(readNpy(QString("%1.input_%2.npy").arg(base).arg(i).toStdString()));
+            for (int i = 0; QFile::exists(QString("%1.output_%2.npy").arg(base).arg(i)); ++i)
+                refs.push_back(readNpy(QString("%1.output_%2.npy").arg(base).arg(i).toStdString()));
+            QVERIFY(!inputs.empty() && !refs.empty());
+            for (const auto& [what, got] : {std::make_pair(QString("1 thread"), r.serial(inputs, 1)),
+                                            std::make_pair(QString("2 threads"), r.serial(inputs, 2)),
+                                            std::make_pair(QString("2 workers"), r.parallel(inputs))}) {
+                QCOMPARE(got.size(), refs.size());
+                for (size_t i = 0; i < refs.size(); ++i) {
+                    QCOMPARE(got[i].dims, refs[i].dims);
+                    const double d = test::relativeDifference(got[i], refs[i]);
+                    qInfo("%s, %s, output %zu: largest difference to PyTorch %.2e of its range", qPrintable(name),
+                          qPrintable(what), i, d);
+                    QVERIFY2(d < kTolerance, qPrintable(QString("%1 output %2: %3").arg(what).arg(i).arg(d)));
+                }
+            }
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+    }
+
 private:
     void checkDetector()
     {
@@ -207,7 +247,7 @@ private:
         for (const char* part : {".boxes.npy", ".labels.npy", ".scores.npy"})
             ref.push_back(readNpy((base + part).toStdString()));
         QVERIFY2(ref[2].numel() >= 5, "fewer than 5 boxes survive in PyTorch: the test would prove little");
-        const std::vector<Tensor> serial = r.serial(image), parallel = r.parallel(image);
+        const std::vector<Tensor> serial = r.serial({image}), parallel = r.parallel({image});
         auto compare = [&](const char* what, const std::vector<Tensor>& got, const std::vector<Tensor>& against,
                            const char* reference) {
             QString worst;
@@ -239,8 +279,8 @@ private:
         Runs r(path);
         const Tensor input = readNpy((reference + ".input.npy").toStdString());
         const Tensor ref = readNpy((reference + ".output.npy").toStdString());
-        for (const auto& [what, got] : {std::make_pair(QString("serial"), r.serial(input)),
-                                        std::make_pair(QString("2 workers"), r.parallel(input))}) {
+        for (const auto& [what, got] : {std::make_pair(QString("serial"), r.serial({input})),
+                                        std::make_pair(QString("2 workers"), r.parallel({input}))}) {
             const double d = test::relativeDifference(got[0], ref);
             qInfo("%s, %s: largest difference to PyTorch %.2e of the output's range", qPrintable(QFileInfo(path).baseName()),
                   qPrintable(what), d);

@@ -194,6 +194,45 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Unsqueeze axes name the output's axis 1 twice"},
+        {"LSTM whose recurrent weights disagree with hidden_size",
+         [] {
+             OnnxBuilder b(14);
+             b.input("x", {4, 1, 3}).output("y");
+             b.initializer("w", {1, 16, 3});
+             b.initializer("r", {1, 16, 5});
+             OnnxBuilder::setInt(b.node("LSTM", {"x", "w", "r"}, {"y"}, "lstm"), "hidden_size", 4);
+             return b;
+         },
+         -1, "LSTM input R has shape [1, 16, 5] where [1, 16, 4] is expected"},
+        {"GRU with an activation ONNX's recurrent operators do not name",
+         [] {
+             OnnxBuilder b(14);
+             b.input("x", {4, 1, 3}).output("y");
+             b.initializer("w", {1, 12, 3});
+             b.initializer("r", {1, 12, 4});
+             onnx::NodeProto& n = b.node("GRU", {"x", "w", "r"}, {"y"}, "gru");
+             OnnxBuilder::setInt(n, "hidden_size", 4);
+             onnx::AttributeProto* a = n.add_attribute();
+             a->set_name("activations");
+             a->set_type(onnx::AttributeProto::STRINGS);
+             a->add_strings("Sigmoid");
+             a->add_strings("Gelu");
+             return b;
+         },
+         int(ErrorKind::Unsupported), "activation 'Gelu' is not one of ONNX's recurrent activations"},
+        {"RNN with a sequence length past the input's steps",
+         [] {
+             OnnxBuilder b(14);
+             b.input("x", {4, 2, 3}).output("y");
+             b.initializer("w", {1, 4, 3});
+             b.initializer("r", {1, 4, 4});
+             b.initializer("bias", {1, 8});
+             b.initializerInt64("lengths64", {4, 9});
+             OnnxBuilder::setInt(b.node("Cast", {"lengths64"}, {"lengths"}, "cast"), "to", onnx::TensorProto::INT32);
+             OnnxBuilder::setInt(b.node("RNN", {"x", "w", "r", "bias", "lengths"}, {"y"}, "rnn"), "hidden_size", 4);
+             return b;
+         },
+         run, "RNN sequence length 9 is outside [0, 4]"},
         {"Pad removing more than an axis holds",
          [] {
              OnnxBuilder b;
@@ -815,6 +854,100 @@ private Q_SLOTS:
         QCOMPARE(out[1].dims, (std::vector<int64_t>{0, 2, 3, 3}));
         QCOMPARE(out[2].dims, (std::vector<int64_t>{0, 2, 5, 5}));
         QCOMPARE(out[3].dims, (std::vector<int64_t>{0, 2, 5, 5}));
+    }
+
+    // RNN, GRU and LSTM on a batch of 9 ragged sequences (one GEMM of the states a step
+    // for floats) give each sequence what it gives alone (batch 1: the state's product
+    // with the weights row by row), bidirectional, in float and double, with each
+    // variant of the cells: GRU's reset before or after the product, LSTM's peepholes,
+    // clip and coupled gates, RNN's ReLU. The rows' path itself is checked by ONNX's
+    // conformance tests and PyTorch's layers (tst_real_models).
+    void recurrentSequencesAloneAndInABatch_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<bool>("dbl");
+        for (bool dbl : {false, true})
+            for (const char* v : {"GRU reset first", "GRU linear before reset", "LSTM peepholes and clip",
+                                  "LSTM coupled gates", "RNN relu"}) {
+                const QString variant(v);
+                QTest::newRow(qPrintable(variant + (dbl ? ", double" : ", float")))
+                    << variant.section(' ', 0, 0) << variant << dbl;
+            }
+    }
+    void recurrentSequencesAloneAndInABatch()
+    {
+        QFETCH(QString, op);
+        QFETCH(QString, variant);
+        QFETCH(bool, dbl);
+        constexpr int64_t steps = 5, features = 3, hidden = 4, batch = 9;
+        const std::vector<int64_t> lengths = {5, 3, 1, 5, 2, 4, 0, 5, 1};
+        const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+        // The batch's sequences (first = 0, count = 9), or sequence `first` alone.
+        auto run = [&](int64_t first, int64_t count) {
+            OnnxBuilder b(14);
+            b.input("unused", {1}).output("y").output("yh");
+            b.initializer("x", {steps, count, features}, [&](int64_t i) {
+                const int64_t t = i / (count * features), s = first + i / features % count, f = i % features;
+                return float(std::sin(0.7 * double(t * 31 + s * 7 + f)));
+            });
+            b.initializer("w", {2, gates * hidden, features}, [](int64_t i) { return float(std::sin(0.37 * double(i))); });
+            b.initializer("r", {2, gates * hidden, hidden}, [](int64_t i) { return float(0.5 * std::cos(0.11 * double(i))); });
+            b.initializer("b", {2, 2 * gates * hidden}, [](int64_t i) { return float(0.1 * std::sin(double(i))); });
+            b.initializer("p", {2, 3 * hidden}, [](int64_t i) { return float(0.2 * std::cos(double(i))); });
+            b.initializerInt64("len64", std::vector<int64_t>(lengths.begin() + first, lengths.begin() + first + count));
+            OnnxBuilder::setInt(b.node("Cast", {"len64"}, {"len"}), "to", onnx::TensorProto::INT32);
+            for (const char* name : {"x", "w", "r", "b", "p"})
+                OnnxBuilder::setInt(b.node("Cast", {name}, {std::string(name) + "t"}), "to",
+                                    dbl ? onnx::TensorProto::DOUBLE : onnx::TensorProto::FLOAT);
+            onnx::NodeProto& n = op == "LSTM" ? b.node("LSTM", {"xt", "wt", "rt", "bt", "len", "", "", "pt"}, {"y", "yh"})
+                                              : b.node(op.toStdString(), {"xt", "wt", "rt", "bt", "len"}, {"y", "yh"});
+            OnnxBuilder::setInt(n, "hidden_size", hidden);
+            auto text = [&](const char* name, std::initializer_list<const char*> values) {
+                onnx::AttributeProto* a = n.add_attribute();
+                a->set_name(name);
+                a->set_type(values.size() == 1 && std::string(name) == "direction" ? onnx::AttributeProto::STRING
+                                                                                  : onnx::AttributeProto::STRINGS);
+                for (const char* v : values)
+                    a->type() == onnx::AttributeProto::STRING ? a->set_s(v) : a->add_strings(v);
+            };
+            text("direction", {"bidirectional"});
+            if (variant == "GRU linear before reset")
+                OnnxBuilder::setInt(n, "linear_before_reset", 1);
+            if (variant == "LSTM peepholes and clip") {
+                onnx::AttributeProto* a = n.add_attribute();
+                a->set_name("clip");
+                a->set_type(onnx::AttributeProto::FLOAT);
+                a->set_f(0.6f);
+            }
+            if (variant == "LSTM coupled gates")
+                OnnxBuilder::setInt(n, "input_forget", 1);
+            if (variant == "RNN relu")
+                text("activations", {"Relu"});
+            const Model m = loadOnnxFromBytes(b.bytes(), "recurrent.onnx", {});
+            const auto compiled = runtime().compile(m);
+            compiled->setInputs(compiled->randomInputs(1, 1));
+            compiled->serialExecutor(1)->run();
+            const auto out = compiled->outputs();
+            return std::make_pair(*out[0].toDoubles(), *out[1].toDoubles());  // [steps, 2, count, hidden], [2, count, hidden]
+        };
+        const auto [y, yh] = run(0, batch);
+        for (int64_t s = 0; s < batch; ++s) {
+            const auto [ys, yhs] = run(s, 1);
+            for (int64_t t = 0; t < steps; ++t)
+                for (int64_t d = 0; d < 2; ++d)
+                    for (int64_t h = 0; h < hidden; ++h) {
+                        const double got = y[size_t(((t * 2 + d) * batch + s) * hidden + h)];
+                        const double want = ys[size_t((t * 2 + d) * hidden + h)];
+                        QVERIFY2(std::abs(got - want) < 1e-5, qPrintable(QString("sequence %1 step %2 direction %3: %4 alone, %5 in the batch")
+                                                                         .arg(s).arg(t).arg(d).arg(want).arg(got)));
+                        if (t >= lengths[size_t(s)])
+                            QCOMPARE(got, 0.0);
+                    }
+            for (int64_t d = 0; d < 2; ++d)
+                for (int64_t h = 0; h < hidden; ++h)
+                    QVERIFY(std::abs(yh[size_t((d * batch + s) * hidden + h)] - yhs[size_t(d * hidden + h)]) < 1e-5);
+        }
     }
 
     // BatchNormalization in training, opset 9's five outputs and opset 15's three: Y by the

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Export a torchvision detector and a segmentation model to ONNX for tst_real_models.
+"""Export real models beyond classification to ONNX for tst_real_models.
 
 Random weights (weights=None, weights_backbone=None, seeded); the backbones' batch
 norms are calibrated on random images first (one training-mode pass, momentum 1), so
@@ -13,6 +13,14 @@ box: otherwise every proposal gets the same score and which 100 survive is a tie
   <name>.labels.npy, <name>.scores.npy.
 - lraspp_mobilenet_v3_large, opset 17, 1x3x224x224; <name>.onnx, <name>.input.npy,
   <name>.output.npy (the "out" map).
+- Recurrent layers, PyTorch's nn.LSTM, nn.GRU and nn.RNN as ONNX's LSTM, GRU and RNN;
+  <name>.onnx, <name>.input_<i>.npy and PyTorch's <name>.output_<i>.npy for every input
+  and output. sequence_tagger (opset 17): a 2-layer bidirectional LSTM, a bidirectional
+  GRU and a ReLU RNN beside each other on one batch-first input of 3 sequences of 20
+  steps, their outputs concatenated into a linear layer. packed_sequences (opset 14):
+  a bidirectional LSTM and GRU on a batch of 9 sequences of 1 to 7 steps padded to 7
+  (pack_padded_sequence: ONNX's sequence_lens, reverse directions starting at each
+  sequence's own end), the padded outputs and both final hidden states.
 
 Files already there are kept, so repeated test runs cost nothing.
 
@@ -115,7 +123,82 @@ def export_segmenter(out_dir):
     return True
 
 
-EXPORTERS = {DETECTOR: export_detector, SEGMENTER: export_segmenter}
+def export_sequence_model(out_dir, name, model, inputs, input_names, output_names, opset):
+    base = os.path.join(out_dir, name)
+    files = ([base + ".onnx"] + [f"{base}.input_{i}.npy" for i in range(len(inputs))] +
+             [f"{base}.output_{i}.npy" for i in range(len(output_names))])
+    if all(os.path.exists(p) for p in files):
+        return False
+    import torch
+    with torch.no_grad():
+        ref = model(*inputs)
+    ref = ref if isinstance(ref, tuple) else (ref,)
+    fd, tmp = tempfile.mkstemp(prefix=name, suffix=".tmp", dir=out_dir)
+    os.close(fd)
+    try:
+        with torch.no_grad():
+            torch.onnx.export(model, inputs, tmp, opset_version=opset, input_names=input_names,
+                              output_names=output_names)
+        os.replace(tmp, files[0])
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    for i, x in enumerate(inputs):
+        save_npy(f"{base}.input_{i}.npy", x.numpy())
+    for i, y in enumerate(ref):
+        save_npy(f"{base}.output_{i}.npy", y.numpy())
+    return True
+
+
+def export_sequence_tagger(out_dir):
+    import torch
+
+    class Tagger(torch.nn.Module):
+        def __init__(self, features=40, hidden=64):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(features, hidden, num_layers=2, bidirectional=True, batch_first=True)
+            self.gru = torch.nn.GRU(features, hidden, bidirectional=True, batch_first=True)
+            self.rnn = torch.nn.RNN(features, hidden // 2, nonlinearity="relu", batch_first=True)
+            self.head = torch.nn.Linear(4 * hidden + hidden // 2, 10)
+
+        def forward(self, x):
+            a, _ = self.lstm(x)
+            b, _ = self.gru(x)
+            c, _ = self.rnn(x)
+            return self.head(torch.cat([a, b, c], -1))
+
+    torch.manual_seed(0)
+    model = Tagger().eval()
+    return export_sequence_model(out_dir, SEQUENCE_TAGGER, model, (torch.randn(3, 20, 40),), ["x"], ["y"], 17)
+
+
+def export_packed_sequences(out_dir):
+    import torch
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    class Packed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(8, 16, bidirectional=True)
+            self.gru = torch.nn.GRU(8, 16, bidirectional=True)
+
+        def forward(self, x, lengths):
+            a, (h, _) = self.lstm(pack_padded_sequence(x, lengths, enforce_sorted=False))
+            a, _ = pad_packed_sequence(a, total_length=x.shape[0])
+            b, hg = self.gru(pack_padded_sequence(x, lengths, enforce_sorted=False))
+            b, _ = pad_packed_sequence(b, total_length=x.shape[0])
+            return torch.cat([a, b], -1), h, hg
+
+    torch.manual_seed(0)
+    model = Packed().eval()
+    inputs = (torch.randn(7, 9, 8), torch.tensor([7, 4, 2, 7, 1, 5, 3, 6, 7]))
+    return export_sequence_model(out_dir, PACKED_SEQUENCES, model, inputs, ["x", "lengths"], ["y", "h", "hg"], 14)
+
+
+SEQUENCE_TAGGER = "sequence_tagger"
+PACKED_SEQUENCES = "packed_sequences"
+EXPORTERS = {DETECTOR: export_detector, SEGMENTER: export_segmenter, SEQUENCE_TAGGER: export_sequence_tagger,
+             PACKED_SEQUENCES: export_packed_sequences}
 
 
 def main():

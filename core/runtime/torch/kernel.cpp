@@ -62,6 +62,7 @@ const KernelRegistry& kernelRegistry()
         registerShapeKernels(r);
         registerIndexingKernels(r);
         registerControlFlowKernels(r);
+        registerRecurrentKernels(r);
         return r;
     }();
     return registry;

@@ -12,6 +12,7 @@ namespace ramiel {
 namespace {
 
 constexpr int kLanes = 16;  // partial sums per row: one AVX-512 register, two AVX2 ones
+constexpr int64_t kPanel = 128;  // columns summed in registers at once: 8 AVX-512 registers
 
 // The dot product of `row` (k floats) with x: kLanes partial sums over whole
 // blocks, the tail, then the partial sums in order. rowsOf4 below sums in
@@ -72,16 +73,86 @@ void dotRows(float* y, const float* w, const float* x, int64_t count, int64_t k)
 }
 
 // y (count floats) += x[j] times column j of `cols` (k columns, `stride` floats
-// apart, count read from each), for every j in order.
+// apart, count read from each), for every j in order. Blocks of kPanel outputs stay
+// in registers over all k; each output's sum is in the same order either way.
 RAMIEL_CLONES void addColumns(float* __restrict y, const float* __restrict cols, const float* __restrict x, int64_t k,
                               int64_t count, int64_t stride)
 {
-    for (int64_t j = 0; j < k; ++j) {
+    constexpr int64_t kBlock = kPanel;
+    int64_t begin = 0;
+    for (; begin + kBlock <= count; begin += kBlock) {
+        float acc[kBlock];
+        for (int64_t i = 0; i < kBlock; ++i)
+            acc[i] = y[begin + i];
+        for (int64_t j = 0; j < k; ++j) {
+            const float v = x[j];
+            const float* __restrict col = cols + j * stride + begin;
+            for (int64_t i = 0; i < kBlock; ++i)
+                acc[i] += v * col[i];
+        }
+        for (int64_t i = 0; i < kBlock; ++i)
+            y[begin + i] = acc[i];
+    }
+    for (int64_t j = 0; j < k && begin < count; ++j) {
         const float v = x[j];
         const float* __restrict col = cols + j * stride;
-        for (int64_t i = 0; i < count; ++i)
+        for (int64_t i = begin; i < count; ++i)
             y[i] += v * col[i];
     }
+}
+
+// R rows of y (ldy floats apart) += the same rows of x (ldx apart) times `count`
+// columns (k of them, `stride` floats apart): each column's weights read once for
+// all R rows, in blocks of 64 outputs a row held in registers (R = 4: 16 AVX-512
+// registers). Each output's sum runs over j in order, as addColumns's does.
+template <int R>
+inline __attribute__((always_inline)) void addColumnsRowsBody(float* __restrict y, int64_t ldy,
+                                                              const float* __restrict cols, const float* __restrict x,
+                                                              int64_t ldx, int64_t k, int64_t count, int64_t stride)
+{
+    constexpr int64_t kBlock = 64;
+    int64_t begin = 0;
+    for (; begin + kBlock <= count; begin += kBlock) {
+        float acc[R][kBlock];
+        for (int r = 0; r < R; ++r)
+            for (int64_t i = 0; i < kBlock; ++i)
+                acc[r][i] = y[r * ldy + begin + i];
+        for (int64_t j = 0; j < k; ++j) {
+            const float* __restrict col = cols + j * stride + begin;
+            for (int r = 0; r < R; ++r) {
+                const float v = x[r * ldx + j];
+                for (int64_t i = 0; i < kBlock; ++i)
+                    acc[r][i] += v * col[i];
+            }
+        }
+        for (int r = 0; r < R; ++r)
+            for (int64_t i = 0; i < kBlock; ++i)
+                y[r * ldy + begin + i] = acc[r][i];
+    }
+    for (int64_t j = 0; j < k && begin < count; ++j)
+        for (int r = 0; r < R; ++r) {
+            const float v = x[r * ldx + j];
+            for (int64_t i = begin; i < count; ++i)
+                y[r * ldy + i] += v * cols[j * stride + i];
+        }
+}
+
+RAMIEL_CLONES void addColumnsRows2(float* y, int64_t ldy, const float* cols, const float* x, int64_t ldx, int64_t k,
+                                   int64_t count, int64_t stride)
+{
+    addColumnsRowsBody<2>(y, ldy, cols, x, ldx, k, count, stride);
+}
+
+RAMIEL_CLONES void addColumnsRows3(float* y, int64_t ldy, const float* cols, const float* x, int64_t ldx, int64_t k,
+                                   int64_t count, int64_t stride)
+{
+    addColumnsRowsBody<3>(y, ldy, cols, x, ldx, k, count, stride);
+}
+
+RAMIEL_CLONES void addColumnsRows4(float* y, int64_t ldy, const float* cols, const float* x, int64_t ldx, int64_t k,
+                                   int64_t count, int64_t stride)
+{
+    addColumnsRowsBody<4>(y, ldy, cols, x, ldx, k, count, stride);
 }
 
 // Rows per chunk of a matrix-vector product, chunks taken by the threads as they
@@ -97,6 +168,42 @@ int64_t rowsPerChunk(int64_t n, int64_t k)
 }
 
 }  // namespace
+
+at::Tensor packColumns(const at::Tensor& cols)
+{
+    const int64_t k = cols.size(0), n = cols.size(1);
+    at::Tensor packed = at::empty({k * n}, cols.options().dtype(at::kFloat));
+    for (int64_t begin = 0; begin < n; begin += kPanel) {
+        const int64_t width = std::min(kPanel, n - begin);
+        packed.narrow(0, begin * k, k * width).view({k, width}).copy_(cols.narrow(1, begin, width));
+    }
+    return packed;
+}
+
+void packedColumnsProduct(float* y, int64_t ldy, const float* packed, const float* x, int64_t ldx, int64_t rows,
+                          int64_t k, int64_t n)
+{
+    const int64_t panels = (n + kPanel - 1) / kPanel;
+    // About 16K weights (64 KiB) a chunk, taken by the threads as they come.
+    const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(k * kPanel, 1));
+    parallelChunks(panels, chunk, [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p) {
+            const int64_t begin = p * kPanel, width = std::min(kPanel, n - begin);
+            const float* panel = packed + begin * k;
+            for (int64_t r = 0; r < rows; ++r)
+                std::fill(y + r * ldy + begin, y + r * ldy + begin + width, 0.0f);
+            int64_t r = 0;
+            for (; r + 4 <= rows; r += 4)
+                addColumnsRows4(y + r * ldy + begin, ldy, panel, x + r * ldx, ldx, k, width, width);
+            if (rows - r == 3)
+                addColumnsRows3(y + r * ldy + begin, ldy, panel, x + r * ldx, ldx, k, width, width);
+            else if (rows - r == 2)
+                addColumnsRows2(y + r * ldy + begin, ldy, panel, x + r * ldx, ldx, k, width, width);
+            else if (rows - r == 1)
+                addColumns(y + r * ldy + begin, panel, x + r * ldx, k, width, width);
+        }
+    });
+}
 
 at::Tensor matrixVectorByColumns(const at::Tensor& cols, const at::Tensor& x, const at::Tensor& c,
                                  c10::IntArrayRef sizes)

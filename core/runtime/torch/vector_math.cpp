@@ -42,6 +42,13 @@ RAMIEL_CLONES void sigmoidMvec(float* __restrict y, const float* __restrict x, i
         y[i] = 1.0f / (1.0f + expf(-x[i]));
 }
 
+RAMIEL_CLONES void tanhMvec(float* __restrict y, const float* __restrict x, int64_t n)
+{
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = tanhf(x[i]);
+}
+
 #ifdef RAMIEL_AVX512_EXP
 // GCC 12's AVX-512 intrinsics start their results from `__m512 __Y = __Y;`
 // (_mm512_undefined_ps), which -Wmaybe-uninitialized reports wherever one is inlined.
@@ -125,6 +132,7 @@ constexpr Loop kSiluAvx512 = nullptr, kSigmoidAvx512 = nullptr;
 
 void siluRun(float* y, const float* x, int64_t n) { byProcessor(kSiluAvx512, siluMvec, y, x, n); }
 void sigmoidRun(float* y, const float* x, int64_t n) { byProcessor(kSigmoidAvx512, sigmoidMvec, y, x, n); }
+void tanhRun(float* y, const float* x, int64_t n) { tanhMvec(y, x, n); }
 
 namespace {
 

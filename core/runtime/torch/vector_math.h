@@ -29,6 +29,8 @@ void siluFloatInPlace(at::Tensor& x);
 // too short to share: the AVX-512 exp above, or libmvec's expf.
 void siluRun(float* y, const float* x, int64_t n);
 void sigmoidRun(float* y, const float* x, int64_t n);
+// tanh of n floats on the calling thread (y may be x): libmvec's tanhf.
+void tanhRun(float* y, const float* x, int64_t n);
 
 // Softmax along the last dimension of a float tensor with at least one element
 // in it, rows split over the intra-op threads (libmvec's expf; ATen's kernel
