@@ -29,6 +29,10 @@ int64_t normalizeAxis(int64_t axis, int64_t rank)
 
 std::vector<int64_t> intsOf(const at::Tensor& t) { return t.defined() ? toInt64Vector(t) : std::vector<int64_t>{}; }
 
+std::vector<int64_t> spatialSizes(const at::Tensor& x) { return std::vector<int64_t>(x.sizes().begin() + 2, x.sizes().end()); }
+
+std::vector<int64_t> kernelFromWeight(const at::Tensor& w) { return std::vector<int64_t>(w.sizes().begin() + 2, w.sizes().end()); }
+
 std::string shapeText(at::IntArrayRef s)
 {
     std::string out = "[";
@@ -59,6 +63,7 @@ const KernelRegistry& kernelRegistry()
         KernelRegistry r;
         registerElementwiseKernels(r);
         registerNeuralKernels(r);
+        registerQuantizedKernels(r);
         registerShapeKernels(r);
         registerIndexingKernels(r);
         registerControlFlowKernels(r);

@@ -43,6 +43,7 @@ const KernelRegistry& kernelRegistry();
 
 void registerElementwiseKernels(KernelRegistry& r);
 void registerNeuralKernels(KernelRegistry& r);
+void registerQuantizedKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);
 void registerIndexingKernels(KernelRegistry& r);
 void registerControlFlowKernels(KernelRegistry& r);
@@ -56,6 +57,10 @@ std::vector<ValueId> distinctReads(const Node& node);
 int64_t normalizeAxis(int64_t axis, int64_t rank);
 // The values of a small integer tensor (shapes, axes, pads); empty when undefined.
 std::vector<int64_t> intsOf(const at::Tensor& t);
+// A convolution's or pooling's spatial sizes: an input's past batch and channels,
+// a weight's past its output and input channels.
+std::vector<int64_t> spatialSizes(const at::Tensor& x);
+std::vector<int64_t> kernelFromWeight(const at::Tensor& w);
 // A shape for messages: "[2, 3]".
 std::string shapeText(at::IntArrayRef s);
 // Whether the kernel holds the only reference to t and its storage (the executors
