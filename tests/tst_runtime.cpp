@@ -233,6 +233,42 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "RNN sequence length 9 is outside [0, 4]"},
+        {"Compress with a condition longer than the axis",
+         [] {
+             OnnxBuilder b(13);
+             b.input("x", {2, 3}).input("keep", {5}, onnx::TensorProto::BOOL).output("y");
+             OnnxBuilder::setInt(b.node("Compress", {"x", "keep"}, {"y"}, "compress"), "axis", 1);
+             return b;
+         },
+         run, "Compress: the condition has 5 values, more than the 3 slices of axis 1"},
+        {"ReverseSequence with a length past the steps",
+         [] {
+             OnnxBuilder b(13);
+             b.input("x", {4, 2, 3}).output("y");
+             b.initializerInt64("lengths", {2, 9});
+             b.node("ReverseSequence", {"x", "lengths"}, {"y"}, "reverse");
+             return b;
+         },
+         run, "ReverseSequence: sequence length 9 is outside [0, 4]"},
+        {"NegativeLogLikelihoodLoss with a target outside the classes",
+         [] {
+             OnnxBuilder b(13);
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("target", {1, 7});
+             b.node("NegativeLogLikelihoodLoss", {"x", "target"}, {"y"}, "nll");
+             return b;
+         },
+         run, "target 7 is not a class in [0, 3)"},
+        {"EyeLike of a rank-3 input",
+         [] {
+             OnnxBuilder b(13);
+             b.input("x", {2, 2}).output("y");
+             b.initializerInt64("shape", {2, 1, 2});
+             b.node("Reshape", {"x", "shape"}, {"x3"}, "reshape");
+             b.node("EyeLike", {"x3"}, {"y"}, "eye");
+             return b;
+         },
+         -1, "the input has rank 3, it needs 2"},
         {"Pad removing more than an axis holds",
          [] {
              OnnxBuilder b;
@@ -948,6 +984,80 @@ private Q_SLOTS:
                 for (int64_t h = 0; h < hidden; ++h)
                     QVERIFY(std::abs(yh[size_t((d * batch + s) * hidden + h)] - yhs[size_t(d * hidden + h)]) < 1e-5);
         }
+    }
+
+    // DynamicQuantizeLinear where ONNX's reference divides by zero or reads NaN, as ONNX
+    // Runtime quantizes (checked against onnxruntime-node 1.x): NaN out of the range and
+    // to 0, a tensor of zeros at scale 1; and an ordinary range, rounding to even.
+    void dynamicQuantizeLinearEdges_data()
+    {
+        QTest::addColumn<std::vector<float>>("x");
+        QTest::addColumn<std::vector<int>>("y");
+        QTest::addColumn<float>("scale");
+        QTest::addColumn<int>("zeroPoint");
+        const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+        QTest::newRow("zeros") << std::vector<float>{0, 0, 0, 0, 0, 0} << std::vector<int>{0, 0, 0, 0, 0, 0} << 1.0f << 0;
+        QTest::newRow("all negative") << std::vector<float>{-1, -1, -1, -1, -1, -1} << std::vector<int>{0, 0, 0, 0, 0, 0}
+                                      << 1.0f / 255 << 255;
+        QTest::newRow("NaN") << std::vector<float>{nan, 1, 2, 3, 4, 5} << std::vector<int>{0, 51, 102, 153, 204, 255}
+                             << 5.0f / 255 << 0;
+        QTest::newRow("infinity") << std::vector<float>{inf, 1, 2, 3, 4, 5} << std::vector<int>{0, 0, 0, 0, 0, 0} << inf << 0;
+        QTest::newRow("mixed") << std::vector<float>{-0.5f, 0.25f, 1e-40f, 3, 7.5f, 2.5f}
+                               << std::vector<int>{0, 24, 16, 112, 255, 96} << 8.0f / 255 << 16;
+    }
+    void dynamicQuantizeLinearEdges()
+    {
+        QFETCH(std::vector<float>, x);
+        QFETCH(std::vector<int>, y);
+        QFETCH(float, scale);
+        QFETCH(int, zeroPoint);
+        OnnxBuilder b(13);
+        b.input("unused", {1}).output("y").output("scale").output("zp");
+        b.initializer("x", {2, 3}, [&](int64_t i) { return x[size_t(i)]; });
+        b.node("DynamicQuantizeLinear", {"x"}, {"y", "scale", "zp"});
+        const Model m = loadOnnxFromBytes(b.bytes(), "dql.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(out[0].dtype, DataType::UInt8);
+        for (size_t i = 0; i < y.size(); ++i)
+            QCOMPARE(int(out[0].at<uint8_t>(int64_t(i))), y[i]);
+        QCOMPARE(out[1].at<float>(0), scale);
+        QCOMPARE(int(out[2].at<uint8_t>(0)), zeroPoint);
+    }
+
+    // MatMulInteger with A's zero point per row and B's per column, uint8 by int8:
+    // sum_k (a[i][k] - za[i]) (b[k][j] - zb[j]), exactly.
+    void matMulIntegerZeroPoints()
+    {
+        OnnxBuilder b(13);
+        b.input("a", {2, 3}, onnx::TensorProto::UINT8).input("za", {2}, onnx::TensorProto::UINT8);
+        b.input("b", {3, 2}, onnx::TensorProto::INT8).input("zb", {2}, onnx::TensorProto::INT8).output("y");
+        b.node("MatMulInteger", {"a", "b", "za", "zb"}, {"y"});
+        const Model m = loadOnnxFromBytes(b.bytes(), "mmi.onnx", {});
+        const auto compiled = runtime().compile(m);
+        auto tensor = [](DataType t, std::vector<int64_t> dims, std::vector<int> values) {
+            Tensor r;
+            r.dtype = t;
+            r.dims = std::move(dims);
+            for (int v : values)
+                r.data.push_back(char(v));
+            return r;
+        };
+        const std::vector<int> a = {200, 3, 255, 0, 17, 128}, za = {100, 1}, bb = {-128, 5, 127, -7, 0, 99}, zb = {-3, 4};
+        compiled->setInputs({tensor(DataType::UInt8, {2, 3}, a), tensor(DataType::UInt8, {2}, za),
+                             tensor(DataType::Int8, {3, 2}, bb), tensor(DataType::Int8, {2}, zb)});
+        compiled->serialExecutor(1)->run();
+        const Tensor out = compiled->outputs()[0];
+        QCOMPARE(out.dtype, DataType::Int32);
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+                int want = 0;
+                for (int k = 0; k < 3; ++k)
+                    want += (a[size_t(i * 3 + k)] - za[size_t(i)]) * (bb[size_t(k * 2 + j)] - zb[size_t(j)]);
+                QCOMPARE(out.at<int32_t>(i * 2 + j), want);
+            }
     }
 
     // BatchNormalization in training, opset 9's five outputs and opset 15's three: Y by the

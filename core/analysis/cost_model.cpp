@@ -98,7 +98,11 @@ const std::unordered_map<std::string, OpRule>& rules()
         {"GatherND", {Formula::Select}}, {"Compress", {Formula::Select}},
         {"ScatterElements", {Formula::Copy}}, {"ScatterND", {Formula::Copy}}, {"NonZero", {Formula::Copy}},
         {"Scatter", {Formula::Copy}}, {"MaxUnpool", {Formula::Copy}}, {"GridSample", {Formula::Elementwise, 8}},
-        {"Shrink", {Formula::Elementwise, 2}},
+        {"Shrink", {Formula::Elementwise, 2}}, {"DynamicQuantizeLinear", {Formula::Elementwise, 5}},
+        {"EyeLike", {Formula::Copy}}, {"ReverseSequence", {Formula::Copy}}, {"Unique", {Formula::InputSized, 8}},
+        {"Det", {Formula::InputSized, 8}}, {"HannWindow", {Formula::Elementwise, 8}},
+        {"HammingWindow", {Formula::Elementwise, 8}}, {"BlackmanWindow", {Formula::Elementwise, 12}},
+        {"NegativeLogLikelihoodLoss", {Formula::InputSized, 2}}, {"SoftmaxCrossEntropyLoss", {Formula::InputSized, 8}},
         {"If", {Formula::If}}, {"Loop", {Formula::Loop}}, {"Scan", {Formula::Loop}},
     };
     return table;

@@ -348,6 +348,13 @@ void registerClipWhereCastKernels(KernelRegistry& r)
         const at::ScalarType t = *type;
         return [t](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].to(t); };
     };
+    // CastLike: Cast to the second input's type.
+    r["CastLike"] = [](const KernelContext& c) -> Kernel {
+        const DataType to = c.hasInput(1) ? c.graph.value(c.node.input(1)).type.dtype : DataType::Undefined;
+        if (to != DataType::Undefined && !scalarTypeOf(to))
+            c.unsupported("cast to " + dataTypeName(to) + " is not supported");
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].to(in[1].scalar_type()); };
+    };
 }
 
 }  // namespace

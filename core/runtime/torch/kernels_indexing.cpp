@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 namespace ramiel {
 
@@ -224,6 +226,121 @@ Kernel triluKernel(const KernelContext& c)
         const int64_t limit = in[0].size(-1) + in[0].size(-2) + 1;
         k = std::clamp<int64_t>(k, -limit, limit);
         out[0] = upper ? at::triu(in[0], k) : at::tril(in[0], k);
+    };
+}
+
+// EyeLike: a matrix of the input's shape, ones on diagonal k, zeros elsewhere, of
+// the node's dtype (the input's by default).
+Kernel eyeLikeKernel(const KernelContext& c)
+{
+    const int64_t k = c.node.attrInt("k", 0);
+    std::optional<at::ScalarType> type;
+    if (const Attribute* a = c.node.attr("dtype")) {
+        const DataType dt = dataTypeFromOnnx(int32_t(a->i));
+        type = scalarTypeOf(dt);
+        if (!type)
+            c.unsupported("dtype " + dataTypeName(dt) + " is not supported");
+    }
+    return [k, type](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        if (in[0].dim() != 2)
+            fail("EyeLike: the input has rank " + std::to_string(in[0].dim()) + ", it needs 2");
+        const int64_t rows = in[0].size(0), cols = in[0].size(1);
+        at::Tensor y = at::zeros({rows, cols}, in[0].options().dtype(type.value_or(in[0].scalar_type())));
+        if (k < cols && k > -rows)
+            y.diagonal(k).fill_(1);
+        out[0] = y;
+    };
+}
+
+// Compress: the slices along `axis` (of the flattened input without one) whose
+// condition is true; slices past the condition's length are left out.
+Kernel compressKernel(const KernelContext& c)
+{
+    const Attribute* axisAttr = c.node.attr("axis");
+    const std::optional<int64_t> axis = axisAttr ? std::optional<int64_t>(axisAttr->i) : std::nullopt;
+    return [axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& condition = in[1];
+        if (condition.dim() != 1)
+            fail("Compress: the condition has rank " + std::to_string(condition.dim()) + ", it needs 1");
+        const at::Tensor x = axis ? in[0] : in[0].reshape({-1});
+        const int64_t a = axis ? normalizeAxis(*axis, x.dim()) : 0;
+        if (condition.size(0) > x.size(a))
+            fail("Compress: the condition has " + std::to_string(condition.size(0)) + " values, more than the " +
+                 std::to_string(x.size(a)) + " slices of axis " + std::to_string(a));
+        out[0] = x.index_select(a, at::nonzero(condition.to(at::kBool)).reshape({-1}));
+    };
+}
+
+// Unique: the distinct values (or slices along `axis`), sorted or in the order they
+// first appear, with the index of each one's first appearance, the index of each
+// input element's (or slice's) distinct value, and how often each appears.
+Kernel uniqueKernel(const KernelContext& c)
+{
+    const bool sorted = c.node.attrInt("sorted", 1) != 0;
+    const Attribute* axisAttr = c.node.attr("axis");
+    const std::optional<int64_t> axis = axisAttr ? std::optional<int64_t>(axisAttr->i) : std::nullopt;
+    return [sorted, axis](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor x = axis ? in[0] : in[0].reshape({-1});
+        const int64_t a = axis ? normalizeAxis(*axis, x.dim()) : 0;
+        at::Tensor y, inverse, counts;
+        std::tie(y, inverse, counts) = axis ? at::unique_dim(x, a, true, true, true) : at::_unique2(x, true, true, true);
+        inverse = inverse.reshape({-1});
+        const int64_t n = x.size(a), distinct = counts.numel();
+        const at::Tensor first = at::full({distinct}, n, at::kLong)
+                                     .scatter_reduce(0, inverse, at::arange(n, at::kLong), "amin", /*include_self=*/true);
+        if (sorted) {
+            out[0] = y;
+            if (out.size() > 1)
+                out[1] = first;
+            if (out.size() > 2)
+                out[2] = inverse;
+            if (out.size() > 3)
+                out[3] = counts;
+            return;
+        }
+        const at::Tensor order = at::argsort(first);  // distinct values by first appearance
+        const at::Tensor rank = at::empty_like(order).scatter_(0, order, at::arange(distinct, at::kLong));
+        out[0] = y.index_select(a, order);
+        if (out.size() > 1)
+            out[1] = first.index_select(0, order);
+        if (out.size() > 2)
+            out[2] = rank.index_select(0, inverse);
+        if (out.size() > 3)
+            out[3] = counts.index_select(0, order);
+    };
+}
+
+// ReverseSequence: along the time axis, the first sequence_lens[b] slices of each
+// batch entry b in reverse order, the rest as they are.
+Kernel reverseSequenceKernel(const KernelContext& c)
+{
+    const int64_t batchAxis = c.node.attrInt("batch_axis", 1), timeAxis = c.node.attrInt("time_axis", 0);
+    if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
+        c.unsupported("batch_axis " + std::to_string(batchAxis) + " and time_axis " + std::to_string(timeAxis) +
+                      " are not 0 and 1");
+    return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const at::Tensor& x = in[0];
+        if (x.dim() < 2)
+            fail("ReverseSequence: the input has rank " + std::to_string(x.dim()) + ", it needs 2 or more");
+        const int64_t steps = x.size(timeAxis), batch = x.size(batchAxis);
+        const std::vector<int64_t> lengths = intsOf(in[1]);
+        if (in[1].dim() != 1 || int64_t(lengths.size()) != batch)
+            fail("ReverseSequence: sequence_lens has shape " + shapeText(in[1].sizes()) + " where [" +
+                 std::to_string(batch) + "] is expected");
+        at::Tensor index = at::empty(timeAxis == 0 ? std::vector<int64_t>{steps, batch} : std::vector<int64_t>{batch, steps},
+                                     at::kLong);
+        int64_t* idx = index.data_ptr<int64_t>();
+        for (int64_t b = 0; b < batch; ++b) {
+            const int64_t len = lengths[size_t(b)];
+            if (len < 0 || len > steps)
+                fail("ReverseSequence: sequence length " + std::to_string(len) + " is outside [0, " +
+                     std::to_string(steps) + "]");
+            for (int64_t t = 0; t < steps; ++t)
+                idx[timeAxis == 0 ? t * batch + b : b * steps + t] = t < len ? len - 1 - t : t;
+        }
+        std::vector<int64_t> shape = index.sizes().vec();
+        shape.resize(size_t(x.dim()), 1);
+        out[0] = at::gather(x, timeAxis, index.view(shape).expand(x.sizes()));
     };
 }
 
@@ -531,9 +648,13 @@ void registerIndexingKernels(KernelRegistry& r)
     r["GatherElements"] = gatherElementsKernel;
     r["GatherND"] = gatherNDKernel;
     r["NonZero"] = nonZeroKernel;
+    r["Unique"] = uniqueKernel;
     r["OneHot"] = oneHotKernel;
     r["CumSum"] = cumSumKernel;
     r["Trilu"] = triluKernel;
+    r["EyeLike"] = eyeLikeKernel;
+    r["Compress"] = compressKernel;
+    r["ReverseSequence"] = reverseSequenceKernel;
     r["DepthToSpace"] = depthSpace(true);
     r["SpaceToDepth"] = depthSpace(false);
     r["Einsum"] = einsumKernel;

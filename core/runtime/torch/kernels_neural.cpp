@@ -1333,6 +1333,16 @@ KernelFactory matMulKernel(bool bias)
 // Gemm, MatMul, MatMulAdd.
 void registerMatMulKernels(KernelRegistry& r)
 {
+    // Det: the determinants of the input's last two dimensions' square matrices.
+    r["Det"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            if (x.dim() < 2 || x.size(-1) != x.size(-2))
+                throw Error(ErrorKind::Runtime, {}, "the input of shape " + shapeText(x.sizes()) +
+                                                        " does not end in square matrices");
+            out[0] = at::linalg_det(x);
+        };
+    };
     r["Gemm"] = [](const KernelContext& c) -> Kernel {
         const double alpha = c.node.attrFloat("alpha", 1.0f), beta = c.node.attrFloat("beta", 1.0f);
         const bool ta = c.node.attrInt("transA", 0) != 0, tb = c.node.attrInt("transB", 0) != 0;
@@ -1392,8 +1402,51 @@ void registerMatMulKernels(KernelRegistry& r)
 }
 
 // Softmax, LogSoftmax.
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (which takes the log-softmax
+// of its scores over axis 1 first, and gives it as its second output): ATen's
+// nll_loss on [N, C, d1, ...] and targets [N, d1, ...], the class weights, `ignore_index`
+// and the reduction ('mean' divides by the weights of the targets not ignored).
+KernelFactory lossKernel(bool softmaxFirst)
+{
+    return [softmaxFirst](const KernelContext& c) -> Kernel {
+        const std::string reduction = c.node.attrString("reduction", "mean");
+        int64_t mode = at::Reduction::Mean;
+        if (reduction == "none")
+            mode = at::Reduction::None;
+        else if (reduction == "sum")
+            mode = at::Reduction::Sum;
+        else if (reduction != "mean")
+            c.unsupported("reduction '" + reduction + "' is not none, sum or mean");
+        const Attribute* ignore = c.node.attr("ignore_index");
+        // ATen ignores -100 by default; a node without ignore_index ignores nothing.
+        const int64_t ignoreIndex = ignore ? ignore->i : std::numeric_limits<int64_t>::min();
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& scores = in[0];
+            if (scores.dim() < 2)
+                throw Error(ErrorKind::Runtime, {}, "the input has rank " + std::to_string(scores.dim()) + ", it needs 2 or more");
+            const at::Tensor target = in[1].to(at::kLong);
+            if (target.dim() != scores.dim() - 1)
+                throw Error(ErrorKind::Runtime, {}, "the targets have rank " + std::to_string(target.dim()) + " where " +
+                                                        std::to_string(scores.dim() - 1) + " is expected");
+            // ATen reads a class index outside [0, C) that is not ignored past its buffer's end.
+            const int64_t classes = scores.size(1);
+            const at::Tensor bad = (target < 0).logical_or(target >= classes).logical_and(target != ignoreIndex);
+            if (bad.any().item<bool>())
+                throw Error(ErrorKind::Runtime, {}, "target " + std::to_string(target.masked_select(bad)[0].item<int64_t>()) +
+                                                        " is not a class in [0, " + std::to_string(classes) + ")");
+            const at::Tensor logProb = softmaxFirst ? at::log_softmax(scores, 1) : scores;
+            const at::Tensor weight = in.size() > 2 && in[2].defined() ? in[2].to(scores.scalar_type()) : at::Tensor();
+            out[0] = at::nll_loss_nd(logProb, target, weight, mode, ignoreIndex);
+            if (softmaxFirst && out.size() > 1)
+                out[1] = logProb;
+        };
+    };
+}
+
 void registerSoftmaxKernels(KernelRegistry& r)
 {
+    r["NegativeLogLikelihoodLoss"] = lossKernel(false);
+    r["SoftmaxCrossEntropyLoss"] = lossKernel(true);
     auto softmax = [](bool log) {
         return [log](const KernelContext& c) -> Kernel {
             const int64_t opset = c.opset();

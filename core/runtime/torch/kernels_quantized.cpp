@@ -13,6 +13,7 @@
 #include <ATen/core/stack.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace ramiel {
 
@@ -67,6 +68,63 @@ at::Tensor requantize(const at::Tensor& acc, const at::Tensor& multiplier, const
     if (yZp.defined())
         y = y + yZp.to(at::kDouble).reshape({});
     return y.clamp_(lo, hi).to(type);
+}
+
+// The convolution of integer x and w less their zero points (x's one value, w's
+// one value or one per output channel; undefined: 0) under the node's window
+// attributes, exact in double precision (sums below 2^53).
+at::Tensor exactConvolution(const Node& n, const std::vector<int64_t>& kernelAttr, int64_t groups, const at::Tensor& xq,
+                            const at::Tensor& xZp, const at::Tensor& wq, const at::Tensor& wZp)
+{
+    at::Tensor x = xq.to(at::kDouble);
+    if (xZp.defined())
+        x = x - xZp.to(at::kDouble).reshape({});
+    at::Tensor w = wq.to(at::kDouble);
+    if (wZp.defined())
+        w = w - alongAxis(wZp.to(at::kDouble), 0, w.dim());
+    const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(x));
+    at::Tensor xp = x;
+    std::vector<int64_t> pad = win.padBegin;
+    if (!win.symmetric()) {
+        xp = at::constant_pad_nd(x, win.atenPads(), 0.0);
+        pad.assign(pad.size(), 0);
+    }
+    return at::convolution(xp, w, at::Tensor(), win.strides, pad, win.dilations, false,
+                           std::vector<int64_t>(pad.size(), 0), groups);
+}
+
+// The product of integer a and b less their zero points (a's one value or one per
+// row, b's one value or one per column; undefined: 0), exact in double precision.
+at::Tensor exactProduct(const at::Tensor& aq, const at::Tensor& aZp, const at::Tensor& bq, const at::Tensor& bZp)
+{
+    at::Tensor a = aq.to(at::kDouble);
+    if (aZp.defined())
+        a = a - (aZp.numel() == 1 ? aZp.to(at::kDouble).reshape({}) : aZp.to(at::kDouble).unsqueeze(-1));
+    at::Tensor b = bq.to(at::kDouble);
+    if (bZp.defined())
+        b = b - (bZp.numel() == 1 ? bZp.to(at::kDouble).reshape({}) : bZp.to(at::kDouble));
+    return at::matmul(a, b);
+}
+
+// DynamicQuantizeLinear: a float tensor to uint8 over the range of its values and 0,
+// as ONNX's reference computes it in float: scale (max - min) / 255, zero point
+// round(-min / scale), each value round(x / scale) + zero point, saturated; rounding
+// to even. Where ONNX's reference divides by zero or reads NaN, ONNX Runtime's
+// choices: NaN values left out of the range and quantized to 0, a scale of 1 where
+// every value is 0.
+void dynamicQuantizeLinear(const at::Tensor& x, std::vector<at::Tensor>& out)
+{
+    if (x.scalar_type() != at::kFloat)
+        throw Error(ErrorKind::Unsupported, {}, "DynamicQuantizeLinear of " + std::string(c10::toString(x.scalar_type())) +
+                                                    " tensors is not supported (float is)");
+    const at::Tensor values = at::where(at::isnan(x), at::zeros({}, x.options()), x);  // 0 is in the range anyway
+    const float lo = x.numel() ? std::min(0.0f, values.min().item<float>()) : 0.0f;
+    const float hi = x.numel() ? std::max(0.0f, values.max().item<float>()) : 0.0f;
+    const float scale = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+    const float zp = std::isfinite(-lo / scale) ? std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f) : 0.0f;
+    out[0] = at::nan_to_num(at::round(x / scale).add_(zp), 0.0, 255.0, 0.0).clamp_(0, 255).to(at::kByte);
+    out[1] = at::scalar_tensor(scale, at::kFloat);
+    out[2] = at::scalar_tensor(int64_t(zp), at::TensorOptions().dtype(at::kByte));
 }
 
 bool quantizedEngineReady()
@@ -148,21 +206,8 @@ Kernel qlinearConvKernel(const KernelContext& c)
     }
     // Reference path: integer arithmetic carried exactly in double precision.
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        const at::Tensor x = in[0].to(at::kDouble) - in[2].to(at::kDouble).reshape({});
-        const at::Tensor& wRaw = in[3];
-        const int64_t m = wRaw.size(0);
-        at::Tensor w = wRaw.to(at::kDouble);
-        if (in.size() > 5 && in[5].defined())
-            w = w - alongAxis(in[5].to(at::kDouble), 0, w.dim());
-        const Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr, spatialSizes(x));
-        at::Tensor xp = x;
-        std::vector<int64_t> pad = win.padBegin;
-        if (!win.symmetric()) {
-            xp = at::constant_pad_nd(x, win.atenPads(), 0.0);
-            pad.assign(pad.size(), 0);
-        }
-        at::Tensor acc = at::convolution(xp, w, at::Tensor(), win.strides, pad, win.dilations, false,
-                                         std::vector<int64_t>(pad.size(), 0), groups);
+        const int64_t m = in[3].size(0);
+        at::Tensor acc = exactConvolution(n, kernelAttr, groups, in[0], in[2], in[3], in.size() > 5 ? in[5] : at::Tensor());
         if (in.size() > 8 && in[8].defined())
             acc = acc + alongAxis(in[8].to(at::kDouble), 1, acc.dim());
         const at::Tensor wScale = in[4].to(at::kDouble).reshape({-1}).expand({m});
@@ -196,11 +241,8 @@ Kernel qlinearMatMulKernel(const KernelContext& c)
         };
     }
     return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        const at::Tensor a = in[0].to(at::kDouble) - in[2].to(at::kDouble).reshape({});
-        at::Tensor b = in[3].to(at::kDouble);
         // b's zero point and scale are per tensor or per column (its last dimension).
-        b = b - in[5].to(at::kDouble);
-        const at::Tensor acc = at::matmul(a, b);
+        const at::Tensor acc = exactProduct(in[0], in[2], in[3], in[5]);
         const at::Tensor multiplier = in[4].to(at::kDouble) * in[1].to(at::kDouble).reshape({}) / in[6].to(at::kDouble).reshape({});
         out[0] = requantize(acc, multiplier, in[7], in[7].scalar_type());
     };
@@ -212,6 +254,24 @@ void registerQuantizedKernels(KernelRegistry& r)
 {
     r["QLinearConv"] = qlinearConvKernel;
     r["QLinearMatMul"] = qlinearMatMulKernel;
+    r["ConvInteger"] = [](const KernelContext& c) -> Kernel {
+        const Node n = c.node;
+        const int64_t groups = n.attrInt("group", 1);
+        const auto kernelAttr = n.attrInts("kernel_shape");
+        return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            auto optional = [&](size_t i) { return i < in.size() ? in[i] : at::Tensor(); };
+            out[0] = exactConvolution(n, kernelAttr, groups, in[0], optional(2), in[1], optional(3)).to(at::kInt);
+        };
+    };
+    r["MatMulInteger"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            auto optional = [&](size_t i) { return i < in.size() ? in[i] : at::Tensor(); };
+            out[0] = exactProduct(in[0], optional(2), in[1], optional(3)).to(at::kInt);
+        };
+    };
+    r["DynamicQuantizeLinear"] = [](const KernelContext&) -> Kernel {
+        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { dynamicQuantizeLinear(in[0], out); };
+    };
     r["QuantizeLinear"] = [](const KernelContext& c) -> Kernel {
         const int64_t axis = c.node.attrInt("axis", 1);
         // The output type is the zero point's (uint8 when it is omitted).

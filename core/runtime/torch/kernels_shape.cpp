@@ -513,6 +513,35 @@ void registerConstantKernels(KernelRegistry& r)
             out[0] = at::scalar_tensor(in[0].numel(), at::kLong);
         };
     };
+    // HannWindow, HammingWindow, BlackmanWindow: `size` values of the window
+    // sum_k a_k cos(2 pi k n / N), N the size (periodic) or the size - 1 (symmetric),
+    // of output_datatype (float by default).
+    auto window = [](std::vector<double> a) {
+        return [a](const KernelContext& c) -> Kernel {
+            const bool periodic = c.node.attrInt("periodic", 1) != 0;
+            const DataType dt = dataTypeFromOnnx(int32_t(c.node.attrInt("output_datatype", 1)));
+            const auto type = scalarTypeOf(dt);
+            if (!type)
+                c.unsupported("output_datatype " + dataTypeName(dt) + " is not supported");
+            const at::ScalarType t = *type;
+            return [a, periodic, t](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                if (in[0].numel() != 1)
+                    throw Error(ErrorKind::Runtime, {}, "size holds " + std::to_string(in[0].numel()) + " values, not one");
+                const int64_t size = in[0].item<int64_t>();
+                if (size < 0 || size > (int64_t(1) << 32))
+                    throw Error(ErrorKind::Runtime, {}, "size " + std::to_string(size) + " is outside [0, 2^32]");
+                const double n = double(periodic ? size : size - 1);
+                const at::Tensor phase = at::arange(size, at::kDouble) * (2 * M_PI / (n > 0 ? n : 1));
+                at::Tensor w = at::full({size}, a[0], at::kDouble);
+                for (size_t k = 1; k < a.size(); ++k)
+                    w = w + a[k] * at::cos(phase * double(k));
+                out[0] = w.to(t);
+            };
+        };
+    };
+    r["HannWindow"] = window({0.5, -0.5});
+    r["HammingWindow"] = window({25.0 / 46, -21.0 / 46});
+    r["BlackmanWindow"] = window({0.42, -0.5, 0.08});
     r["Range"] = [](const KernelContext&) -> Kernel {
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::ScalarType t = in[0].scalar_type();
