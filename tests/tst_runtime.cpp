@@ -869,11 +869,17 @@ private Q_SLOTS:
     }
 
     // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
-    // an empty batch is the empty batch, and so are its reflection and edge pads.
+    // an empty batch is the empty batch, and so are its reflection and edge pads; an LSTM
+    // of no hidden units and a GRU of no steps give empty outputs and zero states.
     void scalarsAndEmptyTensorsAtTheEdges()
     {
-        OnnxBuilder b;
+        OnnxBuilder b(14);
         b.input("x", {0, 2, 3, 3}).output("nz").output("lrn").output("reflect").output("edge");
+        b.output("lstm").output("gru").output("gru_h");
+        b.initializer("seq", {4, 2, 3}).initializer("w0", {1, 0, 3}).initializer("r0", {1, 0, 0});
+        OnnxBuilder::setInt(b.node("LSTM", {"seq", "w0", "r0"}, {"lstm"}), "hidden_size", 0);
+        b.initializer("none", {0, 2, 3}).initializer("w", {1, 12, 3}).initializer("r", {1, 12, 4});
+        OnnxBuilder::setInt(b.node("GRU", {"none", "w", "r"}, {"gru", "gru_h"}), "hidden_size", 4);
         b.initializer("s", {}, 2.0f);
         b.node("NonZero", {"s"}, {"nz"});
         OnnxBuilder::setInt(b.node("LRN", {"x"}, {"lrn"}), "size", 3);
@@ -890,6 +896,9 @@ private Q_SLOTS:
         QCOMPARE(out[1].dims, (std::vector<int64_t>{0, 2, 3, 3}));
         QCOMPARE(out[2].dims, (std::vector<int64_t>{0, 2, 5, 5}));
         QCOMPARE(out[3].dims, (std::vector<int64_t>{0, 2, 5, 5}));
+        QCOMPARE(out[4].dims, (std::vector<int64_t>{4, 1, 2, 0}));
+        QCOMPARE(out[5].dims, (std::vector<int64_t>{0, 1, 2, 4}));
+        QCOMPARE(*out[6].toDoubles(), std::vector<double>(8, 0.0));
     }
 
     // RNN, GRU and LSTM on a batch of 9 ragged sequences (one GEMM of the states a step

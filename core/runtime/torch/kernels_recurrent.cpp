@@ -96,7 +96,7 @@ std::vector<Activation> activationsOf(const KernelContext& c, const std::vector<
     else if (names.size() == perDirection && directions == 2)
         names.insert(names.end(), given->strings.begin(), given->strings.end());
     if (names.size() != perDirection * size_t(directions))
-        c.unsupported("activations names " + std::to_string(names.size()) + " functions where " +
+        c.unsupported("activations lists " + std::to_string(names.size()) + " functions where " +
                       std::to_string(perDirection * size_t(directions)) + " are expected");
     const Attribute* alphaAttr = c.node.attr("activation_alpha");
     const Attribute* betaAttr = c.node.attr("activation_beta");
@@ -278,7 +278,7 @@ Weights prepareWeights(const Recurrence& r, const at::Tensor& wIn, const at::Ten
 at::Tensor inputProjection(const at::Tensor& x2, const DirectionWeights& dw)
 {
 #if RAMIEL_HAVE_DNNL
-    if (x2.scalar_type() == at::kFloat && x2.numel() > 0) {
+    if (x2.scalar_type() == at::kFloat && x2.numel() > 0 && dw.inputCols.size(1) > 0) {
         const at::Tensor x = x2.contiguous();
         const int64_t m = x.size(0), k = x.size(1), n = dw.inputCols.size(1);
         at::Tensor y = dw.inputBias.expand({m, n}).contiguous();
