@@ -929,7 +929,7 @@ private Q_SLOTS:
         const std::vector<int64_t> lengths = {5, 3, 1, 5, 2, 4, 0, 5, 1};
         const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
         // The batch's sequences (first = 0, count = 9), or sequence `first` alone.
-        auto run = [&](int64_t first, int64_t count) {
+        auto run = [&](int64_t first, int64_t count, int threads) {
             OnnxBuilder b(14);
             b.input("unused", {1}).output("y").output("yh");
             b.initializer("x", {steps, count, features}, [&](int64_t i) {
@@ -972,26 +972,29 @@ private Q_SLOTS:
             const Model m = loadOnnxFromBytes(b.bytes(), "recurrent.onnx", {});
             const auto compiled = runtime().compile(m);
             compiled->setInputs(compiled->randomInputs(1, 1));
-            compiled->serialExecutor(1)->run();
+            compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
             return std::make_pair(*out[0].toDoubles(), *out[1].toDoubles());  // [steps, 2, count, hidden], [2, count, hidden]
         };
-        const auto [y, yh] = run(0, batch);
-        for (int64_t s = 0; s < batch; ++s) {
-            const auto [ys, yhs] = run(s, 1);
-            for (int64_t t = 0; t < steps; ++t)
+        // On two threads the directions run at once; on four, each direction's rows in two shares.
+        for (int threads : {1, 2, 4}) {
+            const auto [y, yh] = run(0, batch, threads);
+            for (int64_t s = 0; s < batch; ++s) {
+                const auto [ys, yhs] = run(s, 1, 1);
+                for (int64_t t = 0; t < steps; ++t)
+                    for (int64_t d = 0; d < 2; ++d)
+                        for (int64_t h = 0; h < hidden; ++h) {
+                            const double got = y[size_t(((t * 2 + d) * batch + s) * hidden + h)];
+                            const double want = ys[size_t((t * 2 + d) * hidden + h)];
+                            QVERIFY2(std::abs(got - want) < 1e-5, qPrintable(QString("sequence %1 step %2 direction %3: %4 alone, %5 in the batch")
+                                                                             .arg(s).arg(t).arg(d).arg(want).arg(got)));
+                            if (t >= lengths[size_t(s)])
+                                QCOMPARE(got, 0.0);
+                        }
                 for (int64_t d = 0; d < 2; ++d)
-                    for (int64_t h = 0; h < hidden; ++h) {
-                        const double got = y[size_t(((t * 2 + d) * batch + s) * hidden + h)];
-                        const double want = ys[size_t((t * 2 + d) * hidden + h)];
-                        QVERIFY2(std::abs(got - want) < 1e-5, qPrintable(QString("sequence %1 step %2 direction %3: %4 alone, %5 in the batch")
-                                                                         .arg(s).arg(t).arg(d).arg(want).arg(got)));
-                        if (t >= lengths[size_t(s)])
-                            QCOMPARE(got, 0.0);
-                    }
-            for (int64_t d = 0; d < 2; ++d)
-                for (int64_t h = 0; h < hidden; ++h)
-                    QVERIFY(std::abs(yh[size_t((d * batch + s) * hidden + h)] - yhs[size_t(d * hidden + h)]) < 1e-5);
+                    for (int64_t h = 0; h < hidden; ++h)
+                        QVERIFY(std::abs(yh[size_t((d * batch + s) * hidden + h)] - yhs[size_t(d * hidden + h)]) < 1e-5);
+            }
         }
     }
 
