@@ -9,6 +9,7 @@
 #include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
+#include "core/runtime/torch/target_clones.h"
 #include "core/runtime/torch/vector_math.h"
 #include "core/util/error.h"
 
@@ -300,15 +301,15 @@ at::Tensor inputProjection(const at::Tensor& x2, const DirectionWeights& dw)
 }
 
 // One direction over the sequence for the batch's rows [rowBegin, rowEnd), which
-// share nothing with the other rows. xw: [seq, batch, gates * hidden], the input's
-// projection with biases; h, cState: [batch, hidden] states, updated in place;
-// y: [seq, directions, batch, hidden] (this direction's slot written).
+// share nothing with the other rows. xw: [seq, rowEnd - rowBegin, gates * hidden],
+// those rows' input projection with biases; h, cState: [batch, hidden] states,
+// updated in place; y: [seq, directions, batch, hidden] (this direction's slot written).
 template <typename T>
-void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor& xw, const DirectionWeights& dw,
+RAMIEL_CLONES void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor& xw, const DirectionWeights& dw,
                   const std::vector<int64_t>& lengths, int64_t rowBegin, int64_t rowEnd, at::Tensor& h,
                   at::Tensor& cState, at::Tensor& y)
 {
-    const int64_t batch = xw.size(1), rows = rowEnd - rowBegin, hidden = h.size(1), gates = gatesOf(r.cell);
+    const int64_t batch = h.size(0), rows = rowEnd - rowBegin, hidden = h.size(1), gates = gatesOf(r.cell);
     const int64_t width = gates * hidden;
     const Activation* act = r.activations.data() + d * (r.cell == Cell::Rnn ? 1 : r.cell == Cell::Gru ? 2 : 3);
     const bool gruResetFirst = dw.second.has_value();
@@ -336,7 +337,7 @@ void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor
             if (s >= lengths[size_t(b)])
                 continue;
             const int64_t t = timeOf(b, s);
-            const T* x = xwData + (t * batch + b) * width;
+            const T* x = xwData + (t * rows + b - rowBegin) * width;
             T* g = scratch.data();
             T* hRow = hData + b * hidden;
             if (r.cell == Cell::Rnn) {
@@ -424,7 +425,7 @@ void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor
             if (s >= lengths[size_t(b)])
                 continue;
             const int64_t t = timeOf(b, s);
-            const T* x = xwData + (t * batch + b) * width;
+            const T* x = xwData + (t * rows + b - rowBegin) * width;
             const T* z = hrData + (b - rowBegin) * 2 * hidden;
             T* hh = scratch.data();
             T* hRow = hData + b * hidden;
@@ -525,14 +526,11 @@ Kernel recurrentKernel(const KernelContext& c, Cell cell)
         const bool ragged = std::any_of(lengths.begin(), lengths.end(), [&](int64_t l) { return l < seq; });
         at::Tensor y = ragged ? at::zeros({seq, r.directions, batch, hidden}, opts)
                               : at::empty({seq, r.directions, batch, hidden}, opts);
-        const at::Tensor x2 = x.reshape({seq * batch, x.size(2)});
-        std::vector<at::Tensor> xw;
-        for (int64_t d = 0; d < r.directions; ++d)
-            xw.push_back(inputProjection(x2, weights->directions[size_t(d)]).view({seq, batch, gates * hidden}));
-        // Work items: a direction's rows [begin, end). The directions and the batch's
-        // rows share nothing, so on P threads the items run at once, one thread each
-        // (inside, every product runs on its thread alone): a bidirectional layer's two
-        // directions, a batch's rows in P / directions shares.
+        // Work items: a direction's rows [begin, end), their input's projection and
+        // their steps. The directions and the batch's rows share nothing, so on P
+        // threads the items run at once, one thread each (inside, every product runs on
+        // its thread alone): a bidirectional layer's two directions, a batch's rows in
+        // P / directions shares.
         struct Item {
             int64_t d, begin, end;
         };
@@ -544,12 +542,15 @@ Kernel recurrentKernel(const KernelContext& c, Cell cell)
                 items.push_back({d, batch * i / shares, batch * (i + 1) / shares});
         auto runItem = [&](const Item& item) {
             const DirectionWeights& dw = weights->directions[size_t(item.d)];
+            const int64_t rows = item.end - item.begin;
+            const at::Tensor xs = x.narrow(1, item.begin, rows).reshape({seq * rows, x.size(2)});
+            const at::Tensor xw = inputProjection(xs, dw).view({seq, rows, gates * hidden});
             at::Tensor hd = h[item.d], cd = cState.defined() ? cState[item.d] : at::Tensor();
             const bool reverse = r.reverseOnly || item.d == 1;
             if (x.scalar_type() == at::kFloat)
-                runDirection<float>(r, item.d, reverse, xw[size_t(item.d)], dw, lengths, item.begin, item.end, hd, cd, y);
+                runDirection<float>(r, item.d, reverse, xw, dw, lengths, item.begin, item.end, hd, cd, y);
             else
-                runDirection<double>(r, item.d, reverse, xw[size_t(item.d)], dw, lengths, item.begin, item.end, hd, cd, y);
+                runDirection<double>(r, item.d, reverse, xw, dw, lengths, item.begin, item.end, hd, cd, y);
         };
         if (items.size() > 1 && threads > 1) {
             std::vector<std::exception_ptr> failed(items.size());
