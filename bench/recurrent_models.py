@@ -4,7 +4,7 @@
 
 - tagger_b1_t50, tagger_b3_t20: PyTorch's 2-layer bidirectional LSTM, bidirectional GRU
   and ReLU RNN beside each other on 40 features, their outputs concatenated into a linear
-  layer (as tests/models/export_real_models.py's sequence_tagger), exported at opset 17
+  layer (tests/models/export_real_models.py's sequence_tagger), exported at opset 17
   for 1 sequence of 50 steps and 3 of 20.
 - lstm_bi_40x64_t50: one bidirectional LSTM node, 40 -> 64 units, 1 sequence of 50 steps.
 - lstm_bi_256x512_t100: one bidirectional LSTM node, 256 -> 512 units, 1 sequence of 100
@@ -20,24 +20,10 @@ import sys
 
 def tagger(out_dir, name, batch, steps):
     import torch
-
-    class Tagger(torch.nn.Module):
-        def __init__(self, features=40, hidden=64):
-            super().__init__()
-            self.lstm = torch.nn.LSTM(features, hidden, num_layers=2, bidirectional=True, batch_first=True)
-            self.gru = torch.nn.GRU(features, hidden, bidirectional=True, batch_first=True)
-            self.rnn = torch.nn.RNN(features, hidden // 2, nonlinearity="relu", batch_first=True)
-            self.head = torch.nn.Linear(4 * hidden + hidden // 2, 10)
-
-        def forward(self, x):
-            a, _ = self.lstm(x)
-            b, _ = self.gru(x)
-            c, _ = self.rnn(x)
-            return self.head(torch.cat([a, b, c], -1))
-
-    torch.manual_seed(0)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "models"))
+    from export_real_models import sequence_tagger
     with torch.no_grad():
-        torch.onnx.export(Tagger().eval(), (torch.randn(batch, steps, 40),), os.path.join(out_dir, name + ".onnx"),
+        torch.onnx.export(sequence_tagger(), (torch.randn(batch, steps, 40),), os.path.join(out_dir, name + ".onnx"),
                           opset_version=17, input_names=["x"], output_names=["y"])
 
 

@@ -150,7 +150,8 @@ def export_sequence_model(out_dir, name, model, inputs, input_names, output_name
     return True
 
 
-def export_sequence_tagger(out_dir):
+def sequence_tagger():
+    """The tagger (seeded, in eval mode): on [batch, steps, 40] features, [batch, steps, 10] scores."""
     import torch
 
     class Tagger(torch.nn.Module):
@@ -168,7 +169,12 @@ def export_sequence_tagger(out_dir):
             return self.head(torch.cat([a, b, c], -1))
 
     torch.manual_seed(0)
-    model = Tagger().eval()
+    return Tagger().eval()
+
+
+def export_sequence_tagger(out_dir):
+    import torch
+    model = sequence_tagger()
     return export_sequence_model(out_dir, SEQUENCE_TAGGER, model, (torch.randn(3, 20, 40),), ["x"], ["y"], 17)
 
 
