@@ -68,10 +68,10 @@ private:
     // A valid model with an operator the runtime lacks (Det).
     QString unsupportedModel()
     {
-        const QString file = work_.filePath("det.onnx");
+        const QString file = work_.filePath("max_roi_pool.onnx");
         test::OnnxBuilder b;
-        b.input("x", {2, 2}).output("y");
-        b.node("Det", {"x"}, {"y"}, "the_det");
+        b.input("x", {1, 2, 4, 4}).input("rois", {3, 5}).output("y");
+        test::OnnxBuilder::setInts(b.node("MaxRoiPool", {"x", "rois"}, {"y"}, "the_pool"), "pooled_shape", {2, 2});
         const std::string bytes = b.bytes();
         QFile f(file);
         if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()))
@@ -412,7 +412,7 @@ private Q_SLOTS:
         QTest::newRow("unknown input") << QStringList{"run", sample, "--input", "nope=x.npy"} << 2 << "not a graph input";
         QTest::newRow("missing npy") << QStringList{"run", sample, "--input", "image=/nonexistent.npy"} << 3 << "/nonexistent.npy";
         QTest::newRow("not npy") << QStringList{"run", sample, "--input", "image=" + sample} << 2 << "not a NumPy .npy file";
-        QTest::newRow("unsupported op") << QStringList{"run", unsupportedModel()} << 7 << "Det (node 'the_det')";
+        QTest::newRow("unsupported op") << QStringList{"run", unsupportedModel()} << 7 << "MaxRoiPool (node 'the_pool')";
         // Invalid and unsupported: the node checks come first.
         QTest::newRow("invalid node") << QStringList{"run", test::sourcePath("tests/data/bad/scan_missing_attribute.onnx")}
                                       << 5 << "node 'Scan_0' (Scan): lacks the required attribute 'num_scan_inputs'";

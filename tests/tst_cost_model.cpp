@@ -151,9 +151,9 @@ private Q_SLOTS:
         }) << 13 << 0.0 << 0.0;
         // An operator without a formula gets a byte-based estimate.
         QTest::newRow("no-formula") << Build([](OnnxBuilder& b) {
-            b.input("x", {2, 3, 3}).output("y");
-            b.node("Det", {"x"}, {"y"}, "op");
-        }) << 13 << 0.0 << 4.0 * (18 + 2);
+            b.input("x", {1, 2, 4, 4}).input("rois", {3, 5}).output("y");
+            OnnxBuilder::setInts(b.node("MaxRoiPool", {"x", "rois"}, {"y"}, "op"), "pooled_shape", {2, 2});
+        }) << 13 << 0.0 << 4.0 * (32 + 15 + 24);
     }
 
     void flopsAndBytes()
@@ -214,8 +214,8 @@ private Q_SLOTS:
     void unknownOpEstimateIsFlagged()
     {
         const NodeCost c = costOf([](OnnxBuilder& b) {
-            b.input("x", {2, 3, 3}).output("y");
-            b.node("Det", {"x"}, {"y"}, "op");
+            b.input("x", {1, 2, 4, 4}).input("rois", {3, 5}).output("y");
+            OnnxBuilder::setInts(b.node("MaxRoiPool", {"x", "rois"}, {"y"}, "op"), "pooled_shape", {2, 2});
         });
         QVERIFY(c.estimated);
         QVERIFY(c.bytes() > 0);

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cmath>
+#include <numeric>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -996,6 +997,73 @@ private Q_SLOTS:
                         QVERIFY(std::abs(yh[size_t((d * batch + s) * hidden + h)] - yhs[size_t(d * hidden + h)]) < 1e-5);
             }
         }
+    }
+
+    // RandomNormal, RandomUniform(Like), Bernoulli and Multinomial draw from PyTorch's
+    // generator, seeded by the node: the distribution's moments and bounds, certain
+    // outcomes where the probabilities are 0 or 1, the same first draw from the same seed
+    // in two compiled models, and new draws on the next run.
+    void randomGeneratorsDraw()
+    {
+        auto setFloat = [](onnx::NodeProto& n, const char* name, float v) {
+            onnx::AttributeProto* a = n.add_attribute();
+            a->set_name(name);
+            a->set_type(onnx::AttributeProto::FLOAT);
+            a->set_f(v);
+        };
+        OnnxBuilder b(15);
+        b.input("like", {50, 40}, onnx::TensorProto::DOUBLE).output("normal").output("uniform").output("uniform_like");
+        b.output("coin").output("pick");
+        onnx::NodeProto& normal = b.node("RandomNormal", {}, {"normal"});
+        OnnxBuilder::setInts(normal, "shape", {4000});
+        setFloat(normal, "mean", 3.0f);
+        setFloat(normal, "scale", 2.0f);
+        setFloat(normal, "seed", 7.0f);
+        onnx::NodeProto& uniform = b.node("RandomUniform", {}, {"uniform"});
+        OnnxBuilder::setInts(uniform, "shape", {4000});
+        setFloat(uniform, "low", -1.0f);
+        setFloat(uniform, "high", 5.0f);
+        b.node("RandomUniformLike", {"like"}, {"uniform_like"});
+        b.initializer("p", {3, 1000}, [](int64_t i) { return i < 1000 ? 0.0f : i < 2000 ? 1.0f : 0.5f; });
+        b.node("Bernoulli", {"p"}, {"coin"});
+        b.initializer("logits", {2, 3}, [](int64_t i) { return i == 0 || i == 4 || i == 5 ? 0.0f : -1e9f; });
+        OnnxBuilder::setInt(b.node("Multinomial", {"logits"}, {"pick"}), "sample_size", 50);
+        const Model m = loadOnnxFromBytes(b.bytes(), "random.onnx", {});
+        auto runOnce = [&](const std::unique_ptr<CompiledModel>& compiled) {
+            compiled->setInputs(compiled->randomInputs(1, 1));
+            compiled->serialExecutor(1)->run();
+            return compiled->outputs();
+        };
+        const auto compiled = runtime().compile(m);
+        const auto out = runOnce(compiled);
+        auto moments = [](const std::vector<double>& v) {
+            double sum = 0, squares = 0;
+            for (double x : v)
+                sum += x, squares += x * x;
+            const double mean = sum / double(v.size());
+            return std::make_pair(mean, std::sqrt(squares / double(v.size()) - mean * mean));
+        };
+        const auto normals = *out[0].toDoubles();
+        const auto [nMean, nSd] = moments(normals);
+        QVERIFY2(std::abs(nMean - 3) < 0.2 && std::abs(nSd - 2) < 0.2, qPrintable(QString("%1 %2").arg(nMean).arg(nSd)));
+        const auto uniforms = *out[1].toDoubles();
+        QVERIFY(*std::min_element(uniforms.begin(), uniforms.end()) >= -1 && *std::max_element(uniforms.begin(), uniforms.end()) <= 5);
+        QVERIFY(std::abs(moments(uniforms).first - 2) < 0.2);
+        QCOMPARE(out[2].dtype, DataType::Double);
+        QCOMPARE(out[2].dims, (std::vector<int64_t>{50, 40}));
+        const auto coins = *out[3].toDoubles();
+        QCOMPARE(std::accumulate(coins.begin(), coins.begin() + 1000, 0.0), 0.0);
+        QCOMPARE(std::accumulate(coins.begin() + 1000, coins.begin() + 2000, 0.0), 1000.0);
+        QVERIFY(std::abs(std::accumulate(coins.begin() + 2000, coins.end(), 0.0) - 500) < 80);
+        QCOMPARE(out[4].dtype, DataType::Int32);
+        const auto picks = *out[4].toInt64s();
+        QCOMPARE(picks.size(), size_t(100));
+        for (size_t i = 0; i < 50; ++i)
+            QCOMPARE(picks[i], int64_t(0));
+        QVERIFY(std::all_of(picks.begin() + 50, picks.end(), [](int64_t c) { return c == 1 || c == 2; }));
+        // The seed: a second compiled model's first draw is the first's; the next run draws anew.
+        QCOMPARE(*runOnce(runtime().compile(m))[0].toDoubles(), normals);
+        QVERIFY(*runOnce(compiled)[0].toDoubles() != normals);
     }
 
     // DynamicQuantizeLinear where ONNX's reference divides by zero or reads NaN, as ONNX
@@ -2677,16 +2745,16 @@ private Q_SLOTS:
     void unsupportedOperatorIsNamed()
     {
         OnnxBuilder b;
-        b.input("x", {2, 3}).output("y", {2, 3});
+        b.input("x", {1, 2, 4, 4}).input("rois", {3, 5}).output("y");
         b.node("Relu", {"x"}, {"r"}, "fine");
-        b.node("Det", {"r"}, {"y"}, "the_det_node");
-        const Model m = loadOnnxFromBytes(b.bytes(), "det.onnx", {});
+        OnnxBuilder::setInts(b.node("MaxRoiPool", {"r", "rois"}, {"y"}, "the_pool_node"), "pooled_shape", {2, 2});
+        const Model m = loadOnnxFromBytes(b.bytes(), "max_roi_pool.onnx", {});
         try {
             runtime().compile(m);
             QFAIL("compiled");
         } catch (const Error& e) {
             QCOMPARE(e.kind(), ErrorKind::Unsupported);
-            QVERIFY2(QString(e.what()).contains("Det") && QString(e.what()).contains("the_det_node"), e.what());
+            QVERIFY2(QString(e.what()).contains("MaxRoiPool") && QString(e.what()).contains("the_pool_node"), e.what());
         }
     }
 

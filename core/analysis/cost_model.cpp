@@ -103,6 +103,9 @@ const std::unordered_map<std::string, OpRule>& rules()
         {"Det", {Formula::InputSized, 8}}, {"HannWindow", {Formula::Elementwise, 8}},
         {"HammingWindow", {Formula::Elementwise, 8}}, {"BlackmanWindow", {Formula::Elementwise, 12}},
         {"NegativeLogLikelihoodLoss", {Formula::InputSized, 2}}, {"SoftmaxCrossEntropyLoss", {Formula::InputSized, 8}},
+        {"RandomNormal", {Formula::Elementwise, 10}}, {"RandomUniform", {Formula::Elementwise, 6}},
+        {"RandomNormalLike", {Formula::Elementwise, 10}}, {"RandomUniformLike", {Formula::Elementwise, 6}},
+        {"Bernoulli", {Formula::Elementwise, 8}}, {"Multinomial", {Formula::InputSized, 8}},
         {"If", {Formula::If}}, {"Loop", {Formula::Loop}}, {"Scan", {Formula::Loop}},
     };
     return table;

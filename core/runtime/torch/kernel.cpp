@@ -68,6 +68,7 @@ const KernelRegistry& kernelRegistry()
         registerIndexingKernels(r);
         registerControlFlowKernels(r);
         registerRecurrentKernels(r);
+        registerRandomKernels(r);
         return r;
     }();
     return registry;

@@ -48,6 +48,7 @@ void registerShapeKernels(KernelRegistry& r);
 void registerIndexingKernels(KernelRegistry& r);
 void registerControlFlowKernels(KernelRegistry& r);
 void registerRecurrentKernels(KernelRegistry& r);
+void registerRandomKernels(KernelRegistry& r);
 
 // The values a node reads, each once: its inputs (omitted ones left out), then
 // its implicit inputs (outer values a control-flow body reads).

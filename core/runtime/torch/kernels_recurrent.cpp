@@ -1,9 +1,10 @@
 // Recurrent layers: RNN, GRU and LSTM (ONNX's one-layer cells, forward, reverse
 // or bidirectional). Each direction projects its whole input sequence at once
-// (one GEMM with both biases folded in), then takes one GEMM of the hidden state
-// per time step and its gates row by row in one pass, in place. Rows of a batch
-// end at their own sequence_lens: a row past its length keeps its state and writes
-// zeros to Y; in reverse a row starts at its own last step.
+// (one GEMM with both biases folded in), then per time step multiplies the states
+// by the recurrent weights and applies the gates row by row in one pass, in place.
+// Directions and a batch's rows share nothing and run on threads of their own.
+// Rows end at their own sequence_lens: a row past its length keeps its state and
+// writes zeros to Y; in reverse a row starts at its own last step.
 #include "core/runtime/torch/kernel.h"
 
 #include "core/runtime/torch/activation_loops.h"
@@ -305,9 +306,9 @@ at::Tensor inputProjection(const at::Tensor& x2, const DirectionWeights& dw)
 // those rows' input projection with biases; h, cState: [batch, hidden] states,
 // updated in place; y: [seq, directions, batch, hidden] (this direction's slot written).
 template <typename T>
-RAMIEL_CLONES void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor& xw, const DirectionWeights& dw,
-                  const std::vector<int64_t>& lengths, int64_t rowBegin, int64_t rowEnd, at::Tensor& h,
-                  at::Tensor& cState, at::Tensor& y)
+RAMIEL_CLONES void runDirection(const Recurrence& r, int64_t d, bool reverse, const at::Tensor& xw,
+                                const DirectionWeights& dw, const std::vector<int64_t>& lengths, int64_t rowBegin,
+                                int64_t rowEnd, at::Tensor& h, at::Tensor& cState, at::Tensor& y)
 {
     const int64_t batch = h.size(0), rows = rowEnd - rowBegin, hidden = h.size(1), gates = gatesOf(r.cell);
     const int64_t width = gates * hidden;
