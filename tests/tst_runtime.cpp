@@ -999,6 +999,37 @@ private Q_SLOTS:
         }
     }
 
+    // LpPool: each window's (sum of |x|^p)^(1/p), pads counted as zeros (asymmetric pads
+    // at the end here); GlobalLpPool: each channel's p-norm. Computed here by hand.
+    void lpPools()
+    {
+        OnnxBuilder b(11);
+        b.input("unused", {1}).output("lp").output("global");
+        b.initializer("x", {1, 1, 3, 3}, [](int64_t i) { return float(i % 2 ? -(i + 1) : i + 1); });
+        onnx::NodeProto& n = b.node("LpPool", {"x"}, {"lp"});
+        OnnxBuilder::setInts(n, "kernel_shape", {2, 2});
+        OnnxBuilder::setInts(n, "pads", {0, 0, 1, 1});
+        OnnxBuilder::setInt(n, "p", 3);
+        OnnxBuilder::setInt(b.node("GlobalLpPool", {"x"}, {"global"}), "p", 1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "lp.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(out[0].dims, (std::vector<int64_t>{1, 1, 3, 3}));
+        const auto lp = *out[0].toDoubles();
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) {
+                double sum = 0;
+                for (int i = r; i < std::min(r + 2, 3); ++i)
+                    for (int j = c; j < std::min(c + 2, 3); ++j)
+                        sum += std::pow(double(i * 3 + j + 1), 3);
+                QVERIFY2(std::abs(lp[size_t(r * 3 + c)] - std::cbrt(sum)) < 1e-4 * std::cbrt(sum),
+                         qPrintable(QString("(%1, %2): %3, not %4").arg(r).arg(c).arg(lp[size_t(r * 3 + c)]).arg(std::cbrt(sum))));
+            }
+        QCOMPARE((*out[1].toDoubles())[0], 45.0);  // |1| + |-2| + ... + |9|
+    }
+
     // RandomNormal, RandomUniform(Like), Bernoulli and Multinomial draw from PyTorch's
     // generator, seeded by the node: the distribution's moments and bounds, certain
     // outcomes where the probabilities are 0 or 1, the same first draw from the same seed

@@ -1677,6 +1677,16 @@ void registerNormalizationKernels(KernelRegistry& r)
 }
 
 // Windowed and global pooling.
+// LpPool's and GlobalLpPool's p: a float before opset 2, an int since; positive.
+double lpNormOrder(const KernelContext& c)
+{
+    const Attribute* a = c.node.attr("p");
+    const double p = !a ? 2.0 : a->kind == Attribute::Kind::Float ? double(a->f) : double(a->i);
+    if (!(p > 0) || !std::isfinite(p))
+        c.unsupported("p " + std::to_string(p) + " is not a positive number");
+    return p;
+}
+
 void registerPoolingKernels(KernelRegistry& r)
 {
     r["MaxPool"] = [](const KernelContext& c) -> Kernel {
@@ -1727,6 +1737,43 @@ void registerPoolingKernels(KernelRegistry& r)
             for (int64_t i = 2; i < in[0].dim(); ++i)
                 dims.push_back(i);
             out[0] = in[0].mean(dims, true);
+        };
+    };
+    // LpPool: (the sum over each window of |x|^p)^(1/p), pads counted as zeros: |x|^p
+    // padded explicitly, then averaged over whole windows and scaled by their size.
+    r["LpPool"] = [](const KernelContext& c) -> Kernel {
+        const Node n = c.node;
+        const auto kernel = n.attrInts("kernel_shape");
+        const double p = lpNormOrder(c);
+        for (int64_t d : n.attrInts("dilations"))
+            if (d != 1)
+                c.unsupported("dilations other than 1 are not supported");
+        if (kernel.empty() || kernel.size() > 3)
+            c.unsupported("kernel_shape must have 1, 2 or 3 dimensions");
+        return [n, kernel, p](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            if (in[0].dim() != int64_t(kernel.size()) + 2)
+                throw Error(ErrorKind::Runtime, {}, "the input has rank " + std::to_string(in[0].dim()) + " where " +
+                                                        std::to_string(kernel.size() + 2) + " is expected");
+            const Window w = windowOf(n, kernel, spatialSizes(in[0]));
+            const at::Tensor x = at::constant_pad_nd(at::abs(in[0]).pow(p), w.atenPads(), 0.0);
+            double volume = 1;
+            for (int64_t k : kernel)
+                volume *= double(k);
+            const std::vector<int64_t> none(kernel.size(), 0);
+            const at::Tensor mean = kernel.size() == 1 ? at::avg_pool1d(x, w.kernel, w.strides, none, w.ceil)
+                                    : kernel.size() == 2 ? at::avg_pool2d(x, w.kernel, w.strides, none, w.ceil)
+                                                         : at::avg_pool3d(x, w.kernel, w.strides, none, w.ceil);
+            out[0] = (mean * volume).pow(1.0 / p);
+        };
+    };
+    // GlobalLpPool: the p-norm of each channel's spatial values.
+    r["GlobalLpPool"] = [](const KernelContext& c) -> Kernel {
+        const double p = lpNormOrder(c);
+        return [p](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            std::vector<int64_t> dims;
+            for (int64_t i = 2; i < in[0].dim(); ++i)
+                dims.push_back(i);
+            out[0] = at::linalg_vector_norm(in[0], p, dims, true);
         };
     };
     r["GlobalMaxPool"] = [](const KernelContext&) -> Kernel {
