@@ -1030,6 +1030,28 @@ private Q_SLOTS:
         QCOMPARE((*out[1].toDoubles())[0], 45.0);  // |1| + |-2| + ... + |9|
     }
 
+    // DFT, one-sided, of a real signal zero-padded by dft_length: 1, 2, 3, 4, 0, 0, 0, 0
+    // has the spectrum 10, -0.41-7.24i, -2+2i, 2.41-1.24i, -2 at frequencies 0 to 4.
+    void dftOneSidedPadded()
+    {
+        OnnxBuilder b(17);
+        b.input("unused", {1}).output("y");
+        b.initializer("x", {1, 4, 1}, [](int64_t i) { return float(i + 1); });
+        b.initializerInt64("n", {8});
+        b.model().mutable_graph()->mutable_initializer(1)->clear_dims();  // a scalar
+        OnnxBuilder::setInt(b.node("DFT", {"x", "n"}, {"y"}), "onesided", 1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "dft.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const Tensor y = compiled->outputs()[0];
+        QCOMPARE(y.dims, (std::vector<int64_t>{1, 5, 2}));
+        const auto v = *y.toDoubles();
+        const double expected[10] = {10, 0, -0.414214, -7.242641, -2, 2, 2.414214, -1.242641, -2, 0};
+        for (int i = 0; i < 10; ++i)
+            QVERIFY2(std::abs(v[size_t(i)] - expected[i]) < 1e-5, qPrintable(QString("%1: %2").arg(i).arg(v[size_t(i)])));
+    }
+
     // RandomNormal, RandomUniform(Like), Bernoulli and Multinomial draw from PyTorch's
     // generator, seeded by the node: the distribution's moments and bounds, certain
     // outcomes where the probabilities are 0 or 1, the same first draw from the same seed

@@ -106,6 +106,7 @@ const std::unordered_map<std::string, OpRule>& rules()
         {"RandomNormal", {Formula::Elementwise, 10}}, {"RandomUniform", {Formula::Elementwise, 6}},
         {"RandomNormalLike", {Formula::Elementwise, 10}}, {"RandomUniformLike", {Formula::Elementwise, 6}},
         {"Bernoulli", {Formula::Elementwise, 8}}, {"Multinomial", {Formula::InputSized, 8}},
+        {"DFT", {Formula::InputSized, 20}},
         {"If", {Formula::If}}, {"Loop", {Formula::Loop}}, {"Scan", {Formula::Loop}},
     };
     return table;

@@ -69,6 +69,7 @@ const KernelRegistry& kernelRegistry()
         registerControlFlowKernels(r);
         registerRecurrentKernels(r);
         registerRandomKernels(r);
+        registerSignalKernels(r);
         return r;
     }();
     return registry;

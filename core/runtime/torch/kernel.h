@@ -49,6 +49,7 @@ void registerIndexingKernels(KernelRegistry& r);
 void registerControlFlowKernels(KernelRegistry& r);
 void registerRecurrentKernels(KernelRegistry& r);
 void registerRandomKernels(KernelRegistry& r);
+void registerSignalKernels(KernelRegistry& r);
 
 // The values a node reads, each once: its inputs (omitted ones left out), then
 // its implicit inputs (outer values a control-flow body reads).
