@@ -99,6 +99,23 @@ void setString(onnx::NodeProto& n, const std::string& name, const std::string& v
     a->set_s(value);
 }
 
+void setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRINGS);
+    for (const std::string& v : values)
+        a->add_strings(v);
+}
+
+void setFloat(onnx::NodeProto& n, const std::string& name, float value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+}
+
 void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values)
 {
     auto* a = n.add_attribute();
@@ -213,11 +230,7 @@ std::vector<BadNode> badNodes()
              b.initializer("r", {1, 12, 4});
              onnx::NodeProto& n = b.node("GRU", {"x", "w", "r"}, {"y"}, "gru");
              OnnxBuilder::setInt(n, "hidden_size", 4);
-             onnx::AttributeProto* a = n.add_attribute();
-             a->set_name("activations");
-             a->set_type(onnx::AttributeProto::STRINGS);
-             a->add_strings("Sigmoid");
-             a->add_strings("Gelu");
+             setStrings(n, "activations", {"Sigmoid", "Gelu"});
              return b;
          },
          int(ErrorKind::Unsupported), "activation 'Gelu' is not one of ONNX's recurrent activations"},
@@ -502,10 +515,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder b;
              b.input("x", {1}).output("y");
              auto& n = b.node("Constant", {}, {"y"}, "c");
-             auto* a = n.add_attribute();
-             a->set_name("value_float");
-             a->set_type(onnx::AttributeProto::FLOAT);
-             a->set_f(1.0f);
+             setFloat(n, "value_float", 1.0f);
              OnnxBuilder::setInt(n, "value_int", 2);
              return b;
          },
@@ -949,27 +959,15 @@ private Q_SLOTS:
             onnx::NodeProto& n = op == "LSTM" ? b.node("LSTM", {"xt", "wt", "rt", "bt", "len", "", "", "pt"}, {"y", "yh"})
                                               : b.node(op.toStdString(), {"xt", "wt", "rt", "bt", "len"}, {"y", "yh"});
             OnnxBuilder::setInt(n, "hidden_size", hidden);
-            auto text = [&](const char* name, std::initializer_list<const char*> values) {
-                onnx::AttributeProto* a = n.add_attribute();
-                a->set_name(name);
-                a->set_type(values.size() == 1 && std::string(name) == "direction" ? onnx::AttributeProto::STRING
-                                                                                  : onnx::AttributeProto::STRINGS);
-                for (const char* v : values)
-                    a->type() == onnx::AttributeProto::STRING ? a->set_s(v) : a->add_strings(v);
-            };
-            text("direction", {"bidirectional"});
+            setString(n, "direction", "bidirectional");
             if (variant == "GRU linear before reset")
                 OnnxBuilder::setInt(n, "linear_before_reset", 1);
-            if (variant == "LSTM peepholes and clip") {
-                onnx::AttributeProto* a = n.add_attribute();
-                a->set_name("clip");
-                a->set_type(onnx::AttributeProto::FLOAT);
-                a->set_f(0.6f);
-            }
+            if (variant == "LSTM peepholes and clip")
+                setFloat(n, "clip", 0.6f);
             if (variant == "LSTM coupled gates")
                 OnnxBuilder::setInt(n, "input_forget", 1);
             if (variant == "RNN relu")
-                text("activations", {"Relu"});
+                setStrings(n, "activations", {"Relu"});
             const Model m = loadOnnxFromBytes(b.bytes(), "recurrent.onnx", {});
             const auto compiled = runtime().compile(m);
             compiled->setInputs(compiled->randomInputs(1, 1));
@@ -1058,12 +1056,6 @@ private Q_SLOTS:
     // in two compiled models, and new draws on the next run.
     void randomGeneratorsDraw()
     {
-        auto setFloat = [](onnx::NodeProto& n, const char* name, float v) {
-            onnx::AttributeProto* a = n.add_attribute();
-            a->set_name(name);
-            a->set_type(onnx::AttributeProto::FLOAT);
-            a->set_f(v);
-        };
         OnnxBuilder b(15);
         b.input("like", {50, 40}, onnx::TensorProto::DOUBLE).output("normal").output("uniform").output("uniform_like");
         b.output("coin").output("pick");
@@ -1211,10 +1203,7 @@ private Q_SLOTS:
         b.initializer("mean", {1}, 0.0f).initializer("var", {1}, 1.0f);
         auto& n = opset < 14 ? b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv", "sm", "sv"})
                              : b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv"});
-        auto* eps = n.add_attribute();
-        eps->set_name("epsilon");
-        eps->set_type(onnx::AttributeProto::FLOAT);
-        eps->set_f(0.0f);
+        setFloat(n, "epsilon", 0.0f);
         if (opset >= 14)
             OnnxBuilder::setInt(n, "training_mode", 1);
         if (opset < 14)
@@ -2308,10 +2297,7 @@ private Q_SLOTS:
         if (opset >= 12)
             OnnxBuilder::setInt(n, "seed", 11);
         if (opset < 12 && ratio >= 0) {
-            auto* a = n.add_attribute();
-            a->set_name("ratio");
-            a->set_type(onnx::AttributeProto::FLOAT);
-            a->set_f(float(ratio));
+            setFloat(n, "ratio", float(ratio));
         }
         if (opset < 7)
             OnnxBuilder::setInt(n, "is_test", training ? 0 : 1);
@@ -2695,10 +2681,7 @@ private Q_SLOTS:
         else if (!act.empty())
             b.node(act, {"n"}, {"r"});
         if (act == "LeakyRelu") {
-            auto* alpha = b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1)->add_attribute();
-            alpha->set_name("alpha");
-            alpha->set_type(onnx::AttributeProto::FLOAT);
-            alpha->set_f(0.1f);
+            setFloat(*b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1), "alpha", 0.1f);
         }
         b.output("r");
         importRamielDomain(b);
