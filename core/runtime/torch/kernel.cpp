@@ -20,6 +20,19 @@ void KernelContext::unsupported(const std::string& what) const
     throw Error(ErrorKind::Unsupported, {}, "node '" + node.name + "' (" + node.opType + "): " + what);
 }
 
+std::optional<at::ScalarType> KernelContext::elementTypeAttr(std::string_view name,
+                                                            std::optional<at::ScalarType> fallback) const
+{
+    const Attribute* a = node.attr(name);
+    if (!a)
+        return fallback;
+    const DataType dt = dataTypeFromOnnx(int32_t(a->i));
+    const auto type = scalarTypeOf(dt);
+    if (!type)
+        unsupported(std::string(name) + " " + dataTypeName(dt) + " is not supported");
+    return type;
+}
+
 int64_t normalizeAxis(int64_t axis, int64_t rank)
 {
     if (axis < -rank || axis >= std::max<int64_t>(rank, 1))

@@ -9,6 +9,8 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,9 @@ struct KernelContext {
     // Rank of input i when shape inference knows it, else -1.
     int64_t inputRank(size_t i) const;
     [[noreturn]] void unsupported(const std::string& what) const;  // Error(Unsupported) naming the node
+    // The element type an attribute names (dtype, output_datatype), `fallback` where the
+    // node lacks it; a type the runtime does not have is unsupported().
+    std::optional<at::ScalarType> elementTypeAttr(std::string_view name, std::optional<at::ScalarType> fallback) const;
 };
 
 using KernelFactory = std::function<Kernel(const KernelContext&)>;

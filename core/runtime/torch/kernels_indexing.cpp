@@ -234,13 +234,7 @@ Kernel triluKernel(const KernelContext& c)
 Kernel eyeLikeKernel(const KernelContext& c)
 {
     const int64_t k = c.node.attrInt("k", 0);
-    std::optional<at::ScalarType> type;
-    if (const Attribute* a = c.node.attr("dtype")) {
-        const DataType dt = dataTypeFromOnnx(int32_t(a->i));
-        type = scalarTypeOf(dt);
-        if (!type)
-            c.unsupported("dtype " + dataTypeName(dt) + " is not supported");
-    }
+    const std::optional<at::ScalarType> type = c.elementTypeAttr("dtype", std::nullopt);
     return [k, type](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         if (in[0].dim() != 2)
             fail("EyeLike: the input has rank " + std::to_string(in[0].dim()) + ", it needs 2");

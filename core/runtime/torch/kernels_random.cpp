@@ -4,7 +4,6 @@
 // model draws the same sequence run after run from its first), else from
 // PyTorch's default generator. The draws are PyTorch's, not the numbers NumPy or
 // ONNX Runtime would draw from the same seed.
-#include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
 
 #include "core/util/error.h"
@@ -28,19 +27,6 @@ std::optional<at::Generator> generatorOf(const Node& n)
     return at::make_generator<at::CPUGeneratorImpl>(uint64_t(int64_t(std::isfinite(value) ? value : 0.0)));
 }
 
-// The element type the node's `dtype` names, or `fallback` where it names none.
-std::optional<at::ScalarType> dtypeOf(const KernelContext& c, std::optional<at::ScalarType> fallback)
-{
-    const Attribute* a = c.node.attr("dtype");
-    if (!a)
-        return fallback;
-    const DataType dt = dataTypeFromOnnx(int32_t(a->i));
-    const auto type = scalarTypeOf(dt);
-    if (!type)
-        c.unsupported("dtype " + dataTypeName(dt) + " is not supported");
-    return type;
-}
-
 void expectFloating(at::ScalarType t, const std::string& op)
 {
     if (!at::isFloatingType(t))
@@ -53,7 +39,7 @@ KernelFactory randomKernel(bool normal, bool like)
 {
     return [normal, like](const KernelContext& c) -> Kernel {
         const std::optional<at::Generator> gen = generatorOf(c.node);
-        const std::optional<at::ScalarType> type = dtypeOf(c, like ? std::nullopt : std::optional(at::kFloat));
+        const std::optional<at::ScalarType> type = c.elementTypeAttr("dtype", like ? std::nullopt : std::optional(at::kFloat));
         const double a = normal ? c.node.attrFloat("mean", 0.0f) : c.node.attrFloat("low", 0.0f);
         const double b = normal ? c.node.attrFloat("scale", 1.0f) : c.node.attrFloat("high", 1.0f);
         if (!std::isfinite(a) || !std::isfinite(b) || (normal ? b < 0 : b < a))
@@ -83,7 +69,7 @@ KernelFactory randomKernel(bool normal, bool like)
 Kernel bernoulliKernel(const KernelContext& c)
 {
     const std::optional<at::Generator> gen = generatorOf(c.node);
-    const std::optional<at::ScalarType> type = dtypeOf(c, std::nullopt);
+    const std::optional<at::ScalarType> type = c.elementTypeAttr("dtype", std::nullopt);
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor p = in[0].to(at::kDouble);
         if (p.numel() > 0 && (p.min().item<double>() < 0 || p.max().item<double>() > 1 || p.isnan().any().item<bool>()))
@@ -101,7 +87,7 @@ Kernel multinomialKernel(const KernelContext& c)
     const int64_t samples = c.node.attrInt("sample_size", 1);
     if (samples < 1)
         c.unsupported("sample_size " + std::to_string(samples) + " must be positive");
-    const at::ScalarType type = *dtypeOf(c, at::kInt);
+    const at::ScalarType type = *c.elementTypeAttr("dtype", at::kInt);
     if (type != at::kInt && type != at::kLong)
         c.unsupported("dtype must be int32 or int64");
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {

@@ -519,11 +519,7 @@ void registerConstantKernels(KernelRegistry& r)
     auto window = [](std::vector<double> a) {
         return [a](const KernelContext& c) -> Kernel {
             const bool periodic = c.node.attrInt("periodic", 1) != 0;
-            const DataType dt = dataTypeFromOnnx(int32_t(c.node.attrInt("output_datatype", 1)));
-            const auto type = scalarTypeOf(dt);
-            if (!type)
-                c.unsupported("output_datatype " + dataTypeName(dt) + " is not supported");
-            const at::ScalarType t = *type;
+            const at::ScalarType t = *c.elementTypeAttr("output_datatype", at::kFloat);
             return [a, periodic, t](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
                 if (in[0].numel() != 1)
                     throw Error(ErrorKind::Runtime, {}, "size holds " + std::to_string(in[0].numel()) + " values, not one");
