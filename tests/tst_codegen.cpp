@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 #include <tuple>
@@ -200,6 +201,52 @@ std::string denseModel()
     return b.bytes();
 }
 
+// Indexing and reductions as transformers and detectors export them: Slice with negative,
+// stepped and multi-axis bounds, Gather of one index (kept and dropped axis), of a list
+// and of a matrix of indices, ReduceSum / ReduceMax / ReduceMin, Unsqueeze and Squeeze,
+// Pow by a constant and by a tensor, and an Einsum.
+std::string indexingModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 4, 6, 8});
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+    b.initializerInt64("s1_starts", {-1}).initializerInt64("s1_ends", {kMin}).initializerInt64("s1_axes", {3});
+    b.initializerInt64("s1_steps", {-3});
+    b.initializerInt64("s2_starts", {1, -5}).initializerInt64("s2_ends", {3, kMax}).initializerInt64("s2_axes", {1, -2});
+    b.initializerInt64("s2_steps", {1, 2});
+    b.initializerInt64("s3_starts", {kMin}).initializerInt64("s3_ends", {2}).initializerInt64("s3_axes", {2});
+    b.initializerInt64("i_scalar", {2}, {}).initializerInt64("i_one", {-1}).initializerInt64("i_list", {3, 0, 1});
+    b.initializerInt64("i_matrix", {0, 2, 1, 1, 7, 3}, {3, 2});
+    b.initializerInt64("last", {-1}).initializerInt64("u_axes", {1, -1}).initializerInt64("q_axes", {4});
+    b.initializer("two", {}, 2.0f);
+    b.node("Slice", {"x", "s1_starts", "s1_ends", "s1_axes", "s1_steps"}, {"s1"});
+    b.node("Slice", {"s1", "s2_starts", "s2_ends", "s2_axes", "s2_steps"}, {"y1"});
+    b.node("Slice", {"x", "s3_starts", "s3_ends", "s3_axes"}, {"y7"});
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i_scalar"}, {"g1"}), "axis", 1);
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i_one"}, {"g2"}), "axis", 2);
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i_matrix"}, {"g3"}), "axis", 3);
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i_list"}, {"g4"}), "axis", 1);
+    OnnxBuilder::setInt(b.node("ReduceSum", {"g3", "last"}, {"y2"}), "keepdims", 0);
+    OnnxBuilder::setInts(b.node("ReduceMax", {"g4"}, {"y3"}), "axes", {1});
+    auto& min = b.node("ReduceMin", {"g2"}, {"y4"});
+    OnnxBuilder::setInts(min, "axes", {2});
+    OnnxBuilder::setInt(min, "keepdims", 0);
+    b.node("Unsqueeze", {"g1", "u_axes"}, {"u1"});
+    b.node("Squeeze", {"u1", "q_axes"}, {"q1"});
+    b.node("Pow", {"q1", "two"}, {"p1"});
+    b.node("Sigmoid", {"q1"}, {"positive"});
+    b.node("Pow", {"positive", "positive"}, {"p2"});
+    b.node("Add", {"p1", "p2"}, {"y5"});
+    auto& einsum = b.node("Einsum", {"x", "x"}, {"y6"});
+    auto* eq = einsum.add_attribute();
+    eq->set_name("equation");
+    eq->set_type(onnx::AttributeProto::STRING);
+    eq->set_s("bchw, bcgw -> bhg");
+    b.output("y1", {1, 2, 3, 3}).output("y2", {1, 4, 6, 3}).output("y3", {1, 1, 6, 8}).output("y4", {1, 4, 8});
+    b.output("y5", {1, 1, 6, 8}).output("y6", {1, 6, 6}).output("y7", {1, 4, 2, 8});
+    return b.bytes();
+}
+
 // Writes `bytes` to `path`; false when it cannot.
 bool writeFile(const QString& path, const std::string& bytes)
 {
@@ -353,6 +400,15 @@ private Q_SLOTS:
         const QString dense = work_ + "/dense.onnx";
         QVERIFY(writeFile(dense, denseModel()));
         variants_["dense_passes"] = {"dense_passes", dense, 1, 1, "default"};
+        const QString indexing = work_ + "/indexing.onnx";
+        QVERIFY(writeFile(indexing, indexingModel()));
+        variants_["indexing"] = {"indexing", indexing, 1, 1};
+        // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
+        variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
+        // Recurrent layers as PyTorch exports nn.LSTM (two bidirectional layers), nn.GRU and
+        // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
+        variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",
+                                               1, 1, "default"};
     }
 
     void python_data() { addRows(); }
@@ -571,6 +627,76 @@ private Q_SLOTS:
                 QVERIFY2(text.contains("dropout(") == training, qPrintable(lang));
             }
         }
+    }
+
+    // A recurrent layer PyTorch's kernels do not compute is refused in one line naming the
+    // node and what it has; nothing is written.
+    void refusesRecurrentLayersItCannotLower_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("attribute");  // name=value (a string, or an integer)
+        QTest::addColumn<bool>("sequenceLens");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("reverse") << "LSTM" << "direction=reverse" << false << "direction 'reverse'";
+        QTest::newRow("clip") << "LSTM" << "clip=3" << false << "clip";
+        QTest::newRow("gru reset before") << "GRU" << "linear_before_reset=0" << false << "linear_before_reset 0";
+        QTest::newRow("ragged") << "GRU" << "" << true << "sequence_lens";
+        QTest::newRow("rnn sigmoid") << "RNN" << "activations=Sigmoid" << false << "activations other than PyTorch's";
+    }
+    void refusesRecurrentLayersItCannotLower()
+    {
+        QFETCH(QString, op);
+        QFETCH(QString, attribute);
+        QFETCH(bool, sequenceLens);
+        QFETCH(QString, message);
+        const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1, hidden = 4;
+        OnnxBuilder b(14);
+        b.input("x", {5, 2, 3});
+        b.initializer("w", {1, gates * hidden, 3}, 0.1f).initializer("r", {1, gates * hidden, hidden}, 0.2f);
+        b.initializer("b", {1, 2 * gates * hidden}, 0.0f);
+        b.model().mutable_graph()->add_initializer()->CopyFrom([] {
+            onnx::TensorProto t;
+            t.set_name("lens");
+            t.set_data_type(onnx::TensorProto::INT32);
+            t.add_dims(2);
+            t.add_int32_data(5);
+            t.add_int32_data(3);
+            return t;
+        }());
+        auto& n = sequenceLens ? b.node(op.toStdString(), {"x", "w", "r", "b", "lens"}, {"y"}, "layer")
+                               : b.node(op.toStdString(), {"x", "w", "r", "b"}, {"y"}, "layer");
+        OnnxBuilder::setInt(n, "hidden_size", hidden);
+        if (op == "GRU" && !attribute.startsWith("linear_before_reset"))
+            OnnxBuilder::setInt(n, "linear_before_reset", 1);
+        if (!attribute.isEmpty()) {
+            const QStringList kv = attribute.split('=');
+            auto* a = n.add_attribute();
+            a->set_name(kv[0].toStdString());
+            bool isInt = false;
+            const int value = kv[1].toInt(&isInt);
+            if (kv[0] == "activations") {
+                a->set_type(onnx::AttributeProto::STRINGS);
+                a->add_strings(kv[1].toStdString());
+            } else if (kv[0] == "clip") {
+                a->set_type(onnx::AttributeProto::FLOAT);
+                a->set_f(float(value));
+            } else if (isInt) {
+                a->set_type(onnx::AttributeProto::INT);
+                a->set_i(value);
+            } else {
+                a->set_type(onnx::AttributeProto::STRING);
+                a->set_s(kv[1].toStdString());
+            }
+        }
+        b.output("y", {5, 1, 2, hidden});
+        const QString model = work_ + "/recurrent_" + QString(QTest::currentDataTag()).replace(' ', '_') + ".onnx";
+        QVERIFY(writeFile(model, b.bytes()));
+        const QString outDir = work_ + "/unsupported-out";
+        const auto r = test::runCli({"export", model, "--lang", "cpp", "-o", outDir, "--machine", kMachine});
+        QCOMPARE(r.exitCode, 7);
+        QVERIFY2(r.err.contains("operator " + op + " (node 'layer')") && r.err.contains(message), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(!QDir(outDir).exists());
     }
 
     void refusesUnsupportedAndUnwritable()

@@ -9,6 +9,7 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -63,6 +64,14 @@ std::string formatReal(double v)
     return s;
 }
 
+bool callsFunction(const Program& p, const std::string& fn)
+{
+    const std::function<bool(const Expr&)> calls = [&](const Expr& e) {
+        return (e.kind == Expr::Kind::Call && e.fn == fn) || std::any_of(e.args.begin(), e.args.end(), calls);
+    };
+    return std::any_of(p.low.nodeExpr.begin(), p.low.nodeExpr.end(), calls);
+}
+
 std::string Renderer::expr(const Expr& e) const
 {
     auto join = [&](const char* open, const char* close) {
@@ -74,7 +83,7 @@ std::string Renderer::expr(const Expr& e) const
     switch (e.kind) {
     case Expr::Kind::Value:
         return p.low.isConstant(e.value) ? syntax.weights + p.weightMember.at(e.value) : p.var(e.value, copy);
-    case Expr::Kind::Int: return std::to_string(e.i);
+    case Expr::Kind::Int: return syntax.integer(e.i);
     case Expr::Kind::Float: return syntax.real(e.f);
     case Expr::Kind::Bool: return e.i ? syntax.trueWord : syntax.falseWord;
     case Expr::Kind::Ints: return syntax.ints(e.ints);
@@ -112,6 +121,18 @@ std::string Renderer::expr(const Expr& e) const
         return s + ")";
     }
     case Expr::Kind::Index: return expr(e.args[0]) + "[" + std::to_string(e.i) + "]";
+    case Expr::Kind::Slice: {
+        const int64_t start = e.ints[0], end = e.ints[1], step = e.ints[2];
+        if (!syntax.python)
+            return expr(e.args[0]) + ".slice(" + std::to_string(e.i) + ", " + syntax.integer(start) + ", " +
+                   (end == Expr::kToEnd ? std::string("INT64_MAX") : syntax.integer(end)) + ", " + std::to_string(step) + ")";
+        std::string s = expr(e.args[0]) + "[";
+        for (int64_t d = 0; d < e.i; ++d)
+            s += ":, ";
+        s += (start ? std::to_string(start) : "") + ":" + (end == Expr::kToEnd ? "" : std::to_string(end));
+        return s + (step != 1 ? ":" + std::to_string(step) : "") + "]";
+    }
+    case Expr::Kind::Text: return "\"" + e.fn + "\"";
     }
     return syntax.none;
 }

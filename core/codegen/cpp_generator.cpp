@@ -6,6 +6,7 @@
 #include "core/codegen/templates.h"
 #include "core/util/text.h"
 
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -30,11 +31,16 @@ const char* atenDtype(DataType t)
     }
 }
 
+std::string integer(int64_t v)
+{
+    return v == std::numeric_limits<int64_t>::min() ? "INT64_MIN" : std::to_string(v);
+}
+
 std::string ints(const std::vector<int64_t>& v)
 {
     std::string s = "Ints{";
     for (size_t i = 0; i < v.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(v[i]);
+        s += (i ? ", " : "") + integer(v[i]);
     return s + "}";
 }
 
@@ -70,7 +76,7 @@ std::string bytesLiteral(std::string_view bytes)
     return s + "\"";
 }
 
-const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", ints, real};
+const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
@@ -194,7 +200,8 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "constexpr double kBound = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0"))
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
-      << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n";
+      << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
+      << (callsFunction(p, "recurrent") ? std::string(templates::kCppRecurrent) + "\n" : std::string());
 
     // The class, then its generated members.
     std::ostringstream decl;

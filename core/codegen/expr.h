@@ -5,20 +5,21 @@
 
 #include "core/ir/graph.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
     int64_t i = 0;           // Int, Bool
     double f = 0;            // Float
     std::vector<int64_t> ints;
-    std::string fn;          // Call: an entry of the function table; Method: the method name
-    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object, then its arguments; Index: args[0]
+    std::string fn;          // Call: an entry of the function table; Method: the method name; Text: the text
+    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object, then its arguments; Index, Slice: args[0]
     // As an argument of a Call: Python passes it as keyword=value (C++ always by
     // position, so keyword arguments keep C++'s order); `isDefault`: the keyword's
     // default value, which Python leaves out.
@@ -56,6 +57,28 @@ struct Expr {
         e.fn = std::move(name);
         e.args = {std::move(object)};
         e.args.insert(e.args.end(), args.begin(), args.end());
+        return e;
+    }
+    // A string literal; the caller keeps it to characters that need no escaping in either language.
+    static Expr text(std::string s)
+    {
+        Expr e;
+        e.kind = Kind::Text;
+        e.fn = std::move(s);
+        return e;
+    }
+    // object's elements start, start + step, ... before end along dimension `dim` (step > 0),
+    // bounds read as Python's slices and ONNX's Slice read them (negative ones count from the
+    // end, both clamped into the dimension); kToEnd: to the end. Python `x[:, 2:8]`, C++
+    // `x.slice(1, 2, 8, 1)`.
+    static constexpr int64_t kToEnd = INT64_MAX;
+    static Expr slice(Expr object, int64_t dim, int64_t start, int64_t end, int64_t step)
+    {
+        Expr e;
+        e.kind = Kind::Slice;
+        e.i = dim;
+        e.ints = {start, end, step};
+        e.args = {std::move(object)};
         return e;
     }
     // object[i] along the first dimension, also the same in both languages.

@@ -3,6 +3,7 @@
 #include "core/ir/batch_norm.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/slice_range.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
@@ -65,6 +66,18 @@ const FunctionName& functionName(const std::string& fn)
         {"clamp", {"torch.clamp", "at::clamp"}},
         {"dropout", {"torch.dropout", "at::dropout"}},
         {"layer_norm", {"F.layer_norm", "at::layer_norm"}},
+        {"sum", {"torch.sum", "at::sum"}},
+        {"amin", {"torch.amin", "at::amin"}},
+        {"pow", {"torch.pow", "at::pow"}},
+        {"einsum", {"torch.einsum", "at::einsum"}},
+        {"select", {"torch.select", "at::select"}},
+        {"narrow", {"torch.narrow", "at::narrow"}},
+        {"index_select", {"torch.index_select", "at::index_select"}},
+        {"flip", {"torch.flip", "at::flip"}},
+        {"squeeze", {"torch.squeeze", "at::squeeze"}},
+        {"unsqueeze", {"torch.unsqueeze", "at::unsqueeze"}},
+        // The generated programs' own helper (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
+        {"recurrent", {"recurrent", "recurrent"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -275,11 +288,207 @@ std::vector<int64_t> spatialDims(int64_t rank)
     return d;
 }
 
+bool isFloating(DataType t) { return t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16; }
+
+// The integers of a Slice, Squeeze or Unsqueeze list: an attribute before `inputSince`,
+// else a constant input (absent: empty).
+std::vector<int64_t> listOf(const Context& c, size_t input, const char* attr, int64_t inputSince)
+{
+    if (c.node.opset < inputSince)
+        return c.node.attrInts(attr);
+    return c.has(input) ? c.constInts(input) : std::vector<int64_t>{};
+}
+
+// As the runtime's Slice kernel: each axis in turn. A positive step keeps the bounds as
+// written (Python's slices and ATen's slice clamp them as ONNX does, whatever the
+// batch); a negative one is the forward slice of the same elements, flipped, computed
+// from the known size, so only at batch 1.
+E slice(const Context& c)
+{
+    const auto starts = listOf(c, 1, "starts", 10), ends = listOf(c, 2, "ends", 10);
+    auto axes = listOf(c, 3, "axes", 10);
+    const auto steps = c.node.opset < 10 ? std::vector<int64_t>{} : listOf(c, 4, "", 10);
+    const int64_t rank = c.rank(0);
+    if (axes.empty())
+        for (size_t i = 0; i < starts.size(); ++i)
+            axes.push_back(int64_t(i));
+    if (starts.size() != axes.size() || ends.size() != axes.size() || (!steps.empty() && steps.size() != axes.size()))
+        c.unsupported("starts, ends, axes and steps differ in length");
+    E y = E::val(c.in(0));
+    std::vector<int64_t> seen;
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t axis = c.axis(axes[i], rank);
+        if (std::count(seen.begin(), seen.end(), axis))
+            c.unsupported("axes name axis " + std::to_string(axis) + " twice");
+        seen.push_back(axis);
+        const int64_t step = steps.empty() ? 1 : steps[i];
+        if (step == 0)
+            c.unsupported("step 0");
+        int64_t start = starts[i], end = ends[i];
+        if (step > 0) {
+            // Bounds past 2^62 from zero read as that far, which no axis reaches (PyTorch's
+            // Python indexing refuses INT64_MIN).
+            constexpr int64_t far = int64_t(1) << 62;
+            const bool toEnd = end >= far;
+            start = std::clamp(start, -far, far);
+            if (start == 0 && step == 1 && toEnd)
+                continue;  // the whole axis
+            y = E::slice(std::move(y), axis, start, toEnd ? E::kToEnd : std::max(end, -far), step);
+            continue;
+        }
+        const int64_t size = c.dims(c.in(0))[size_t(axis)];
+        if (size < 0 || c.batch != 1)
+            c.unsupported("a negative step needs the axis's size, known at batch 1 only");
+        const int64_t stride = step < -size ? std::max<int64_t>(size, 1) : -step;
+        clampSlice(size, -stride, start, end);
+        if (start <= end) {
+            y = E::slice(std::move(y), axis, 0, 0, 1);  // no element
+            continue;
+        }
+        const int64_t count = (start - end + stride - 1) / stride, first = start - (count - 1) * stride;
+        y = E::call("flip", {E::slice(std::move(y), axis, first, start + 1, stride), E::list({axis})});
+    }
+    return y;
+}
+
+// As the runtime's Gather kernel: one constant index (Swin's q, k, v = qkv[0], qkv[1],
+// qkv[2]) is `select` (or `narrow` keeping the axis); a constant tensor of indices,
+// which must not count from the end, `index_select` over its flattened values, reshaped.
+E gather(const Context& c)
+{
+    const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", 0), rank);
+    const auto it = c.out.constants.find(c.in(1));
+    if (it == c.out.constants.end())
+        c.unsupported("the indices must be constants for code generation");
+    const Tensor& idx = *it->second;
+    const auto values = idx.toInt64s();
+    if (!values || isFloating(idx.dtype))
+        c.unsupported("the indices are not integers");
+    const E x = E::val(c.in(0));
+    if (values->size() == 1 && idx.dims.size() <= 1)
+        return idx.dims.empty() ? E::call("select", {x, E::integer(axis).named("dim"), E::integer((*values)[0]).named("index")})
+                                : E::call("narrow", {x, E::integer(axis).named("dim"), E::integer((*values)[0]).named("start"),
+                                                     E::integer(1).named("length")});
+    if (std::any_of(values->begin(), values->end(), [](int64_t v) { return v < 0; }))
+        c.unsupported("indices that count from the end are not supported");
+    if (idx.dims.size() == 1)
+        return E::call("index_select", {x, E::integer(axis).named("dim"), E::val(c.in(1)).named("index")});
+    std::vector<int64_t> shape = c.dims(c.in(0));
+    if (axis == 0 && c.batch != 1)
+        c.unsupported("gathering along the batch dimension at batch " + std::to_string(c.batch));
+    shape.erase(shape.begin() + axis);
+    shape.insert(shape.begin() + axis, idx.dims.begin(), idx.dims.end());
+    if (axis > 0)
+        shape[0] = -1;  // the batch
+    const E flat = E::call("reshape", {E::val(c.in(1)), E::list({-1})});
+    return E::call("reshape", {E::call("index_select", {x, E::integer(axis).named("dim"), flat.named("index")}), E::list(shape)});
+}
+
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin: axes from the attribute, or the constant
+// input since `inputSince`; none: every axis, or no reduction with noop_with_empty_axes.
+E reduce(const Context& c, const char* fn, int64_t inputSince)
+{
+    const int64_t rank = c.rank(0);
+    std::vector<int64_t> axes = listOf(c, 1, "axes", inputSince);
+    if (axes.empty()) {
+        if (c.node.opset >= inputSince && c.node.attrInt("noop_with_empty_axes", 0) != 0)
+            return E::val(c.in(0));
+        for (int64_t i = 0; i < rank; ++i)
+            axes.push_back(i);
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+        axes[i] = c.axis(axes[i], rank);
+        if (std::count(axes.begin(), axes.begin() + i, axes[i]))
+            c.unsupported("axes name axis " + std::to_string(axes[i]) + " twice");
+    }
+    if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
+        c.unsupported("ReduceMean is generated for floating-point tensors only");
+    return E::call(fn, {E::val(c.in(0)), E::list(axes).named("dim"), E::boolean(c.node.attrInt("keepdims", 1) != 0).named("keepdim")});
+}
+
+// Squeeze (axes; none: every axis of size one, as ONNX) and Unsqueeze, one axis at a time.
+E squeeze(const Context& c, bool unsqueeze)
+{
+    std::vector<int64_t> axes = listOf(c, 1, "axes", 13);
+    const int64_t rank = c.rank(0) + (unsqueeze ? int64_t(axes.size()) : 0);
+    if (axes.empty()) {
+        if (unsqueeze)
+            c.unsupported("no axes");
+        return E::call("squeeze", {E::val(c.in(0))});
+    }
+    for (int64_t& a : axes)
+        a = c.axis(a, rank);
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+        c.unsupported("axes name an axis twice");
+    if (!unsqueeze)
+        std::reverse(axes.begin(), axes.end());  // later axes first, so the earlier keep their places
+    E y = E::val(c.in(0));
+    for (int64_t a : axes)
+        y = E::call(unsqueeze ? "unsqueeze" : "squeeze", {std::move(y), E::integer(a)});
+    return y;
+}
+
+// LSTM, GRU and RNN as PyTorch's one-layer kernels (the `recurrent` helper), where the node
+// is what they compute: forward or bidirectional, layout 0, the default activations (an RNN's
+// Tanh or Relu), no clip, sequence_lens, peepholes or input_forget, a GRU's reset gate applied
+// after its linear transformation; constant float weights. Y only.
+E recurrent(const Context& c)
+{
+    c.onlyFirstOutput();
+    const std::string& op = c.node.opType;
+    const std::string direction = c.node.attrString("direction", "forward");
+    if (direction != "forward" && direction != "bidirectional")
+        c.unsupported("direction '" + printable(direction) + "' (PyTorch's layers run forward or both ways)");
+    if (c.node.attrInt("layout", 0) != 0)
+        c.unsupported("layout 1");
+    if (c.node.attr("clip") || c.node.attr("activation_alpha") || c.node.attr("activation_beta"))
+        c.unsupported("clip and activation parameters are not supported");
+    if (c.node.attrInt("input_forget", 0) != 0)
+        c.unsupported("input_forget 1");
+    if (c.has(4))
+        c.unsupported("sequence_lens is given (ragged sequences)");
+    if (op == "LSTM" && c.has(7))
+        c.unsupported("peepholes are given");
+    if (op == "GRU" && c.node.attrInt("linear_before_reset", 0) == 0)
+        c.unsupported("linear_before_reset 0 (PyTorch's GRU applies the reset gate after the linear transformation)");
+    const Attribute* a = c.node.attr("activations");
+    std::vector<std::string> acts = a ? a->strings : std::vector<std::string>{};
+    const size_t directions = direction == "bidirectional" ? 2 : 1;
+    std::string kind = op == "LSTM" ? "lstm" : op == "GRU" ? "gru" : "rnn_tanh";
+    const std::vector<std::string> standard = op == "LSTM" ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                            : op == "GRU"  ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                           : std::vector<std::string>{acts.empty() ? "Tanh" : acts[0]};
+    if (op == "RNN" && standard[0] == "Relu")
+        kind = "rnn_relu";
+    if (!acts.empty()) {
+        if (acts.size() != standard.size() * directions)
+            c.unsupported(std::to_string(acts.size()) + " activations for " + std::to_string(directions) + " direction(s)");
+        for (size_t i = 0; i < acts.size(); ++i)
+            if (acts[i] != standard[i % standard.size()] || (op == "RNN" && acts[i] != "Tanh" && acts[i] != "Relu"))
+                c.unsupported("activations other than PyTorch's (" + printable(acts[i]) + ")");
+    }
+    for (size_t i : {size_t(1), size_t(2), size_t(3)})
+        if (c.has(i) && !(c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float))
+            c.unsupported("W, R and B must be float constants");
+    if (c.dtype(0) != DataType::Float)
+        c.unsupported("recurrent layers are generated for float sequences only");
+    std::vector<E> args{E::text(kind), E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))};
+    const size_t last = op == "LSTM" ? 6 : 5;
+    size_t given = 3;
+    for (size_t i = 3; i <= last; ++i)
+        if (c.has(i) && i != 4)
+            given = i;
+    for (size_t i = 3; i <= given; ++i)
+        if (i != 4)
+            args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
+    return E::call("recurrent", std::move(args));
+}
+
 using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
 
-bool isFloating(DataType t) { return t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16; }
 
 // A fused node's activation (its `activation`, `activation_params`) applied to y.
 E activated(const Context& c, const E& y)
@@ -404,7 +613,8 @@ const std::map<std::string, Lowering>& lowerings()
         r[kChannelShuffle] = [](const Context& c) {
             if (c.node.outputs.size() != 1)
                 c.unsupported("it gives " + std::to_string(c.node.outputs.size()) +
-                              " outputs, and generated code computes one a node");
+                              " outputs, and generated code computes one a node (leave fuse-channel-shuffle out of "
+                              "--passes: the shuffle's Reshape, Transpose and Slices are generated as they are)");
             std::vector<E> parts;
             for (size_t i = 0; i < c.node.inputs.size(); ++i)
                 parts.push_back(E::val(c.in(i)));
@@ -511,9 +721,13 @@ const std::map<std::string, Lowering>& lowerings()
             if (c.node.opset < 5)
                 c.unsupported("opset below 5 is not supported");
             const auto shape = c.constInts(1);
-            if (c.node.attrInt("allowzero", 0) == 0 && std::count(shape.begin(), shape.end(), 0) > 0)
-                c.unsupported("a 0 (copy) entry in the shape is not supported");
-            return E::call("reshape", {E::val(c.in(0)), E::list(shape)});
+            if (c.node.attrInt("allowzero", 0) != 0 || std::count(shape.begin(), shape.end(), 0) == 0)
+                return E::call("reshape", {E::val(c.in(0)), E::list(shape)});
+            // A 0 copies the input's size there, read when the code runs: x.size(1).
+            std::vector<E> sizes;
+            for (size_t i = 0; i < shape.size(); ++i)
+                sizes.push_back(shape[i] == 0 ? E::method(E::val(c.in(0)), "size", {E::integer(int64_t(i))}) : E::integer(shape[i]));
+            return E::call("reshape", {E::val(c.in(0)), E::tensors(std::move(sizes))});
         };
         r["Pad"] = [](const Context& c) {
             const std::string mode = c.node.attrString("mode", "constant");
@@ -539,6 +753,37 @@ const std::map<std::string, Lowering>& lowerings()
                 p.push_back(pads[size_t(i + rank)]);
             }
             return pad(E::val(c.in(0)), p, value);
+        };
+        r["Slice"] = slice;
+        for (const char* op : {"LSTM", "GRU", "RNN"})
+            r[op] = recurrent;
+        r["Gather"] = gather;
+        r["ReduceMean"] = [](const Context& c) { return reduce(c, "mean", 18); };
+        r["ReduceSum"] = [](const Context& c) { return reduce(c, "sum", 13); };
+        r["ReduceMax"] = [](const Context& c) { return reduce(c, "amax", 18); };
+        r["ReduceMin"] = [](const Context& c) { return reduce(c, "amin", 18); };
+        r["Squeeze"] = [](const Context& c) { return squeeze(c, false); };
+        r["Unsqueeze"] = [](const Context& c) { return squeeze(c, true); };
+        // As the runtime's kernel: a constant one-element exponent (LayerNorm's x^2 written
+        // out) as a number, which ATen squares; the result has the base's type.
+        r["Pow"] = [](const Context& c) {
+            if (!isFloating(c.dtype(0)))
+                c.unsupported("Pow is generated for a floating-point base only");
+            const auto e = c.constScalar(1);
+            if (e && c.rank(1) <= c.rank(0))
+                return E::call("pow", {E::val(c.in(0)), E::real(*e)});
+            if (c.dtype(1) != c.dtype(0))
+                c.unsupported("the exponent's type differs from the base's");
+            return E::call("pow", {E::val(c.in(0)), E::val(c.in(1))});
+        };
+        r["Einsum"] = [](const Context& c) {
+            const std::string eq = c.node.attrString("equation", "");
+            if (eq.empty() || eq.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,.->") != std::string::npos)
+                c.unsupported("the equation '" + printable(eq) + "' has characters outside letters, spaces, ',', '.' and '->'");
+            std::vector<E> operands;
+            for (size_t i = 0; i < c.node.inputs.size(); ++i)
+                operands.push_back(E::val(c.in(i)));
+            return E::call("einsum", {E::text(eq), E::tensors(std::move(operands))});
         };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;

@@ -72,6 +72,9 @@ std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster);
 // The serial function's drops: lastUses of serialUses, graph outputs kept.
 std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeId>* nodes);
 
+// Whether any node's expression calls `fn` (a template piece needed only then, such as `recurrent`).
+bool callsFunction(const Program& p, const std::string& fn);
+
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double
 
@@ -85,6 +88,7 @@ struct Syntax {
     const char* listClose;
     const char* comment;  // line comment marker
     const char* weights;  // what a weight's member follows: "self." (Python buffers), "w." (C++)
+    std::string (*integer)(int64_t);  // C++ spells INT64_MIN so, as no literal can
     std::string (*ints)(const std::vector<int64_t>&);
     std::string (*real)(double);
 };

@@ -70,7 +70,9 @@ std::string bytesLiteral(std::string_view bytes)
     return s + "'";
 }
 
-const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", ints, real};
+std::string integer(int64_t v) { return std::to_string(v); }
+
+const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
@@ -141,7 +143,8 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "BOUND = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
-      << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n";
+      << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
+      << (callsFunction(p, "recurrent") ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string());
 
     std::ostringstream m;  // the generated methods
     // forward(): serial.

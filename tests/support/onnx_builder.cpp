@@ -85,10 +85,17 @@ OnnxBuilder& OnnxBuilder::initializer(const std::string& name, std::vector<int64
 
 OnnxBuilder& OnnxBuilder::initializerInt64(const std::string& name, const std::vector<int64_t>& values)
 {
+    return initializerInt64(name, values, {static_cast<int64_t>(values.size())});
+}
+
+OnnxBuilder& OnnxBuilder::initializerInt64(const std::string& name, const std::vector<int64_t>& values,
+                                           const std::vector<int64_t>& dims)
+{
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::INT64);
-    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t d : dims)
+        t->add_dims(d);
     for (int64_t v : values)
         t->add_int64_data(v);
     return *this;

@@ -32,6 +32,9 @@ public:
     OnnxBuilder& initializer(const std::string& name, std::vector<int64_t> dims,
                              const std::function<float(int64_t)>& value);
     OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values);
+    // With the given dims (none: a scalar); their product must be values.size().
+    OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values,
+                                  const std::vector<int64_t>& dims);
     onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> inputs,
                           std::initializer_list<std::string> outputs, const std::string& name = {});
 

@@ -6,6 +6,7 @@
 
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/slice_range.h"
 #include "core/ir/split_parts.h"
 #include "core/runtime/torch/channels_last.h"
 #include "core/util/error.h"
@@ -130,22 +131,6 @@ at::Tensor integerRange(int64_t start, int64_t limit, int64_t delta)
     for (int64_t i = 0; i < n; ++i, v += uint64_t(delta))
         p[i] = int64_t(v);
     return y;
-}
-
-// ONNX Slice clamping, for one axis of size `dim`.
-void clampSlice(int64_t dim, int64_t step, int64_t& start, int64_t& end)
-{
-    if (start < 0)
-        start += dim;
-    if (end < 0)
-        end += dim;
-    if (step > 0) {
-        start = std::clamp<int64_t>(start, 0, dim);
-        end = std::clamp<int64_t>(end, 0, dim);
-    } else {
-        start = std::clamp<int64_t>(start, 0, dim - 1);
-        end = std::clamp<int64_t>(end, -1, dim - 1);
-    }
 }
 
 // Source coordinate of output coordinate `o` along an axis resized by `scale`;

@@ -1,0 +1,55 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "prelude.cpp"
+// </check-only>
+// Recurrent layers (ONNX's LSTM, GRU and RNN) as PyTorch's own one-layer kernels: at::lstm,
+// at::gru, at::rnn_tanh and at::rnn_relu. ONNX orders an LSTM's gates i, o, f, c and a GRU's
+// z, r, h; PyTorch i, f, g, o and r, z, n. Each weight's gates are put in PyTorch's order once
+// and kept (the weights live as long as the program).
+std::vector<at::Tensor> recurrentParams(const std::string& kind, const at::Tensor& w, const at::Tensor& r, const at::Tensor& b)
+{
+    static std::mutex mutex;
+    static std::map<std::tuple<std::string, const void*, const void*, const void*>, std::vector<at::Tensor>> kept;
+    const auto key = std::make_tuple(kind, w.data_ptr(), r.data_ptr(), b.defined() ? b.data_ptr() : nullptr);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        const auto it = kept.find(key);
+        if (it != kept.end())
+            return it->second;
+    }
+    const Ints gates = kind == "lstm" ? Ints{0, 2, 3, 1} : kind == "gru" ? Ints{1, 0, 2} : Ints{0};
+    const int64_t hidden = r.size(-1), rows = int64_t(gates.size()) * hidden;
+    auto reorder = [&](const at::Tensor& t) {  // t's rows, gate by gate
+        std::vector<at::Tensor> parts;
+        for (int64_t g : gates)
+            parts.push_back(t.slice(0, g * hidden, (g + 1) * hidden));
+        return at::cat(parts).contiguous();
+    };
+    std::vector<at::Tensor> params;
+    for (int64_t d = 0; d < w.size(0); ++d) {
+        const at::Tensor bias = b.defined() ? b[d] : at::zeros({2 * rows}, w.options());
+        for (const at::Tensor& t : {w[d], r[d], bias.slice(0, 0, rows), bias.slice(0, rows)})
+            params.push_back(reorder(t));
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    return kept.emplace(key, std::move(params)).first->second;
+}
+
+// ONNX's Y, [sequence, directions, batch, hidden], of a forward or bidirectional layer.
+at::Tensor recurrent(const std::string& kind, const at::Tensor& x, const at::Tensor& w, const at::Tensor& r,
+                     const at::Tensor& b = {}, const at::Tensor& initialH = {}, const at::Tensor& initialC = {})
+{
+    const std::vector<at::Tensor> params = recurrentParams(kind, w, r, b);
+    const int64_t directions = w.size(0), hidden = r.size(-1);
+    const bool both = directions == 2;
+    const at::Tensor h0 = initialH.defined() ? initialH : at::zeros({directions, x.size(1), hidden}, x.options());
+    at::Tensor y;
+    if (kind == "lstm")
+        y = std::get<0>(at::lstm(x, {h0, initialC.defined() ? initialC : at::zeros_like(h0)}, params, true, 1, 0.0, false, both, false));
+    else if (kind == "gru")
+        y = std::get<0>(at::gru(x, h0, params, true, 1, 0.0, false, both, false));
+    else if (kind == "rnn_relu")
+        y = std::get<0>(at::rnn_relu(x, h0, params, true, 1, 0.0, false, both, false));
+    else
+        y = std::get<0>(at::rnn_tanh(x, h0, params, true, 1, 0.0, false, both, false));
+    return y.reshape({x.size(0), x.size(1), directions, hidden}).transpose(1, 2);
+}

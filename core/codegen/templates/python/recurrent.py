@@ -1,0 +1,46 @@
+# <check-only> What the rest of model.py defines, so that this file lints on its own.
+import threading
+
+import torch
+# </check-only>
+# Recurrent layers (ONNX's LSTM, GRU and RNN) as PyTorch's own one-layer kernels: torch.lstm,
+# torch.gru, torch.rnn_tanh and torch.rnn_relu. ONNX orders an LSTM's gates i, o, f, c and a
+# GRU's z, r, h; PyTorch i, f, g, o and r, z, n. Each weight's gates are put in PyTorch's order
+# once and kept (the entry holds the weights, so their ids stay theirs).
+RECURRENT_GATES = {'lstm': (0, 2, 3, 1), 'gru': (1, 0, 2), 'rnn_tanh': (0,), 'rnn_relu': (0,)}
+_recurrent_params = {}
+_recurrent_lock = threading.Lock()
+
+
+def recurrent_params(kind, w, r, b):
+    """[w_ih, w_hh, b_ih, b_hh] of each direction, gates in PyTorch's order."""
+    key = (kind, id(w), id(r), id(b))
+    with _recurrent_lock:
+        entry = _recurrent_params.get(key)
+    if entry is not None and entry[0] is w and entry[1] is r and entry[2] is b:
+        return entry[3]
+    gates = RECURRENT_GATES[kind]
+    hidden = r.shape[-1]
+
+    def reorder(t):  # t's rows, gate by gate
+        return torch.cat([t[g * hidden:(g + 1) * hidden] for g in gates]).contiguous()
+
+    params = []
+    for d in range(w.shape[0]):
+        bias = b[d] if b is not None else w.new_zeros(2 * len(gates) * hidden)
+        params += [reorder(w[d]), reorder(r[d]), reorder(bias[:len(gates) * hidden]),
+                   reorder(bias[len(gates) * hidden:])]
+    with _recurrent_lock:
+        _recurrent_params[key] = (w, r, b, params)
+    return params
+
+
+def recurrent(kind, x, w, r, b=None, initial_h=None, initial_c=None):
+    """ONNX's Y, [sequence, directions, batch, hidden], of a forward or bidirectional layer."""
+    params = recurrent_params(kind, w, r, b)
+    directions, hidden = w.shape[0], r.shape[-1]
+    h0 = initial_h if initial_h is not None else x.new_zeros(directions, x.shape[1], hidden)
+    if kind == 'lstm':
+        h0 = [h0, initial_c if initial_c is not None else torch.zeros_like(h0)]
+    y = getattr(torch, kind)(x, h0, params, True, 1, 0.0, False, directions == 2, False)[0]
+    return y.reshape(x.shape[0], x.shape[1], directions, hidden).transpose(1, 2)
