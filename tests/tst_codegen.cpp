@@ -247,6 +247,34 @@ std::string indexingModel()
     return b.bytes();
 }
 
+// Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
+// half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
+// asymmetric coordinates and floor.
+std::string resizeModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 3, 5, 7});
+    b.initializerInt64("sizes", {1, 3, 10, 14}).initializerInt64("odd_sizes", {1, 3, 8, 3});
+    b.initializer("scales", {4}, [](int64_t i) { return i < 2 ? 1.0f : float(i); });  // 1, 1, 2, 3
+    auto mode = [](onnx::NodeProto& n, const std::string& m, const std::string& coord, const std::string& nearest = {}) {
+        for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+                 {"mode", m}, {"coordinate_transformation_mode", coord}, {"nearest_mode", nearest}}) {
+            if (value.empty())
+                continue;
+            auto* a = n.add_attribute();
+            a->set_name(name);
+            a->set_type(onnx::AttributeProto::STRING);
+            a->set_s(value);
+        }
+    };
+    mode(b.node("Resize", {"x", "", "", "sizes"}, {"y1"}), "linear", "half_pixel");
+    mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y2"}), "linear", "pytorch_half_pixel");
+    mode(b.node("Resize", {"x", "", "scales"}, {"y3"}), "linear", "align_corners");
+    mode(b.node("Resize", {"x", "", "scales"}, {"y4"}), "nearest", "asymmetric", "floor");
+    b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
+    return b.bytes();
+}
+
 // Writes `bytes` to `path`; false when it cannot.
 bool writeFile(const QString& path, const std::string& bytes)
 {
@@ -405,6 +433,9 @@ private Q_SLOTS:
         variants_["indexing"] = {"indexing", indexing, 1, 1};
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
         variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
+        const QString resize = work_ + "/resize.onnx";
+        QVERIFY(writeFile(resize, resizeModel()));
+        variants_["resize"] = {"resize", resize, 1, 1};
         // Recurrent layers as PyTorch exports nn.LSTM (two bidirectional layers), nn.GRU and
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",

@@ -96,6 +96,8 @@ std::string Renderer::expr(const Expr& e) const
         for (const Expr& a : e.args) {
             if (syntax.python && a.isDefault)
                 continue;  // Python leaves a keyword's default out
+            if (!syntax.python && a.pythonOnly)
+                continue;
             s += first ? "" : ", ";
             first = false;
             if (!syntax.python || a.keyword.empty()) {

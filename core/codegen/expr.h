@@ -25,6 +25,7 @@ struct Expr {
     // default value, which Python leaves out.
     std::string keyword;
     bool isDefault = false;
+    bool pythonOnly = false;  // an argument C++'s function does not take (F.interpolate's mode)
 
     static Expr val(ValueId v) { Expr e; e.kind = Kind::Value; e.value = v; return e; }
     static Expr integer(int64_t v) { Expr e; e.kind = Kind::Int; e.i = v; return e; }
@@ -47,6 +48,13 @@ struct Expr {
         Expr e = *this;
         e.keyword = std::move(name);
         e.isDefault = defaultValue;
+        return e;
+    }
+    // This argument in Python only.
+    Expr inPythonOnly() const
+    {
+        Expr e = *this;
+        e.pythonOnly = true;
         return e;
     }
     // object.name(args...): the same spelling in both languages (arguments by position).

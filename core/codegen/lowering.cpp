@@ -76,6 +76,9 @@ const FunctionName& functionName(const std::string& fn)
         {"flip", {"torch.flip", "at::flip"}},
         {"squeeze", {"torch.squeeze", "at::squeeze"}},
         {"unsqueeze", {"torch.unsqueeze", "at::unsqueeze"}},
+        // Resize as PyTorch's upsampling: F.interpolate with its mode, which C++ names in the function.
+        {"interpolate_bilinear", {"F.interpolate", "at::upsample_bilinear2d"}},
+        {"interpolate_nearest", {"F.interpolate", "at::upsample_nearest2d"}},
         // The generated programs' own helper (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
         {"recurrent", {"recurrent", "recurrent"}},
     };
@@ -485,6 +488,47 @@ E recurrent(const Context& c)
     return E::call("recurrent", std::move(args));
 }
 
+// Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
+// the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
+// has one element) or align_corners, nearest with asymmetric coordinates and floor (what
+// F.interpolate exports). The output size comes from the inferred shapes; scales (no sizes)
+// must give whole sizes, for PyTorch reads a size's scale as out / in.
+E resize(const Context& c)
+{
+    if (c.node.opset < 11)
+        c.unsupported("opset below 11");
+    if (c.rank(0) != 4)
+        c.unsupported("only 4-D inputs (two spatial axes) are generated");
+    const std::string mode = c.node.attrString("mode", "nearest");
+    const std::string coord = c.node.attrString("coordinate_transformation_mode", "half_pixel");
+    const std::vector<int64_t> in = c.dims(c.in(0)), out = c.dims(c.node.outputs[0]);
+    if (out.size() != 4 || in[2] < 0 || in[3] < 0 || out[2] < 0 || out[3] < 0)
+        c.unsupported("the spatial sizes are unknown (fix input sizes with --shape)");
+    if (in[0] != out[0] || in[1] != out[1])
+        c.unsupported("it resizes the batch or the channels");
+    if (!(c.has(3) && c.out.isConstant(c.in(3)))) {
+        const auto it = c.has(2) ? c.out.constants.find(c.in(2)) : c.out.constants.end();
+        const auto scales = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+        if (!scales || scales->size() != 4)
+            c.unsupported("the scales or sizes must be constants for code generation");
+        for (size_t i = 2; i < 4; ++i)
+            if (std::abs(double(in[i]) * (*scales)[i] - double(out[i])) > 1e-6 * double(out[i]))
+                c.unsupported("scale " + std::to_string((*scales)[i]) + " gives a fractional size");
+    }
+    const E x = E::val(c.in(0)), size = E::list({out[2], out[3]}).named("size");
+    if (mode == "linear") {
+        const bool align = coord == "align_corners";
+        if (!align && coord != "half_pixel" && !(coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
+            c.unsupported("linear mode with coordinate_transformation_mode '" + printable(coord) + "'");
+        return E::call("interpolate_bilinear", {x, size, E::text("bilinear").named("mode").inPythonOnly(),
+                                                E::boolean(align).named("align_corners")});
+    }
+    if (mode == "nearest" && coord == "asymmetric" && c.node.attrString("nearest_mode", "round_prefer_floor") == "floor")
+        return E::call("interpolate_nearest", {x, size, E::text("nearest").named("mode", true).inPythonOnly()});
+    c.unsupported("mode '" + printable(mode) + "' with coordinate_transformation_mode '" + printable(coord) +
+                  "' (generated: linear, or nearest with asymmetric coordinates and floor)");
+}
+
 using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
@@ -755,6 +799,7 @@ const std::map<std::string, Lowering>& lowerings()
             return pad(E::val(c.in(0)), p, value);
         };
         r["Slice"] = slice;
+        r["Resize"] = resize;
         for (const char* op : {"LSTM", "GRU", "RNN"})
             r[op] = recurrent;
         r["Gather"] = gather;
