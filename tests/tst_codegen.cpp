@@ -44,6 +44,7 @@ struct Variant {
     int degree = 1;
     QString passes = {};  // graph passes before generation (the reference stays the unoptimized model)
     bool oneDnn = true;   // C++: oneDNN primitives of the program's own (MODEL_USE_ONEDNN) where its headers are
+    QStringList options = {};  // more `ramiel export` options
 };
 
 struct ProcessResult {
@@ -204,7 +205,7 @@ std::string denseModel()
 // Indexing and reductions as transformers and detectors export them: Slice with negative,
 // stepped and multi-axis bounds, Gather of one index (kept and dropped axis), of a list
 // and of a matrix of indices, ReduceSum / ReduceMax / ReduceMin, Unsqueeze and Squeeze,
-// Pow by a constant and by a tensor, and an Einsum.
+// Pow by a constant and by a tensor, an Einsum, and Split (given sizes, equal parts).
 std::string indexingModel()
 {
     OnnxBuilder b;
@@ -215,6 +216,7 @@ std::string indexingModel()
     b.initializerInt64("s2_starts", {1, -5}).initializerInt64("s2_ends", {3, kMax}).initializerInt64("s2_axes", {1, -2});
     b.initializerInt64("s2_steps", {1, 2});
     b.initializerInt64("s3_starts", {kMin}).initializerInt64("s3_ends", {2}).initializerInt64("s3_axes", {2});
+    b.initializerInt64("split_sizes", {1, 3});
     b.initializerInt64("i_scalar", {2}, {}).initializerInt64("i_one", {-1}).initializerInt64("i_list", {3, 0, 1});
     b.initializerInt64("i_matrix", {0, 2, 1, 1, 7, 3}, {3, 2});
     b.initializerInt64("last", {-1}).initializerInt64("u_axes", {1, -1}).initializerInt64("q_axes", {4});
@@ -237,6 +239,13 @@ std::string indexingModel()
     b.node("Sigmoid", {"q1"}, {"positive"});
     b.node("Pow", {"positive", "positive"}, {"p2"});
     b.node("Add", {"p1", "p2"}, {"y5"});
+    // Two parts read by different nodes, and three equal parts of which one is never read.
+    OnnxBuilder::setInt(b.node("Split", {"x", "split_sizes"}, {"part1", "part3"}), "axis", 1);
+    b.node("Relu", {"part1"}, {"r1"});
+    b.node("Sigmoid", {"part3"}, {"s3"});
+    b.node("Add", {"r1", "s3"}, {"y8"});
+    OnnxBuilder::setInt(b.node("Split", {"x"}, {"e1", "e2", "e3"}), "axis", 2);
+    b.node("Sub", {"e1", "e3"}, {"y9"});
     auto& einsum = b.node("Einsum", {"x", "x"}, {"y6"});
     auto* eq = einsum.add_attribute();
     eq->set_name("equation");
@@ -244,6 +253,7 @@ std::string indexingModel()
     eq->set_s("bchw, bcgw -> bhg");
     b.output("y1", {1, 2, 3, 3}).output("y2", {1, 4, 6, 3}).output("y3", {1, 1, 6, 8}).output("y4", {1, 4, 8});
     b.output("y5", {1, 1, 6, 8}).output("y6", {1, 6, 6}).output("y7", {1, 4, 2, 8});
+    b.output("y8", {1, 3, 6, 8}).output("y9", {1, 4, 2, 8});
     return b.bytes();
 }
 
@@ -272,6 +282,54 @@ std::string resizeModel()
     mode(b.node("Resize", {"x", "", "scales"}, {"y3"}), "linear", "align_corners");
     mode(b.node("Resize", {"x", "", "scales"}, {"y4"}), "nearest", "asymmetric", "floor");
     b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
+    return b.bytes();
+}
+
+// A Split whose two parts start two branches of convolutions, which the schedule gives to
+// two workers: without clones the second part is published by the worker computing the Split.
+std::string splitBranchesModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 16, 28, 28});
+    b.initializerInt64("halves", {8, 8});
+    OnnxBuilder::setInt(b.node("Split", {"x", "halves"}, {"left", "right"}, "split"), "axis", 1);
+    for (const std::string side : {"left", "right"}) {
+        std::string in = side;
+        for (int k = 0; k < 3; ++k) {
+            const std::string w = side + "_w" + std::to_string(k), out = side + "_c" + std::to_string(k);
+            b.initializer(w, {8, 8, 3, 3}, [k](int64_t i) { return float((i * 7 + k) % 11 - 5) * 0.02f; });
+            OnnxBuilder::setInts(b.node("Conv", {in, w}, {out}, side + "_conv" + std::to_string(k)), "pads", {1, 1, 1, 1});
+            in = out;
+        }
+    }
+    OnnxBuilder::setInt(b.node("Concat", {"left_c2", "right_c2"}, {"y"}), "axis", 1);
+    b.output("y", {1, 16, 28, 28});
+    return b.bytes();
+}
+
+// Recurrent layers whose final states are read: a bidirectional LSTM's Y, Y_h and Y_c (no
+// initial states given), and a GRU of which only Y_h is read.
+std::string recurrentStatesModel()
+{
+    OnnxBuilder b(14);
+    b.input("x", {6, 2, 5});
+    auto weights = [&](const std::string& prefix, int64_t directions, int64_t gates, int64_t hidden) {
+        b.initializer(prefix + "w", {directions, gates * hidden, 5}, [](int64_t i) { return float(i % 13 - 6) * 0.05f; });
+        b.initializer(prefix + "r", {directions, gates * hidden, hidden}, [](int64_t i) { return float(i % 7 - 3) * 0.07f; });
+        b.initializer(prefix + "b", {directions, 2 * gates * hidden}, [](int64_t i) { return float(i % 5 - 2) * 0.1f; });
+    };
+    weights("lstm_", 2, 4, 3);
+    weights("gru_", 1, 3, 4);
+    auto& lstm = b.node("LSTM", {"x", "lstm_w", "lstm_r", "lstm_b"}, {"y", "y_h", "y_c"}, "lstm");
+    OnnxBuilder::setInt(lstm, "hidden_size", 3);
+    auto* direction = lstm.add_attribute();
+    direction->set_name("direction");
+    direction->set_type(onnx::AttributeProto::STRING);
+    direction->set_s("bidirectional");
+    auto& gru = b.node("GRU", {"x", "gru_w", "gru_r", "gru_b"}, {"g_y", "g_h"}, "gru");  // g_y: never read
+    OnnxBuilder::setInt(gru, "hidden_size", 4);
+    OnnxBuilder::setInt(gru, "linear_before_reset", 1);
+    b.output("y", {6, 2, 2, 3}).output("y_h", {2, 2, 3}).output("y_c", {2, 2, 3}).output("g_h", {1, 2, 4});
     return b.bytes();
 }
 
@@ -330,6 +388,7 @@ class TestCodegen : public QObject {
                             QString::number(v.batch), "-d", QString::number(v.degree), "--machine", kMachine};
         if (!v.passes.isEmpty())
             args << "--passes" << v.passes;
+        args << v.options;
         const auto r = test::runCli(args, 300000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
@@ -433,9 +492,16 @@ private Q_SLOTS:
         variants_["indexing"] = {"indexing", indexing, 1, 1};
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
         variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
+        const QString splitBranches = work_ + "/split_branches.onnx";
+        QVERIFY(writeFile(splitBranches, splitBranchesModel()));
+        // Without clones, so that the second part is published rather than computed again.
+        variants_["split_branches"] = {"split_branches", splitBranches, 1, 1, {}, true, {"--no-clone"}};
         const QString resize = work_ + "/resize.onnx";
         QVERIFY(writeFile(resize, resizeModel()));
         variants_["resize"] = {"resize", resize, 1, 1};
+        const QString recurrentStates = work_ + "/recurrent_states.onnx";
+        QVERIFY(writeFile(recurrentStates, recurrentStatesModel()));
+        variants_["recurrent_states"] = {"recurrent_states", recurrentStates, 1, 1};
         // Recurrent layers as PyTorch exports nn.LSTM (two bidirectional layers), nn.GRU and
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",

@@ -35,6 +35,11 @@ std::string Program::var(ValueId v, int copy) const
     return copy < 0 || schedule.degree == 1 ? valueId[size_t(v)] : copyValueId[size_t(copy)][size_t(v)];
 }
 
+std::string Program::outputsVarOf(NodeId node, int copy) const
+{
+    return outputsVar.at({node, copy < 0 || schedule.degree == 1 ? -1 : copy});
+}
+
 int Program::inputIndex(ValueId v) const
 {
     for (size_t k = 0; k < low.inputs.size(); ++k)
@@ -209,7 +214,9 @@ Program buildProgram(const CodegenRequest& request)
             const ValueId v = n.outputs[k];
             if (v == kNone || p.low.isConstant(v))
                 continue;
-            base[size_t(v)] = k == 0 && !n.name.empty() ? nodeBaseName(n.name) : g.value(v).name;
+            base[size_t(v)] = n.name.empty() ? g.value(v).name
+                              : k == 0       ? nodeBaseName(n.name)
+                                             : nodeBaseName(n.name) + "_" + std::to_string(k);
             order.push_back(v);
         }
     }
@@ -222,6 +229,14 @@ Program buildProgram(const CodegenRequest& request)
             for (ValueId v : order)
                 p.copyValueId[size_t(copy)][size_t(v)] = values.make(p.valueId[size_t(v)], "c" + std::to_string(copy) + "_");
     }
+    // C++: the vector a node of several outputs gives, before its parts are moved out.
+    for (NodeId id : p.topo.order)
+        if (p.low.outputCount[size_t(id)] > 1)
+            for (int copy = -1; copy < s.degree; ++copy)
+                if (copy == -1 || s.degree > 1)
+                    p.outputsVar[{id, copy}] =
+                        values.make(p.valueId[size_t(g.node(id).outputs[0])] + "_outputs",
+                                    copy < 0 ? std::string() : "c" + std::to_string(copy) + "_");
     // Weights by their names, except those the exporter made up ("onnx::Conv_542"): those by
     // their first reader and what it reads them as ("inception3a_branch1_conv_weight").
     for (ValueId v : p.low.weights) {
@@ -279,13 +294,16 @@ Program buildProgram(const CodegenRequest& request)
         const Node& n = g.node(s.node(i));
         if (p.low.nodeExpr[size_t(n.id)].kind == Expr::Kind::None)
             continue;  // Constant: its value is a weight
-        const ValueId out = n.outputs[0];
-        bool publish = g.value(out).isGraphOutput;
-        for (NodeId consumer : g.value(out).consumers)
-            for (int c : holders[size_t(s.instance(consumer, s.copy(i)))])
-                publish = publish || !holds(c, i);
-        if (publish)
-            slotOf[{out, s.copy(i)}] = p.slotCount++;
+        for (ValueId out : computedValues(g, p.low, n.id)) {
+            if (out == kNone)
+                continue;
+            bool publish = g.value(out).isGraphOutput;
+            for (NodeId consumer : g.value(out).consumers)
+                for (int c : holders[size_t(s.instance(consumer, s.copy(i)))])
+                    publish = publish || !holds(c, i);
+            if (publish)
+                slotOf[{out, s.copy(i)}] = p.slotCount++;
+        }
     }
 
     p.clusters.resize(s.clusters.size());
@@ -331,16 +349,20 @@ Program buildProgram(const CodegenRequest& request)
             compute.copy = copy;
             compute.clone = s.isClone(c, i);
             steps.push_back(compute);
-            available.insert({n.outputs[0], copy});
-            if (!compute.clone)
-                if (const auto slot = slotOf.find({n.outputs[0], copy}); slot != slotOf.end()) {
-                    Step pub;
-                    pub.kind = Step::Kind::Publish;
-                    pub.value = n.outputs[0];
-                    pub.copy = copy;
-                    pub.slot = slot->second;
-                    steps.push_back(pub);
-                }
+            for (ValueId out : computedValues(g, p.low, n.id)) {
+                if (out == kNone)
+                    continue;
+                available.insert({out, copy});
+                if (!compute.clone)
+                    if (const auto slot = slotOf.find({out, copy}); slot != slotOf.end()) {
+                        Step pub;
+                        pub.kind = Step::Kind::Publish;
+                        pub.value = out;
+                        pub.copy = copy;
+                        pub.slot = slot->second;
+                        steps.push_back(pub);
+                    }
+            }
         }
         p.threads.push_back(request.schedule->workerThreadsOf(c));
     }

@@ -88,6 +88,21 @@ std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
     return s + "\n";
 }
 
+// A node's statement: `at::Tensor x = expr;`, or for several outputs the vector it gives and
+// each part moved out of it.
+std::string statement(const Program& p, NodeId id, int copy, const std::string& expr, const std::string& comment)
+{
+    const std::vector<ValueId> values = computedValues(p.model.graph, p.low, id);
+    if (values.size() == 1)
+        return "    at::Tensor " + p.var(values[0], copy) + " = " + expr + ";" + comment + "\n";
+    const std::string all = p.outputsVarOf(id, copy);
+    std::string s = "    std::vector<at::Tensor> " + all + " = " + expr + ";" + comment + "\n";
+    for (size_t k = 0; k < values.size(); ++k)
+        if (values[k] != kNone)
+            s += "    at::Tensor " + p.var(values[k], copy) + " = std::move(" + all + "[" + std::to_string(k) + "]);\n";
+    return s;
+}
+
 }  // namespace
 
 std::string renderCMake(const Program&)
@@ -220,9 +235,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     std::vector<NodeId> nodes;
     const auto dropsAfter = serialDrops(p, &nodes);
     for (size_t i = 0; i < nodes.size(); ++i) {
-        const NodeId id = nodes[i];
-        o << "    at::Tensor " << p.var(g.node(id).outputs[0], -1) << " = " << serialR.expr(p.low.nodeExpr[size_t(id)])
-          << ";\n" << dropLine(p, dropsAfter[i]);
+        o << statement(p, nodes[i], -1, serialR.expr(p.low.nodeExpr[size_t(nodes[i])]), "") << dropLine(p, dropsAfter[i]);
     }
     o << "    return {";
     for (size_t k = 0; k < g.outputs().size(); ++k) {
@@ -270,8 +283,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
                   << ");  // from worker " << st.otherCluster << "\n";
                 break;
             case Step::Kind::Compute:
-                o << "    at::Tensor " << p.var(st.value, st.copy) << " = " << r.expr(p.low.nodeExpr[size_t(st.node)])
-                  << ";" << (st.clone ? "  // clone" : "") << "\n";
+                o << statement(p, st.node, st.copy, r.expr(p.low.nodeExpr[size_t(st.node)]), st.clone ? "  // clone" : "");
                 break;
             case Step::Kind::Publish:
                 o << "    slots.put(" << st.slot << ", " << p.var(st.value, st.copy) << ");\n";

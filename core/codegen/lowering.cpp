@@ -4,6 +4,7 @@
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
 #include "core/ir/slice_range.h"
+#include "core/ir/split_parts.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 namespace ramiel::codegen {
 
@@ -76,6 +78,7 @@ const FunctionName& functionName(const std::string& fn)
         {"flip", {"torch.flip", "at::flip"}},
         {"squeeze", {"torch.squeeze", "at::squeeze"}},
         {"unsqueeze", {"torch.unsqueeze", "at::unsqueeze"}},
+        {"split", {"torch.split", "at::split_with_sizes"}},
         // Resize as PyTorch's upsampling: F.interpolate with its mode, which C++ names in the function.
         {"interpolate_bilinear", {"F.interpolate", "at::upsample_bilinear2d"}},
         {"interpolate_nearest", {"F.interpolate", "at::upsample_nearest2d"}},
@@ -150,6 +153,12 @@ struct Context {
         if (!d || d->size() != 1)
             return std::nullopt;
         return (*d)[0];
+    }
+    // `e` gives the node's first `count` outputs as a sequence (count > 1).
+    E outputs(E e, size_t count) const
+    {
+        out.outputCount[size_t(node.id)] = count;
+        return e;
     }
     void onlyFirstOutput() const
     {
@@ -435,10 +444,9 @@ E squeeze(const Context& c, bool unsqueeze)
 // LSTM, GRU and RNN as PyTorch's one-layer kernels (the `recurrent` helper), where the node
 // is what they compute: forward or bidirectional, layout 0, the default activations (an RNN's
 // Tanh or Relu), no clip, sequence_lens, peepholes or input_forget, a GRU's reset gate applied
-// after its linear transformation; constant float weights. Y only.
+// after its linear transformation; constant float weights.
 E recurrent(const Context& c)
 {
-    c.onlyFirstOutput();
     const std::string& op = c.node.opType;
     const std::string direction = c.node.attrString("direction", "forward");
     if (direction != "forward" && direction != "bidirectional")
@@ -485,7 +493,15 @@ E recurrent(const Context& c)
     for (size_t i = 3; i <= given; ++i)
         if (i != 4)
             args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
-    return E::call("recurrent", std::move(args));
+    // Y alone, or Y and the final states up to the last one read.
+    size_t read = 1;
+    for (size_t k = 1; k < c.node.outputs.size(); ++k) {
+        const ValueId v = c.node.outputs[k];
+        if (v != kNone && (!c.graph.value(v).consumers.empty() || c.graph.value(v).isGraphOutput))
+            read = k + 1;
+    }
+    const E call = E::call("recurrent", std::move(args));
+    return read == 1 ? E::index(call, 0) : c.outputs(call, read);
 }
 
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
@@ -655,19 +671,44 @@ const std::map<std::string, Lowering>& lowerings()
         // fuse-channel-shuffle's ai.ramiel.ChannelShuffle with one output: cat, reshape,
         // permute, reshape. Generated code computes one output a node, so not its Slices.
         r[kChannelShuffle] = [](const Context& c) {
-            if (c.node.outputs.size() != 1)
-                c.unsupported("it gives " + std::to_string(c.node.outputs.size()) +
-                              " outputs, and generated code computes one a node (leave fuse-channel-shuffle out of "
-                              "--passes: the shuffle's Reshape, Transpose and Slices are generated as they are)");
             std::vector<E> parts;
             for (size_t i = 0; i < c.node.inputs.size(); ++i)
                 parts.push_back(E::val(c.in(i)));
             const std::vector<int64_t> d = c.dims(c.in(0));
-            const int64_t group = c.node.attrInt("group", 1), channels = c.node.attrInts("split").at(0);
+            const std::vector<int64_t> split = c.node.attrInts("split");
+            const int64_t group = c.node.attrInt("group", 1), channels = std::accumulate(split.begin(), split.end(), int64_t(0));
+            if (split.size() != c.node.outputs.size() || group < 1 || channels % group)
+                c.unsupported("split " + std::to_string(split.size()) + " sizes of " + std::to_string(channels) +
+                              " channels for " + std::to_string(c.node.outputs.size()) + " outputs in " +
+                              std::to_string(group) + " groups");
             const E x = parts.size() == 1 ? parts[0] : E::call("cat", {E::tensors(std::move(parts)), E::integer(1).named("dim")});
             const E grouped = E::call("reshape", {x, E::list({-1, group, channels / group, d.at(2), d.at(3)})});
             const E shuffled = E::method(E::call("permute", {grouped, E::list({0, 2, 1, 3, 4})}), "contiguous");
-            return E::call("reshape", {shuffled, E::list({-1, channels, d.at(2), d.at(3)})});
+            const E y = E::call("reshape", {shuffled, E::list({-1, channels, d.at(2), d.at(3)})});
+            if (c.node.outputs.size() == 1)
+                return y;
+            // Its Slices or Split, folded in: the channels cut into the node's outputs.
+            return c.outputs(E::call("split", {y, E::list(split), E::integer(1).named("dim")}), split.size());
+        };
+        // Split into parts of the given sizes (an attribute before opset 13, then input 1), or
+        // ONNX's equal parts of a known axis.
+        r["Split"] = [](const Context& c) {
+            const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", 0), rank);
+            std::vector<int64_t> sizes = c.node.opset < 13 ? c.node.attrInts("split")
+                                                             : (c.has(1) ? c.constInts(1) : std::vector<int64_t>{});
+            if (sizes.empty()) {
+                const int64_t size = c.dims(c.in(0))[size_t(axis)];
+                if (size < 0 || (axis == 0 && c.batch != 1))
+                    c.unsupported("equal parts need the axis's size, known here only at batch 1 and for known sizes");
+                SplitParts parts = splitParts(c.node.opset, size, int64_t(c.node.outputs.size()));
+                if (!parts.problem.empty())
+                    c.unsupported(parts.problem);
+                sizes = std::move(parts.sizes);
+            }
+            if (sizes.size() != c.node.outputs.size())
+                c.unsupported(std::to_string(sizes.size()) + " sizes for " + std::to_string(c.node.outputs.size()) + " outputs");
+            const E parts = E::call("split", {E::val(c.in(0)), E::list(sizes), E::integer(axis).named("dim", axis == 0)});
+            return sizes.size() == 1 ? E::index(parts, 0) : c.outputs(parts, sizes.size());
         };
         r["Identity"] = [](const Context& c) { return E::val(c.in(0)); };
         // Inference's copy, or in training mode (is_test = 0 before opset 7, a constant
@@ -881,6 +922,13 @@ void collectWeights(const Expr& e, LoweredModel& out, std::set<ValueId>& seen)
 
 }  // namespace
 
+std::vector<ValueId> computedValues(const Graph& g, const LoweredModel& low, NodeId id)
+{
+    const Node& n = g.node(id);
+    const size_t count = std::min(low.outputCount[size_t(id)], n.outputs.size());
+    return std::vector<ValueId>(n.outputs.begin(), n.outputs.begin() + std::ptrdiff_t(count));
+}
+
 std::vector<std::string> codegenOperators()
 {
     std::vector<std::string> ops;
@@ -925,6 +973,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             out.constants[n.outputs[0]] = constantValue(model, n);
     }
     out.nodeExpr.resize(g.nodeCount());
+    out.outputCount.assign(g.nodeCount(), 1);
     std::set<ValueId> seen;
     for (const Node& n : g.nodes()) {
         Context c{model, g, out, n, batch};

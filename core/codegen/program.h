@@ -41,6 +41,8 @@ struct Program {
     LoweredModel low;
     std::vector<std::string> valueId;  // by value: its variable in the serial code (short, from the node's name)
     std::vector<std::vector<std::string>> copyValueId;  // d > 1: by copy, then value: its variable in that copy
+    // C++: by (node, copy; -1 the serial code), the variable holding a multi-output node's vector.
+    std::map<std::pair<NodeId, int>, std::string> outputsVar;
     std::string className;  // the model's class (Python module, C++ class), from the file name
     double bound = 0;       // the schedule's speedup bound (0: not known)
     std::map<ValueId, std::string> weightMember;  // by constant value
@@ -55,6 +57,7 @@ struct Program {
 
     // The variable holding a computed value of one copy (copy -1: the serial code).
     std::string var(ValueId v, int copy) const;
+    std::string outputsVarOf(NodeId node, int copy) const;  // outputsVar's entry
     int inputIndex(ValueId v) const;  // -1 when not a graph input
 };
 

@@ -84,6 +84,17 @@ std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
     return s + "\n";
 }
 
+// The left side of a node's statement: its variable, or for several outputs `a, b, _`
+// ('_' for a value `used` says nothing reads).
+template <typename Used>
+std::string targets(const Program& p, NodeId id, int copy, Used used)
+{
+    std::string s;
+    for (ValueId v : computedValues(p.model.graph, p.low, id))
+        s += (s.empty() ? "" : ", ") + (v != kNone && used(v) ? p.var(v, copy) : std::string("_"));
+    return s;
+}
+
 }  // namespace
 
 std::string renderPython(const Program& p, const std::string& command, size_t weightBytes)
@@ -167,10 +178,9 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     const auto dropsAfter = serialDrops(p, &nodes);
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeId id = nodes[i];
-        const ValueId out = g.node(id).outputs[0];
         // A value nothing reads is assigned to '_' (pyflakes reports unused variables).
-        m << "        " << (usedSerially(out) ? p.var(out, -1) : "_") << " = "
-          << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n" << dropLine(p, dropsAfter[i]);
+        m << "        " << targets(p, id, -1, usedSerially) << " = " << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n"
+          << dropLine(p, dropsAfter[i]);
     }
     m << "        return " << outputList([&](size_t k) {
         const ValueId v = g.outputs()[k];
@@ -235,7 +245,8 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
                   << st.otherCluster << "\n";
                 break;
             case Step::Kind::Compute:
-                m << "        " << (used.count({st.value, st.copy}) ? p.var(st.value, st.copy) : "_") << " = "
+                m << "        "
+                  << targets(p, st.node, st.copy, [&](ValueId v) { return used.count({v, st.copy}) != 0; }) << " = "
                   << r.expr(p.low.nodeExpr[size_t(st.node)]) << (st.clone ? "  # clone" : "") << "\n";
                 break;
             case Step::Kind::Publish:

@@ -34,22 +34,25 @@ std::vector<at::Tensor> recurrentParams(const std::string& kind, const at::Tenso
     return kept.emplace(key, std::move(params)).first->second;
 }
 
-// ONNX's Y, [sequence, directions, batch, hidden], of a forward or bidirectional layer.
-at::Tensor recurrent(const std::string& kind, const at::Tensor& x, const at::Tensor& w, const at::Tensor& r,
-                     const at::Tensor& b = {}, const at::Tensor& initialH = {}, const at::Tensor& initialC = {})
+// ONNX's outputs of a forward or bidirectional layer: Y [sequence, directions, batch, hidden],
+// Y_h [directions, batch, hidden] and (an LSTM's) Y_c, as PyTorch gives the last two.
+std::vector<at::Tensor> recurrent(const std::string& kind, const at::Tensor& x, const at::Tensor& w, const at::Tensor& r,
+                                  const at::Tensor& b = {}, const at::Tensor& initialH = {}, const at::Tensor& initialC = {})
 {
     const std::vector<at::Tensor> params = recurrentParams(kind, w, r, b);
     const int64_t directions = w.size(0), hidden = r.size(-1);
     const bool both = directions == 2;
     const at::Tensor h0 = initialH.defined() ? initialH : at::zeros({directions, x.size(1), hidden}, x.options());
-    at::Tensor y;
-    if (kind == "lstm")
-        y = std::get<0>(at::lstm(x, {h0, initialC.defined() ? initialC : at::zeros_like(h0)}, params, true, 1, 0.0, false, both, false));
-    else if (kind == "gru")
-        y = std::get<0>(at::gru(x, h0, params, true, 1, 0.0, false, both, false));
-    else if (kind == "rnn_relu")
-        y = std::get<0>(at::rnn_relu(x, h0, params, true, 1, 0.0, false, both, false));
-    else
-        y = std::get<0>(at::rnn_tanh(x, h0, params, true, 1, 0.0, false, both, false));
-    return y.reshape({x.size(0), x.size(1), directions, hidden}).transpose(1, 2);
+    std::vector<at::Tensor> out;
+    if (kind == "lstm") {
+        const auto [y, h, c] = at::lstm(x, {h0, initialC.defined() ? initialC : at::zeros_like(h0)}, params, true, 1, 0.0, false, both, false);
+        out = {y, h, c};
+    } else {
+        const auto [y, h] = kind == "gru"        ? at::gru(x, h0, params, true, 1, 0.0, false, both, false)
+                            : kind == "rnn_relu" ? at::rnn_relu(x, h0, params, true, 1, 0.0, false, both, false)
+                                                 : at::rnn_tanh(x, h0, params, true, 1, 0.0, false, both, false);
+        out = {y, h};
+    }
+    out[0] = out[0].reshape({x.size(0), x.size(1), directions, hidden}).transpose(1, 2);
+    return out;
 }

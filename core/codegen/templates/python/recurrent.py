@@ -36,11 +36,12 @@ def recurrent_params(kind, w, r, b):
 
 
 def recurrent(kind, x, w, r, b=None, initial_h=None, initial_c=None):
-    """ONNX's Y, [sequence, directions, batch, hidden], of a forward or bidirectional layer."""
+    """ONNX's outputs of a forward or bidirectional layer: Y [sequence, directions, batch,
+    hidden], Y_h [directions, batch, hidden] and (an LSTM's) Y_c, as PyTorch gives the last two."""
     params = recurrent_params(kind, w, r, b)
     directions, hidden = w.shape[0], r.shape[-1]
     h0 = initial_h if initial_h is not None else x.new_zeros(directions, x.shape[1], hidden)
     if kind == 'lstm':
         h0 = [h0, initial_c if initial_c is not None else torch.zeros_like(h0)]
-    y = getattr(torch, kind)(x, h0, params, True, 1, 0.0, False, directions == 2, False)[0]
-    return y.reshape(x.shape[0], x.shape[1], directions, hidden).transpose(1, 2)
+    y, *last = getattr(torch, kind)(x, h0, params, True, 1, 0.0, False, directions == 2, False)
+    return [y.reshape(x.shape[0], x.shape[1], directions, hidden).transpose(1, 2), *last]
