@@ -333,6 +333,45 @@ std::string recurrentStatesModel()
     return b.bytes();
 }
 
+// Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
+// Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
+// normalization and a strided, padded transposed convolution with output padding.
+std::string layersModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 4, 6, 6});
+    b.initializer("lo", {}, -0.5f).initializer("hi", {}, 0.75f).initializer("zero", {}, 0.0f);
+    b.initializer("scale", {4}, [](int64_t i) { return 0.5f + float(i) * 0.25f; });
+    b.initializer("shift", {4}, [](int64_t i) { return float(i) * 0.1f - 0.2f; });
+    b.initializer("wt", {4, 3, 3, 3}, [](int64_t i) { return float(i % 9 - 4) * 0.05f; }).initializer("bt", {3}, 0.1f);
+    b.node("Clip", {"x", "lo", "hi"}, {"c1"});
+    b.node("Clip", {"x", "", "hi"}, {"c2"});
+    auto& leaky = b.node("LeakyRelu", {"x"}, {"leaky"});
+    auto* alpha = leaky.add_attribute();
+    alpha->set_name("alpha");
+    alpha->set_type(onnx::AttributeProto::FLOAT);
+    alpha->set_f(0.2f);
+    b.node("Elu", {"x"}, {"elu"});
+    b.node("Softplus", {"x"}, {"soft"});
+    b.node("Max", {"c1", "c2", "x"}, {"max"});
+    b.node("Min", {"x", "leaky"}, {"min"});
+    b.node("Add", {"max", "min"}, {"y1"});
+    b.node("Greater", {"x", "zero"}, {"positive"});
+    b.node("Less", {"x", "hi"}, {"below"});
+    b.node("Equal", {"c1", "x"}, {"inside"});
+    b.node("And", {"positive", "below"}, {"both"});
+    b.node("Or", {"both", "inside"}, {"either"});
+    b.node("Not", {"either"}, {"neither"});
+    b.node("Where", {"neither", "elu", "soft"}, {"y2"});
+    b.node("InstanceNormalization", {"x", "scale", "shift"}, {"y3"});
+    auto& convT = b.node("ConvTranspose", {"x", "wt", "bt"}, {"y4"});
+    OnnxBuilder::setInts(convT, "strides", {2, 2});
+    OnnxBuilder::setInts(convT, "pads", {1, 1, 1, 1});
+    OnnxBuilder::setInts(convT, "output_padding", {1, 1});
+    b.output("y1", {1, 4, 6, 6}).output("y2", {1, 4, 6, 6}).output("y3", {1, 4, 6, 6}).output("y4", {1, 3, 12, 12});
+    return b.bytes();
+}
+
 // Writes `bytes` to `path`; false when it cannot.
 bool writeFile(const QString& path, const std::string& bytes)
 {
@@ -496,6 +535,9 @@ private Q_SLOTS:
         QVERIFY(writeFile(splitBranches, splitBranchesModel()));
         // Without clones, so that the second part is published rather than computed again.
         variants_["split_branches"] = {"split_branches", splitBranches, 1, 1, {}, true, {"--no-clone"}};
+        const QString layers = work_ + "/layers.onnx";
+        QVERIFY(writeFile(layers, layersModel()));
+        variants_["layers"] = {"layers", layers, 1, 1};
         const QString resize = work_ + "/resize.onnx";
         QVERIFY(writeFile(resize, resizeModel()));
         variants_["resize"] = {"resize", resize, 1, 1};

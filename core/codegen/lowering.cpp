@@ -79,6 +79,18 @@ const FunctionName& functionName(const std::string& fn)
         {"squeeze", {"torch.squeeze", "at::squeeze"}},
         {"unsqueeze", {"torch.unsqueeze", "at::unsqueeze"}},
         {"split", {"torch.split", "at::split_with_sizes"}},
+        {"maximum", {"torch.maximum", "at::maximum"}},
+        {"minimum", {"torch.minimum", "at::minimum"}},
+        {"elu", {"F.elu", "at::elu"}},
+        {"log1p", {"torch.log1p", "at::log1p"}},
+        {"where", {"torch.where", "at::where"}},
+        {"eq", {"torch.eq", "at::eq"}},
+        {"lt", {"torch.lt", "at::lt"}},
+        {"gt", {"torch.gt", "at::gt"}},
+        {"logical_not", {"torch.logical_not", "at::logical_not"}},
+        {"logical_and", {"torch.logical_and", "at::logical_and"}},
+        {"logical_or", {"torch.logical_or", "at::logical_or"}},
+        {"instance_norm", {"F.instance_norm", "at::instance_norm"}},
         // Resize as PyTorch's upsampling: F.interpolate with its mode, which C++ names in the function.
         {"interpolate_bilinear", {"F.interpolate", "at::upsample_bilinear2d"}},
         {"interpolate_nearest", {"F.interpolate", "at::upsample_nearest2d"}},
@@ -545,6 +557,41 @@ E resize(const Context& c)
                   "' (generated: linear, or nearest with asymmetric coordinates and floor)");
 }
 
+// As the runtime's ConvTranspose kernel, for explicit pads the same at both ends of each axis
+// (ATen's padding): at::convolution, transposed, with output_padding. output_shape and
+// auto_pad, which the runtime resolves per input size, are refused.
+E convTranspose(const Context& c)
+{
+    if (!c.node.attrInts("output_shape").empty() || c.node.attrString("auto_pad", "NOTSET") != "NOTSET")
+        c.unsupported("output_shape and auto_pad are not supported");
+    std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+    if (kernel.empty()) {
+        const auto w = c.dims(c.in(1));
+        kernel.assign(w.begin() + std::min<ptrdiff_t>(2, ptrdiff_t(w.size())), w.end());
+    }
+    const size_t d = kernel.size();
+    if (d == 0 || d > 3 || int64_t(d) != c.rank(0) - 2)
+        c.unsupported("only 1-D, 2-D and 3-D transposed convolutions are supported");
+    auto values = [&](const char* name, int64_t fill) {
+        std::vector<int64_t> v = c.node.attrInts(name);
+        if (v.empty())
+            v.assign(d, fill);
+        if (v.size() != d)
+            c.unsupported(std::string(name) + " has " + std::to_string(v.size()) + " values for " + std::to_string(d) + " axes");
+        return v;
+    };
+    const auto strides = values("strides", 1), dilations = values("dilations", 1), outPad = values("output_padding", 0);
+    std::vector<int64_t> pads = c.node.attrInts("pads");
+    if (pads.empty())
+        pads.assign(2 * d, 0);
+    if (pads.size() != 2 * d || !std::equal(pads.begin(), pads.begin() + std::ptrdiff_t(d), pads.begin() + std::ptrdiff_t(d)))
+        c.unsupported("pads differ between the two ends of an axis");
+    pads.resize(d);
+    return E::call("convolution", {E::val(c.in(0)), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(), E::list(strides),
+                                   E::list(pads), E::list(dilations), E::boolean(true), E::list(outPad),
+                                   E::integer(c.node.attrInt("group", 1))});
+}
+
 using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
@@ -871,6 +918,69 @@ const std::map<std::string, Lowering>& lowerings()
                 operands.push_back(E::val(c.in(i)));
             return E::call("einsum", {E::text(eq), E::tensors(std::move(operands))});
         };
+        // Clip: bounds as attributes before opset 11, then optional constant inputs (computed
+        // ones as tensors, torch.maximum / torch.minimum, as the runtime's kernel).
+        r["Clip"] = [](const Context& c) {
+            if (c.node.opset < 11) {
+                const float lo = c.node.attrFloat("min", -std::numeric_limits<float>::max());
+                const float hi = c.node.attrFloat("max", std::numeric_limits<float>::max());
+                return E::call("clamp", {E::val(c.in(0)), E::real(lo).named("min"), E::real(hi).named("max")});
+            }
+            if (!isFloating(c.dtype(0)))
+                c.unsupported("Clip is generated for floating-point tensors only");
+            const auto lo = c.has(1) ? c.constScalar(1) : std::nullopt, hi = c.has(2) ? c.constScalar(2) : std::nullopt;
+            if ((c.has(1) && !lo) || (c.has(2) && !hi)) {
+                E y = E::val(c.in(0));
+                if (c.has(1))
+                    y = E::call("maximum", {y, E::val(c.in(1))});
+                if (c.has(2))
+                    y = E::call("minimum", {y, E::val(c.in(2))});
+                return y;
+            }
+            if (!lo && !hi)
+                return E::method(E::val(c.in(0)), "clone");
+            return E::call("clamp", {E::val(c.in(0)), lo ? E::real(*lo).named("min") : E::none().named("min", true),
+                                     hi ? E::real(*hi).named("max") : E::none().named("max", true)});
+        };
+        r["LeakyRelu"] = [](const Context& c) {
+            return E::call("leaky_relu", {E::val(c.in(0)), E::real(c.node.attrFloat("alpha", 0.01f)).named("negative_slope")});
+        };
+        r["Elu"] = [](const Context& c) {
+            return E::call("elu", {E::val(c.in(0)), E::real(c.node.attrFloat("alpha", 1.0f)).named("alpha")});
+        };
+        // As the runtime's kernel and ONNX's definition, log(exp(x) + 1) (F.softplus turns linear past 20).
+        r["Softplus"] = [](const Context& c) { return E::call("log1p", {unary(c, "exp")}); };
+        // Max and Min of one or more inputs, pairwise.
+        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{{"Max", "maximum"}, {"Min", "minimum"}}) {
+            const std::string f = fn;
+            r[op] = [f](const Context& c) {
+                E y = E::val(c.in(0));
+                for (size_t i = 1; i < c.node.inputs.size(); ++i)
+                    y = E::call(f, {y, E::val(c.in(i))});
+                return c.node.inputs.size() == 1 ? E::method(y, "clone") : y;
+            };
+        }
+        r["Where"] = [](const Context& c) {
+            if (c.dtype(0) != DataType::Bool)
+                c.unsupported("the condition is not a bool tensor");
+            return E::call("where", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
+        };
+        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
+                 {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"And", "logical_and"}, {"Or", "logical_or"}}) {
+            const std::string f = fn;
+            r[op] = [f](const Context& c) { return E::call(f, {E::val(c.in(0)), E::val(c.in(1))}); };
+        }
+        r["Not"] = [](const Context& c) { return unary(c, "logical_not"); };
+        // As the runtime's kernel: instance_norm with the node's scale and bias, no running statistics.
+        // (C++'s argument order; Python names each, and has no cudnn_enabled.)
+        r["InstanceNormalization"] = [](const Context& c) {
+            return E::call("instance_norm", {E::val(c.in(0)), E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
+                                             E::none().named("running_mean", true), E::none().named("running_var", true),
+                                             E::boolean(true).named("use_input_stats", true), E::real(0.1).named("momentum", true),
+                                             E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps"),
+                                             E::boolean(false).named("cudnn_enabled", true)});
+        };
+        r["ConvTranspose"] = convTranspose;
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();
