@@ -246,11 +246,7 @@ std::string indexingModel()
     b.node("Add", {"r1", "s3"}, {"y8"});
     OnnxBuilder::setInt(b.node("Split", {"x"}, {"e1", "e2", "e3"}), "axis", 2);
     b.node("Sub", {"e1", "e3"}, {"y9"});
-    auto& einsum = b.node("Einsum", {"x", "x"}, {"y6"});
-    auto* eq = einsum.add_attribute();
-    eq->set_name("equation");
-    eq->set_type(onnx::AttributeProto::STRING);
-    eq->set_s("bchw, bcgw -> bhg");
+    OnnxBuilder::setString(b.node("Einsum", {"x", "x"}, {"y6"}), "equation", "bchw, bcgw -> bhg");
     b.output("y1", {1, 2, 3, 3}).output("y2", {1, 4, 6, 3}).output("y3", {1, 1, 6, 8}).output("y4", {1, 4, 8});
     b.output("y5", {1, 1, 6, 8}).output("y6", {1, 6, 6}).output("y7", {1, 4, 2, 8});
     b.output("y8", {1, 3, 6, 8}).output("y9", {1, 4, 2, 8});
@@ -267,15 +263,10 @@ std::string resizeModel()
     b.initializerInt64("sizes", {1, 3, 10, 14}).initializerInt64("odd_sizes", {1, 3, 8, 3});
     b.initializer("scales", {4}, [](int64_t i) { return i < 2 ? 1.0f : float(i); });  // 1, 1, 2, 3
     auto mode = [](onnx::NodeProto& n, const std::string& m, const std::string& coord, const std::string& nearest = {}) {
-        for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-                 {"mode", m}, {"coordinate_transformation_mode", coord}, {"nearest_mode", nearest}}) {
-            if (value.empty())
-                continue;
-            auto* a = n.add_attribute();
-            a->set_name(name);
-            a->set_type(onnx::AttributeProto::STRING);
-            a->set_s(value);
-        }
+        OnnxBuilder::setString(n, "mode", m);
+        OnnxBuilder::setString(n, "coordinate_transformation_mode", coord);
+        if (!nearest.empty())
+            OnnxBuilder::setString(n, "nearest_mode", nearest);
     };
     mode(b.node("Resize", {"x", "", "", "sizes"}, {"y1"}), "linear", "half_pixel");
     mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y2"}), "linear", "pytorch_half_pixel");
@@ -322,10 +313,7 @@ std::string recurrentStatesModel()
     weights("gru_", 1, 3, 4);
     auto& lstm = b.node("LSTM", {"x", "lstm_w", "lstm_r", "lstm_b"}, {"y", "y_h", "y_c"}, "lstm");
     OnnxBuilder::setInt(lstm, "hidden_size", 3);
-    auto* direction = lstm.add_attribute();
-    direction->set_name("direction");
-    direction->set_type(onnx::AttributeProto::STRING);
-    direction->set_s("bidirectional");
+    OnnxBuilder::setString(lstm, "direction", "bidirectional");
     auto& gru = b.node("GRU", {"x", "gru_w", "gru_r", "gru_b"}, {"g_y", "g_h"}, "gru");  // g_y: never read
     OnnxBuilder::setInt(gru, "hidden_size", 4);
     OnnxBuilder::setInt(gru, "linear_before_reset", 1);
@@ -346,11 +334,7 @@ std::string layersModel()
     b.initializer("wt", {4, 3, 3, 3}, [](int64_t i) { return float(i % 9 - 4) * 0.05f; }).initializer("bt", {3}, 0.1f);
     b.node("Clip", {"x", "lo", "hi"}, {"c1"});
     b.node("Clip", {"x", "", "hi"}, {"c2"});
-    auto& leaky = b.node("LeakyRelu", {"x"}, {"leaky"});
-    auto* alpha = leaky.add_attribute();
-    alpha->set_name("alpha");
-    alpha->set_type(onnx::AttributeProto::FLOAT);
-    alpha->set_f(0.2f);
+    OnnxBuilder::setFloat(b.node("LeakyRelu", {"x"}, {"leaky"}), "alpha", 0.2f);
     b.node("Elu", {"x"}, {"elu"});
     b.node("Softplus", {"x"}, {"soft"});
     b.node("Max", {"c1", "c2", "x"}, {"max"});
@@ -544,6 +528,10 @@ private Q_SLOTS:
         const QString recurrentStates = work_ + "/recurrent_states.onnx";
         QVERIFY(writeFile(recurrentStates, recurrentStatesModel()));
         variants_["recurrent_states"] = {"recurrent_states", recurrentStates, 1, 1};
+        // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes
+        // are the Concat of the input's Shape (batch and channels) and constant spatial sizes.
+        variants_["lraspp_passes"] = {"lraspp_passes", models + "/../real_models/lraspp_mobilenet_v3_large.onnx", 1, 1,
+                                      "default"};
         // Recurrent layers as PyTorch exports nn.LSTM (two bidirectional layers), nn.GRU and
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",
@@ -809,23 +797,17 @@ private Q_SLOTS:
             OnnxBuilder::setInt(n, "linear_before_reset", 1);
         if (!attribute.isEmpty()) {
             const QStringList kv = attribute.split('=');
-            auto* a = n.add_attribute();
-            a->set_name(kv[0].toStdString());
+            const std::string name = kv[0].toStdString(), value = kv[1].toStdString();
             bool isInt = false;
-            const int value = kv[1].toInt(&isInt);
-            if (kv[0] == "activations") {
-                a->set_type(onnx::AttributeProto::STRINGS);
-                a->add_strings(kv[1].toStdString());
-            } else if (kv[0] == "clip") {
-                a->set_type(onnx::AttributeProto::FLOAT);
-                a->set_f(float(value));
-            } else if (isInt) {
-                a->set_type(onnx::AttributeProto::INT);
-                a->set_i(value);
-            } else {
-                a->set_type(onnx::AttributeProto::STRING);
-                a->set_s(kv[1].toStdString());
-            }
+            const int number = kv[1].toInt(&isInt);
+            if (name == "activations")
+                OnnxBuilder::setStrings(n, name, {value});
+            else if (name == "clip")
+                OnnxBuilder::setFloat(n, name, float(number));
+            else if (isInt)
+                OnnxBuilder::setInt(n, name, number);
+            else
+                OnnxBuilder::setString(n, name, value);
         }
         b.output("y", {5, 1, 2, hidden});
         const QString model = work_ + "/recurrent_" + QString(QTest::currentDataTag()).replace(' ', '_') + ".onnx";

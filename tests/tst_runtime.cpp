@@ -91,40 +91,6 @@ void matchesEveryWay(CompiledModel& compiled, const Model& m, const std::vector<
     });
 }
 
-void setString(onnx::NodeProto& n, const std::string& name, const std::string& value)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(value);
-}
-
-void setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::STRINGS);
-    for (const std::string& v : values)
-        a->add_strings(v);
-}
-
-void setFloat(onnx::NodeProto& n, const std::string& name, float value)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOAT);
-    a->set_f(value);
-}
-
-void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::FLOATS);
-    for (float v : values)
-        a->add_floats(v);
-}
-
 // Graph inputs x0, x1, ... of [batch, parts[k], h, w] (named into `plain`) and an identity
 // 1x1 Conv of each (into `channelsLast`: the runtime's convolutions leave that layout).
 void identityConvParts(OnnxBuilder& b, const QVector<int>& parts, int64_t batch, int64_t h, int64_t w,
@@ -230,7 +196,7 @@ std::vector<BadNode> badNodes()
              b.initializer("r", {1, 12, 4});
              onnx::NodeProto& n = b.node("GRU", {"x", "w", "r"}, {"y"}, "gru");
              OnnxBuilder::setInt(n, "hidden_size", 4);
-             setStrings(n, "activations", {"Sigmoid", "Gelu"});
+             OnnxBuilder::setStrings(n, "activations", {"Sigmoid", "Gelu"});
              return b;
          },
          int(ErrorKind::Unsupported), "activation 'Gelu' is not one of ONNX's recurrent activations"},
@@ -409,7 +375,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder b(16);
              b.input("x", {4}).input("u", {1}).output("y", {4});
              b.initializerInt64("idx", {1});
-             setString(b.node("ScatterElements", {"x", "idx", "u"}, {"y"}, "se"), "reduction", "avg");
+             OnnxBuilder::setString(b.node("ScatterElements", {"x", "idx", "u"}, {"y"}, "se"), "reduction", "avg");
              return b;
          },
          invalid, "reduction 'avg' is not one of none, add, mul, max, min"},
@@ -478,7 +444,7 @@ std::vector<BadNode> badNodes()
          [] {
              OnnxBuilder b(12);
              b.input("a", {2, 3}).input("b", {2, 3}).output("y", {2, 3});
-             setString(b.node("Einsum", {"a", "b"}, {"y"}, "es"), "equation", "ij,jk->ik");
+             OnnxBuilder::setString(b.node("Einsum", {"a", "b"}, {"y"}, "es"), "equation", "ij,jk->ik");
              return b;
          },
          -1, "node 'es' (Einsum) failed"},
@@ -486,7 +452,7 @@ std::vector<BadNode> badNodes()
          [] {
              OnnxBuilder b(16);
              b.input("x", {1, 1, 2, 2}).input("g", {1, 2, 2, 2}).output("y", {1, 1, 2, 2});
-             setString(b.node("GridSample", {"x", "g"}, {"y"}, "gs"), "padding_mode", "wrap");
+             OnnxBuilder::setString(b.node("GridSample", {"x", "g"}, {"y"}, "gs"), "padding_mode", "wrap");
              return b;
          },
          invalid, "padding_mode 'wrap' is not one of zeros, border, reflection"},
@@ -515,7 +481,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder b;
              b.input("x", {1}).output("y");
              auto& n = b.node("Constant", {}, {"y"}, "c");
-             setFloat(n, "value_float", 1.0f);
+             OnnxBuilder::setFloat(n, "value_float", 1.0f);
              OnnxBuilder::setInt(n, "value_int", 2);
              return b;
          },
@@ -535,7 +501,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder b;
              b.input("x", {1, 3}).output("y");
              b.initializerInt64("p", {1, 0, 1, 0});
-             setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "reflect");
+             OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "reflect");
              return b;
          },
          run, "Pad 'reflect' pads axis 0 of 1 values by 1; a reflection reaches at most 0"},
@@ -544,7 +510,7 @@ std::vector<BadNode> badNodes()
              OnnxBuilder b;
              b.input("x", {0}).output("y");
              b.initializerInt64("p", {1, 1});
-             setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "edge");
+             OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"y"}, "pad"), "mode", "edge");
              return b;
          },
          run, "Pad 'edge' pads axis 0, which is empty: there is no edge value to repeat"},
@@ -895,8 +861,8 @@ private Q_SLOTS:
         b.node("NonZero", {"s"}, {"nz"});
         OnnxBuilder::setInt(b.node("LRN", {"x"}, {"lrn"}), "size", 3);
         b.initializerInt64("p", {0, 0, 1, 1, 0, 0, 1, 1});
-        setString(b.node("Pad", {"x", "p"}, {"reflect"}), "mode", "reflect");
-        setString(b.node("Pad", {"x", "p"}, {"edge"}), "mode", "edge");
+        OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"reflect"}), "mode", "reflect");
+        OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"edge"}), "mode", "edge");
         const Model m = loadOnnxFromBytes(b.bytes(), "edges.onnx", {});
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 1));
@@ -959,15 +925,15 @@ private Q_SLOTS:
             onnx::NodeProto& n = op == "LSTM" ? b.node("LSTM", {"xt", "wt", "rt", "bt", "len", "", "", "pt"}, {"y", "yh"})
                                               : b.node(op.toStdString(), {"xt", "wt", "rt", "bt", "len"}, {"y", "yh"});
             OnnxBuilder::setInt(n, "hidden_size", hidden);
-            setString(n, "direction", "bidirectional");
+            OnnxBuilder::setString(n, "direction", "bidirectional");
             if (variant == "GRU linear before reset")
                 OnnxBuilder::setInt(n, "linear_before_reset", 1);
             if (variant == "LSTM peepholes and clip")
-                setFloat(n, "clip", 0.6f);
+                OnnxBuilder::setFloat(n, "clip", 0.6f);
             if (variant == "LSTM coupled gates")
                 OnnxBuilder::setInt(n, "input_forget", 1);
             if (variant == "RNN relu")
-                setStrings(n, "activations", {"Relu"});
+                OnnxBuilder::setStrings(n, "activations", {"Relu"});
             const Model m = loadOnnxFromBytes(b.bytes(), "recurrent.onnx", {});
             const auto compiled = runtime().compile(m);
             compiled->setInputs(compiled->randomInputs(1, 1));
@@ -1061,13 +1027,13 @@ private Q_SLOTS:
         b.output("coin").output("pick");
         onnx::NodeProto& normal = b.node("RandomNormal", {}, {"normal"});
         OnnxBuilder::setInts(normal, "shape", {4000});
-        setFloat(normal, "mean", 3.0f);
-        setFloat(normal, "scale", 2.0f);
-        setFloat(normal, "seed", 7.0f);
+        OnnxBuilder::setFloat(normal, "mean", 3.0f);
+        OnnxBuilder::setFloat(normal, "scale", 2.0f);
+        OnnxBuilder::setFloat(normal, "seed", 7.0f);
         onnx::NodeProto& uniform = b.node("RandomUniform", {}, {"uniform"});
         OnnxBuilder::setInts(uniform, "shape", {4000});
-        setFloat(uniform, "low", -1.0f);
-        setFloat(uniform, "high", 5.0f);
+        OnnxBuilder::setFloat(uniform, "low", -1.0f);
+        OnnxBuilder::setFloat(uniform, "high", 5.0f);
         b.node("RandomUniformLike", {"like"}, {"uniform_like"});
         b.initializer("p", {3, 1000}, [](int64_t i) { return i < 1000 ? 0.0f : i < 2000 ? 1.0f : 0.5f; });
         b.node("Bernoulli", {"p"}, {"coin"});
@@ -1203,7 +1169,7 @@ private Q_SLOTS:
         b.initializer("mean", {1}, 0.0f).initializer("var", {1}, 1.0f);
         auto& n = opset < 14 ? b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv", "sm", "sv"})
                              : b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "rm", "rv"});
-        setFloat(n, "epsilon", 0.0f);
+        OnnxBuilder::setFloat(n, "epsilon", 0.0f);
         if (opset >= 14)
             OnnxBuilder::setInt(n, "training_mode", 1);
         if (opset < 14)
@@ -1466,7 +1432,7 @@ private Q_SLOTS:
         g->set_type(onnx::AttributeProto::INT);
         g->set_i(groups);
         if (relu)
-            setString(n, "activation", "Relu");
+            OnnxBuilder::setString(n, "activation", "Relu");
         importRamielDomain(b);
         const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "conv3x3.onnx", {}));
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 13);
@@ -1544,7 +1510,7 @@ private Q_SLOTS:
             auto& last = b.node(kFusedConv, {"g" + k, "w3_" + k, "b_" + k, in}, {"y" + k});
             for (auto* n : {&one, &three, &last}) {
                 n->set_domain(kRamielDomain);
-                setString(*n, "activation", "Relu");
+                OnnxBuilder::setString(*n, "activation", "Relu");
             }
             OnnxBuilder::setInts(three, "pads", {1, 1, 1, 1});
             OnnxBuilder::setInt(three, "group", groups);
@@ -1658,9 +1624,9 @@ private Q_SLOTS:
         OnnxBuilder::setInts(n, "kernel_shape", {1, 1});
         if (fused) {
             n.set_domain(kRamielDomain);
-            setString(n, "activation", activation.toStdString());
+            OnnxBuilder::setString(n, "activation", activation.toStdString());
             if (!params.isEmpty())
-                setFloats(n, "activation_params", std::vector<float>(params.begin(), params.end()));
+                OnnxBuilder::setFloats(n, "activation_params", std::vector<float>(params.begin(), params.end()));
             importRamielDomain(b);
         }
         const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pixel.onnx", {}));
@@ -2297,7 +2263,7 @@ private Q_SLOTS:
         if (opset >= 12)
             OnnxBuilder::setInt(n, "seed", 11);
         if (opset < 12 && ratio >= 0) {
-            setFloat(n, "ratio", float(ratio));
+            OnnxBuilder::setFloat(n, "ratio", float(ratio));
         }
         if (opset < 7)
             OnnxBuilder::setInt(n, "is_test", training ? 0 : 1);
@@ -2662,11 +2628,11 @@ private Q_SLOTS:
             for (const std::string& st : stats)
                 n.add_input(st);
             if (!act.empty())
-                setString(n, "activation", act);
+                OnnxBuilder::setString(n, "activation", act);
             if (act == "LeakyRelu")
-                setFloats(n, "activation_params", {0.1f});
+                OnnxBuilder::setFloats(n, "activation_params", {0.1f});
             if (act == "Clip")
-                setFloats(n, "activation_params", {-0.25f, 0.5f});
+                OnnxBuilder::setFloats(n, "activation_params", {-0.25f, 0.5f});
             b.output(y);
         };
         fused(plain, "p");
@@ -2681,7 +2647,7 @@ private Q_SLOTS:
         else if (!act.empty())
             b.node(act, {"n"}, {"r"});
         if (act == "LeakyRelu") {
-            setFloat(*b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1), "alpha", 0.1f);
+            OnnxBuilder::setFloat(*b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1), "alpha", 0.1f);
         }
         b.output("r");
         importRamielDomain(b);

@@ -140,6 +140,7 @@ std::string Renderer::expr(const Expr& e) const
         return s + (step != 1 ? ":" + std::to_string(step) : "") + "]";
     }
     case Expr::Kind::Text: return "\"" + e.fn + "\"";
+    case Expr::Kind::Sizes: return expr(e.args[0]) + (syntax.python ? ".shape" : ".sizes()");
     }
     return syntax.none;
 }

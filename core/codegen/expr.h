@@ -12,7 +12,7 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
     int64_t i = 0;           // Int, Bool
@@ -86,6 +86,14 @@ struct Expr {
         e.kind = Kind::Slice;
         e.i = dim;
         e.ints = {start, end, step};
+        e.args = {std::move(object)};
+        return e;
+    }
+    // object's sizes, read when the code runs: Python `x.shape`, C++ `x.sizes()`.
+    static Expr sizes(Expr object)
+    {
+        Expr e;
+        e.kind = Kind::Sizes;
         e.args = {std::move(object)};
         return e;
     }

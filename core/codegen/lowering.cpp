@@ -83,6 +83,7 @@ const FunctionName& functionName(const std::string& fn)
         {"minimum", {"torch.minimum", "at::minimum"}},
         {"elu", {"F.elu", "at::elu"}},
         {"log1p", {"torch.log1p", "at::log1p"}},
+        {"tensor", {"torch.tensor", "at::tensor"}},
         {"where", {"torch.where", "at::where"}},
         {"eq", {"torch.eq", "at::eq"}},
         {"lt", {"torch.lt", "at::lt"}},
@@ -534,7 +535,20 @@ E resize(const Context& c)
         c.unsupported("the spatial sizes are unknown (fix input sizes with --shape)");
     if (in[0] != out[0] || in[1] != out[1])
         c.unsupported("it resizes the batch or the channels");
-    if (!(c.has(3) && c.out.isConstant(c.in(3)))) {
+    // Sizes computed as PyTorch writes F.interpolate(x, size=(h, w)): the input's batch and
+    // channels (from its Shape) and the constant spatial sizes, Concat-ed.
+    auto spatialConstant = [&](ValueId sizes) {
+        const NodeId producer = c.graph.value(sizes).producer;
+        if (producer == kNone || c.graph.node(producer).opType != "Concat" || c.graph.node(producer).inputs.empty())
+            return false;
+        const auto it = c.out.constants.find(c.graph.node(producer).inputs.back());
+        const auto last = it == c.out.constants.end() ? std::nullopt : it->second->toInt64s();
+        return last && *last == std::vector<int64_t>{out[2], out[3]};
+    };
+    const bool sizesGiven = c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constants.at(c.in(3))->numel() > 0);
+    if (sizesGiven && !c.out.isConstant(c.in(3)) && !spatialConstant(c.in(3)))
+        c.unsupported("the sizes are computed, with spatial sizes that are not constants");
+    if (!sizesGiven) {
         const auto it = c.has(2) ? c.out.constants.find(c.in(2)) : c.out.constants.end();
         const auto scales = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
         if (!scales || scales->size() != 4)
@@ -981,6 +995,15 @@ const std::map<std::string, Lowering>& lowerings()
                                              E::boolean(false).named("cudnn_enabled", true)});
         };
         r["ConvTranspose"] = convTranspose;
+        // The sizes when the code runs, as an int64 tensor (start and end since opset 15).
+        r["Shape"] = [](const Context& c) {
+            const E sizes = E::call("tensor", {E::sizes(E::val(c.in(0)))});
+            const int64_t start = c.node.attrInt("start", 0);
+            const auto* end = c.node.attr("end");
+            if (start == 0 && !end)
+                return sizes;
+            return E::slice(sizes, 0, start, end ? end->i : E::kToEnd, 1);
+        };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();

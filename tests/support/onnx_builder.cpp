@@ -151,4 +151,38 @@ bool writeModel(const OnnxBuilder& b, const std::string& path)
     return bool(f.flush());
 }
 
+void OnnxBuilder::setFloat(onnx::NodeProto& n, const std::string& name, float value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(value);
+}
+
+void OnnxBuilder::setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float v : values)
+        a->add_floats(v);
+}
+
+void OnnxBuilder::setString(onnx::NodeProto& n, const std::string& name, const std::string& value)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+}
+
+void OnnxBuilder::setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRINGS);
+    for (const std::string& v : values)
+        a->add_strings(v);
+}
+
 }  // namespace ramiel::test

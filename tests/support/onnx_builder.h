@@ -43,6 +43,10 @@ public:
 
     static void setInts(onnx::NodeProto& n, const std::string& name, std::vector<int64_t> values);
     static void setInt(onnx::NodeProto& n, const std::string& name, int64_t value);
+    static void setFloat(onnx::NodeProto& n, const std::string& name, float value);
+    static void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values);
+    static void setString(onnx::NodeProto& n, const std::string& name, const std::string& value);
+    static void setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values);
 
 private:
     onnx::ModelProto model_;
