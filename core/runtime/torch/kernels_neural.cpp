@@ -7,6 +7,7 @@
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/sgemm.h"
 #include "core/runtime/torch/vector_math.h"
 #include "core/runtime/torch/winograd.h"
 
@@ -1190,9 +1191,7 @@ at::Tensor sgemmMatMul(const at::Tensor& a, const at::Tensor& b)
     const float* ws = w.data_ptr<float>();
     float* ys = y.data_ptr<float>();
     auto product = [&](int64_t i) {
-        if (dnnl_sgemm('N', wl->trans, m, n, k, 1.0f, xs + i * m * k, k, ws + i * k * n, wl->ld, 0.0f, ys + i * m * n,
-                       n) != dnnl_success)
-            throw std::runtime_error("oneDNN sgemm failed");
+        sgemm(wl->trans, m, n, k, xs + i * m * k, k, ws + i * k * n, wl->ld, 0.0f, ys + i * m * n, n);
     };
     if (!batched)
         product(0);

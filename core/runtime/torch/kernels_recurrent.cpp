@@ -10,6 +10,7 @@
 #include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
+#include "core/runtime/torch/sgemm.h"
 #include "core/runtime/torch/target_clones.h"
 #include "core/runtime/torch/vector_math.h"
 #include "core/util/error.h"
@@ -22,10 +23,6 @@
 #include <stdexcept>
 
 #include <omp.h>
-
-#if RAMIEL_HAVE_DNNL
-#include <dnnl.h>
-#endif
 
 namespace ramiel {
 
@@ -205,9 +202,7 @@ void statesTimesWeights(const at::Tensor& states, const StepWeights& w, at::Tens
     if (std::is_same_v<T, float> && batch >= 8) {
 #if RAMIEL_HAVE_DNNL
         const int64_t k = w.k(), n = w.n();
-        if (dnnl_sgemm('N', 'N', batch, n, k, 1.0f, states.data_ptr<float>(), k, w.cols.data_ptr<float>(), n, 0.0f,
-                       out.data_ptr<float>(), n) != dnnl_success)
-            throw std::runtime_error("oneDNN sgemm failed");
+        sgemm('N', batch, n, k, states.data_ptr<float>(), k, w.cols.data_ptr<float>(), n, 0.0f, out.data_ptr<float>(), n);
 #else
         at::mm_out(out, states, w.cols);
 #endif
@@ -292,9 +287,7 @@ at::Tensor inputProjection(const at::Tensor& x2, const DirectionWeights& dw)
         const at::Tensor x = x2.contiguous();
         const int64_t m = x.size(0), k = x.size(1), n = dw.inputCols.size(1);
         at::Tensor y = dw.inputBias.expand({m, n}).contiguous();
-        if (dnnl_sgemm('N', 'N', m, n, k, 1.0f, x.data_ptr<float>(), k, dw.inputCols.data_ptr<float>(), n, 1.0f,
-                       y.data_ptr<float>(), n) != dnnl_success)
-            throw std::runtime_error("oneDNN sgemm failed");
+        sgemm('N', m, n, k, x.data_ptr<float>(), k, dw.inputCols.data_ptr<float>(), n, 1.0f, y.data_ptr<float>(), n);
         return y;
     }
 #endif
