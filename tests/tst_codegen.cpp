@@ -217,6 +217,9 @@ std::string indexingModel()
     b.initializerInt64("s2_steps", {1, 2});
     b.initializerInt64("s3_starts", {kMin}).initializerInt64("s3_ends", {2}).initializerInt64("s3_axes", {2});
     b.initializerInt64("split_sizes", {1, 3});
+    // A constant table read by a matrix of indices (as a relative position bias is).
+    b.initializer("table", {5, 4}, [](int64_t i) { return float(i) * 0.25f; });
+    b.initializerInt64("rows", {4, 0, 2, 2, 1, 3}, {2, 3});
     b.initializerInt64("i_scalar", {2}, {}).initializerInt64("i_one", {-1}).initializerInt64("i_list", {3, 0, 1});
     b.initializerInt64("i_matrix", {0, 2, 1, 1, 7, 3}, {3, 2});
     b.initializerInt64("last", {-1}).initializerInt64("u_axes", {1, -1}).initializerInt64("q_axes", {4});
@@ -246,10 +249,13 @@ std::string indexingModel()
     b.node("Add", {"r1", "s3"}, {"y8"});
     OnnxBuilder::setInt(b.node("Split", {"x"}, {"e1", "e2", "e3"}), "axis", 2);
     b.node("Sub", {"e1", "e3"}, {"y9"});
+    b.node("Gather", {"table", "rows"}, {"bias"});
+    b.node("ReduceSum", {"bias"}, {"bias_sum"});
+    b.node("Add", {"y9", "bias_sum"}, {"y10"});
     OnnxBuilder::setString(b.node("Einsum", {"x", "x"}, {"y6"}), "equation", "bchw, bcgw -> bhg");
     b.output("y1", {1, 2, 3, 3}).output("y2", {1, 4, 6, 3}).output("y3", {1, 1, 6, 8}).output("y4", {1, 4, 8});
     b.output("y5", {1, 1, 6, 8}).output("y6", {1, 6, 6}).output("y7", {1, 4, 2, 8});
-    b.output("y8", {1, 3, 6, 8}).output("y9", {1, 4, 2, 8});
+    b.output("y8", {1, 3, 6, 8}).output("y9", {1, 4, 2, 8}).output("y10", {1, 4, 2, 8});
     return b.bytes();
 }
 

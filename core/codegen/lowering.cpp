@@ -398,13 +398,15 @@ E gather(const Context& c)
         c.unsupported("indices that count from the end are not supported");
     if (idx.dims.size() == 1)
         return E::call("index_select", {x, E::integer(axis).named("dim"), E::val(c.in(1)).named("index")});
+    // The output's shape: a constant table's is known; a computed tensor's first axis is the batch.
+    const bool table = c.out.isConstant(c.in(0));
     std::vector<int64_t> shape = c.dims(c.in(0));
-    if (axis == 0 && c.batch != 1)
+    if (!table && axis == 0 && c.batch != 1)
         c.unsupported("gathering along the batch dimension at batch " + std::to_string(c.batch));
     shape.erase(shape.begin() + axis);
     shape.insert(shape.begin() + axis, idx.dims.begin(), idx.dims.end());
-    if (axis > 0)
-        shape[0] = -1;  // the batch
+    if (!table && axis > 0)
+        shape[0] = -1;
     const E flat = E::call("reshape", {E::val(c.in(1)), E::list({-1})});
     return E::call("reshape", {E::call("index_select", {x, E::integer(axis).named("dim"), flat.named("index")}), E::list(shape)});
 }
@@ -610,7 +612,6 @@ using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
 
-
 // A fused node's activation (its `activation`, `activation_params`) applied to y.
 E activated(const Context& c, const E& y)
 {
@@ -729,8 +730,8 @@ const std::map<std::string, Lowering>& lowerings()
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
             return c.node.attrString("activation", "") == kGelu ? E::call("gelu", {sum}) : sum;
         };
-        // fuse-channel-shuffle's ai.ramiel.ChannelShuffle with one output: cat, reshape,
-        // permute, reshape. Generated code computes one output a node, so not its Slices.
+        // fuse-channel-shuffle's ai.ramiel.ChannelShuffle: cat, reshape, permute, reshape, then
+        // where its Slices were folded in, split into its outputs.
         r[kChannelShuffle] = [](const Context& c) {
             std::vector<E> parts;
             for (size_t i = 0; i < c.node.inputs.size(); ++i)
