@@ -329,7 +329,8 @@ std::string recurrentStatesModel()
 
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
-// normalization and a strided, padded transposed convolution with output padding.
+// normalization, a strided, padded transposed convolution with output padding, Cast, Expand,
+// Tile and ConstantOfShape.
 std::string layersModel()
 {
     OnnxBuilder b;
@@ -338,6 +339,8 @@ std::string layersModel()
     b.initializer("scale", {4}, [](int64_t i) { return 0.5f + float(i) * 0.25f; });
     b.initializer("shift", {4}, [](int64_t i) { return float(i) * 0.1f - 0.2f; });
     b.initializer("wt", {4, 3, 3, 3}, [](int64_t i) { return float(i % 9 - 4) * 0.05f; }).initializer("bt", {3}, 0.1f);
+    b.initializer("column", {4, 1, 1}, [](int64_t i) { return float(i) - 1.5f; });
+    b.initializerInt64("full_shape", {1, 4, 6, 6}).initializerInt64("twice", {1, 1, 1, 2}).initializerInt64("wide", {1, 4, 6, 12});
     b.node("Clip", {"x", "lo", "hi"}, {"c1"});
     b.node("Clip", {"x", "", "hi"}, {"c2"});
     OnnxBuilder::setFloat(b.node("LeakyRelu", {"x"}, {"leaky"}), "alpha", 0.2f);
@@ -358,7 +361,20 @@ std::string layersModel()
     OnnxBuilder::setInts(convT, "strides", {2, 2});
     OnnxBuilder::setInts(convT, "pads", {1, 1, 1, 1});
     OnnxBuilder::setInts(convT, "output_padding", {1, 1});
+    OnnxBuilder::setInt(b.node("Cast", {"positive"}, {"mask"}), "to", onnx::TensorProto::FLOAT);
+    b.node("Expand", {"column", "full_shape"}, {"columns"});
+    b.node("Mul", {"mask", "columns"}, {"y5"});
+    b.node("Tile", {"x", "twice"}, {"tiled"});
+    auto& half = b.node("ConstantOfShape", {"wide"}, {"halves"});
+    auto* value = half.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    value->mutable_t()->add_dims(1);
+    value->mutable_t()->add_float_data(0.5f);
+    b.node("Add", {"tiled", "halves"}, {"y6"});
     b.output("y1", {1, 4, 6, 6}).output("y2", {1, 4, 6, 6}).output("y3", {1, 4, 6, 6}).output("y4", {1, 3, 12, 12});
+    b.output("y5", {1, 4, 6, 6}).output("y6", {1, 4, 6, 12});
     return b.bytes();
 }
 

@@ -141,6 +141,7 @@ std::string Renderer::expr(const Expr& e) const
     }
     case Expr::Kind::Text: return "\"" + e.fn + "\"";
     case Expr::Kind::Sizes: return expr(e.args[0]) + (syntax.python ? ".shape" : ".sizes()");
+    case Expr::Kind::DType: return syntax.dtype(DataType(e.i));
     }
     return syntax.none;
 }

@@ -76,7 +76,7 @@ std::string bytesLiteral(std::string_view bytes)
     return s + "\"";
 }
 
-const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, ints, real};
+const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, atenDtype, ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {

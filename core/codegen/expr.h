@@ -12,7 +12,7 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
     int64_t i = 0;           // Int, Bool
@@ -87,6 +87,14 @@ struct Expr {
         e.i = dim;
         e.ints = {start, end, step};
         e.args = {std::move(object)};
+        return e;
+    }
+    // An element type: Python `torch.float32`, C++ `at::kFloat`.
+    static Expr dtype(DataType t)
+    {
+        Expr e;
+        e.kind = Kind::DType;
+        e.i = int64_t(t);
         return e;
     }
     // object's sizes, read when the code runs: Python `x.shape`, C++ `x.sizes()`.

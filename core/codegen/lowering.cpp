@@ -84,6 +84,7 @@ const FunctionName& functionName(const std::string& fn)
         {"elu", {"F.elu", "at::elu"}},
         {"log1p", {"torch.log1p", "at::log1p"}},
         {"tensor", {"torch.tensor", "at::tensor"}},
+        {"full", {"torch.full", "at::full"}},
         {"where", {"torch.where", "at::where"}},
         {"eq", {"torch.eq", "at::eq"}},
         {"lt", {"torch.lt", "at::lt"}},
@@ -314,6 +315,13 @@ std::vector<int64_t> spatialDims(int64_t rank)
 }
 
 bool isFloating(DataType t) { return t == DataType::Float || t == DataType::Double || t == DataType::Float16 || t == DataType::BFloat16; }
+
+// The element types the generated code names (torch.float32 / at::kFloat ...).
+bool castable(DataType t)
+{
+    return isFloating(t) || t == DataType::Int8 || t == DataType::UInt8 || t == DataType::Int16 || t == DataType::Int32 ||
+           t == DataType::Int64 || t == DataType::Bool;
+}
 
 // The integers of a Slice, Squeeze or Unsqueeze list: an attribute before `inputSince`,
 // else a constant input (absent: empty).
@@ -996,6 +1004,38 @@ const std::map<std::string, Lowering>& lowerings()
                                              E::boolean(false).named("cudnn_enabled", true)});
         };
         r["ConvTranspose"] = convTranspose;
+        r["Cast"] = [](const Context& c) {
+            const DataType to = dataTypeFromOnnx(int32_t(c.node.attrInt("to", 0)));
+            if (!castable(to) || !castable(c.dtype(0)))
+                c.unsupported("a cast from " + dataTypeName(c.dtype(0)) + " to " + dataTypeName(to) + " is not generated");
+            return E::method(E::val(c.in(0)), "to", {E::dtype(to)});
+        };
+        // Expand to a constant shape with ONNX's two-way broadcast: each output size from the
+        // inferred shape, -1 (keep) where it is the input's own.
+        r["Expand"] = [](const Context& c) {
+            c.constInts(1);
+            const std::vector<int64_t> in = c.dims(c.in(0)), out = c.dims(c.node.outputs[0]);
+            if (out.size() < in.size() || std::count(out.begin(), out.end(), -1))
+                c.unsupported("the output's shape is unknown");
+            std::vector<int64_t> sizes = out;
+            for (size_t i = 0; i < in.size(); ++i)
+                if (in[i] == out[out.size() - in.size() + i])
+                    sizes[out.size() - in.size() + i] = -1;
+            if (!c.out.isConstant(c.in(0)) && c.batch != 1 && !in.empty() && sizes[out.size() - in.size()] != -1)
+                c.unsupported("it expands the batch dimension at batch " + std::to_string(c.batch));
+            return E::method(E::method(E::val(c.in(0)), "expand", {E::list(sizes)}), "contiguous");
+        };
+        r["Tile"] = [](const Context& c) { return E::method(E::val(c.in(0)), "repeat", {E::list(c.constInts(1))}); };
+        // A constant shape filled with the node's value (zeros of float by default).
+        r["ConstantOfShape"] = [](const Context& c) {
+            const Attribute* v = c.node.attr("value");
+            const Tensor* value = v && v->t ? v->t.get() : nullptr;
+            const DataType type = value ? value->dtype : DataType::Float;
+            const auto number = value ? value->toDoubles() : std::optional<std::vector<double>>(std::vector<double>{0.0});
+            if (!castable(type) || !number || number->size() != 1)
+                c.unsupported("the value must be one number");
+            return E::call("full", {E::list(c.constInts(0)), E::real((*number)[0]), E::dtype(type).named("dtype")});
+        };
         // The sizes when the code runs, as an int64 tensor (start and end since opset 15).
         r["Shape"] = [](const Context& c) {
             const E sizes = E::call("tensor", {E::sizes(E::val(c.in(0)))});

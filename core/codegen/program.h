@@ -92,6 +92,7 @@ struct Syntax {
     const char* comment;  // line comment marker
     const char* weights;  // what a weight's member follows: "self." (Python buffers), "w." (C++)
     std::string (*integer)(int64_t);  // C++ spells INT64_MIN so, as no literal can
+    const char* (*dtype)(DataType);
     std::string (*ints)(const std::vector<int64_t>&);
     std::string (*real)(double);
 };

@@ -72,7 +72,7 @@ std::string bytesLiteral(std::string_view bytes)
 
 std::string integer(int64_t v) { return std::to_string(v); }
 
-const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, ints, real};
+const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, torchDtype, ints, real};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
