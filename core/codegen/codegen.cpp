@@ -9,12 +9,12 @@
 #include "core/util/text.h"
 
 #include <algorithm>
-#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 namespace ramiel {

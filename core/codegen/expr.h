@@ -15,7 +15,7 @@ struct Expr {
     enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
-    int64_t i = 0;           // Int, Bool
+    int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType
     double f = 0;            // Float
     std::vector<int64_t> ints;
     std::string fn;          // Call: an entry of the function table; Method: the method name; Text: the text
