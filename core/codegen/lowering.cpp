@@ -372,8 +372,9 @@ E slice(const Context& c)
         const int64_t size = c.dims(c.in(0))[size_t(axis)];
         if (size < 0 || c.batch != 1)
             c.unsupported("a negative step needs the axis's size, known at batch 1 only");
-        const int64_t stride = step < -size ? std::max<int64_t>(size, 1) : -step;
-        clampSlice(size, -stride, start, end);
+        int64_t clamped = step;
+        clampSlice(size, clamped, start, end);
+        const int64_t stride = -clamped;
         if (start <= end) {
             y = E::slice(std::move(y), axis, 0, 0, 1);  // no element
             continue;

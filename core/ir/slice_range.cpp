@@ -4,8 +4,10 @@
 
 namespace ramiel {
 
-void clampSlice(int64_t dim, int64_t step, int64_t& start, int64_t& end)
+void clampSlice(int64_t dim, int64_t& step, int64_t& start, int64_t& end)
 {
+    const int64_t size = std::max<int64_t>(dim, 1);
+    step = std::clamp(step, -size, size);
     if (start < 0)
         start += dim;
     if (end < 0)

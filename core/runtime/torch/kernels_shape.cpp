@@ -724,10 +724,6 @@ void registerConcatSliceGatherKernels(KernelRegistry& r)
                 int64_t step = steps.empty() ? 1 : steps[i];
                 if (step == 0)
                     throw Error(ErrorKind::Usage, {}, "Slice step 0");
-                // A step longer than the axis takes its first element at most: the same
-                // slice as a step of the axis's length, whose arithmetic cannot overflow.
-                const int64_t size = std::max<int64_t>(y.size(axis), 1);
-                step = std::clamp(step, -size, size);
                 int64_t s = starts[i], e = ends[i];
                 clampSlice(y.size(axis), step, s, e);
                 if (step > 0)
