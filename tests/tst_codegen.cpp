@@ -45,6 +45,7 @@ struct Variant {
     QString passes = {};  // graph passes before generation (the reference stays the unoptimized model)
     bool oneDnn = true;   // C++: oneDNN primitives of the program's own (MODEL_USE_ONEDNN) where its headers are
     QStringList options = {};  // more `ramiel export` options
+    QStringList inputs = {};   // .npy files, one per graph input (default: one random input)
 };
 
 struct ProcessResult {
@@ -327,6 +328,67 @@ std::string recurrentStatesModel()
     return b.bytes();
 }
 
+// Indices computed when the model runs, as detectors and packed sequences compute them: TopK
+// (largest, and smallest among ties, which ONNX orders by index), Gather at its indices and at
+// computed and constant indices that count from the end, ScatterElements at computed and
+// constant indices (repeated, negative) with each reduction, and recurrent layers over ragged
+// sequences (a row of length 0, initial states given).
+std::string computedIndicesModel()
+{
+    OnnxBuilder b(18);
+    b.input("x", {1, 12, 5});
+    b.initializerInt64("k4", {4}).initializerInt64("k3", {3}).initializerInt64("one", {1}, {});
+    b.initializerInt64("i_negative", {-1, 0, 3, -12}, {2, 2});
+    b.initializerInt64("i_repeated", [] {
+        std::vector<int64_t> v;
+        for (int64_t i = 0; i < 24; ++i)
+            v.push_back(i % 3 == 0 ? -1 : i % 5 - 2);  // in [-5, 5), repeated in each row
+        return v;
+    }(), {1, 12, 2});
+    b.initializer("updates", {1, 12, 2}, [](int64_t i) { return float(i % 7) * 0.25f - 0.5f; });
+    b.initializerInt64("sequence", {4, 3, 5}).initializerInt64("lstm_lens", {4, 0, 2}).initializerInt64("gru_lens", {1, 4, 3});
+    b.initializer("lstm_w", {2, 12, 5}, [](int64_t i) { return float(i % 13 - 6) * 0.05f; });
+    b.initializer("lstm_r", {2, 12, 3}, [](int64_t i) { return float(i % 7 - 3) * 0.07f; });
+    b.initializer("lstm_b", {2, 24}, [](int64_t i) { return float(i % 5 - 2) * 0.1f; });
+    b.initializer("lstm_h0", {2, 3, 3}, [](int64_t i) { return float(i % 4) * 0.2f - 0.3f; });
+    b.initializer("gru_w", {1, 12, 5}, [](int64_t i) { return float(i % 11 - 5) * 0.06f; });
+    b.initializer("gru_r", {1, 12, 4}, [](int64_t i) { return float(i % 9 - 4) * 0.05f; });
+    b.node("Relu", {"x"}, {"r"});
+    OnnxBuilder::setInt(b.node("TopK", {"x", "k4"}, {"v1", "i1"}), "axis", 1);
+    OnnxBuilder::setInt(b.node("TopK", {"r", "k3"}, {"v2", "i2"}), "largest", 0);  // the last axis; zeros tie
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i1"}, {"g1"}), "axis", 1);
+    b.node("Neg", {"i2"}, {"n2"});
+    b.node("Sub", {"n2", "one"}, {"from_end"});  // -i - 1: the same entries, counted from the end
+    OnnxBuilder::setInt(b.node("Gather", {"x", "from_end"}, {"g2"}), "axis", 2);
+    OnnxBuilder::setInt(b.node("Gather", {"x", "i_negative"}, {"g3"}), "axis", 1);
+    b.node("Neg", {"v1"}, {"nv1"});
+    OnnxBuilder::setInt(b.node("ScatterElements", {"x", "i1", "nv1"}, {"s1"}), "axis", 1);
+    auto scatter = [&](const std::string& indices, const std::string& updates, const std::string& out, const std::string& reduction) {
+        auto& n = b.node("ScatterElements", {"x", indices, updates}, {out});
+        OnnxBuilder::setInt(n, "axis", 2);
+        OnnxBuilder::setString(n, "reduction", reduction);
+    };
+    scatter("i_repeated", "updates", "s2", "add");
+    scatter("i_repeated", "updates", "s3", "mul");
+    scatter("i2", "v2", "s4", "max");
+    b.node("Neg", {"v2"}, {"nv2"});
+    scatter("i2", "nv2", "s5", "min");
+    b.node("Reshape", {"x", "sequence"}, {"seq"});
+    auto& lstm = b.node("LSTM", {"seq", "lstm_w", "lstm_r", "lstm_b", "lstm_lens", "lstm_h0"}, {"y", "y_h", "y_c"}, "lstm");
+    OnnxBuilder::setInt(lstm, "hidden_size", 3);
+    OnnxBuilder::setString(lstm, "direction", "bidirectional");
+    auto& gru = b.node("GRU", {"seq", "gru_w", "gru_r", "", "gru_lens"}, {"g_y", "g_h"}, "gru");
+    OnnxBuilder::setInt(gru, "hidden_size", 4);
+    OnnxBuilder::setInt(gru, "linear_before_reset", 1);
+    b.output("v1", {1, 4, 5}).output("i1", {1, 4, 5}, onnx::TensorProto::INT64);
+    b.output("v2", {1, 12, 3}).output("i2", {1, 12, 3}, onnx::TensorProto::INT64);
+    b.output("g1", {1, 1, 4, 5, 5}).output("g2", {1, 12, 1, 12, 3}).output("g3", {1, 2, 2, 5});
+    b.output("s1", {1, 12, 5}).output("s2", {1, 12, 5}).output("s3", {1, 12, 5}).output("s4", {1, 12, 5});
+    b.output("s5", {1, 12, 5}).output("y", {4, 2, 3, 3}).output("y_h", {2, 3, 3}).output("y_c", {2, 3, 3});
+    b.output("g_y", {4, 1, 3, 4}).output("g_h", {1, 3, 4});
+    return b.bytes();
+}
+
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, a strided, padded transposed convolution with output padding, Cast, Expand,
@@ -394,7 +456,7 @@ class TestCodegen : public QObject {
     // next time, so ccache and ninja make a rerun's build take seconds.
     const QString work_ = QDir(test::modelsDir() + "/../codegen-test").absolutePath();
     std::map<QString, Variant> variants_;
-    std::map<QString, QString> inputFile_;         // variant -> .npy
+    std::map<QString, QStringList> inputArgs_;     // variant -> `--input FILE.npy` for each graph input
     std::map<QString, std::vector<Tensor>> reference_;  // variant -> runtime serial outputs
     std::map<QString, std::vector<std::string>> outputFiles_;
     bool cppBuilt_ = false;
@@ -410,14 +472,21 @@ class TestCodegen : public QObject {
             return;
         const Variant& v = variants_.at(name);
         const Model model = loadOnnx(v.model.toStdString());
-        const QString npy = work_ + "/" + name + ".input.npy";
-        const QString given = test::modelsDir() + "/" + QFileInfo(v.model).completeBaseName() + ".input.npy";
-        const Tensor input = v.batch == 1 && QFile::exists(given) ? readNpy(given.toStdString())
-                                                                 : randomInput(model, v.batch, 7);
-        writeNpy(npy.toStdString(), input);
-        inputFile_[name] = npy;
+        std::vector<Tensor> inputs;
+        QStringList& args = inputArgs_[name];
+        for (const QString& file : v.inputs) {
+            inputs.push_back(readNpy(file.toStdString()));
+            args << "--input" << file;
+        }
+        if (v.inputs.isEmpty()) {
+            const QString npy = work_ + "/" + name + ".input.npy";
+            const QString given = test::modelsDir() + "/" + QFileInfo(v.model).completeBaseName() + ".input.npy";
+            inputs.push_back(v.batch == 1 && QFile::exists(given) ? readNpy(given.toStdString()) : randomInput(model, v.batch, 7));
+            writeNpy(npy.toStdString(), inputs.back());
+            args << "--input" << npy;
+        }
         auto compiled = runtime().compile(model);
-        compiled->setInputs({input});
+        compiled->setInputs(inputs);
         compiled->serialExecutor(1)->run();
         reference_[name] = compiled->outputs();
         std::vector<std::string> outputNames;
@@ -558,6 +627,14 @@ private Q_SLOTS:
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",
                                                1, 1, "default"};
+        const QString computedIndices = work_ + "/computed_indices.onnx";
+        QVERIFY(writeFile(computedIndices, computedIndicesModel()));
+        variants_["computed_indices"] = {"computed_indices", computedIndices, 1, 1};
+        // Packed sequences as PyTorch exports them: the rows sorted by length (TopK), gathered,
+        // run ragged, and put back in order (ScatterElements of the sort's indices, Gather).
+        const QString packed = models + "/../real_models/packed_sequences";
+        variants_["packed_sequences_passes"] = {"packed_sequences_passes", packed + ".onnx", 1, 1, "default", true, {},
+                                                {packed + ".input_0.npy", packed + ".input_1.npy"}};
     }
 
     void python_data() { addRows(); }
@@ -568,8 +645,8 @@ private Q_SLOTS:
         exportTo(variant, "python");
         const QString out = dir(variant, "python");
         QDir(out + "/outputs").removeRecursively();
-        const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(variant), "--save-outputs",
-                                            out + "/outputs", "--runs", "1"}, work_);
+        const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(variant) +
+                                               QStringList{"--save-outputs", out + "/outputs", "--runs", "1"}, work_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
         checkSerialParallel(variant, r.out);
@@ -626,7 +703,7 @@ private Q_SLOTS:
                     .arg(cls.captured(1))
                     .toUtf8());
         f.close();
-        const auto r = runProcess(kPython, {script, out, inputFile_.at(variant), saved}, saved);
+        const auto r = runProcess(kPython, {script, out, inputArgs_.at(variant).at(1), saved}, saved);
         QVERIFY2(r.exitCode == 0 && r.out.contains("imported " + cls.captured(1)), qPrintable(r.out.right(4000)));
         compareOutputs(variant, saved);
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
@@ -642,7 +719,7 @@ private Q_SLOTS:
         QVERIFY2(QFile::exists(exe), qPrintable(exe));
         const QString out = dir(variant, "cpp");
         QDir(out + "/outputs").removeRecursively();
-        const auto r = runProcess(exe, {"--input", inputFile_.at(variant), "--save-outputs", out + "/outputs", "--runs", "1"});
+        const auto r = runProcess(exe, inputArgs_.at(variant) + QStringList{"--save-outputs", out + "/outputs", "--runs", "1"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         QVERIFY2(r.out.contains("serial") && r.out.contains("parallel") && r.out.contains(" ok"), qPrintable(r.out));
         checkSerialParallel(variant, r.out);
@@ -699,8 +776,8 @@ private Q_SLOTS:
         QVERIFY(model.open(QIODevice::WriteOnly | QIODevice::Truncate));
         model.write(text.toUtf8());
         model.close();
-        const auto r = runProcess(kPython, {out + "/run.py", "--input", inputFile_.at(name), "--save-outputs",
-                                            out + "/outputs", "--runs", "1"}, work_);
+        const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(name) +
+                                               QStringList{"--save-outputs", out + "/outputs", "--runs", "1"}, work_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
         checkSerialParallel(name, r.out);
         compareOutputs(name, out + "/outputs");
@@ -784,36 +861,23 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("attribute");  // name=value (a string, or an integer)
-        QTest::addColumn<bool>("sequenceLens");
         QTest::addColumn<QString>("message");
-        QTest::newRow("reverse") << "LSTM" << "direction=reverse" << false << "direction 'reverse'";
-        QTest::newRow("clip") << "LSTM" << "clip=3" << false << "clip";
-        QTest::newRow("gru reset before") << "GRU" << "linear_before_reset=0" << false << "linear_before_reset 0";
-        QTest::newRow("ragged") << "GRU" << "" << true << "sequence_lens";
-        QTest::newRow("rnn sigmoid") << "RNN" << "activations=Sigmoid" << false << "activations other than PyTorch's";
+        QTest::newRow("reverse") << "LSTM" << "direction=reverse" << "direction 'reverse'";
+        QTest::newRow("clip") << "LSTM" << "clip=3" << "clip";
+        QTest::newRow("gru reset before") << "GRU" << "linear_before_reset=0" << "linear_before_reset 0";
+        QTest::newRow("rnn sigmoid") << "RNN" << "activations=Sigmoid" << "activations other than PyTorch's";
     }
     void refusesRecurrentLayersItCannotLower()
     {
         QFETCH(QString, op);
         QFETCH(QString, attribute);
-        QFETCH(bool, sequenceLens);
         QFETCH(QString, message);
         const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1, hidden = 4;
         OnnxBuilder b(14);
         b.input("x", {5, 2, 3});
         b.initializer("w", {1, gates * hidden, 3}, 0.1f).initializer("r", {1, gates * hidden, hidden}, 0.2f);
         b.initializer("b", {1, 2 * gates * hidden}, 0.0f);
-        b.model().mutable_graph()->add_initializer()->CopyFrom([] {
-            onnx::TensorProto t;
-            t.set_name("lens");
-            t.set_data_type(onnx::TensorProto::INT32);
-            t.add_dims(2);
-            t.add_int32_data(5);
-            t.add_int32_data(3);
-            return t;
-        }());
-        auto& n = sequenceLens ? b.node(op.toStdString(), {"x", "w", "r", "b", "lens"}, {"y"}, "layer")
-                               : b.node(op.toStdString(), {"x", "w", "r", "b"}, {"y"}, "layer");
+        auto& n = b.node(op.toStdString(), {"x", "w", "r", "b"}, {"y"}, "layer");
         OnnxBuilder::setInt(n, "hidden_size", hidden);
         if (op == "GRU" && !attribute.startsWith("linear_before_reset"))
             OnnxBuilder::setInt(n, "linear_before_reset", 1);
@@ -849,15 +913,14 @@ private Q_SLOTS:
         {
             OnnxBuilder u;
             u.input("x", {4});
-            u.initializerInt64("k", {2});
-            u.node("TopK", {"x", "k"}, {"v", "i"}, "topk node");
-            u.output("v", {2});
+            u.node("NonZero", {"x"}, {"i"}, "nonzero node");
+            u.output("i", {1, 4}, onnx::TensorProto::INT64);
             QVERIFY(writeFile(model, u.bytes()));
         }
         const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
         QCOMPARE(r.exitCode, 7);
-        QVERIFY2(r.err.contains("TopK") && r.err.contains("topk node"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("NonZero") && r.err.contains("nonzero node"), qPrintable(r.err));
         QVERIFY(!QDir(outDir).exists());
 
         // An output folder that cannot be made: Error(Io) naming it.

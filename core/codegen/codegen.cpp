@@ -69,10 +69,11 @@ std::string formatReal(double v)
     return s;
 }
 
-bool callsFunction(const Program& p, const std::string& fn)
+bool callsFunction(const Program& p, const std::vector<std::string>& fns)
 {
     const std::function<bool(const Expr&)> calls = [&](const Expr& e) {
-        return (e.kind == Expr::Kind::Call && e.fn == fn) || std::any_of(e.args.begin(), e.args.end(), calls);
+        return (e.kind == Expr::Kind::Call && std::find(fns.begin(), fns.end(), e.fn) != fns.end()) ||
+               std::any_of(e.args.begin(), e.args.end(), calls);
     };
     return std::any_of(p.low.nodeExpr.begin(), p.low.nodeExpr.end(), calls);
 }

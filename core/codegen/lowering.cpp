@@ -98,6 +98,10 @@ const FunctionName& functionName(const std::string& fn)
         {"interpolate_nearest", {"F.interpolate", "at::upsample_nearest2d"}},
         // The generated programs' own helper (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
         {"recurrent", {"recurrent", "recurrent"}},
+        // The generated programs' ONNX indexing helpers (templates/python/indexing.py, templates/cpp/indexing.cpp).
+        {"onnx_gather", {"onnx_gather", "onnxGather"}},
+        {"onnx_scatter_elements", {"onnx_scatter_elements", "onnxScatterElements"}},
+        {"onnx_topk", {"onnx_topk", "onnxTopK"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -173,6 +177,17 @@ struct Context {
     {
         out.outputCount[size_t(node.id)] = count;
         return e;
+    }
+    // How many of the node's outputs code must give: up to the last one read.
+    size_t outputsRead() const
+    {
+        size_t read = 1;
+        for (size_t k = 1; k < node.outputs.size(); ++k) {
+            const ValueId v = node.outputs[k];
+            if (v != kNone && (!graph.value(v).consumers.empty() || graph.value(v).isGraphOutput))
+                read = k + 1;
+        }
+        return read;
     }
     void onlyFirstOutput() const
     {
@@ -386,14 +401,17 @@ E slice(const Context& c)
 }
 
 // As the runtime's Gather kernel: one constant index (Swin's q, k, v = qkv[0], qkv[1],
-// qkv[2]) is `select` (or `narrow` keeping the axis); a constant tensor of indices,
-// which must not count from the end, `index_select` over its flattened values, reshaped.
+// qkv[2]) is `select` (or `narrow` keeping the axis); a constant tensor of indices
+// `index_select` over its flattened values, reshaped; computed indices (a detector's, a
+// sort's) and constant ones counting from the end the `onnx_gather` helper.
 E gather(const Context& c)
 {
     const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", 0), rank);
+    if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
+        c.unsupported("the indices are not int32 or int64");
     const auto it = c.out.constants.find(c.in(1));
     if (it == c.out.constants.end())
-        c.unsupported("the indices must be constants for code generation");
+        return E::call("onnx_gather", {E::val(c.in(0)), E::integer(axis), E::val(c.in(1))});
     const Tensor& idx = *it->second;
     const auto values = idx.toInt64s();
     if (!values || isFloating(idx.dtype))
@@ -404,7 +422,7 @@ E gather(const Context& c)
                                 : E::call("narrow", {x, E::integer(axis).named("dim"), E::integer((*values)[0]).named("start"),
                                                      E::integer(1).named("length")});
     if (std::any_of(values->begin(), values->end(), [](int64_t v) { return v < 0; }))
-        c.unsupported("indices that count from the end are not supported");
+        return E::call("onnx_gather", {x, E::integer(axis), E::val(c.in(1))});
     if (idx.dims.size() == 1)
         return E::call("index_select", {x, E::integer(axis).named("dim"), E::val(c.in(1)).named("index")});
     // The output's shape: a constant table's is known; a computed tensor's first axis is the batch.
@@ -465,10 +483,10 @@ E squeeze(const Context& c, bool unsqueeze)
     return y;
 }
 
-// LSTM, GRU and RNN as PyTorch's one-layer kernels (the `recurrent` helper), where the node
-// is what they compute: forward or bidirectional, layout 0, the default activations (an RNN's
-// Tanh or Relu), no clip, sequence_lens, peepholes or input_forget, a GRU's reset gate applied
-// after its linear transformation; constant float weights.
+// LSTM, GRU and RNN as PyTorch's one-layer kernels (the `recurrent` helper; with sequence_lens
+// on packed sequences), where the node is what they compute: forward or bidirectional, layout 0,
+// the default activations (an RNN's Tanh or Relu), no clip, peepholes or input_forget, a GRU's
+// reset gate applied after its linear transformation; constant float weights.
 E recurrent(const Context& c)
 {
     const std::string& op = c.node.opType;
@@ -481,8 +499,6 @@ E recurrent(const Context& c)
         c.unsupported("clip and activation parameters are not supported");
     if (c.node.attrInt("input_forget", 0) != 0)
         c.unsupported("input_forget 1");
-    if (c.has(4))
-        c.unsupported("sequence_lens is given (ragged sequences)");
     if (op == "LSTM" && c.has(7))
         c.unsupported("peepholes are given");
     if (op == "GRU" && c.node.attrInt("linear_before_reset", 0) == 0)
@@ -508,24 +524,20 @@ E recurrent(const Context& c)
             c.unsupported("W, R and B must be float constants");
     if (c.dtype(0) != DataType::Float)
         c.unsupported("recurrent layers are generated for float sequences only");
+    if (c.has(4) && c.dtype(4) != DataType::Int32 && c.dtype(4) != DataType::Int64)
+        c.unsupported("sequence_lens is not an integer tensor");
+    // X, W, R, then B, sequence_lens, initial_h and initial_c up to the last one given.
     std::vector<E> args{E::text(kind), E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))};
     const size_t last = op == "LSTM" ? 6 : 5;
-    size_t given = 3;
+    size_t given = 2;
     for (size_t i = 3; i <= last; ++i)
-        if (c.has(i) && i != 4)
+        if (c.has(i))
             given = i;
     for (size_t i = 3; i <= given; ++i)
-        if (i != 4)
-            args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
-    // Y alone, or Y and the final states up to the last one read.
-    size_t read = 1;
-    for (size_t k = 1; k < c.node.outputs.size(); ++k) {
-        const ValueId v = c.node.outputs[k];
-        if (v != kNone && (!c.graph.value(v).consumers.empty() || c.graph.value(v).isGraphOutput))
-            read = k + 1;
-    }
+        args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
+    // Y alone, or Y and the final states (all of them: the helper gives them all).
     const E call = E::call("recurrent", std::move(args));
-    return read == 1 ? E::index(call, 0) : c.outputs(call, read);
+    return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, op == "LSTM" ? 3 : 2);
 }
 
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
@@ -1046,6 +1058,38 @@ const std::map<std::string, Lowering>& lowerings()
                 return sizes;
             return E::slice(sizes, 0, start, end ? end->i : E::kToEnd, 1);
         };
+        // The k largest or smallest values and their indices, ONNX's order of equal values kept
+        // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10).
+        r["TopK"] = [](const Context& c) {
+            const int64_t axis = c.axis(c.node.attrInt("axis", -1), c.rank(0));
+            int64_t k = c.node.attrInt("k", -1);
+            if (c.node.opset >= 10) {
+                const std::vector<int64_t> given = c.constInts(1);
+                if (given.size() != 1)
+                    c.unsupported("K has " + std::to_string(given.size()) + " values where one is expected");
+                k = given[0];
+            }
+            if (k < 0)
+                c.unsupported("K " + std::to_string(k) + " is negative");
+            const E call = E::call("onnx_topk", {E::val(c.in(0)), E::integer(k), E::integer(axis),
+                                                 E::boolean(c.node.attrInt("largest", 1) != 0)});
+            return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 2);
+        };
+        // Updates written at computed or constant indices (the `onnx_scatter_elements` helper);
+        // Scatter is its name before opset 11.
+        for (const char* op : {"ScatterElements", "Scatter"})
+            r[op] = [](const Context& c) {
+                const std::string reduction = c.node.attrString("reduction", "none");
+                if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+                    c.unsupported("reduction '" + printable(reduction) + "' is not one of none, add, mul, max, min");
+                if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
+                    c.unsupported("the indices are not int32 or int64");
+                if (c.dtype(2) != c.dtype(0))
+                    c.unsupported("the updates' type differs from the data's");
+                const int64_t axis = c.axis(c.node.attrInt("axis", 0), c.rank(0));
+                return E::call("onnx_scatter_elements", {E::val(c.in(0)), E::integer(axis), E::val(c.in(1)),
+                                                         E::val(c.in(2)), E::text(reduction)});
+            };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();
@@ -1100,8 +1144,9 @@ void collectWeights(const Expr& e, LoweredModel& out, std::set<ValueId>& seen)
 std::vector<ValueId> computedValues(const Graph& g, const LoweredModel& low, NodeId id)
 {
     const Node& n = g.node(id);
-    const size_t count = std::min(low.outputCount[size_t(id)], n.outputs.size());
-    return std::vector<ValueId>(n.outputs.begin(), n.outputs.begin() + std::ptrdiff_t(count));
+    std::vector<ValueId> values(low.outputCount[size_t(id)], kNone);
+    std::copy_n(n.outputs.begin(), std::min(values.size(), n.outputs.size()), values.begin());
+    return values;
 }
 
 std::vector<std::string> codegenOperators()

@@ -17,7 +17,8 @@ namespace ramiel::codegen {
 
 struct LoweredModel {
     std::vector<Expr> nodeExpr;  // by node id: its first output; Kind::None for Constant nodes (no code)
-    // By node id: 1, or K > 1 where nodeExpr gives a sequence of outputs 0..K-1 (a Split's parts).
+    // By node id: 1, or K > 1 where nodeExpr gives a sequence of K values: outputs 0..K-1 (a
+    // Split's parts), of which the node may list fewer (an LSTM's Y and Y_h, not Y_c).
     std::vector<size_t> outputCount;
     std::map<ValueId, std::shared_ptr<const Tensor>> constants;  // initializers and Constant outputs
     std::vector<ValueId> weights;  // the constants the code reads, in order of first use
@@ -31,7 +32,8 @@ struct LoweredModel {
 // forward() runs at once (the model's shapes are at batch 1; each copy runs fewer).
 LoweredModel lowerModel(const Model& model, int batch);
 
-// The values node `id`'s expression gives, in order (kNone for an output the model leaves out).
+// The values node `id`'s expression gives, in order (kNone for an output the model leaves out
+// or does not list).
 std::vector<ValueId> computedValues(const Graph& g, const LoweredModel& low, NodeId id);
 
 // The operators lowerModel translates, sorted.

@@ -75,8 +75,10 @@ std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster);
 // The serial function's drops: lastUses of serialUses, graph outputs kept.
 std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeId>* nodes);
 
-// Whether any node's expression calls `fn` (a template piece needed only then, such as `recurrent`).
-bool callsFunction(const Program& p, const std::string& fn);
+// Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
+bool callsFunction(const Program& p, const std::vector<std::string>& fns);
+// The functions of the indexing piece (templates/python/indexing.py, templates/cpp/indexing.cpp).
+inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather", "onnx_scatter_elements", "onnx_topk"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

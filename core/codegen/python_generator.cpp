@@ -155,7 +155,8 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
-      << (callsFunction(p, "recurrent") ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string());
+      << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
+      << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string());
 
     std::ostringstream m;  // the generated methods
     // forward(): serial.

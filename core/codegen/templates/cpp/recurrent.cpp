@@ -34,25 +34,63 @@ std::vector<at::Tensor> recurrentParams(const std::string& kind, const at::Tenso
     return kept.emplace(key, std::move(params)).first->second;
 }
 
+// One layer of `kind` over x, from the states h0 (an LSTM's h and c): Y [sequence, batch,
+// directions * hidden] and the final states.
+std::vector<at::Tensor> runRecurrent(const std::string& kind, const at::Tensor& x, const std::vector<at::Tensor>& h0,
+                                     const std::vector<at::Tensor>& params, bool both)
+{
+    if (kind == "lstm") {
+        const auto [y, h, c] = at::lstm(x, h0, params, true, 1, 0.0, false, both, false);
+        return {y, h, c};
+    }
+    const auto [y, h] = kind == "gru"        ? at::gru(x, h0[0], params, true, 1, 0.0, false, both, false)
+                        : kind == "rnn_relu" ? at::rnn_relu(x, h0[0], params, true, 1, 0.0, false, both, false)
+                                             : at::rnn_tanh(x, h0[0], params, true, 1, 0.0, false, both, false);
+    return {y, h};
+}
+
+// Each row of x over its own length, as PyTorch's packed sequences run (rows sorted longest
+// first, packed, run, padded and put back in order): Y zero past the row's length, and the
+// final states; a row of length 0 never runs, its states are zero (as ONNX Runtime gives).
+std::vector<at::Tensor> runRecurrentPacked(const std::string& kind, const at::Tensor& x, const at::Tensor& lengths,
+                                           std::vector<at::Tensor> h0, const std::vector<at::Tensor>& params, bool both)
+{
+    const at::Tensor empty = (lengths == 0).view({1, -1, 1});
+    const auto [sortedLengths, order] = at::sort(lengths.to(at::kLong).clamp_min(1).cpu(), /*dim=*/0, /*descending=*/true);
+    const auto [data, batchSizes] = at::_pack_padded_sequence(x.index_select(1, order), sortedLengths, false);
+    for (at::Tensor& h : h0)
+        h = h.index_select(1, order);
+    std::vector<at::Tensor> out;
+    if (kind == "lstm") {
+        const auto [y, h, c] = at::lstm(data, batchSizes, h0, params, true, 1, 0.0, false, both);
+        out = {y, h, c};
+    } else {
+        const auto [y, h] = kind == "gru"        ? at::gru(data, batchSizes, h0[0], params, true, 1, 0.0, false, both)
+                            : kind == "rnn_relu" ? at::rnn_relu(data, batchSizes, h0[0], params, true, 1, 0.0, false, both)
+                                                 : at::rnn_tanh(data, batchSizes, h0[0], params, true, 1, 0.0, false, both);
+        out = {y, h};
+    }
+    out[0] = std::get<0>(at::_pad_packed_sequence(out[0], batchSizes, false, 0.0, x.size(0)));
+    const at::Tensor inOrder = at::argsort(order);
+    for (at::Tensor& t : out)
+        t = t.index_select(1, inOrder).masked_fill(empty, 0.0);
+    return out;
+}
+
 // ONNX's outputs of a forward or bidirectional layer: Y [sequence, directions, batch, hidden],
 // Y_h [directions, batch, hidden] and (an LSTM's) Y_c, as PyTorch gives the last two.
 std::vector<at::Tensor> recurrent(const std::string& kind, const at::Tensor& x, const at::Tensor& w, const at::Tensor& r,
-                                  const at::Tensor& b = {}, const at::Tensor& initialH = {}, const at::Tensor& initialC = {})
+                                  const at::Tensor& b = {}, const at::Tensor& sequenceLens = {},
+                                  const at::Tensor& initialH = {}, const at::Tensor& initialC = {})
 {
     const std::vector<at::Tensor> params = recurrentParams(kind, w, r, b);
     const int64_t directions = w.size(0), hidden = r.size(-1);
-    const bool both = directions == 2;
-    const at::Tensor h0 = initialH.defined() ? initialH : at::zeros({directions, x.size(1), hidden}, x.options());
-    std::vector<at::Tensor> out;
-    if (kind == "lstm") {
-        const auto [y, h, c] = at::lstm(x, {h0, initialC.defined() ? initialC : at::zeros_like(h0)}, params, true, 1, 0.0, false, both, false);
-        out = {y, h, c};
-    } else {
-        const auto [y, h] = kind == "gru"        ? at::gru(x, h0, params, true, 1, 0.0, false, both, false)
-                            : kind == "rnn_relu" ? at::rnn_relu(x, h0, params, true, 1, 0.0, false, both, false)
-                                                 : at::rnn_tanh(x, h0, params, true, 1, 0.0, false, both, false);
-        out = {y, h};
-    }
+    const at::Tensor h = initialH.defined() ? initialH : at::zeros({directions, x.size(1), hidden}, x.options());
+    std::vector<at::Tensor> h0{h};
+    if (kind == "lstm")
+        h0.push_back(initialC.defined() ? initialC : at::zeros_like(h));
+    std::vector<at::Tensor> out = sequenceLens.defined() ? runRecurrentPacked(kind, x, sequenceLens, h0, params, directions == 2)
+                                                         : runRecurrent(kind, x, h0, params, directions == 2);
     out[0] = out[0].reshape({x.size(0), x.size(1), directions, hidden}).transpose(1, 2);
     return out;
 }

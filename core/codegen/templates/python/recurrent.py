@@ -35,7 +35,7 @@ def recurrent_params(kind, w, r, b):
     return params
 
 
-def recurrent(kind, x, w, r, b=None, initial_h=None, initial_c=None):
+def recurrent(kind, x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None):
     """ONNX's outputs of a forward or bidirectional layer: Y [sequence, directions, batch,
     hidden], Y_h [directions, batch, hidden] and (an LSTM's) Y_c, as PyTorch gives the last two."""
     params = recurrent_params(kind, w, r, b)
@@ -43,5 +43,24 @@ def recurrent(kind, x, w, r, b=None, initial_h=None, initial_c=None):
     h0 = initial_h if initial_h is not None else x.new_zeros(directions, x.shape[1], hidden)
     if kind == 'lstm':
         h0 = [h0, initial_c if initial_c is not None else torch.zeros_like(h0)]
-    y, *last = getattr(torch, kind)(x, h0, params, True, 1, 0.0, False, directions == 2, False)
+    if sequence_lens is None:
+        y, *last = getattr(torch, kind)(x, h0, params, True, 1, 0.0, False, directions == 2, False)
+    else:
+        y, *last = recurrent_packed(kind, x, sequence_lens, h0, params, directions == 2)
     return [y.reshape(x.shape[0], x.shape[1], directions, hidden).transpose(1, 2), *last]
+
+
+def recurrent_packed(kind, x, lengths, h0, params, bidirectional):
+    """Each row of x over its own length, as PyTorch's packed sequences run: Y [sequence, batch,
+    directions * hidden], zero past the row's length, and the final states; a row of length 0
+    never runs, its states are zero (as ONNX Runtime gives)."""
+    empty = (lengths == 0).view(1, -1, 1)
+    packed = torch.nn.utils.rnn.pack_padded_sequence(x, lengths.clamp(min=1).cpu(), enforce_sorted=False)
+    order = packed.sorted_indices
+    h0 = [h.index_select(1, order) for h in h0] if kind == 'lstm' else h0.index_select(1, order)
+    y, *last = getattr(torch, kind)(packed.data, packed.batch_sizes, h0, params, True, 1, 0.0, False, bidirectional)
+    y, _ = torch.nn.utils.rnn.pad_packed_sequence(
+        torch.nn.utils.rnn.PackedSequence(y, packed.batch_sizes, order, packed.unsorted_indices),
+        total_length=x.shape[0])
+    last = [s.index_select(1, packed.unsorted_indices) for s in last]
+    return [t.masked_fill(empty, 0.0) for t in [y, *last]]

@@ -1,0 +1,36 @@
+# <check-only> What the rest of model.py defines, so that this file lints on its own.
+import torch
+# </check-only>
+# ONNX's indexing operators where their indices are computed when the model runs: ONNX counts
+# negative indices from the end, and TopK puts the lower index first among equal values.
+SCATTER_REDUCTIONS = {'mul': 'prod', 'max': 'amax', 'min': 'amin'}
+
+
+def from_start(indices, size):
+    """Indices in [-size, size) counted from the start."""
+    return torch.where(indices < 0, indices + size, indices)
+
+
+def onnx_gather(x, axis, indices):
+    """ONNX's Gather: x's entries along `axis` at `indices`, whose shape replaces that axis."""
+    indices = from_start(indices, x.shape[axis])
+    y = torch.index_select(x, axis, indices.reshape(-1))
+    return y.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1:])
+
+
+def onnx_scatter_elements(data, axis, indices, updates, reduction):
+    """ONNX's ScatterElements: data with updates written at indices along `axis`, or combined
+    with what is there by `reduction` ('add', 'mul', 'max', 'min')."""
+    indices = from_start(indices, data.shape[axis]).long()
+    if reduction == 'none':
+        return torch.scatter(data, axis, indices, updates)
+    if reduction == 'add':
+        return torch.scatter_add(data, axis, indices, updates)
+    return torch.scatter_reduce(data, axis, indices, updates, SCATTER_REDUCTIONS[reduction])
+
+
+def onnx_topk(x, k, axis, largest):
+    """ONNX's TopK: the k largest (or smallest) values along `axis`, sorted, and their indices.
+    A stable sort, since torch.topk orders equal values as it likes."""
+    values, indices = torch.sort(x, dim=axis, descending=largest, stable=True)
+    return values.narrow(axis, 0, k), indices.narrow(axis, 0, k)
