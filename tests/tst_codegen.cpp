@@ -389,6 +389,73 @@ std::string computedIndicesModel()
     return b.bytes();
 }
 
+// Shapes and bounds computed when the model runs, as detectors compute them: Reshape, Expand,
+// ConstantOfShape and Slice (a negative step) from a Shape, NonZero, Range of integers and of
+// floats, ReduceProd (several axes; every axis into one number), comparisons, rounding, and
+// operators on a tensor whose rank is known only when the code runs.
+std::string computedShapesModel()
+{
+    OnnxBuilder b(18);
+    b.input("x", {1, 4, 6});
+    b.initializerInt64("zero", {0}).initializerInt64("minus_one", {-1}).initializerInt64("two", {2});
+    b.initializerInt64("i1", {1}).initializerInt64("i2", {2}).initializerInt64("i3", {3}).initializerInt64("far", {-100});
+    b.initializerInt64("axis2", {2}).initializerInt64("back2", {-2}).initializerInt64("axes12", {1, 2});
+    b.initializerInt64("first", {0}, {}).initializerInt64("five", {5}, {}).initializerInt64("columns", {0, 1});
+    b.initializer("bias", {6}, [](int64_t i) { return float(i) * 0.5f - 1.0f; });
+    b.initializer("f_start", {}, -1.5f).initializer("f_step", {}, 0.25f).initializer("scale", {}, 2.5f);
+    b.initializer("zero_f", {}, 0.0f);
+    b.node("Shape", {"x"}, {"shape"});
+    OnnxBuilder::setInt(b.node("Concat", {"zero", "minus_one", "two"}, {"target"}), "axis", 0);
+    b.node("Reshape", {"x", "target"}, {"r1"});  // [1, 12, 2], known when the code runs
+    b.node("Expand", {"bias", "shape"}, {"e1"});
+    auto& full = b.node("ConstantOfShape", {"shape"}, {"c1"});
+    auto* value = full.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    value->mutable_t()->add_dims(1);
+    value->mutable_t()->add_float_data(2.5f);
+    b.node("Slice", {"shape", "i1", "i2"}, {"k"});  // [4]
+    b.node("Slice", {"x", "k", "far", "axis2", "back2"}, {"sl1"});  // columns 4, 2, 0
+    b.node("Slice", {"x", "i1", "k", "i1"}, {"sl2"});               // rows 1 to 3
+    b.node("Greater", {"x", "zero_f"}, {"positive"});
+    b.node("NonZero", {"positive"}, {"nz"});
+    b.node("GreaterOrEqual", {"x", "zero_f"}, {"ge"});
+    b.node("LessOrEqual", {"x", "zero_f"}, {"le"});
+    b.node("And", {"ge", "le"}, {"zeros"});
+    OnnxBuilder::setInt(b.node("Cast", {"ge"}, {"ge_f"}), "to", onnx::TensorProto::FLOAT);
+    OnnxBuilder::setInt(b.node("Cast", {"zeros"}, {"zeros_f"}), "to", onnx::TensorProto::FLOAT);
+    b.node("Add", {"ge_f", "zeros_f"}, {"cmp"});
+    b.node("Mul", {"x", "scale"}, {"scaled"});
+    b.node("Floor", {"scaled"}, {"fl"});
+    b.node("Ceil", {"scaled"}, {"ce"});
+    b.node("Round", {"scaled"}, {"ro"});
+    b.node("Add", {"fl", "ce"}, {"flce"});
+    b.node("Add", {"flce", "ro"}, {"rounded"});
+    OnnxBuilder::setInt(b.node("ReduceProd", {"x", "axes12"}, {"p1"}), "keepdims", 0);
+    OnnxBuilder::setInt(b.node("ReduceProd", {"shape"}, {"count"}), "keepdims", 0);  // 24
+    b.node("Range", {"first", "count", "five"}, {"rg"});
+    OnnxBuilder::setInt(b.node("ReduceMax", {"x"}, {"top"}), "keepdims", 0);
+    b.node("Range", {"f_start", "top", "f_step"}, {"rf"});
+    // r1 again, but through a target cut to the count of nonzeros (more than 3), so that its
+    // rank is known only when the code runs.
+    b.node("Shape", {"nz"}, {"nz_shape"});
+    b.node("Slice", {"nz_shape", "i1", "i2"}, {"nonzeros"});
+    b.node("Slice", {"target", "zero", "nonzeros"}, {"cut"});
+    b.node("Reshape", {"x", "cut"}, {"r2"});
+    OnnxBuilder::setInt(b.node("Gather", {"r2", "columns"}, {"g1"}), "axis", 1);
+    b.node("Unsqueeze", {"r2", "zero"}, {"u1"});
+    b.node("Squeeze", {"u1", "zero"}, {"q1"});
+    b.node("Flatten", {"q1"}, {"f1"});
+    b.node("Softmax", {"r2"}, {"sm"});
+    OnnxBuilder::setInt(b.node("Concat", {"sm", "r1"}, {"cat"}), "axis", -1);
+    b.output("e1", {1, 4, 6}).output("c1", {1, 4, 6}).output("sl1", {1, 4, 3}).output("sl2", {1, 3, 6});
+    b.output("nz", {3, -1}, onnx::TensorProto::INT64).output("cmp", {1, 4, 6}).output("rounded", {1, 4, 6});
+    b.output("p1", {1}).output("rg", {5}, onnx::TensorProto::INT64).output("rf", {-1});
+    b.output("g1", {1, 2, 2}).output("f1", {1, 24}).output("cat", {1, 12, 4});
+    return b.bytes();
+}
+
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, a strided, padded transposed convolution with output padding, Cast, Expand,
@@ -630,6 +697,9 @@ private Q_SLOTS:
         const QString computedIndices = work_ + "/computed_indices.onnx";
         QVERIFY(writeFile(computedIndices, computedIndicesModel()));
         variants_["computed_indices"] = {"computed_indices", computedIndices, 1, 1};
+        const QString computedShapes = work_ + "/computed_shapes.onnx";
+        QVERIFY(writeFile(computedShapes, computedShapesModel()));
+        variants_["computed_shapes"] = {"computed_shapes", computedShapes, 1, 1};
         // Packed sequences as PyTorch exports them: the rows sorted by length (TopK), gathered,
         // run ragged, and put back in order (ScatterElements of the sort's indices, Gather).
         const QString packed = models + "/../real_models/packed_sequences";
@@ -913,14 +983,14 @@ private Q_SLOTS:
         {
             OnnxBuilder u;
             u.input("x", {4});
-            u.node("NonZero", {"x"}, {"i"}, "nonzero node");
-            u.output("i", {1, 4}, onnx::TensorProto::INT64);
+            u.node("Unique", {"x"}, {"y"}, "unique node");
+            u.output("y", {-1});
             QVERIFY(writeFile(model, u.bytes()));
         }
         const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
         QCOMPARE(r.exitCode, 7);
-        QVERIFY2(r.err.contains("NonZero") && r.err.contains("nonzero node"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("Unique") && r.err.contains("unique node"), qPrintable(r.err));
         QVERIFY(!QDir(outDir).exists());
 
         // An output folder that cannot be made: Error(Io) naming it.

@@ -217,7 +217,8 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
-      << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string());
+      << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string())
+      << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string());
 
     // The class, then its generated members.
     std::ostringstream decl;

@@ -102,6 +102,19 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_gather", {"onnx_gather", "onnxGather"}},
         {"onnx_scatter_elements", {"onnx_scatter_elements", "onnxScatterElements"}},
         {"onnx_topk", {"onnx_topk", "onnxTopK"}},
+        // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
+        {"sizes_of", {"sizes_of", "sizesOf"}},
+        {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
+        {"onnx_expand", {"onnx_expand", "onnxExpand"}},
+        {"onnx_slice", {"onnx_slice", "onnxSlice"}},
+        {"onnx_range", {"onnx_range", "onnxRange"}},
+        {"nonzero", {"torch.nonzero", "at::nonzero"}},
+        {"prod", {"torch.prod", "at::prod"}},
+        {"ge", {"torch.ge", "at::ge"}},
+        {"le", {"torch.le", "at::le"}},
+        {"floor", {"torch.floor", "at::floor"}},
+        {"ceil", {"torch.ceil", "at::ceil"}},
+        {"round", {"torch.round", "at::round"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -197,6 +210,14 @@ struct Context {
         for (size_t k = 1; k < node.outputs.size(); ++k)
             if (node.outputs[k] != kNone && graph.value(node.outputs[k]).isGraphOutput)
                 unsupported("output " + std::to_string(k) + " is a graph output, which generated code does not compute");
+    }
+    // Input i's axis `a` counted from the start, where `extra` more axes than i has are named
+    // (Unsqueeze's); i's rank is needed only for a negative one.
+    int64_t axisOf(size_t i, int64_t a, int64_t extra = 0) const
+    {
+        if (a >= 0 && !graph.value(in(i)).type.shape)
+            return a;
+        return axis(a, rank(i) + extra);
     }
     int64_t axis(int64_t a, int64_t r) const
     {
@@ -353,10 +374,17 @@ std::vector<int64_t> listOf(const Context& c, size_t input, const char* attr, in
 // from the known size, so only at batch 1.
 E slice(const Context& c)
 {
+    if (c.node.opset >= 10)
+        for (size_t i = 1; i <= 4; ++i)
+            if (c.has(i) && !c.out.isConstant(c.in(i))) {  // bounds computed when the code runs
+                std::vector<E> args{E::val(c.in(0))};
+                for (size_t k = 1; k <= 4; ++k)
+                    args.push_back(c.has(k) ? E::val(c.in(k)) : E::none());
+                return E::call("onnx_slice", std::move(args));
+            }
     const auto starts = listOf(c, 1, "starts", 10), ends = listOf(c, 2, "ends", 10);
     auto axes = listOf(c, 3, "axes", 10);
     const auto steps = c.node.opset < 10 ? std::vector<int64_t>{} : listOf(c, 4, "", 10);
-    const int64_t rank = c.rank(0);
     if (axes.empty())
         for (size_t i = 0; i < starts.size(); ++i)
             axes.push_back(int64_t(i));
@@ -365,7 +393,7 @@ E slice(const Context& c)
     E y = E::val(c.in(0));
     std::vector<int64_t> seen;
     for (size_t i = 0; i < axes.size(); ++i) {
-        const int64_t axis = c.axis(axes[i], rank);
+        const int64_t axis = c.axisOf(0, axes[i]);
         if (std::count(seen.begin(), seen.end(), axis))
             c.unsupported("axes name axis " + std::to_string(axis) + " twice");
         seen.push_back(axis);
@@ -401,77 +429,68 @@ E slice(const Context& c)
 }
 
 // As the runtime's Gather kernel: one constant index (Swin's q, k, v = qkv[0], qkv[1],
-// qkv[2]) is `select` (or `narrow` keeping the axis); a constant tensor of indices
-// `index_select` over its flattened values, reshaped; computed indices (a detector's, a
-// sort's) and constant ones counting from the end the `onnx_gather` helper.
+// qkv[2]) is `select` (or `narrow` keeping the axis), a constant list `index_select`; any
+// other indices (a matrix, computed ones, ones counting from the end) the `onnx_gather` helper.
 E gather(const Context& c)
 {
-    const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", 0), rank);
+    const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
     if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
         c.unsupported("the indices are not int32 or int64");
+    const E x = E::val(c.in(0)), dim = E::integer(axis);
     const auto it = c.out.constants.find(c.in(1));
-    if (it == c.out.constants.end())
-        return E::call("onnx_gather", {E::val(c.in(0)), E::integer(axis), E::val(c.in(1))});
-    const Tensor& idx = *it->second;
-    const auto values = idx.toInt64s();
-    if (!values || isFloating(idx.dtype))
-        c.unsupported("the indices are not integers");
-    const E x = E::val(c.in(0));
-    if (values->size() == 1 && idx.dims.size() <= 1)
-        return idx.dims.empty() ? E::call("select", {x, E::integer(axis).named("dim"), E::integer((*values)[0]).named("index")})
-                                : E::call("narrow", {x, E::integer(axis).named("dim"), E::integer((*values)[0]).named("start"),
-                                                     E::integer(1).named("length")});
-    if (std::any_of(values->begin(), values->end(), [](int64_t v) { return v < 0; }))
-        return E::call("onnx_gather", {x, E::integer(axis), E::val(c.in(1))});
-    if (idx.dims.size() == 1)
-        return E::call("index_select", {x, E::integer(axis).named("dim"), E::val(c.in(1)).named("index")});
-    // The output's shape: a constant table's is known; a computed tensor's first axis is the batch.
-    const bool table = c.out.isConstant(c.in(0));
-    std::vector<int64_t> shape = c.dims(c.in(0));
-    if (!table && axis == 0 && c.batch != 1)
-        c.unsupported("gathering along the batch dimension at batch " + std::to_string(c.batch));
-    shape.erase(shape.begin() + axis);
-    shape.insert(shape.begin() + axis, idx.dims.begin(), idx.dims.end());
-    if (!table && axis > 0)
-        shape[0] = -1;
-    const E flat = E::call("reshape", {E::val(c.in(1)), E::list({-1})});
-    return E::call("reshape", {E::call("index_select", {x, E::integer(axis).named("dim"), flat.named("index")}), E::list(shape)});
+    const auto values = it == c.out.constants.end() ? std::nullopt : it->second->toInt64s();
+    const bool forward = values && std::none_of(values->begin(), values->end(), [](int64_t v) { return v < 0; });
+    if (!forward || it->second->dims.size() > 1)
+        return E::call("onnx_gather", {x, dim, E::val(c.in(1))});
+    if (values->size() == 1)
+        return it->second->dims.empty()
+                   ? E::call("select", {x, dim.named("dim"), E::integer((*values)[0]).named("index")})
+                   : E::call("narrow", {x, dim.named("dim"), E::integer((*values)[0]).named("start"), E::integer(1).named("length")});
+    return E::call("index_select", {x, dim.named("dim"), E::val(c.in(1)).named("index")});
 }
 
-// ReduceMean, ReduceSum, ReduceMax, ReduceMin: axes from the attribute, or the constant
-// input since `inputSince`; none: every axis, or no reduction with noop_with_empty_axes.
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd: axes from the attribute, or the
+// constant input since `inputSince`; none: every axis, or no reduction with
+// noop_with_empty_axes. torch.prod takes one axis at a time: the last first.
 E reduce(const Context& c, const char* fn, int64_t inputSince)
 {
-    const int64_t rank = c.rank(0);
+    const bool keep = c.node.attrInt("keepdims", 1) != 0;
+    if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
+        c.unsupported("ReduceMean is generated for floating-point tensors only");
     std::vector<int64_t> axes = listOf(c, 1, "axes", inputSince);
     if (axes.empty()) {
         if (c.node.opset >= inputSince && c.node.attrInt("noop_with_empty_axes", 0) != 0)
             return E::val(c.in(0));
-        for (int64_t i = 0; i < rank; ++i)
+        if (!keep)
+            return E::call(fn, {E::val(c.in(0))});  // one number, whatever the rank
+        for (int64_t i = 0; i < c.rank(0); ++i)
             axes.push_back(i);
     }
     for (size_t i = 0; i < axes.size(); ++i) {
-        axes[i] = c.axis(axes[i], rank);
+        axes[i] = c.axisOf(0, axes[i]);
         if (std::count(axes.begin(), axes.begin() + i, axes[i]))
             c.unsupported("axes name axis " + std::to_string(axes[i]) + " twice");
     }
-    if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
-        c.unsupported("ReduceMean is generated for floating-point tensors only");
-    return E::call(fn, {E::val(c.in(0)), E::list(axes).named("dim"), E::boolean(c.node.attrInt("keepdims", 1) != 0).named("keepdim")});
+    if (std::string(fn) != "prod")
+        return E::call(fn, {E::val(c.in(0)), E::list(axes).named("dim"), E::boolean(keep).named("keepdim")});
+    std::sort(axes.rbegin(), axes.rend());
+    E y = E::val(c.in(0));
+    for (int64_t a : axes)
+        y = E::call("prod", {std::move(y), E::integer(a).named("dim"), E::boolean(keep).named("keepdim")});
+    return y;
 }
 
 // Squeeze (axes; none: every axis of size one, as ONNX) and Unsqueeze, one axis at a time.
 E squeeze(const Context& c, bool unsqueeze)
 {
     std::vector<int64_t> axes = listOf(c, 1, "axes", 13);
-    const int64_t rank = c.rank(0) + (unsqueeze ? int64_t(axes.size()) : 0);
     if (axes.empty()) {
         if (unsqueeze)
             c.unsupported("no axes");
         return E::call("squeeze", {E::val(c.in(0))});
     }
     for (int64_t& a : axes)
-        a = c.axis(a, rank);
+        a = c.axisOf(0, a, unsqueeze ? int64_t(axes.size()) : 0);
     std::sort(axes.begin(), axes.end());
     if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
         c.unsupported("axes name an axis twice");
@@ -705,7 +724,8 @@ const std::map<std::string, Lowering>& lowerings()
         };
         for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
                  {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"},
-                 {"Sqrt", "sqrt"}, {"Neg", "neg"}, {"Abs", "abs"}, {"Erf", "erf"}, {"Reciprocal", "reciprocal"}}) {
+                 {"Sqrt", "sqrt"}, {"Neg", "neg"}, {"Abs", "abs"}, {"Erf", "erf"}, {"Reciprocal", "reciprocal"},
+                 {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}}) {
             const char* f = fn;
             r[op] = [f](const Context& c) { return unary(c, f); };
         }
@@ -776,7 +796,7 @@ const std::map<std::string, Lowering>& lowerings()
         // Split into parts of the given sizes (an attribute before opset 13, then input 1), or
         // ONNX's equal parts of a known axis.
         r["Split"] = [](const Context& c) {
-            const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", 0), rank);
+            const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
             std::vector<int64_t> sizes = c.node.opset < 13 ? c.node.attrInts("split")
                                                              : (c.has(1) ? c.constInts(1) : std::vector<int64_t>{});
             if (sizes.empty()) {
@@ -819,11 +839,17 @@ const std::map<std::string, Lowering>& lowerings()
                     parts.push_back(E::val(v));
             if (parts.empty())
                 c.unsupported("no inputs");
-            return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axis(c.node.attrInt("axis", 0), c.rank(0))).named("dim")});
+            // cat reads a negative dim as ONNX does, so an unknown rank is no matter.
+            const int64_t a = c.node.attrInt("axis", 0);
+            const int64_t axis = a < 0 && !c.graph.value(c.in(0)).type.shape ? a : c.axisOf(0, a);
+            return E::call("cat", {E::tensors(std::move(parts)), E::integer(axis).named("dim")});
         };
+        // With the rank unknown (a detector's boxes), an axis from the start: flatten's, which
+        // refuses an input of just `axis` dimensions when the code runs.
         r["Flatten"] = [](const Context& c) {
-            const int64_t rank = c.rank(0);
-            const int64_t a = c.axis(c.node.attrInt("axis", 1), rank + 1);
+            const bool known = c.graph.value(c.in(0)).type.shape.has_value();
+            const int64_t rank = known ? c.rank(0) : -1;
+            const int64_t a = c.axisOf(0, c.node.attrInt("axis", 1), 1);
             const E x = E::val(c.in(0));
             if (a == 0)
                 return E::call("reshape", {x, E::list({1, -1})});
@@ -872,6 +898,8 @@ const std::map<std::string, Lowering>& lowerings()
             return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {
+            if (c.node.opset >= 13 && !c.graph.value(c.in(0)).type.shape)  // softmax reads a negative dim as ONNX does
+                return E::call("softmax", {E::val(c.in(0)), E::integer(c.node.attrInt("axis", -1)).named("dim")});
             const int64_t rank = c.rank(0);
             const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
             if (c.node.opset < 13 && a != rank - 1)
@@ -888,6 +916,8 @@ const std::map<std::string, Lowering>& lowerings()
         r["Reshape"] = [](const Context& c) {
             if (c.node.opset < 5)
                 c.unsupported("opset below 5 is not supported");
+            if (!c.out.isConstant(c.in(1)))
+                return E::call("onnx_reshape", {E::val(c.in(0)), E::val(c.in(1)), E::boolean(c.node.attrInt("allowzero", 0) != 0)});
             const auto shape = c.constInts(1);
             if (c.node.attrInt("allowzero", 0) != 0 || std::count(shape.begin(), shape.end(), 0) == 0)
                 return E::call("reshape", {E::val(c.in(0)), E::list(shape)});
@@ -931,6 +961,7 @@ const std::map<std::string, Lowering>& lowerings()
         r["ReduceSum"] = [](const Context& c) { return reduce(c, "sum", 13); };
         r["ReduceMax"] = [](const Context& c) { return reduce(c, "amax", 18); };
         r["ReduceMin"] = [](const Context& c) { return reduce(c, "amin", 18); };
+        r["ReduceProd"] = [](const Context& c) { return reduce(c, "prod", 18); };
         r["Squeeze"] = [](const Context& c) { return squeeze(c, false); };
         r["Unsqueeze"] = [](const Context& c) { return squeeze(c, true); };
         // As the runtime's kernel: a constant one-element exponent (LayerNorm's x^2 written
@@ -1002,7 +1033,8 @@ const std::map<std::string, Lowering>& lowerings()
             return E::call("where", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
         };
         for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
-                 {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"And", "logical_and"}, {"Or", "logical_or"}}) {
+                 {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"LessOrEqual", "le"}, {"GreaterOrEqual", "ge"},
+                 {"And", "logical_and"}, {"Or", "logical_or"}}) {
             const std::string f = fn;
             r[op] = [f](const Context& c) { return E::call(f, {E::val(c.in(0)), E::val(c.in(1))}); };
         }
@@ -1024,9 +1056,11 @@ const std::map<std::string, Lowering>& lowerings()
             return E::method(E::val(c.in(0)), "to", {E::dtype(to)});
         };
         // Expand to a constant shape with ONNX's two-way broadcast: each output size from the
-        // inferred shape, -1 (keep) where it is the input's own.
+        // inferred shape, -1 (keep) where it is the input's own; a computed shape, or shapes not
+        // inferred, the `onnx_expand` helper.
         r["Expand"] = [](const Context& c) {
-            c.constInts(1);
+            if (!c.out.isConstant(c.in(1)) || !c.graph.value(c.in(0)).type.shape || !c.graph.value(c.node.outputs[0]).type.shape)
+                return E::call("onnx_expand", {E::val(c.in(0)), E::val(c.in(1))});
             const std::vector<int64_t> in = c.dims(c.in(0)), out = c.dims(c.node.outputs[0]);
             if (out.size() < in.size() || std::count(out.begin(), out.end(), -1))
                 c.unsupported("the output's shape is unknown");
@@ -1039,7 +1073,7 @@ const std::map<std::string, Lowering>& lowerings()
             return E::method(E::method(E::val(c.in(0)), "expand", {E::list(sizes)}), "contiguous");
         };
         r["Tile"] = [](const Context& c) { return E::method(E::val(c.in(0)), "repeat", {E::list(c.constInts(1))}); };
-        // A constant shape filled with the node's value (zeros of float by default).
+        // A shape filled with the node's value (zeros of float by default).
         r["ConstantOfShape"] = [](const Context& c) {
             const Attribute* v = c.node.attr("value");
             const Tensor* value = v && v->t ? v->t.get() : nullptr;
@@ -1047,7 +1081,8 @@ const std::map<std::string, Lowering>& lowerings()
             const auto number = value ? value->toDoubles() : std::optional<std::vector<double>>(std::vector<double>{0.0});
             if (!castable(type) || !number || number->size() != 1)
                 c.unsupported("the value must be one number");
-            return E::call("full", {E::list(c.constInts(0)), E::real((*number)[0]), E::dtype(type).named("dtype")});
+            const E shape = c.out.isConstant(c.in(0)) ? E::list(c.constInts(0)) : E::call("sizes_of", {E::val(c.in(0))});
+            return E::call("full", {shape, E::real((*number)[0]), E::dtype(type).named("dtype")});
         };
         // The sizes when the code runs, as an int64 tensor (start and end since opset 15).
         r["Shape"] = [](const Context& c) {
@@ -1061,7 +1096,7 @@ const std::map<std::string, Lowering>& lowerings()
         // The k largest or smallest values and their indices, ONNX's order of equal values kept
         // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10).
         r["TopK"] = [](const Context& c) {
-            const int64_t axis = c.axis(c.node.attrInt("axis", -1), c.rank(0));
+            const int64_t axis = c.axisOf(0, c.node.attrInt("axis", -1));
             int64_t k = c.node.attrInt("k", -1);
             if (c.node.opset >= 10) {
                 const std::vector<int64_t> given = c.constInts(1);
@@ -1086,10 +1121,17 @@ const std::map<std::string, Lowering>& lowerings()
                     c.unsupported("the indices are not int32 or int64");
                 if (c.dtype(2) != c.dtype(0))
                     c.unsupported("the updates' type differs from the data's");
-                const int64_t axis = c.axis(c.node.attrInt("axis", 0), c.rank(0));
+                const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
                 return E::call("onnx_scatter_elements", {E::val(c.in(0)), E::integer(axis), E::val(c.in(1)),
                                                          E::val(c.in(2)), E::text(reduction)});
             };
+        // The indices of the nonzero elements, one row per axis, as ONNX lays them out.
+        r["NonZero"] = [](const Context& c) {
+            return E::method(E::method(E::call("nonzero", {E::val(c.in(0))}), "t"), "contiguous");
+        };
+        r["Range"] = [](const Context& c) {
+            return E::call("onnx_range", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
+        };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();

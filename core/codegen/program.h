@@ -77,8 +77,10 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the indexing piece (templates/python/indexing.py, templates/cpp/indexing.cpp).
+// The functions of the indexing piece (templates/python/indexing.py, templates/cpp/indexing.cpp)
+// and of the shapes piece (templates/python/shapes.py, templates/cpp/shapes.cpp).
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather", "onnx_scatter_elements", "onnx_topk"};
+inline const std::vector<std::string> kShapeHelpers = {"sizes_of", "onnx_reshape", "onnx_expand", "onnx_slice", "onnx_range"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

@@ -1,0 +1,63 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "prelude.cpp"
+// </check-only>
+// Shapes and bounds computed when the model runs (a detector's, a dynamic sequence's), read as
+// ONNX reads them.
+
+// A 1-D integer tensor's values as sizes.
+Ints sizesOf(const at::Tensor& t)
+{
+    const at::Tensor values = t.to(at::kLong).contiguous();
+    return Ints(values.data_ptr<int64_t>(), values.data_ptr<int64_t>() + values.numel());
+}
+
+// ONNX's Reshape to a computed shape: -1 is inferred, 0 keeps x's size there (unless allowzero).
+at::Tensor onnxReshape(const at::Tensor& x, const at::Tensor& shape, bool allowzero)
+{
+    Ints sizes = sizesOf(shape);
+    for (size_t i = 0; i < sizes.size() && !allowzero; ++i)
+        if (sizes[i] == 0)
+            sizes[i] = x.size(int64_t(i));
+    return at::reshape(x, sizes);
+}
+
+// ONNX's Expand to a computed shape: x and the shape broadcast both ways.
+at::Tensor onnxExpand(const at::Tensor& x, const at::Tensor& shape)
+{
+    return x.expand(at::infer_size(x.sizes(), sizesOf(shape))).contiguous();
+}
+
+// ONNX's Slice with computed bounds (axes, steps: undefined for ONNX's defaults): negative bounds
+// count from the end, then both are clamped into the axis; a negative step walks back.
+at::Tensor onnxSlice(at::Tensor x, const at::Tensor& starts, const at::Tensor& ends, const at::Tensor& axes = {},
+                     const at::Tensor& steps = {})
+{
+    const Ints first = sizesOf(starts), last = sizesOf(ends);
+    Ints dims = axes.defined() ? sizesOf(axes) : Ints(), step = steps.defined() ? sizesOf(steps) : Ints(first.size(), 1);
+    for (size_t i = 0; dims.size() < first.size(); ++i)
+        dims.push_back(int64_t(i));
+    for (size_t i = 0; i < first.size(); ++i) {
+        const int64_t size = x.size(dims[i]);
+        int64_t start = first[i] < 0 ? first[i] + size : first[i], end = last[i] < 0 ? last[i] + size : last[i];
+        if (step[i] > 0) {
+            start = std::clamp<int64_t>(start, 0, size);
+            end = std::clamp<int64_t>(end, 0, size);
+        } else {
+            start = std::clamp<int64_t>(start, 0, size - 1);
+            end = std::clamp<int64_t>(end, -1, size - 1);
+        }
+        x = at::index_select(x, dims[i], at::arange(start, end, step[i], at::kLong));
+    }
+    return x;
+}
+
+// ONNX's Range: start, start + delta, ... up to limit, of start's type (floats as start + i * delta
+// in double precision, as the runtime computes them).
+at::Tensor onnxRange(const at::Tensor& start, const at::Tensor& limit, const at::Tensor& delta)
+{
+    if (!at::isFloatingType(start.scalar_type()))
+        return at::arange(start.item<int64_t>(), limit.item<int64_t>(), delta.item<int64_t>(), at::kLong).to(start.scalar_type());
+    const double s = start.item<double>(), d = delta.item<double>();
+    const int64_t count = int64_t(std::ceil((limit.item<double>() - s) / d));
+    return (at::arange(std::max<int64_t>(count, 0), at::kDouble) * d + s).to(start.scalar_type());
+}

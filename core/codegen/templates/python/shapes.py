@@ -1,0 +1,50 @@
+# <check-only> What the rest of model.py defines, so that this file lints on its own.
+import torch
+# </check-only>
+# Shapes and bounds computed when the model runs (a detector's, a dynamic sequence's), read as
+# ONNX reads them.
+
+
+def sizes_of(t):
+    """A 1-D integer tensor's values as sizes."""
+    return t.tolist()
+
+
+def onnx_reshape(x, shape, allowzero):
+    """ONNX's Reshape to a computed shape: -1 is inferred, 0 keeps x's size there (unless allowzero)."""
+    sizes = shape.tolist()
+    if not allowzero:
+        sizes = [x.shape[i] if s == 0 else s for i, s in enumerate(sizes)]
+    return torch.reshape(x, sizes)
+
+
+def onnx_expand(x, shape):
+    """ONNX's Expand to a computed shape: x and the shape broadcast both ways."""
+    return x.expand(torch.broadcast_shapes(x.shape, tuple(shape.tolist()))).contiguous()
+
+
+def onnx_slice(x, starts, ends, axes, steps):
+    """ONNX's Slice with computed bounds (axes, steps: None for ONNX's defaults): negative bounds
+    count from the end, then both are clamped into the axis; a negative step walks back."""
+    starts, ends = starts.tolist(), ends.tolist()
+    axes = axes.tolist() if axes is not None else list(range(len(starts)))
+    steps = steps.tolist() if steps is not None else [1] * len(starts)
+    for start, end, axis, step in zip(starts, ends, axes, steps):
+        size = x.shape[axis]
+        start = start + size if start < 0 else start
+        end = end + size if end < 0 else end
+        if step > 0:
+            start, end = min(max(start, 0), size), min(max(end, 0), size)
+        else:
+            start, end = min(max(start, 0), size - 1), min(max(end, -1), size - 1)
+        x = torch.index_select(x, axis, torch.arange(start, end, step))
+    return x
+
+
+def onnx_range(start, limit, delta):
+    """ONNX's Range: start, start + delta, ... up to limit, of start's type (floats as
+    start + i * delta in double precision, as the runtime computes them)."""
+    if not start.dtype.is_floating_point:
+        return torch.arange(int(start), int(limit), int(delta)).to(start.dtype)
+    count = int(torch.ceil(torch.tensor((float(limit) - float(start)) / float(delta), dtype=torch.float64)))
+    return (torch.arange(max(count, 0), dtype=torch.float64) * float(delta) + float(start)).to(start.dtype)
