@@ -46,6 +46,7 @@ struct Variant {
     bool oneDnn = true;   // C++: oneDNN primitives of the program's own (MODEL_USE_ONEDNN) where its headers are
     QStringList options = {};  // more `ramiel export` options
     QStringList inputs = {};   // .npy files, one per graph input (default: one random input)
+    bool detections = false;   // outputs boxes, labels, scores: compared as sets (test::detectionDifference)
 };
 
 struct ProcessResult {
@@ -456,6 +457,121 @@ std::string computedShapesModel()
     return b.bytes();
 }
 
+// If as detectors use it, each branch reading values of the graph around it: a condition and
+// its negation pick the then branch of one If and the else branch of the other, so one run
+// takes both. Two outputs (one a constant in the else branch), a weight of the graph read in a
+// branch, constants written inside the branches, and an If nested in an else branch.
+std::string branchesModel()
+{
+    OnnxBuilder b(13);
+    b.input("x", {1, 4, 6});
+    b.initializer("w", {6}, [](int64_t i) { return float(i) * 0.25f - 0.5f; }).initializer("zero", {}, 0.0f);
+    b.initializer("low", {}, -1.0f);
+    OnnxBuilder::setInt(b.node("ReduceSum", {"x"}, {"sum"}), "keepdims", 0);
+    b.node("Greater", {"sum", "zero"}, {"c1"});
+    b.node("Not", {"c1"}, {"c2"});
+    OnnxBuilder::setInt(b.node("ReduceMin", {"x"}, {"min"}), "keepdims", 0);
+    b.node("Less", {"min", "low"}, {"c3"});
+    auto constant = [](OnnxBuilder& g, const std::string& name, std::vector<int64_t> dims, std::vector<float> values) {
+        auto& n = g.node("Constant", {}, {name});
+        auto* a = n.add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : dims)
+            a->mutable_t()->add_dims(d);
+        for (float v : values)
+            a->mutable_t()->add_float_data(v);
+    };
+    // Two outputs: then (Relu(x) * 2 + w, max of x), else (-x, the constant -1).
+    OnnxBuilder then1(13), else1(13);
+    constant(then1, "two", {}, {2.0f});
+    then1.node("Relu", {"x"}, {"r"});
+    then1.node("Mul", {"r", "two"}, {"r2"});
+    then1.node("Add", {"r2", "w"}, {"t1"});
+    OnnxBuilder::setInt(then1.node("ReduceMax", {"x"}, {"t2"}), "keepdims", 0);
+    then1.output("t1", {1, 4, 6}).output("t2", {});
+    else1.node("Neg", {"x"}, {"e1"});
+    constant(else1, "e2", {}, {-1.0f});
+    else1.output("e1", {1, 4, 6}).output("e2", {});
+    for (const auto& [cond, out1, out2] : {std::tuple{"c1", "a1", "a2"}, std::tuple{"c2", "b1", "b2"}}) {
+        auto& iff = b.node("If", {cond}, {out1, out2}, std::string("if_") + cond);
+        OnnxBuilder::setGraph(iff, "then_branch", then1);
+        OnnxBuilder::setGraph(iff, "else_branch", else1);
+    }
+    // One output: then Sigmoid(x), else an If of its own (then x + [0.5, ..., 3], else x).
+    OnnxBuilder then2(13), else2(13), inner_then(13), inner_else(13);
+    then2.node("Sigmoid", {"x"}, {"s"});
+    then2.output("s", {1, 4, 6});
+    constant(inner_then, "steps", {6}, {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f});
+    inner_then.node("Add", {"x", "steps"}, {"stepped"});
+    inner_then.output("stepped", {1, 4, 6});
+    inner_else.node("Identity", {"x"}, {"same"});
+    inner_else.output("same", {1, 4, 6});
+    auto& inner = else2.node("If", {"c3"}, {"inner"}, "inner_if");
+    OnnxBuilder::setGraph(inner, "then_branch", inner_then);
+    OnnxBuilder::setGraph(inner, "else_branch", inner_else);
+    else2.output("inner", {1, 4, 6});
+    for (const auto& [cond, out] : {std::pair{"c1", "y1"}, std::pair{"c2", "y2"}}) {
+        auto& iff = b.node("If", {cond}, {out}, std::string("pick_") + cond);
+        OnnxBuilder::setGraph(iff, "then_branch", then2);
+        OnnxBuilder::setGraph(iff, "else_branch", else2);
+    }
+    b.node("Sub", {"a1", "b1"}, {"d1"});
+    b.node("Add", {"a2", "b2"}, {"d2"});
+    b.node("Add", {"y1", "y2"}, {"d3"});
+    b.output("d1", {1, 4, 6}).output("d2", {}).output("d3", {1, 4, 6});
+    return b.bytes();
+}
+
+// RoiAlign and NonMaxSuppression in the forms detectors use and the others: average pooling
+// with as many samples as a bin is wide and regions reaching outside the image, maximum
+// pooling of 2 x 2 samples at half a pixel's offset; suppression of corner boxes given in
+// any order with a score threshold and a limit per class (scores computed from the input),
+// and of centre boxes with equal scores.
+std::string detectionOpsModel()
+{
+    OnnxBuilder b(16);
+    b.input("x", {1, 3, 10, 12});
+    b.initializer("rois", {4, 4}, [](int64_t i) {
+        const float boxes[16] = {1.0f, 1.5f, 7.0f, 8.0f, -5.0f, -5.0f, 2.0f, 3.0f, 3.0f, 2.0f, 11.5f, 9.5f, 0.0f, 0.0f, 12.0f, 10.0f};
+        return boxes[i];
+    });
+    b.initializerInt64("batch", {0, 0, 0, 0});
+    b.initializer("corners", {1, 6, 4}, [](int64_t i) {
+        const float boxes[24] = {0, 0, 4, 4, 4, 4, 0, 0.5f, 1, 1, 5, 5, 6, 6, 9, 9, 6.5f, 6, 9, 9.5f, 20, 20, 21, 21};
+        return boxes[i];
+    });
+    b.initializer("centres", {1, 5, 4}, [](int64_t i) {
+        const float boxes[20] = {2, 2, 4, 4, 2.5f, 2, 4, 4, 8, 8, 2, 2, 2, 2.2f, 4, 4, 30, 30, 1, 1};
+        return boxes[i];
+    });
+    b.initializer("equal", {1, 1, 5}, 0.75f);
+    b.initializerInt64("three", {3}).initializerInt64("ten", {10}).initializerInt64("score_shape", {1, 2, 6});
+    b.initializer("iou", {1}, 0.4f).initializer("least", {1}, 0.45f);
+    auto& avg = b.node("RoiAlign", {"x", "rois", "batch"}, {"avg"});
+    OnnxBuilder::setInt(avg, "output_height", 3);
+    OnnxBuilder::setInt(avg, "output_width", 4);
+    OnnxBuilder::setString(avg, "coordinate_transformation_mode", "output_half_pixel");
+    auto& max = b.node("RoiAlign", {"x", "rois", "batch"}, {"max"});
+    OnnxBuilder::setString(max, "mode", "max");
+    OnnxBuilder::setInt(max, "output_height", 2);
+    OnnxBuilder::setInt(max, "output_width", 2);
+    OnnxBuilder::setInt(max, "sampling_ratio", 2);
+    OnnxBuilder::setFloat(max, "spatial_scale", 0.5f);
+    b.node("Sigmoid", {"x"}, {"s"});
+    b.initializerInt64("zero_start", {0}).initializerInt64("twelve", {12});
+    b.node("Reshape", {"s", "flat"}, {"all"});
+    b.initializerInt64("flat", {-1});
+    b.node("Slice", {"all", "zero_start", "twelve"}, {"first"});
+    b.node("Reshape", {"first", "score_shape"}, {"scores"});
+    b.node("NonMaxSuppression", {"corners", "scores", "three", "iou", "least"}, {"kept"});
+    OnnxBuilder::setInt(b.node("NonMaxSuppression", {"centres", "equal", "ten", "iou"}, {"kept_centres"}), "center_point_box", 1);
+    b.output("avg", {4, 3, 3, 4}).output("max", {4, 3, 2, 2});
+    b.output("kept", {-1, 3}, onnx::TensorProto::INT64).output("kept_centres", {-1, 3}, onnx::TensorProto::INT64);
+    return b.bytes();
+}
+
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, a strided, padded transposed convolution with output padding, Cast, Expand,
@@ -577,6 +693,15 @@ class TestCodegen : public QObject {
     void compareOutputs(const QString& name, const QString& savedDir)
     {
         const auto& ref = reference_.at(name);
+        if (variants_.at(name).detections) {  // near-equal scores may come in either order
+            std::vector<Tensor> got;
+            for (size_t k = 0; k < ref.size(); ++k)
+                got.push_back(readNpy((savedDir + "/").toStdString() + outputFiles_.at(name)[k]));
+            QString worst;
+            const double diff = test::detectionDifference(got, ref, worst);
+            QVERIFY2(diff <= 1e-4, qPrintable(QString("%1: %2, difference %3").arg(name, worst).arg(diff)));
+            return;
+        }
         for (size_t k = 0; k < ref.size(); ++k) {
             const std::string path = (savedDir + "/").toStdString() + outputFiles_.at(name)[k];
             const Tensor got = readNpy(path);
@@ -700,6 +825,16 @@ private Q_SLOTS:
         const QString computedShapes = work_ + "/computed_shapes.onnx";
         QVERIFY(writeFile(computedShapes, computedShapesModel()));
         variants_["computed_shapes"] = {"computed_shapes", computedShapes, 1, 1};
+        const QString branches = work_ + "/branches.onnx";
+        QVERIFY(writeFile(branches, branchesModel()));
+        variants_["branches"] = {"branches", branches, 1, 1};
+        const QString detectionOps = work_ + "/detection_ops.onnx";
+        QVERIFY(writeFile(detectionOps, detectionOpsModel()));
+        variants_["detection_ops"] = {"detection_ops", detectionOps, 1, 1};
+        // A detector: If branches with NonMaxSuppression, RoiAlign, TopK, computed shapes and indices.
+        const QString detector = models + "/../real_models/fasterrcnn_mobilenet_v3_large_320_fpn";
+        variants_["detector_passes"] = {"detector_passes", detector + ".onnx", 1, 1, "default", true, {},
+                                        {detector + ".input.npy"}, true};
         // Packed sequences as PyTorch exports them: the rows sorted by length (TopK), gathered,
         // run ragged, and put back in order (ScatterElements of the sort's indices, Gather).
         const QString packed = models + "/../real_models/packed_sequences";

@@ -22,16 +22,6 @@ using ramiel::test::OnnxBuilder;
 
 namespace {
 
-// A graph attribute (an If branch, a Loop or Scan body): `body`'s graph.
-void setGraph(onnx::NodeProto& n, const std::string& name, OnnxBuilder& body)
-{
-    auto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::GRAPH);
-    *a->mutable_g() = body.model().graph();
-    a->mutable_g()->set_name(name);
-}
-
 template <typename T>
 Tensor tensorOf(DataType type, std::vector<int64_t> dims, const std::vector<T>& values)
 {
@@ -74,8 +64,8 @@ OnnxBuilder ifModel(std::vector<int64_t> condition = {})
     otherwise.output("e");
     otherwise.node("ReduceSum", {"w"}, {"e"}, "sum");
     OnnxBuilder::setInt(otherwise.model().mutable_graph()->mutable_node(0)[0], "keepdims", 0);
-    setGraph(iff, "then_branch", then);
-    setGraph(iff, "else_branch", otherwise);
+    OnnxBuilder::setGraph(iff, "then_branch", then);
+    OnnxBuilder::setGraph(iff, "else_branch", otherwise);
     return b;
 }
 
@@ -99,7 +89,7 @@ OnnxBuilder loopModel(bool withCondition)
     body.node("Less", {"i", "limit"}, {"less"}, "less");
     body.node("Squeeze", {"less"}, {"cout"}, "squeeze");
     body.node("Identity", {"acc2"}, {"row"}, "row");
-    setGraph(loop, "body", body);
+    OnnxBuilder::setGraph(loop, "body", body);
     return b;
 }
 
@@ -122,9 +112,9 @@ OnnxBuilder nestedModel()
     then.node("Add", {"acc", "a"}, {"t"}, "add");
     otherwise.output("e", {3});
     otherwise.node("Identity", {"acc"}, {"e"}, "same");
-    setGraph(iff, "then_branch", then);
-    setGraph(iff, "else_branch", otherwise);
-    setGraph(loop, "body", body);
+    OnnxBuilder::setGraph(iff, "then_branch", then);
+    OnnxBuilder::setGraph(iff, "else_branch", otherwise);
+    OnnxBuilder::setGraph(loop, "body", body);
     return b;
 }
 
@@ -146,7 +136,7 @@ OnnxBuilder scanModel()
     body.input("st", {2}).input("xt", {2}).output("st2", {2}).output("yt", {2});
     body.node("Add", {"st", "xt"}, {"st2"}, "add");
     body.node("Mul", {"xt", "w"}, {"yt"}, "mul");
-    setGraph(scan, "body", body);
+    OnnxBuilder::setGraph(scan, "body", body);
     return b;
 }
 
@@ -369,8 +359,8 @@ private Q_SLOTS:
         then.node("Neg", {"x"}, {"t"}, "neg");
         otherwise.output("e", {3});
         otherwise.node("Abs", {"x"}, {"e"}, "abs");
-        setGraph(iff, "then_branch", then);
-        setGraph(iff, "else_branch", otherwise);
+        OnnxBuilder::setGraph(iff, "then_branch", then);
+        OnnxBuilder::setGraph(iff, "else_branch", otherwise);
         const NodeCost branch = costOf(sameShapes, "If");
         QVERIFY(!branch.known);
         QVERIFY2(QString::fromStdString(branch.unknownReason).contains("run time"), branch.unknownReason.c_str());

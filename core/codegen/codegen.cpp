@@ -75,7 +75,21 @@ bool callsFunction(const Program& p, const std::vector<std::string>& fns)
         return (e.kind == Expr::Kind::Call && std::find(fns.begin(), fns.end(), e.fn) != fns.end()) ||
                std::any_of(e.args.begin(), e.args.end(), calls);
     };
-    return std::any_of(p.low.nodeExpr.begin(), p.low.nodeExpr.end(), calls);
+    return std::any_of(p.low.nodeExpr.begin(), p.low.nodeExpr.end(), calls) ||
+           std::any_of(p.branches.begin(), p.branches.end(), [&](const auto& f) { return callsFunction(*f->program, fns); });
+}
+
+std::vector<ValueId> readValues(const Graph& g, NodeId id)
+{
+    const Node& n = g.node(id);
+    std::vector<ValueId> read;
+    for (ValueId v : n.inputs)
+        if (v != kNone)
+            read.push_back(v);
+    for (ValueId v : n.implicitInputs)
+        if (std::find(read.begin(), read.end(), v) == read.end())
+            read.push_back(v);
+    return read;
 }
 
 std::string Renderer::expr(const Expr& e) const
@@ -88,7 +102,9 @@ std::string Renderer::expr(const Expr& e) const
     };
     switch (e.kind) {
     case Expr::Kind::Value:
-        return p.low.isConstant(e.value) ? syntax.weights + p.weightMember.at(e.value) : p.var(e.value, copy);
+        if (!p.low.isConstant(e.value))
+            return p.var(e.value, copy);
+        return p.inlineConstants ? syntax.tensor(*p.low.constants.at(e.value)) : syntax.weights + p.weightMember.at(e.value);
     case Expr::Kind::Int: return syntax.integer(e.i);
     case Expr::Kind::Float: return syntax.real(e.f);
     case Expr::Kind::Bool: return e.i ? syntax.trueWord : syntax.falseWord;
@@ -143,6 +159,10 @@ std::string Renderer::expr(const Expr& e) const
     case Expr::Kind::Text: return "\"" + e.fn + "\"";
     case Expr::Kind::Sizes: return expr(e.args[0]) + (syntax.python ? ".shape" : ".sizes()");
     case Expr::Kind::DType: return syntax.dtype(DataType(e.i));
+    case Expr::Kind::IfElse:
+        return syntax.python ? "(" + expr(e.args[1]) + " if bool(" + expr(e.args[0]) + ") else " + expr(e.args[2]) + ")"
+                             : "(" + expr(e.args[0]) + ".item<bool>() ? " + expr(e.args[1]) + " : " + expr(e.args[2]) + ")";
+    case Expr::Kind::Branch: return p.branches.at(size_t(e.i))->name + join("(", ")");
     }
     return syntax.none;
 }
@@ -193,19 +213,20 @@ std::vector<WeightEntry> weightLayout(const Program& p, size_t* totalBytes)
     return entries;
 }
 
-Program buildProgram(const CodegenRequest& request)
-{
-    const Model& model = *request.model;
-    const Graph& g = model.graph;
-    const Schedule& s = *request.schedule;
-    Program p(model, *request.topo, s);
-    p.low = lowerModel(model, s.batch);
+namespace {
 
-    // Variables: graph inputs by their names, computed values by their nodes' names, in
-    // topological order (a clash renames the later one). Each copy's are "c<copy>_<name>".
-    IdentifierPool values, members;
+// Variables: graph inputs and `params` (a branch's outer values) by their names, computed values
+// by their nodes' names, in topological order (a clash renames the later one). Each copy's are
+// "c<copy>_<name>".
+void nameValues(Program& p, const std::vector<ValueId>& params)
+{
+    const Graph& g = p.model.graph;
+    const Schedule& s = p.schedule;
+    IdentifierPool values;
     std::vector<std::string> base(g.valueCount());
-    std::vector<ValueId> order;
+    std::vector<ValueId> order = params;
+    for (ValueId v : params)
+        base[size_t(v)] = g.value(v).name;
     for (ValueId v : g.inputs())
         if (!p.low.isConstant(v)) {
             base[size_t(v)] = g.value(v).name;
@@ -240,6 +261,67 @@ Program buildProgram(const CodegenRequest& request)
                     p.outputsVar[{id, copy}] =
                         values.make(p.valueId[size_t(g.node(id).outputs[0])] + "_outputs",
                                     copy < 0 ? std::string() : "c" + std::to_string(copy) + "_");
+}
+
+// The functions of p's If branches, each the program of its own graph, run serially with its
+// constants as literals (a branch's are a few numbers: thresholds, axes), then their own
+// branches'. `functions`: the file's branch function names.
+void buildBranches(Program& p, IdentifierPool& functions)
+{
+    for (const LoweredBranch& b : p.low.branches) {
+        auto f = std::make_unique<BranchFunction>();
+        const Node& ifNode = p.model.graph.node(b.node);
+        f->name = functions.make(nodeBaseName(ifNode.name), b.then ? "then_" : "else_");
+        f->then = b.then;
+        f->ifName = ifNode.name;
+        f->params = b.outer;
+        f->model = std::make_unique<Model>();
+        f->model->path = p.model.path;
+        f->model->opsets = p.model.opsets;
+        f->model->graph = *b.graph;
+        for (size_t k = 0; k < b.outer.size(); ++k)  // the outer values' types, as the enclosing graph knows them
+            if (!f->model->graph.value(b.outer[k]).type.shape || f->model->graph.value(b.outer[k]).type.dtype == DataType::Undefined)
+                f->model->graph.value(b.outer[k]).type = p.model.graph.value(b.params[k]).type;
+        f->topo = buildTopology(f->model->graph);
+        f->schedule.batch = p.schedule.batch;
+        f->program = std::make_unique<Program>(*f->model, f->topo, f->schedule);
+        Program& bp = *f->program;
+        bp.low = lowerModel(*f->model, p.schedule.batch);
+        bp.inlineConstants = true;
+        for (ValueId v : bp.low.weights) {
+            const Tensor& t = *bp.low.constants.at(v);
+            const bool literal = t.dtype == DataType::Float || t.dtype == DataType::Double || t.dtype == DataType::Int8 ||
+                                 t.dtype == DataType::UInt8 || t.dtype == DataType::Int16 || t.dtype == DataType::Int32 ||
+                                 t.dtype == DataType::Int64 || t.dtype == DataType::Bool;
+            if (!literal || t.numel() > kMaxLiteralElements)
+                throw Error(ErrorKind::Unsupported, p.model.path,
+                            "code generation: If '" + printable(ifNode.name) + "': constant '" +
+                                printable(bp.model.graph.value(v).name) + "' inside a branch (" + dataTypeName(t.dtype) +
+                                ", " + std::to_string(t.numel()) + " elements) is not written as a literal (numbers, at most " +
+                                std::to_string(kMaxLiteralElements) + ")");
+        }
+        nameValues(bp, f->params);
+        buildBranches(bp, functions);
+        p.branches.push_back(std::move(f));
+    }
+}
+
+}  // namespace
+
+Program buildProgram(const CodegenRequest& request)
+{
+    const Model& model = *request.model;
+    const Graph& g = model.graph;
+    const Schedule& s = *request.schedule;
+    Program p(model, *request.topo, s);
+    p.low = lowerModel(model, s.batch);
+    {
+        IdentifierPool functions;
+        buildBranches(p, functions);
+    }
+
+    nameValues(p, {});
+    IdentifierPool members;
     // Weights by their names, except those the exporter made up ("onnx::Conv_542"): those by
     // their first reader and what it reads them as ("inception3a_branch1_conv_weight").
     for (ValueId v : p.low.weights) {
@@ -318,8 +400,8 @@ Program buildProgram(const CodegenRequest& request)
             const int copy = s.copy(i);
             if (p.low.nodeExpr[size_t(n.id)].kind == Expr::Kind::None)
                 continue;
-            for (ValueId v : n.inputs) {
-                if (v == kNone || p.low.isConstant(v) || available.count({v, copy}))
+            for (ValueId v : readValues(g, n.id)) {
+                if (p.low.isConstant(v) || available.count({v, copy}))
                     continue;
                 Step step;
                 step.value = v;
@@ -409,8 +491,8 @@ std::vector<std::vector<VarKey>> serialUses(const Program& p, std::vector<NodeId
             continue;
         nodes->push_back(id);
         std::vector<VarKey> u;
-        for (ValueId v : p.model.graph.node(id).inputs)
-            if (v != kNone && !p.low.isConstant(v))
+        for (ValueId v : readValues(p.model.graph, id))
+            if (!p.low.isConstant(v))
                 u.push_back({v, -1});
         uses.push_back(u);
     }
@@ -433,8 +515,8 @@ std::vector<std::vector<VarKey>> clusterUses(const Program& p, size_t cluster)
         if (st.kind == Step::Kind::Publish)
             u.push_back({st.value, st.copy});
         if (st.kind == Step::Kind::Compute)
-            for (ValueId v : p.model.graph.node(st.node).inputs)
-                if (v != kNone && !p.low.isConstant(v))
+            for (ValueId v : readValues(p.model.graph, st.node))
+                if (!p.low.isConstant(v))
                     u.push_back({v, st.copy});
         uses.push_back(u);
     }

@@ -56,6 +56,25 @@ std::string real(double v)
     return s;
 }
 
+// A constant as a literal: `at::tensor(std::vector<double>{0.5, 0.7}, at::kFloat)`, integers and bools
+// through Ints, then reshaped to its dims; a scalar `at::scalar_tensor(0.5, at::kFloat)`.
+std::string tensorLiteral(const Tensor& t)
+{
+    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
+    const auto numbers = t.toDoubles();
+    const auto integers = t.toInt64s();
+    std::string values;
+    for (size_t i = 0; i < (floating ? numbers->size() : integers->size()); ++i)
+        values += (i ? ", " : "") + (floating ? real((*numbers)[i]) : integer((*integers)[i]));
+    if (t.dims.empty())
+        return "at::scalar_tensor(" + (t.dtype == DataType::Bool ? std::string(values == "0" ? "false" : "true") : values) +
+               ", " + atenDtype(t.dtype) + ")";
+    std::string s = floating ? "at::tensor(std::vector<double>{" + values + "}, " + atenDtype(t.dtype) + ")"
+                    : t.dtype == DataType::Bool ? "at::tensor(Ints{" + values + "}, at::kLong).to(at::kBool)"
+                                                : "at::tensor(Ints{" + values + "}, " + atenDtype(t.dtype) + ")";
+    return t.dims.size() == 1 ? s : s + ".reshape(" + ints(t.dims) + ")";
+}
+
 // A string literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
 std::string bytesLiteral(std::string_view bytes)
 {
@@ -76,7 +95,7 @@ std::string bytesLiteral(std::string_view bytes)
     return s + "\"";
 }
 
-const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, atenDtype, ints, real};
+const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, atenDtype, ints, real, tensorLiteral};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {
@@ -101,6 +120,47 @@ std::string statement(const Program& p, NodeId id, int copy, const std::string& 
         if (values[k] != kNone)
             s += "    at::Tensor " + p.var(values[k], copy) + " = std::move(" + all + "[" + std::to_string(k) + "]);\n";
     return s;
+}
+
+// The statements of p's graph in one topological order, each value dropped after its last use
+// (reset()), so memory is reused while hot.
+std::string serialStatements(const Program& p)
+{
+    const Renderer r{p, kSyntax, -1};
+    std::vector<NodeId> nodes;
+    const auto dropsAfter = serialDrops(p, &nodes);
+    std::string s;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        s += statement(p, nodes[i], -1, r.expr(p.low.nodeExpr[size_t(nodes[i])]), "") + dropLine(p, dropsAfter[i]);
+    return s;
+}
+
+// The graph's outputs, comma-separated.
+std::string returnedValues(const Program& p)
+{
+    const Renderer r{p, kSyntax, -1};
+    std::string s;
+    for (size_t k = 0; k < p.model.graph.outputs().size(); ++k)
+        s += (k ? ", " : "") + r.expr(Expr::val(p.model.graph.outputs()[k]));
+    return s;
+}
+
+// The functions of p's If branches (theirs first): `at::Tensor then_x(at::Tensor a, at::Tensor b)`,
+// a vector for several outputs.
+void writeBranchFunctions(std::ostream& o, const Program& p)
+{
+    for (const auto& f : p.branches) {
+        const Program& b = *f->program;
+        writeBranchFunctions(o, b);
+        const bool several = b.model.graph.outputs().size() != 1;
+        std::string params;
+        for (ValueId v : f->params)
+            params += (params.empty() ? "at::Tensor " : ", at::Tensor ") + b.var(v, -1);
+        o << "// The " << (f->then ? "then" : "else") << " branch of If " << quotedForComment(f->ifName) << ".\n"
+          << (several ? "std::vector<at::Tensor> " : "at::Tensor ") << f->name << "(" << params << ")\n{\n"
+          << serialStatements(b) << "    return " << (several ? "{" + returnedValues(b) + "}" : returnedValues(b))
+          << ";\n}\n\n";
+    }
 }
 
 }  // namespace
@@ -218,7 +278,9 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string())
-      << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string());
+      << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string())
+      << (callsFunction(p, kDetectionHelpers) ? std::string(templates::kCppDetection) + "\n" : std::string());
+    writeBranchFunctions(o, p);
 
     // The class, then its generated members.
     std::ostringstream decl;
@@ -229,22 +291,10 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     o << fillTemplate(templates::kCppModel, {{"RAMIEL_CLASS", cls}, {"RAMIEL_DECLARATIONS", decl.str()}}) << "\n";
 
     // forward(): serial.
-    Renderer serialR{p, kSyntax, -1};
     o << "std::vector<at::Tensor> " << cls << "::forward(const std::vector<at::Tensor>& inputs) const\n{\n";
     for (size_t k = 0; k < p.low.inputs.size(); ++k)
         o << "    at::Tensor " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "];\n";
-    // Each value is dropped after its last use (reset()), so memory is reused while hot.
-    std::vector<NodeId> nodes;
-    const auto dropsAfter = serialDrops(p, &nodes);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        o << statement(p, nodes[i], -1, serialR.expr(p.low.nodeExpr[size_t(nodes[i])]), "") << dropLine(p, dropsAfter[i]);
-    }
-    o << "    return {";
-    for (size_t k = 0; k < g.outputs().size(); ++k) {
-        const ValueId v = g.outputs()[k];
-        o << (k ? ", " : "") << (p.low.isConstant(v) ? "w." + p.weightMember.at(v) : p.var(v, -1));
-    }
-    o << "};\n}\n\n";
+    o << serialStatements(p) << "    return {" << returnedValues(p) << "};\n}\n\n";
 
     // One method per worker.
     for (size_t c = 0; c < p.clusters.size(); ++c) {

@@ -12,14 +12,15 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType, IfElse, Branch };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
-    int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType
+    int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType; Branch: its index
     double f = 0;            // Float
     std::vector<int64_t> ints;
     std::string fn;          // Call: an entry of the function table; Method: the method name; Text: the text
-    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object, then its arguments; Index, Slice: args[0]
+    std::vector<Expr> args;  // Call / List elements; Method: args[0] is the object, then its arguments; Index, Slice: args[0];
+                             // IfElse: the condition, then the two branches' calls; Branch: the outer values it reads
     // As an argument of a Call: Python passes it as keyword=value (C++ always by
     // position, so keyword arguments keep C++'s order); `isDefault`: the keyword's
     // default value, which Python leaves out.
@@ -103,6 +104,24 @@ struct Expr {
         Expr e;
         e.kind = Kind::Sizes;
         e.args = {std::move(object)};
+        return e;
+    }
+    // `then` where the one-element bool tensor `condition` holds when the code runs, else `otherwise`
+    // (only the one taken runs): Python `(a if bool(c) else b)`, C++ `(c.item<bool>() ? a : b)`.
+    static Expr ifElse(Expr condition, Expr then, Expr otherwise)
+    {
+        Expr e;
+        e.kind = Kind::IfElse;
+        e.args = {std::move(condition), std::move(then), std::move(otherwise)};
+        return e;
+    }
+    // A call of the generated function of LoweredModel::branches[index] on the values it reads.
+    static Expr branch(size_t index, std::vector<Expr> outerValues)
+    {
+        Expr e;
+        e.kind = Kind::Branch;
+        e.i = int64_t(index);
+        e.args = std::move(outerValues);
         return e;
     }
     // object[i] along the first dimension, also the same in both languages.

@@ -108,6 +108,9 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_expand", {"onnx_expand", "onnxExpand"}},
         {"onnx_slice", {"onnx_slice", "onnxSlice"}},
         {"onnx_range", {"onnx_range", "onnxRange"}},
+        // Their detection helpers (templates/python/detection.py, templates/cpp/detection.cpp).
+        {"onnx_roi_align", {"onnx_roi_align", "onnxRoiAlign"}},
+        {"onnx_nms", {"onnx_nms", "onnxNms"}},
         {"nonzero", {"torch.nonzero", "at::nonzero"}},
         {"prod", {"torch.prod", "at::prod"}},
         {"ge", {"torch.ge", "at::ge"}},
@@ -648,6 +651,41 @@ E convTranspose(const Context& c)
                                    E::integer(c.node.attrInt("group", 1))});
 }
 
+// If: the branch the condition picks when the code runs, each a function of the values of this
+// graph it reads (the generators write it from its own lowered graph, Program::branches).
+E ifElse(const Context& c)
+{
+    if (c.dtype(0) != DataType::Bool)
+        c.unsupported("the condition is not a bool tensor");
+    std::vector<E> calls;
+    for (const bool then : {true, false}) {
+        const char* name = then ? "then_branch" : "else_branch";
+        const Attribute* a = c.node.attr(name);
+        if (!a || !a->g)
+            c.unsupported(std::string("it has no ") + name);
+        const Graph& sub = *a->g;
+        if (sub.outputs().size() != c.node.outputs.size())
+            c.unsupported(std::string(name) + " gives " + std::to_string(sub.outputs().size()) + " outputs for " +
+                          std::to_string(c.node.outputs.size()));
+        LoweredBranch b{c.node.id, then, a->g, {}, {}};
+        for (const Value& v : sub.values())
+            if (v.isOuterScope && (!v.consumers.empty() || v.isGraphOutput)) {
+                const ValueId outer = c.graph.findValue(v.name);
+                if (outer == kNone)
+                    c.unsupported(std::string(name) + " reads '" + printable(v.name) + "', which is not defined outside it");
+                b.outer.push_back(v.id);
+                b.params.push_back(outer);
+            }
+        std::vector<E> args;
+        for (ValueId v : b.params)
+            args.push_back(E::val(v));
+        calls.push_back(E::branch(c.out.branches.size(), std::move(args)));
+        c.out.branches.push_back(std::move(b));
+    }
+    const E e = E::ifElse(E::val(c.in(0)), calls[0], calls[1]);
+    return c.node.outputs.size() == 1 ? e : c.outputs(e, c.node.outputs.size());
+}
+
 using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
@@ -1132,6 +1170,31 @@ const std::map<std::string, Lowering>& lowerings()
         r["Range"] = [](const Context& c) {
             return E::call("onnx_range", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
         };
+        r["If"] = ifElse;
+        // RoiAlign and NonMaxSuppression as the runtime's kernels (the detection helpers).
+        r["RoiAlign"] = [](const Context& c) {
+            const std::string mode = c.node.attrString("mode", "avg");
+            if (mode != "avg" && mode != "max")
+                c.unsupported("mode '" + printable(mode) + "' is not avg or max");
+            const std::string coord = c.node.attrString("coordinate_transformation_mode",
+                                                        c.node.opset < 16 ? "output_half_pixel" : "half_pixel");
+            if (coord != "half_pixel" && coord != "output_half_pixel")
+                c.unsupported("coordinate_transformation_mode '" + printable(coord) + "' is not half_pixel or output_half_pixel");
+            const int64_t outH = c.node.attrInt("output_height", 1), outW = c.node.attrInt("output_width", 1);
+            const int64_t ratio = c.node.attrInt("sampling_ratio", 0);
+            if (outH < 1 || outW < 1 || ratio < 0)
+                c.unsupported("output_height and output_width must be positive and sampling_ratio not negative");
+            return E::call("onnx_roi_align", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::text(mode), E::integer(outH),
+                                              E::integer(outW), E::integer(ratio), E::real(c.node.attrFloat("spatial_scale", 1.0f)),
+                                              E::boolean(coord == "half_pixel")});
+        };
+        r["NonMaxSuppression"] = [](const Context& c) {
+            std::vector<E> args{E::val(c.in(0)), E::val(c.in(1))};
+            for (size_t i = 2; i <= 4; ++i)
+                args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
+            args.push_back(E::boolean(c.node.attrInt("center_point_box", 0) != 0));
+            return E::call("onnx_nms", std::move(args));
+        };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();
@@ -1220,7 +1283,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || n.hasSubgraphs() ||
+        if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If") ||
             ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kSilu || n.opType == kMatMulAdd ||
               n.opType == kChannelShuffle) &&
              !ramiel)) {

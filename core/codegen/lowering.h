@@ -15,6 +15,16 @@
 
 namespace ramiel::codegen {
 
+// One branch of an If: a graph of its own, generated as a function of the enclosing graph's
+// values it reads (`outer`, its values read there; `params`, the same values in the enclosing graph).
+struct LoweredBranch {
+    NodeId node = kNone;    // the If
+    bool then = true;       // then_branch, else else_branch
+    std::shared_ptr<const Graph> graph;
+    std::vector<ValueId> outer;   // in `graph`
+    std::vector<ValueId> params;  // in the enclosing graph, in the same order
+};
+
 struct LoweredModel {
     std::vector<Expr> nodeExpr;  // by node id: its first output; Kind::None for Constant nodes (no code)
     // By node id: 1, or K > 1 where nodeExpr gives a sequence of K values: outputs 0..K-1 (a
@@ -24,6 +34,7 @@ struct LoweredModel {
     std::vector<ValueId> weights;  // the constants the code reads, in order of first use
     std::set<ValueId> channelsLast;  // weights of 2-D convolutions, laid out channels-last at load
     std::vector<ValueId> inputs;   // graph inputs that are not constants
+    std::vector<LoweredBranch> branches;  // the If branches the nodes call (Expr::branch's index)
     bool isConstant(ValueId v) const { return constants.count(v) != 0; }
 };
 

@@ -8,6 +8,7 @@
 #include "core/codegen/names.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -34,6 +35,21 @@ struct OutputSource {  // one graph output
     int input = -1;
 };
 
+struct Program;
+
+// An If branch as a function of its own: its graph as a model, and that model's program
+// (serial only, constants as literals), whose own branches are functions too.
+struct BranchFunction {
+    std::string name;  // unique among the file's branch functions
+    bool then = true;
+    std::string ifName;           // the If node's name
+    std::vector<ValueId> params;  // the outer values it reads, in its own graph (LoweredBranch::outer)
+    std::unique_ptr<Model> model;
+    Topology topo;
+    Schedule schedule;
+    std::unique_ptr<Program> program;
+};
+
 struct Program {
     const Model& model;
     const Topology& topo;
@@ -52,6 +68,9 @@ struct Program {
     std::vector<int> copyOffset;  // first sample of each copy
     int slotCount = 0;
     std::vector<std::string> outputFiles;  // by graph output: the .npy name `ramiel run --save-outputs` uses
+    // By LoweredModel::branches index: the function of each If branch the nodes call.
+    std::vector<std::unique_ptr<BranchFunction>> branches;
+    bool inlineConstants = false;  // constants as literals (a branch's), not weights
 
     Program(const Model& m, const Topology& t, const Schedule& s) : model(m), topo(t), schedule(s) {}
 
@@ -62,6 +81,9 @@ struct Program {
 };
 
 Program buildProgram(const CodegenRequest& request);
+
+// The values node `id`'s statement reads: its inputs and the outer values its branches read.
+std::vector<ValueId> readValues(const Graph& g, NodeId id);
 
 // Variables to drop after each statement of a function body, so that memory is
 // reused while hot (as the runtime does): a value goes after its last use.
@@ -77,10 +99,10 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the indexing piece (templates/python/indexing.py, templates/cpp/indexing.cpp)
-// and of the shapes piece (templates/python/shapes.py, templates/cpp/shapes.cpp).
+// The functions of the indexing, shapes and detection pieces (templates/python/*.py, templates/cpp/*.cpp).
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather", "onnx_scatter_elements", "onnx_topk"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of", "onnx_reshape", "onnx_expand", "onnx_slice", "onnx_range"};
+inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double
@@ -99,7 +121,11 @@ struct Syntax {
     const char* (*dtype)(DataType);
     std::string (*ints)(const std::vector<int64_t>&);
     std::string (*real)(double);
+    std::string (*tensor)(const Tensor&);  // a constant as a literal (Program::inlineConstants)
 };
+
+// At most this many elements in a constant written as a literal.
+inline constexpr int64_t kMaxLiteralElements = 256;
 
 // Writes lowered expressions for one graph copy (-1: the serial code).
 struct Renderer {

@@ -72,13 +72,29 @@ std::string bytesLiteral(std::string_view bytes)
 
 std::string integer(int64_t v) { return std::to_string(v); }
 
-const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, torchDtype, ints, real};
+// A constant as a literal: `torch.tensor([0.5, 0.7], dtype=torch.float32)`, reshaped to its dims
+// where it has two or more.
+std::string tensorLiteral(const Tensor& t)
+{
+    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
+    const auto numbers = t.toDoubles();
+    const auto integers = t.toInt64s();
+    std::string values;
+    for (size_t i = 0; i < (floating ? numbers->size() : integers->size()); ++i)
+        values += (i ? ", " : "") + (floating                       ? real((*numbers)[i])
+                                     : t.dtype == DataType::Bool ? std::string((*integers)[i] ? "True" : "False")
+                                                                 : std::to_string((*integers)[i]));
+    const std::string s = "torch.tensor(" + (t.dims.empty() ? values : "[" + values + "]") + ", dtype=" + torchDtype(t.dtype) + ")";
+    return t.dims.size() <= 1 ? s : s + ".reshape(" + ints(t.dims) + ")";
+}
 
-std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
+const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, torchDtype, ints, real, tensorLiteral};
+
+std::string dropLine(const Program& p, const std::vector<VarKey>& vars, const std::string& indent = "        ")
 {
     if (vars.empty())
         return {};
-    std::string s = "        del ";
+    std::string s = indent + "del ";
     for (size_t k = 0; k < vars.size(); ++k)
         s += (k ? ", " : "") + p.var(vars[k].first, vars[k].second);
     return s + "\n";
@@ -93,6 +109,48 @@ std::string targets(const Program& p, NodeId id, int copy, Used used)
     for (ValueId v : computedValues(p.model.graph, p.low, id))
         s += (s.empty() ? "" : ", ") + (v != kNone && used(v) ? p.var(v, copy) : std::string("_"));
     return s;
+}
+
+// The statements of p's graph in one topological order at `indent`, each value dropped after
+// its last use ('del'), so memory is reused while hot.
+std::string serialStatements(const Program& p, const std::string& indent)
+{
+    const Graph& g = p.model.graph;
+    auto used = [&](ValueId v) { return !g.value(v).consumers.empty() || g.value(v).isGraphOutput; };
+    const Renderer r{p, kSyntax, -1};
+    std::vector<NodeId> nodes;
+    const auto dropsAfter = serialDrops(p, &nodes);
+    std::string s;
+    for (size_t i = 0; i < nodes.size(); ++i)  // a value nothing reads is assigned to '_' (pyflakes)
+        s += indent + targets(p, nodes[i], -1, used) + " = " + r.expr(p.low.nodeExpr[size_t(nodes[i])]) + "\n" +
+             dropLine(p, dropsAfter[i], indent);
+    return s;
+}
+
+// The graph's outputs as `return` writes them: one, or several separated by commas.
+std::string returnedValues(const Program& p)
+{
+    const Graph& g = p.model.graph;
+    const Renderer r{p, kSyntax, -1};
+    std::string s;
+    for (size_t k = 0; k < g.outputs().size(); ++k)
+        s += (k ? ", " : "") + r.expr(Expr::val(g.outputs()[k]));
+    return g.outputs().empty() ? "()" : s;
+}
+
+// The functions of p's If branches (theirs first), at the module's level: `def then_x(a, b):`.
+void writeBranchFunctions(std::ostream& o, const Program& p)
+{
+    for (const auto& f : p.branches) {
+        const Program& b = *f->program;
+        writeBranchFunctions(o, b);
+        std::string params;
+        for (ValueId v : f->params)
+            params += (params.empty() ? "" : ", ") + b.var(v, -1);
+        o << "def " << f->name << "(" << params << "):\n"
+          << "    # The " << (f->then ? "then" : "else") << " branch of If " << quotedForComment(f->ifName) << ".\n"
+          << serialStatements(b, "    ") << "    return " << returnedValues(b) << "\n\n\n";
+    }
 }
 
 }  // namespace
@@ -157,11 +215,12 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string())
-      << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string());
+      << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string())
+      << (callsFunction(p, kDetectionHelpers) ? std::string(templates::kPythonDetection) + "\n\n" : std::string());
+    writeBranchFunctions(o, p);
 
     std::ostringstream m;  // the generated methods
     // forward(): serial.
-    auto usedSerially = [&](ValueId v) { return !g.value(v).consumers.empty() || g.value(v).isGraphOutput; };
     auto outputList = [&](auto&& spell) {
         std::string r;
         for (size_t k = 0; k < g.outputs().size(); ++k)
@@ -174,20 +233,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     m << "    @torch.inference_mode()\n"
       << "    def forward(self" << params << "):\n"
       << "        \"\"\"Every node in one topological order.\"\"\"\n";
-    Renderer serialR{p, kSyntax, -1};
-    // Each value is dropped after its last use ('del'), so memory is reused while hot.
-    std::vector<NodeId> nodes;
-    const auto dropsAfter = serialDrops(p, &nodes);
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        const NodeId id = nodes[i];
-        // A value nothing reads is assigned to '_' (pyflakes reports unused variables).
-        m << "        " << targets(p, id, -1, usedSerially) << " = " << serialR.expr(p.low.nodeExpr[size_t(id)]) << "\n"
-          << dropLine(p, dropsAfter[i]);
-    }
-    m << "        return " << outputList([&](size_t k) {
-        const ValueId v = g.outputs()[k];
-        return p.low.isConstant(v) ? "self." + p.weightMember.at(v) : p.var(v, -1);
-    }) << "\n\n";
+    m << serialStatements(p, "        ") << "        return " << returnedValues(p) << "\n\n";
 
     // forward_parallel(): the schedule.
     std::string args;
@@ -227,7 +273,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
             if (st.kind == Step::Kind::Publish)
                 used.insert({st.value, st.copy});
             if (st.kind == Step::Kind::Compute)
-                for (ValueId v : g.node(st.node).inputs)
+                for (ValueId v : readValues(g, st.node))
                     used.insert({v, st.copy});
         }
         const auto drops = lastUses(clusterUses(p, c), {});

@@ -185,4 +185,13 @@ void OnnxBuilder::setStrings(onnx::NodeProto& n, const std::string& name, const 
         a->add_strings(v);
 }
 
+void OnnxBuilder::setGraph(onnx::NodeProto& n, const std::string& name, const OnnxBuilder& body)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = body.model_.graph();
+    a->mutable_g()->set_name(name);
+}
+
 }  // namespace ramiel::test

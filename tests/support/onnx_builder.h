@@ -47,6 +47,8 @@ public:
     static void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values);
     static void setString(onnx::NodeProto& n, const std::string& name, const std::string& value);
     static void setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values);
+    // A graph attribute (an If branch, a Loop or Scan body): `body`'s graph, named `name`.
+    static void setGraph(onnx::NodeProto& n, const std::string& name, const OnnxBuilder& body);
 
 private:
     onnx::ModelProto model_;

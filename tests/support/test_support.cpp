@@ -100,6 +100,58 @@ QStringList nodeNames(const Graph& g, const std::vector<NodeId>& ids)
     return out;
 }
 
+namespace {
+
+double valueAt(const Tensor& t, int64_t i)
+{
+    return t.dtype == DataType::Int64 ? double(t.at<int64_t>(i)) : double(t.at<float>(i));
+}
+
+double largestMagnitude(const Tensor& t)
+{
+    double m = 0;
+    for (int64_t i = 0; i < t.numel(); ++i)
+        m = std::max(m, std::fabs(valueAt(t, i)));
+    return m;
+}
+
+}  // namespace
+
+double detectionDifference(const std::vector<Tensor>& got, const std::vector<Tensor>& ref, QString& worst)
+{
+    const int64_t n = ref[2].numel();
+    if (got[2].numel() != n || got[0].numel() != 4 * n || got[1].numel() != n) {
+        worst = QString("%1 detections, the reference has %2").arg(got[2].numel()).arg(n);
+        return INFINITY;
+    }
+    const double boxScale = std::max(largestMagnitude(ref[0]), 1e-12), scoreScale = std::max(largestMagnitude(ref[2]), 1e-12);
+    std::vector<char> used(size_t(n), 0);
+    double largest = 0;
+    for (int64_t r = 0; r < n; ++r) {
+        int64_t best = -1;
+        double bestDiff = INFINITY;
+        for (int64_t g = 0; g < n; ++g) {
+            if (used[size_t(g)] || valueAt(got[1], g) != valueAt(ref[1], r))
+                continue;
+            double d = std::fabs(valueAt(got[2], g) - valueAt(ref[2], r)) / scoreScale;
+            for (int k = 0; k < 4; ++k)
+                d = std::max(d, std::fabs(valueAt(got[0], 4 * g + k) - valueAt(ref[0], 4 * r + k)) / boxScale);
+            if (d < bestDiff)
+                bestDiff = d, best = g;
+        }
+        if (best < 0) {
+            worst = QString("reference detection %1 (label %2) has no match").arg(r).arg(valueAt(ref[1], r));
+            return INFINITY;
+        }
+        used[size_t(best)] = 1;
+        if (bestDiff > largest) {
+            largest = bestDiff;
+            worst = QString("detection %1").arg(r);
+        }
+    }
+    return largest;
+}
+
 double relativeDifference(const Tensor& a, const Tensor& b)
 {
     const auto x = a.toDoubles(), y = b.toDoubles();

@@ -48,6 +48,13 @@ SpecGraph graphFromSpec(const std::string& spec);
 // large magnitudes); infinite when the shapes or element counts differ.
 double relativeDifference(const Tensor& a, const Tensor& b);
 
+// Detections (boxes [N,4], labels [N], scores [N]) against the reference's as
+// sets: each reference detection is matched to one of the same label whose box
+// and score are nearest; the largest difference, relative to the reference's
+// largest coordinate or score, is returned (infinite when the counts differ or
+// a reference detection finds no match), and `worst` says where it is.
+double detectionDifference(const std::vector<Tensor>& got, const std::vector<Tensor>& ref, QString& worst);
+
 // Node names of a list of ids.
 QStringList nodeNames(const Graph& g, const std::vector<NodeId>& ids);
 

@@ -1,0 +1,127 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "prelude.cpp"
+// </check-only>
+// ONNX's detection operators, as the runtime computes them (in double precision): RoiAlign and
+// NonMaxSuppression.
+
+// ONNX's RoiAlign: each region of x (rois: [R, 4] as x1, y1, x2, y2) pooled into outH x outW bins,
+// each the average (mode "avg") or maximum ("max") of a grid of bilinear samples (samplingRatio
+// per side, or as many as the bin is wide where 0).
+at::Tensor onnxRoiAlign(const at::Tensor& x, const at::Tensor& rois, const at::Tensor& batchIndices, const std::string& mode,
+                        int64_t outH, int64_t outW, int64_t samplingRatio, double spatialScale, bool halfPixel)
+{
+    const at::Tensor X = x.to(at::kDouble).contiguous(), boxes = rois.to(at::kDouble).contiguous();
+    const at::Tensor batch = batchIndices.to(at::kLong).contiguous();
+    const int64_t C = X.size(1), H = X.size(2), W = X.size(3), R = boxes.size(0);
+    const bool max = mode == "max";
+    at::Tensor y = at::zeros({R, C, outH, outW}, at::kDouble);
+    const double *xp = X.data_ptr<double>(), *rp = boxes.data_ptr<double>();
+    const int64_t* bp = batch.data_ptr<int64_t>();
+    double* yp = y.data_ptr<double>();
+    const double offset = halfPixel ? 0.5 : 0.0;
+    for (int64_t r = 0; r < R; ++r) {
+        const double x0 = rp[r * 4] * spatialScale - offset, y0 = rp[r * 4 + 1] * spatialScale - offset;
+        double w = rp[r * 4 + 2] * spatialScale - offset - x0, h = rp[r * 4 + 3] * spatialScale - offset - y0;
+        if (!halfPixel) {
+            w = std::max(w, 1.0);
+            h = std::max(h, 1.0);
+        }
+        const double binH = h / double(outH), binW = w / double(outW);
+        const int64_t gridH = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(h / double(outH)));
+        const int64_t gridW = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(w / double(outW)));
+        const double count = double(std::max<int64_t>(gridH * gridW, 1));
+        for (int64_t ch = 0; ch < C; ++ch) {
+            const double* plane = xp + (bp[r] * C + ch) * H * W;
+            for (int64_t ph = 0; ph < outH; ++ph)
+                for (int64_t pw = 0; pw < outW; ++pw) {
+                    double acc = 0;
+                    bool first = true;
+                    for (int64_t iy = 0; iy < gridH; ++iy)
+                        for (int64_t ix = 0; ix < gridW; ++ix) {
+                            double sy = y0 + double(ph) * binH + (double(iy) + 0.5) * binH / double(gridH);
+                            double sx = x0 + double(pw) * binW + (double(ix) + 0.5) * binW / double(gridW);
+                            double v[4] = {0, 0, 0, 0};  // a sample outside the image counts 0
+                            if (!(sy < -1.0 || sy > double(H) || sx < -1.0 || sx > double(W))) {
+                                sy = std::max(sy, 0.0);
+                                sx = std::max(sx, 0.0);
+                                int64_t yl = int64_t(sy), xl = int64_t(sx), yh = yl + 1, xh = xl + 1;
+                                if (yl >= H - 1) {  // on the last row: that row alone
+                                    yh = yl = H - 1;
+                                    sy = double(yl);
+                                }
+                                if (xl >= W - 1) {
+                                    xh = xl = W - 1;
+                                    sx = double(xl);
+                                }
+                                const double ly = sy - double(yl), lx = sx - double(xl), hy = 1 - ly, hx = 1 - lx;
+                                v[0] = hy * hx * plane[yl * W + xl];
+                                v[1] = hy * lx * plane[yl * W + xh];
+                                v[2] = ly * hx * plane[yh * W + xl];
+                                v[3] = ly * lx * plane[yh * W + xh];
+                            }
+                            if (max) {
+                                const double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
+                                acc = first ? m : std::max(acc, m);
+                            } else {
+                                acc += v[0] + v[1] + v[2] + v[3];
+                            }
+                            first = false;
+                        }
+                    yp[((r * C + ch) * outH + ph) * outW + pw] = max ? acc : acc / count;
+                }
+        }
+    }
+    return y.to(x.scalar_type());
+}
+
+// ONNX's NonMaxSuppression: for each batch and class, boxes in order of falling score (equal scores
+// in their order), each kept unless it overlaps a kept one by more than iouThreshold, at most
+// maxPerClass of them; the kept ones as [batch, class, box] rows.
+at::Tensor onnxNms(const at::Tensor& boxes, const at::Tensor& scores, const at::Tensor& maxPerClass = {},
+                   const at::Tensor& iouThreshold = {}, const at::Tensor& scoreThreshold = {}, bool centerPointBox = false)
+{
+    auto given = [](const at::Tensor& t) { return t.defined() && t.numel() > 0; };
+    const int64_t limit = given(maxPerClass) ? maxPerClass.to(at::kLong).reshape({-1})[0].item<int64_t>() : 0;
+    const double iouMax = given(iouThreshold) ? iouThreshold.to(at::kDouble).reshape({-1})[0].item<double>() : 0.0;
+    const bool scoreGiven = given(scoreThreshold);
+    const double minScore = scoreGiven ? scoreThreshold.to(at::kDouble).reshape({-1})[0].item<double>() : 0.0;
+    const at::Tensor b64 = boxes.to(at::kDouble).contiguous(), s64 = scores.to(at::kDouble).contiguous();
+    const int64_t B = b64.size(0), N = b64.size(1), C = s64.size(1);
+    struct Box {
+        double y1, x1, y2, x2;
+    };
+    auto box = [&](int64_t b, int64_t i) {
+        const double* p = b64.data_ptr<double>() + (b * N + i) * 4;
+        if (centerPointBox)
+            return Box{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+        return Box{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
+    };
+    auto iou = [](const Box& a, const Box& b) {
+        const double ih = std::min(a.y2, b.y2) - std::max(a.y1, b.y1), iw = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
+        if (ih <= 0 || iw <= 0)
+            return 0.0;
+        const double inter = ih * iw, uni = (a.y2 - a.y1) * (a.x2 - a.x1) + (b.y2 - b.y1) * (b.x2 - b.x1) - inter;
+        return uni > 0 ? inter / uni : 0.0;
+    };
+    Ints rows;
+    for (int64_t b = 0; b < B && limit > 0; ++b)
+        for (int64_t k = 0; k < C; ++k) {
+            const double* s = s64.data_ptr<double>() + (b * C + k) * N;
+            Ints order;
+            for (int64_t i = 0; i < N; ++i)
+                if (!scoreGiven || s[i] > minScore)
+                    order.push_back(i);
+            std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
+            std::vector<Box> kept;
+            for (int64_t i : order) {
+                if (int64_t(kept.size()) >= limit)
+                    break;
+                const Box candidate = box(b, i);
+                if (std::none_of(kept.begin(), kept.end(), [&](const Box& k2) { return iou(candidate, k2) > iouMax; })) {
+                    kept.push_back(candidate);
+                    rows.insert(rows.end(), {b, k, i});
+                }
+            }
+        }
+    return at::tensor(rows, at::kLong).reshape({int64_t(rows.size() / 3), 3});
+}
