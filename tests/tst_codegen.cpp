@@ -331,7 +331,8 @@ std::string recurrentStatesModel()
 
 // Indices computed when the model runs, as detectors and packed sequences compute them: TopK
 // (largest, and smallest among ties, which ONNX orders by index), Gather at its indices and at
-// computed and constant indices that count from the end, ScatterElements at computed and
+// computed and constant indices that count from the end, GatherND (batch_dims 0, 1 and 2, the
+// last at a sort's indices), ScatterElements at computed and
 // constant indices (repeated, negative) with each reduction, and recurrent layers over ragged
 // sequences (a row of length 0, initial states given).
 std::string computedIndicesModel()
@@ -340,6 +341,8 @@ std::string computedIndicesModel()
     b.input("x", {1, 12, 5});
     b.initializerInt64("k4", {4}).initializerInt64("k3", {3}).initializerInt64("one", {1}, {});
     b.initializerInt64("i_negative", {-1, 0, 3, -12}, {2, 2});
+    b.initializerInt64("nd_pairs", {0, 3, 0, -1}, {2, 2}).initializerInt64("nd_rows", {2, -1, 0}, {1, 3, 1});
+    b.initializerInt64("last_axis", {-1});
     b.initializerInt64("i_repeated", [] {
         std::vector<int64_t> v;
         for (int64_t i = 0; i < 24; ++i)
@@ -362,6 +365,10 @@ std::string computedIndicesModel()
     b.node("Sub", {"n2", "one"}, {"from_end"});  // -i - 1: the same entries, counted from the end
     OnnxBuilder::setInt(b.node("Gather", {"x", "from_end"}, {"g2"}), "axis", 2);
     OnnxBuilder::setInt(b.node("Gather", {"x", "i_negative"}, {"g3"}), "axis", 1);
+    b.node("GatherND", {"x", "nd_pairs"}, {"nd1"});
+    OnnxBuilder::setInt(b.node("GatherND", {"x", "nd_rows"}, {"nd2"}), "batch_dims", 1);
+    b.node("Unsqueeze", {"i2", "last_axis"}, {"i2_column"});
+    OnnxBuilder::setInt(b.node("GatherND", {"r", "i2_column"}, {"nd3"}), "batch_dims", 2);
     b.node("Neg", {"v1"}, {"nv1"});
     OnnxBuilder::setInt(b.node("ScatterElements", {"x", "i1", "nv1"}, {"s1"}), "axis", 1);
     auto scatter = [&](const std::string& indices, const std::string& updates, const std::string& out, const std::string& reduction) {
@@ -384,6 +391,7 @@ std::string computedIndicesModel()
     b.output("v1", {1, 4, 5}).output("i1", {1, 4, 5}, onnx::TensorProto::INT64);
     b.output("v2", {1, 12, 3}).output("i2", {1, 12, 3}, onnx::TensorProto::INT64);
     b.output("g1", {1, 1, 4, 5, 5}).output("g2", {1, 12, 1, 12, 3}).output("g3", {1, 2, 2, 5});
+    b.output("nd1", {2, 5}).output("nd2", {1, 3, 5}).output("nd3", {1, 12, 3});
     b.output("s1", {1, 12, 5}).output("s2", {1, 12, 5}).output("s3", {1, 12, 5}).output("s4", {1, 12, 5});
     b.output("s5", {1, 12, 5}).output("y", {4, 2, 3, 3}).output("y_h", {2, 3, 3}).output("y_c", {2, 3, 3});
     b.output("g_y", {4, 1, 3, 4}).output("g_h", {1, 3, 4});
@@ -960,32 +968,44 @@ private Q_SLOTS:
                  "libtorch's OpenMP calls reach libgomp");
     }
 
-    // Where libdnnl.so.2 cannot be loaded, the generated Python takes PyTorch's operators
-    // (libtorch's prepacked convolutions, F.max_pool2d): the same outputs.
-    void pythonWithoutOneDnn()
+    // The generated Python where an optional library is missing: oneDNN's (libdnnl.so.2 that
+    // cannot be loaded: PyTorch's operators instead, libtorch's prepacked convolutions and
+    // F.max_pool2d) and torchvision's (the suppression loop): the same outputs.
+    void pythonFallbacks_data()
     {
-        const QString name = "sample";
-        prepare(name);
-        const QString out = work_ + "/python-without-onednn";
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("line");         // in model.py
+        QTest::addColumn<QString>("replacement");
+        QTest::newRow("without oneDNN") << "sample" << "\nONEDNN = _load_onednn()\n" << "\nONEDNN = None\n";
+        QTest::newRow("without torchvision") << "detection_ops" << "from torchvision.ops import nms as TORCHVISION_NMS"
+                                             << "raise ImportError";
+    }
+    void pythonFallbacks()
+    {
+        QFETCH(QString, variant);
+        QFETCH(QString, line);
+        QFETCH(QString, replacement);
+        prepare(variant);
+        const QString out = work_ + "/python-fallback-" + variant;
         QDir(out).removeRecursively();
-        exportTo(name, "python");
+        exportTo(variant, "python");
         QVERIFY(QDir().mkpath(out + "/outputs"));
         for (const char* file : {"model.py", "run.py", "weights.bin"})
-            QVERIFY(QFile::copy(dir(name, "python") + "/" + file, out + "/" + file));
+            QVERIFY(QFile::copy(dir(variant, "python") + "/" + file, out + "/" + file));
         QFile model(out + "/model.py");
         QVERIFY(model.open(QIODevice::ReadOnly));
         QString text = QString::fromUtf8(model.readAll());
         model.close();
-        QVERIFY(text.contains("\nONEDNN = _load_onednn()\n"));
-        text.replace("\nONEDNN = _load_onednn()\n", "\nONEDNN = None\n");
+        QVERIFY(text.contains(line));
+        text.replace(line, replacement);
         QVERIFY(model.open(QIODevice::WriteOnly | QIODevice::Truncate));
         model.write(text.toUtf8());
         model.close();
-        const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(name) +
+        const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(variant) +
                                                QStringList{"--save-outputs", out + "/outputs", "--runs", "1"}, work_);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out.right(4000)));
-        checkSerialParallel(name, r.out);
-        compareOutputs(name, out + "/outputs");
+        checkSerialParallel(variant, r.out);
+        compareOutputs(variant, out + "/outputs");
     }
 
     void identifiers()

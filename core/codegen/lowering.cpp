@@ -100,6 +100,7 @@ const FunctionName& functionName(const std::string& fn)
         {"recurrent", {"recurrent", "recurrent"}},
         // The generated programs' ONNX indexing helpers (templates/python/indexing.py, templates/cpp/indexing.cpp).
         {"onnx_gather", {"onnx_gather", "onnxGather"}},
+        {"onnx_gather_nd", {"onnx_gather_nd", "onnxGatherNd"}},
         {"onnx_scatter_elements", {"onnx_scatter_elements", "onnxScatterElements"}},
         {"onnx_topk", {"onnx_topk", "onnxTopK"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
@@ -995,6 +996,11 @@ const std::map<std::string, Lowering>& lowerings()
         for (const char* op : {"LSTM", "GRU", "RNN"})
             r[op] = recurrent;
         r["Gather"] = gather;
+        r["GatherND"] = [](const Context& c) {
+            if (c.dtype(1) != DataType::Int64)
+                c.unsupported("the indices are not int64");
+            return E::call("onnx_gather_nd", {E::val(c.in(0)), E::val(c.in(1)), E::integer(c.node.attrInt("batch_dims", 0))});
+        };
         r["ReduceMean"] = [](const Context& c) { return reduce(c, "mean", 18); };
         r["ReduceSum"] = [](const Context& c) { return reduce(c, "sum", 13); };
         r["ReduceMax"] = [](const Context& c) { return reduce(c, "amax", 18); };
@@ -1132,19 +1138,22 @@ const std::map<std::string, Lowering>& lowerings()
             return E::slice(sizes, 0, start, end ? end->i : E::kToEnd, 1);
         };
         // The k largest or smallest values and their indices, ONNX's order of equal values kept
-        // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10).
+        // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10)
+        // or computed when the code runs.
         r["TopK"] = [](const Context& c) {
             const int64_t axis = c.axisOf(0, c.node.attrInt("axis", -1));
-            int64_t k = c.node.attrInt("k", -1);
-            if (c.node.opset >= 10) {
+            E k = E::integer(c.node.attrInt("k", -1));
+            if (c.node.opset >= 10 && !c.out.isConstant(c.in(1))) {
+                k = E::val(c.in(1));
+            } else if (c.node.opset >= 10) {
                 const std::vector<int64_t> given = c.constInts(1);
                 if (given.size() != 1)
                     c.unsupported("K has " + std::to_string(given.size()) + " values where one is expected");
-                k = given[0];
+                k = E::integer(given[0]);
             }
-            if (k < 0)
-                c.unsupported("K " + std::to_string(k) + " is negative");
-            const E call = E::call("onnx_topk", {E::val(c.in(0)), E::integer(k), E::integer(axis),
+            if (k.kind == Expr::Kind::Int && k.i < 0)
+                c.unsupported("K " + std::to_string(k.i) + " is negative");
+            const E call = E::call("onnx_topk", {E::val(c.in(0)), k, E::integer(axis),
                                                  E::boolean(c.node.attrInt("largest", 1) != 0)});
             return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 2);
         };

@@ -20,6 +20,29 @@ at::Tensor onnxGather(const at::Tensor& x, int64_t axis, const at::Tensor& indic
     return at::index_select(x, axis, i.reshape({-1})).reshape(shape);
 }
 
+// ONNX's GatherND: the slices of data that the last axis of indices addresses, the first batchDims
+// axes of both shared.
+at::Tensor onnxGatherNd(const at::Tensor& data, const at::Tensor& indices, int64_t batchDims)
+{
+    const int64_t k = indices.size(-1);
+    at::Tensor linear = at::zeros(indices.sizes().slice(0, indices.dim() - 1), at::kLong);
+    for (int64_t j = 0; j < k; ++j) {
+        const int64_t size = data.size(batchDims + j);
+        linear = linear * size + fromStart(indices.select(-1, j).to(at::kLong), size);
+    }
+    int64_t batch = 1, positions = 1;
+    for (int64_t i = 0; i < batchDims; ++i)
+        batch *= data.size(i);
+    for (int64_t i = batchDims; i < batchDims + k; ++i)
+        positions *= data.size(i);
+    Ints flat{batch * positions}, shape(indices.sizes().begin(), indices.sizes().end() - 1);
+    flat.insert(flat.end(), data.sizes().begin() + batchDims + k, data.sizes().end());
+    shape.insert(shape.end(), data.sizes().begin() + batchDims + k, data.sizes().end());
+    const at::Tensor offsets = (at::arange(batch, at::kLong) * positions).reshape({batch, -1});
+    const at::Tensor rows = (linear.reshape({batch, -1}) + offsets).reshape({-1});
+    return data.reshape(flat).index_select(0, rows).reshape(shape);
+}
+
 // ONNX's ScatterElements: data with updates written at indices along `axis`, or combined with
 // what is there by `reduction` ("add", "mul", "max", "min").
 at::Tensor onnxScatterElements(const at::Tensor& data, int64_t axis, const at::Tensor& indices, const at::Tensor& updates,
@@ -39,4 +62,10 @@ std::vector<at::Tensor> onnxTopK(const at::Tensor& x, int64_t k, int64_t axis, b
 {
     const auto [values, indices] = at::sort(x, /*stable=*/true, axis, /*descending=*/largest);
     return {values.narrow(axis, 0, k), indices.narrow(axis, 0, k)};
+}
+
+// k computed when the code runs: a tensor of one.
+std::vector<at::Tensor> onnxTopK(const at::Tensor& x, const at::Tensor& k, int64_t axis, bool largest)
+{
+    return onnxTopK(x, k.item<int64_t>(), axis, largest);
 }

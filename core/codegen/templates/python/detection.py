@@ -3,6 +3,10 @@ import torch
 # </check-only>
 # ONNX's detection operators, as the runtime computes them (in double precision): RoiAlign and
 # NonMaxSuppression.
+try:  # torchvision's suppression kernel, where it is installed (the loop below does the same, slower)
+    from torchvision.ops import nms as TORCHVISION_NMS
+except ImportError:
+    TORCHVISION_NMS = None
 
 
 def onnx_roi_align(x, rois, batch_indices, mode, output_height, output_width, sampling_ratio, spatial_scale,
@@ -79,6 +83,11 @@ def onnx_nms(boxes, scores, max_per_class, iou_threshold, score_threshold, cente
             if score_given:
                 candidates = candidates[s > float(score_threshold.reshape(-1)[0])]
             order = candidates[torch.sort(s[candidates], descending=True, stable=True).indices]
+            if TORCHVISION_NMS is not None:  # ranks for scores, so that equal scores keep this order
+                ranks = -torch.arange(order.shape[0], dtype=torch.float64)
+                kept = TORCHVISION_NMS(_as_xy(corners[order]), ranks, iou_max)[:limit]
+                rows += [[b, k, int(i)] for i in order[kept]]
+                continue
             alive = torch.ones(order.shape[0], dtype=torch.bool)
             kept = 0
             for i in range(order.shape[0]):
@@ -99,6 +108,11 @@ def _corners(boxes, center_point_box):
         return torch.stack([y - h / 2, x - w / 2, y + h / 2, x + w / 2], 1)
     y1, x1, y2, x2 = boxes.unbind(1)
     return torch.stack([torch.minimum(y1, y2), torch.minimum(x1, x2), torch.maximum(y1, y2), torch.maximum(x1, x2)], 1)
+
+
+def _as_xy(corners):
+    """y1, x1, y2, x2 as torchvision reads boxes, x1, y1, x2, y2 (the same overlaps)."""
+    return corners[:, [1, 0, 3, 2]]
 
 
 def _iou(box, others):

@@ -18,6 +18,22 @@ def onnx_gather(x, axis, indices):
     return y.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1:])
 
 
+def onnx_gather_nd(data, indices, batch_dims):
+    """ONNX's GatherND: the slices of data that the last axis of indices addresses, the first
+    batch_dims axes of both shared."""
+    k = indices.shape[-1]
+    linear = torch.zeros(indices.shape[:-1], dtype=torch.int64)
+    for j in range(k):
+        size = data.shape[batch_dims + j]
+        linear = linear * size + from_start(indices[..., j].long(), size)
+    batch = int(torch.tensor(data.shape[:batch_dims], dtype=torch.int64).prod())
+    positions = int(torch.tensor(data.shape[batch_dims:batch_dims + k], dtype=torch.int64).prod())
+    rest = list(data.shape[batch_dims + k:])
+    offsets = (torch.arange(batch) * positions).reshape(batch, -1)
+    rows = (linear.reshape(batch, -1) + offsets).reshape(-1)
+    return data.reshape([batch * positions] + rest).index_select(0, rows).reshape(list(indices.shape[:-1]) + rest)
+
+
 def onnx_scatter_elements(data, axis, indices, updates, reduction):
     """ONNX's ScatterElements: data with updates written at indices along `axis`, or combined
     with what is there by `reduction` ('add', 'mul', 'max', 'min')."""
@@ -31,6 +47,7 @@ def onnx_scatter_elements(data, axis, indices, updates, reduction):
 
 def onnx_topk(x, k, axis, largest):
     """ONNX's TopK: the k largest (or smallest) values along `axis`, sorted, and their indices.
-    A stable sort, since torch.topk orders equal values as it likes."""
+    A stable sort, since torch.topk orders equal values as it likes. k: a number or a tensor of one."""
+    k = int(k)
     values, indices = torch.sort(x, dim=axis, descending=largest, stable=True)
     return values.narrow(axis, 0, k), indices.narrow(axis, 0, k)
