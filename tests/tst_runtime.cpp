@@ -846,13 +846,14 @@ private Q_SLOTS:
     }
 
     // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
-    // an empty batch is the empty batch, and so are its reflection and edge pads; an LSTM
-    // of no hidden units and a GRU of no steps give empty outputs and zero states.
+    // an empty batch is the empty batch, and so are its reflection, edge and constant pads and
+    // its convolution (a detector's mask head when no box is left, where ATen 1.13 refuses
+    // both); an LSTM of no hidden units and a GRU of no steps give empty outputs and zero states.
     void scalarsAndEmptyTensorsAtTheEdges()
     {
         OnnxBuilder b(14);
         b.input("x", {0, 2, 3, 3}).output("nz").output("lrn").output("reflect").output("edge");
-        b.output("lstm").output("gru").output("gru_h");
+        b.output("lstm").output("gru").output("gru_h").output("constant").output("conv");
         b.initializer("seq", {4, 2, 3}).initializer("w0", {1, 0, 3}).initializer("r0", {1, 0, 0});
         OnnxBuilder::setInt(b.node("LSTM", {"seq", "w0", "r0"}, {"lstm"}), "hidden_size", 0);
         b.initializer("none", {0, 2, 3}).initializer("w", {1, 12, 3}).initializer("r", {1, 12, 4});
@@ -863,6 +864,9 @@ private Q_SLOTS:
         b.initializerInt64("p", {0, 0, 1, 1, 0, 0, 1, 1});
         OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"reflect"}), "mode", "reflect");
         OnnxBuilder::setString(b.node("Pad", {"x", "p"}, {"edge"}), "mode", "edge");
+        b.node("Pad", {"x", "p"}, {"constant"});
+        b.initializer("cw", {4, 2, 3, 3}).initializer("cb", {4});
+        OnnxBuilder::setInts(b.node("Conv", {"x", "cw", "cb"}, {"conv"}), "pads", {1, 1, 1, 1});
         const Model m = loadOnnxFromBytes(b.bytes(), "edges.onnx", {});
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 1));
@@ -876,6 +880,8 @@ private Q_SLOTS:
         QCOMPARE(out[4].dims, (std::vector<int64_t>{4, 1, 2, 0}));
         QCOMPARE(out[5].dims, (std::vector<int64_t>{0, 1, 2, 4}));
         QCOMPARE(*out[6].toDoubles(), std::vector<double>(8, 0.0));
+        QCOMPARE(out[7].dims, (std::vector<int64_t>{0, 2, 5, 5}));
+        QCOMPARE(out[8].dims, (std::vector<int64_t>{0, 4, 3, 3}));
     }
 
     // RNN, GRU and LSTM on a batch of 9 ragged sequences (one GEMM of the states a step

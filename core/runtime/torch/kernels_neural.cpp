@@ -1042,7 +1042,9 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
             out[0] = (*packed)(x, win);
             return;
         }
-        out[0] = at::convolution(x, w, b, win.strides, win.padBegin, win.dilations, false,
+        // (ATen 1.13 fails on an empty batch with a channels-last weight: a detector's mask head
+        // when no box is left.)
+        out[0] = at::convolution(x, x.numel() == 0 ? w.contiguous() : w, b, win.strides, win.padBegin, win.dilations, false,
                                  std::vector<int64_t>(win.padBegin.size(), 0), groups);
         if (z.defined())
             out[0] = out[0] + (channelsLast && isBlocked(z) ? unblocked(z) : z);

@@ -538,7 +538,7 @@ Kernel recurrentKernel(const KernelContext& c, Cell cell)
             const DirectionWeights& dw = weights->directions[size_t(item.d)];
             const int64_t rows = item.end - item.begin;
             const at::Tensor xs = x.narrow(1, item.begin, rows).reshape({seq * rows, x.size(2)});
-            const at::Tensor xw = inputProjection(xs, dw).view({seq, rows, gates * hidden});
+            const at::Tensor xw = inputProjection(xs, dw).reshape({seq, rows, gates * hidden});
             at::Tensor hd = h[item.d], cd = cState.defined() ? cState[item.d] : at::Tensor();
             const bool reverse = r.reverseOnly || item.d == 1;
             if (x.scalar_type() == at::kFloat)

@@ -235,7 +235,9 @@ Kernel padKernel(const KernelContext& c)
         if (mode == "constant") {
             const double value = opset < 11 ? valueAttr
                                             : (in.size() > 2 && in[2].defined() && in[2].numel() > 0 ? in[2].item<double>() : 0.0);
-            out[0] = at::constant_pad_nd(x, p, value);
+            // Of an empty input every element is padding (ATen 1.13's constant_pad_nd refuses
+            // an empty axis: a detector's masks when no box is left).
+            out[0] = x.numel() == 0 ? at::full(padded, value, x.options()) : at::constant_pad_nd(x, p, value);
             return;
         }
         if (x.numel() == 0) {  // an empty axis that is not padded: nothing to reflect or repeat

@@ -198,7 +198,8 @@ at::Tensor unblocked(const at::Tensor& blocked)
 {
     const std::vector<int64_t> s = logicalSizes(blocked);
     // [N, C/16, H, W, 16] -> [N, H, W, C/16, 16] = NHWC, viewed as NCHW.
-    return blocked.permute({0, 2, 3, 1, 4}).contiguous().view({s[0], s[2], s[3], s[1]}).permute({0, 3, 1, 2});
+    // (reshape: an empty tensor counts as contiguous whatever its strides, which view refuses)
+    return blocked.permute({0, 2, 3, 1, 4}).contiguous().reshape({s[0], s[2], s[3], s[1]}).permute({0, 3, 1, 2});
 }
 
 }  // namespace ramiel
