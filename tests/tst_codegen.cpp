@@ -400,8 +400,9 @@ std::string computedIndicesModel()
 
 // Shapes and bounds computed when the model runs, as detectors compute them: Reshape, Expand,
 // ConstantOfShape and Slice (a negative step) from a Shape, NonZero, Range of integers and of
-// floats, ReduceProd (several axes; every axis into one number), comparisons, rounding, and
-// operators on a tensor whose rank is known only when the code runs.
+// floats, ReduceProd (several axes; every axis into one number), comparisons, rounding, integer
+// Div (truncating) and Mod (both signs), Xor, and operators on a tensor whose rank is known only
+// when the code runs.
 std::string computedShapesModel()
 {
     OnnxBuilder b(18);
@@ -444,6 +445,13 @@ std::string computedShapesModel()
     OnnxBuilder::setInt(b.node("ReduceProd", {"x", "axes12"}, {"p1"}), "keepdims", 0);
     OnnxBuilder::setInt(b.node("ReduceProd", {"shape"}, {"count"}), "keepdims", 0);  // 24
     b.node("Range", {"first", "count", "five"}, {"rg"});
+    b.node("Neg", {"count"}, {"minus_count"});  // -24
+    b.node("Div", {"minus_count", "five"}, {"quotient"});                     // -4, not -5
+    b.node("Mod", {"minus_count", "five"}, {"remainder"});                    // 1: the divisor's sign
+    OnnxBuilder::setInt(b.node("Mod", {"minus_count", "five"}, {"fmod"}), "fmod", 1);  // -4: the dividend's
+    OnnxBuilder::setInt(b.node("Mod", {"scaled", "scale"}, {"float_mod"}), "fmod", 1);
+    b.node("Xor", {"ge", "positive"}, {"xor"});  // true where x is 0
+    OnnxBuilder::setInt(b.node("Cast", {"xor"}, {"xor_f"}), "to", onnx::TensorProto::FLOAT);
     OnnxBuilder::setInt(b.node("ReduceMax", {"x"}, {"top"}), "keepdims", 0);
     b.node("Range", {"f_start", "top", "f_step"}, {"rf"});
     // r1 again, but through a target cut to the count of nonzeros (more than 3), so that its
@@ -462,6 +470,9 @@ std::string computedShapesModel()
     b.output("nz", {3, -1}, onnx::TensorProto::INT64).output("cmp", {1, 4, 6}).output("rounded", {1, 4, 6});
     b.output("p1", {1}).output("rg", {5}, onnx::TensorProto::INT64).output("rf", {-1});
     b.output("g1", {1, 2, 2}).output("f1", {1, 24}).output("cat", {1, 12, 4});
+    for (const char* integer : {"quotient", "remainder", "fmod"})
+        b.output(integer, {}, onnx::TensorProto::INT64);
+    b.output("float_mod", {1, 4, 6}).output("xor_f", {1, 4, 6});
     return b.bytes();
 }
 

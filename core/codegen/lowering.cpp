@@ -92,6 +92,9 @@ const FunctionName& functionName(const std::string& fn)
         {"logical_not", {"torch.logical_not", "at::logical_not"}},
         {"logical_and", {"torch.logical_and", "at::logical_and"}},
         {"logical_or", {"torch.logical_or", "at::logical_or"}},
+        {"logical_xor", {"torch.logical_xor", "at::logical_xor"}},
+        {"fmod", {"torch.fmod", "at::fmod"}},
+        {"remainder", {"torch.remainder", "at::remainder"}},
         {"instance_norm", {"F.instance_norm", "at::instance_norm"}},
         // Resize as PyTorch's upsampling: F.interpolate with its mode, which C++ names in the function.
         {"interpolate_bilinear", {"F.interpolate", "at::upsample_bilinear2d"}},
@@ -222,6 +225,12 @@ struct Context {
         if (a >= 0 && !graph.value(in(i)).type.shape)
             return a;
         return axis(a, rank(i) + extra);
+    }
+    // The same, for a function that reads a negative axis as ONNX does (counted from the end):
+    // a negative `a` stays so where i's rank is unknown.
+    int64_t axisOrNegative(size_t i, int64_t a) const
+    {
+        return a < 0 && !graph.value(in(i)).type.shape ? a : axisOf(i, a);
     }
     int64_t axis(int64_t a, int64_t r) const
     {
@@ -437,7 +446,7 @@ E slice(const Context& c)
 // other indices (a matrix, computed ones, ones counting from the end) the `onnx_gather` helper.
 E gather(const Context& c)
 {
-    const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
+    const int64_t axis = c.axisOrNegative(0, c.node.attrInt("axis", 0));
     if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
         c.unsupported("the indices are not int32 or int64");
     const E x = E::val(c.in(0)), dim = E::integer(axis);
@@ -772,8 +781,11 @@ const std::map<std::string, Lowering>& lowerings()
                  {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"MatMul", "matmul"}}) {
             const std::string f = fn;
             r[op] = [f](const Context& c) {
-                if (f == "div" && !(isFloating(c.dtype(0)) && isFloating(c.dtype(1))))
-                    c.unsupported("Div is generated for floating-point tensors only");
+                const bool integers = !isFloating(c.dtype(0)) && !isFloating(c.dtype(1));
+                if (f == "div" && integers)  // ONNX's integer division truncates
+                    return E::call(f, {E::val(c.in(0)), E::val(c.in(1)), E::text("trunc").named("rounding_mode")});
+                if (f == "div" && (!isFloating(c.dtype(0)) || !isFloating(c.dtype(1))))
+                    c.unsupported("Div of a floating-point and an integer tensor");
                 return E::call(f, {E::val(c.in(0)), E::val(c.in(1))});
             };
         }
@@ -878,10 +890,7 @@ const std::map<std::string, Lowering>& lowerings()
                     parts.push_back(E::val(v));
             if (parts.empty())
                 c.unsupported("no inputs");
-            // cat reads a negative dim as ONNX does, so an unknown rank is no matter.
-            const int64_t a = c.node.attrInt("axis", 0);
-            const int64_t axis = a < 0 && !c.graph.value(c.in(0)).type.shape ? a : c.axisOf(0, a);
-            return E::call("cat", {E::tensors(std::move(parts)), E::integer(axis).named("dim")});
+            return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", 0))).named("dim")});
         };
         // With the rank unknown (a detector's boxes), an axis from the start: flatten's, which
         // refuses an input of just `axis` dimensions when the code runs.
@@ -937,8 +946,8 @@ const std::map<std::string, Lowering>& lowerings()
             return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {
-            if (c.node.opset >= 13 && !c.graph.value(c.in(0)).type.shape)  // softmax reads a negative dim as ONNX does
-                return E::call("softmax", {E::val(c.in(0)), E::integer(c.node.attrInt("axis", -1)).named("dim")});
+            if (c.node.opset >= 13 && !c.graph.value(c.in(0)).type.shape)
+                return E::call("softmax", {E::val(c.in(0)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", -1))).named("dim")});
             const int64_t rank = c.rank(0);
             const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
             if (c.node.opset < 13 && a != rank - 1)
@@ -1078,11 +1087,18 @@ const std::map<std::string, Lowering>& lowerings()
         };
         for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
                  {"Equal", "eq"}, {"Less", "lt"}, {"Greater", "gt"}, {"LessOrEqual", "le"}, {"GreaterOrEqual", "ge"},
-                 {"And", "logical_and"}, {"Or", "logical_or"}}) {
+                 {"And", "logical_and"}, {"Or", "logical_or"}, {"Xor", "logical_xor"}}) {
             const std::string f = fn;
             r[op] = [f](const Context& c) { return E::call(f, {E::val(c.in(0)), E::val(c.in(1))}); };
         }
         r["Not"] = [](const Context& c) { return unary(c, "logical_not"); };
+        // fmod 1: the remainder with the dividend's sign (C's fmod); 0, for integers only, the divisor's.
+        r["Mod"] = [](const Context& c) {
+            const bool fmod = c.node.attrInt("fmod", 0) != 0;
+            if (!fmod && isFloating(c.dtype(0)))
+                c.unsupported("fmod 0 on floating-point inputs (ONNX requires fmod 1)");
+            return E::call(fmod ? "fmod" : "remainder", {E::val(c.in(0)), E::val(c.in(1))});
+        };
         // As the runtime's kernel: instance_norm with the node's scale and bias, no running statistics.
         // (C++'s argument order; Python names each, and has no cudnn_enabled.)
         r["InstanceNormalization"] = [](const Context& c) {
@@ -1141,7 +1157,7 @@ const std::map<std::string, Lowering>& lowerings()
         // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10)
         // or computed when the code runs.
         r["TopK"] = [](const Context& c) {
-            const int64_t axis = c.axisOf(0, c.node.attrInt("axis", -1));
+            const int64_t axis = c.axisOrNegative(0, c.node.attrInt("axis", -1));
             E k = E::integer(c.node.attrInt("k", -1));
             if (c.node.opset >= 10 && !c.out.isConstant(c.in(1))) {
                 k = E::val(c.in(1));
@@ -1168,7 +1184,7 @@ const std::map<std::string, Lowering>& lowerings()
                     c.unsupported("the indices are not int32 or int64");
                 if (c.dtype(2) != c.dtype(0))
                     c.unsupported("the updates' type differs from the data's");
-                const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
+                const int64_t axis = c.axisOrNegative(0, c.node.attrInt("axis", 0));
                 return E::call("onnx_scatter_elements", {E::val(c.in(0)), E::integer(axis), E::val(c.in(1)),
                                                          E::val(c.in(2)), E::text(reduction)});
             };

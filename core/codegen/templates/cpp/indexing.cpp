@@ -13,6 +13,7 @@ at::Tensor fromStart(const at::Tensor& indices, int64_t size)
 // ONNX's Gather: x's entries along `axis` at `indices`, whose shape replaces that axis.
 at::Tensor onnxGather(const at::Tensor& x, int64_t axis, const at::Tensor& indices)
 {
+    axis = axis < 0 ? axis + x.dim() : axis;
     const at::Tensor i = fromStart(indices, x.size(axis));
     Ints shape(x.sizes().begin(), x.sizes().begin() + axis);
     shape.insert(shape.end(), i.sizes().begin(), i.sizes().end());

@@ -13,6 +13,7 @@ def from_start(indices, size):
 
 def onnx_gather(x, axis, indices):
     """ONNX's Gather: x's entries along `axis` at `indices`, whose shape replaces that axis."""
+    axis = axis % x.dim()
     indices = from_start(indices, x.shape[axis])
     y = torch.index_select(x, axis, indices.reshape(-1))
     return y.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1:])
