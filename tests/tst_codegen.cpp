@@ -785,6 +785,12 @@ private Q_SLOTS:
             QDir(work_ + stale).exists() ? void(QDir(work_ + stale).removeRecursively()) : void(QFile::remove(work_ + stale));
         QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
         const QString models = test::modelsDir();
+        // A hand-built model written into the work folder as FILE.onnx, the model of variant `v`.
+        auto built = [&](const QString& file, const std::string& bytes, Variant v) {
+            v.model = work_ + "/" + file + ".onnx";
+            QVERIFY(writeFile(v.model, bytes));
+            variants_[v.name] = v;
+        };
         for (const QString& m : {QString("googlenet"), QString("inception_v3"), QString("squeezenet1_0"), QString("densenet121")})
             variants_[m] = {m, test::modelPath(m), 1, 1};
         variants_["googlenet_b4_d2"] = {"googlenet_b4_d2", test::modelPath("googlenet"), 4, 2};
@@ -796,40 +802,22 @@ private Q_SLOTS:
                                         1, 1, {}, false};
         // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
         variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};
-        const QString hostile = work_ + "/hostile.onnx";
-        QVERIFY(writeFile(hostile, hostileModel(marker())));
-        variants_["hostile"] = {"hostile", hostile, 1, 1};
+        built("hostile", hostileModel(marker()), {"hostile", {}, 1, 1});
         // fuse-gelu's, fuse-silu's, fuse-layer-norm's and fuse-matmul-add's nodes: F.gelu /
         // at::gelu, F.silu / at::silu, F.layer_norm / at::layer_norm, matmul, add and gelu.
-        const QString activations = work_ + "/activations.onnx";
-        QVERIFY(writeFile(activations, activationsModel()));
-        variants_["activations_passes"] = {"activations_passes", activations, 1, 1, "default"};
+        built("activations", activationsModel(), {"activations_passes", {}, 1, 1, "default"});
         // fuse-channel-shuffle's node with one output: cat, reshape, permute, reshape.
-        const QString shuffle = work_ + "/shuffle.onnx";
-        QVERIFY(writeFile(shuffle, shuffleModel()));
-        variants_["shuffle_passes"] = {"shuffle_passes", shuffle, 1, 1, "default"};
+        built("shuffle", shuffleModel(), {"shuffle_passes", {}, 1, 1, "default"});
         // fuse-batchnorm's node: cat, batch_norm, relu.
-        const QString dense = work_ + "/dense.onnx";
-        QVERIFY(writeFile(dense, denseModel()));
-        variants_["dense_passes"] = {"dense_passes", dense, 1, 1, "default"};
-        const QString indexing = work_ + "/indexing.onnx";
-        QVERIFY(writeFile(indexing, indexingModel()));
-        variants_["indexing"] = {"indexing", indexing, 1, 1};
+        built("dense", denseModel(), {"dense_passes", {}, 1, 1, "default"});
+        built("indexing", indexingModel(), {"indexing", {}, 1, 1});
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
         variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
-        const QString splitBranches = work_ + "/split_branches.onnx";
-        QVERIFY(writeFile(splitBranches, splitBranchesModel()));
         // Without clones, so that the second part is published rather than computed again.
-        variants_["split_branches"] = {"split_branches", splitBranches, 1, 1, {}, true, {"--no-clone"}};
-        const QString layers = work_ + "/layers.onnx";
-        QVERIFY(writeFile(layers, layersModel()));
-        variants_["layers"] = {"layers", layers, 1, 1};
-        const QString resize = work_ + "/resize.onnx";
-        QVERIFY(writeFile(resize, resizeModel()));
-        variants_["resize"] = {"resize", resize, 1, 1};
-        const QString recurrentStates = work_ + "/recurrent_states.onnx";
-        QVERIFY(writeFile(recurrentStates, recurrentStatesModel()));
-        variants_["recurrent_states"] = {"recurrent_states", recurrentStates, 1, 1};
+        built("split_branches", splitBranchesModel(), {"split_branches", {}, 1, 1, {}, true, {"--no-clone"}});
+        built("layers", layersModel(), {"layers", {}, 1, 1});
+        built("resize", resizeModel(), {"resize", {}, 1, 1});
+        built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes
         // are the Concat of the input's Shape (batch and channels) and constant spatial sizes.
         variants_["lraspp_passes"] = {"lraspp_passes", models + "/../real_models/lraspp_mobilenet_v3_large.onnx", 1, 1,
@@ -838,18 +826,10 @@ private Q_SLOTS:
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",
                                                1, 1, "default"};
-        const QString computedIndices = work_ + "/computed_indices.onnx";
-        QVERIFY(writeFile(computedIndices, computedIndicesModel()));
-        variants_["computed_indices"] = {"computed_indices", computedIndices, 1, 1};
-        const QString computedShapes = work_ + "/computed_shapes.onnx";
-        QVERIFY(writeFile(computedShapes, computedShapesModel()));
-        variants_["computed_shapes"] = {"computed_shapes", computedShapes, 1, 1};
-        const QString branches = work_ + "/branches.onnx";
-        QVERIFY(writeFile(branches, branchesModel()));
-        variants_["branches"] = {"branches", branches, 1, 1};
-        const QString detectionOps = work_ + "/detection_ops.onnx";
-        QVERIFY(writeFile(detectionOps, detectionOpsModel()));
-        variants_["detection_ops"] = {"detection_ops", detectionOps, 1, 1};
+        built("computed_indices", computedIndicesModel(), {"computed_indices", {}, 1, 1});
+        built("computed_shapes", computedShapesModel(), {"computed_shapes", {}, 1, 1});
+        built("branches", branchesModel(), {"branches", {}, 1, 1});
+        built("detection_ops", detectionOpsModel(), {"detection_ops", {}, 1, 1});
         // A detector: If branches with NonMaxSuppression, RoiAlign, TopK, computed shapes and indices.
         const QString detector = models + "/../real_models/fasterrcnn_mobilenet_v3_large_320_fpn";
         variants_["detector_passes"] = {"detector_passes", detector + ".onnx", 1, 1, "default", true, {},

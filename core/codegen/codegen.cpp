@@ -79,6 +79,19 @@ bool callsFunction(const Program& p, const std::vector<std::string>& fns)
            std::any_of(p.branches.begin(), p.branches.end(), [&](const auto& f) { return callsFunction(*f->program, fns); });
 }
 
+std::string literalElements(const Tensor& t, const Syntax& syntax)
+{
+    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
+    const auto numbers = t.toDoubles();
+    const auto integers = t.toInt64s();
+    std::string s;
+    for (size_t i = 0; i < (floating ? numbers->size() : integers->size()); ++i)
+        s += (i ? ", " : "") + (floating                       ? syntax.real((*numbers)[i])
+                                : t.dtype == DataType::Bool ? std::string((*integers)[i] ? syntax.trueWord : syntax.falseWord)
+                                                            : syntax.integer((*integers)[i]));
+    return s;
+}
+
 std::vector<ValueId> readValues(const Graph& g, NodeId id)
 {
     const Node& n = g.node(id);

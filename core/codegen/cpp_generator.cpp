@@ -56,24 +56,8 @@ std::string real(double v)
     return s;
 }
 
-// A constant as a literal: `at::tensor(std::vector<double>{0.5, 0.7}, at::kFloat)`, integers and bools
-// through Ints, then reshaped to its dims; a scalar `at::scalar_tensor(0.5, at::kFloat)`.
-std::string tensorLiteral(const Tensor& t)
-{
-    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
-    const auto numbers = t.toDoubles();
-    const auto integers = t.toInt64s();
-    std::string values;
-    for (size_t i = 0; i < (floating ? numbers->size() : integers->size()); ++i)
-        values += (i ? ", " : "") + (floating ? real((*numbers)[i]) : integer((*integers)[i]));
-    if (t.dims.empty())
-        return "at::scalar_tensor(" + (t.dtype == DataType::Bool ? std::string(values == "0" ? "false" : "true") : values) +
-               ", " + atenDtype(t.dtype) + ")";
-    std::string s = floating ? "at::tensor(std::vector<double>{" + values + "}, " + atenDtype(t.dtype) + ")"
-                    : t.dtype == DataType::Bool ? "at::tensor(Ints{" + values + "}, at::kLong).to(at::kBool)"
-                                                : "at::tensor(Ints{" + values + "}, " + atenDtype(t.dtype) + ")";
-    return t.dims.size() == 1 ? s : s + ".reshape(" + ints(t.dims) + ")";
-}
+// A constant as a literal (Syntax::tensor; below).
+std::string tensorLiteral(const Tensor& t);
 
 // A string literal holding exactly `bytes` (fixed text such as the weights magic, not model names).
 std::string bytesLiteral(std::string_view bytes)
@@ -96,6 +80,20 @@ std::string bytesLiteral(std::string_view bytes)
 }
 
 const Syntax kSyntax{false, "true", "false", "{}", "{", "}", "//", "w.", integer, atenDtype, ints, real, tensorLiteral};
+
+// `at::tensor(std::vector<double>{0.5, 0.7}, at::kFloat)`, integers and bools through Ints, then
+// reshaped to its dims; a scalar `at::scalar_tensor(0.5, at::kFloat)`.
+std::string tensorLiteral(const Tensor& t)
+{
+    const std::string values = literalElements(t, kSyntax);
+    if (t.dims.empty())
+        return "at::scalar_tensor(" + values + ", " + atenDtype(t.dtype) + ")";
+    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
+    const std::string s = floating                    ? "at::tensor(std::vector<double>{" + values + "}, " + atenDtype(t.dtype) + ")"
+                          : t.dtype == DataType::Bool ? "at::tensor(Ints{" + values + "}, at::kLong).to(at::kBool)"
+                                                      : "at::tensor(Ints{" + values + "}, " + atenDtype(t.dtype) + ")";
+    return t.dims.size() == 1 ? s : s + ".reshape(" + ints(t.dims) + ")";
+}
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars)
 {

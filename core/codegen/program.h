@@ -126,6 +126,8 @@ struct Syntax {
 
 // At most this many elements in a constant written as a literal.
 inline constexpr int64_t kMaxLiteralElements = 256;
+// A constant's elements in a literal, comma-separated, as `syntax` spells numbers and bools.
+std::string literalElements(const Tensor& t, const Syntax& syntax);
 
 // Writes lowered expressions for one graph copy (-1: the serial code).
 struct Renderer {

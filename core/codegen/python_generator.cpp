@@ -72,23 +72,18 @@ std::string bytesLiteral(std::string_view bytes)
 
 std::string integer(int64_t v) { return std::to_string(v); }
 
-// A constant as a literal: `torch.tensor([0.5, 0.7], dtype=torch.float32)`, reshaped to its dims
-// where it has two or more.
+// A constant as a literal (Syntax::tensor; below).
+std::string tensorLiteral(const Tensor& t);
+
+const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, torchDtype, ints, real, tensorLiteral};
+
+// `torch.tensor([0.5, 0.7], dtype=torch.float32)`, reshaped to its dims where it has two or more.
 std::string tensorLiteral(const Tensor& t)
 {
-    const bool floating = t.dtype == DataType::Float || t.dtype == DataType::Double;
-    const auto numbers = t.toDoubles();
-    const auto integers = t.toInt64s();
-    std::string values;
-    for (size_t i = 0; i < (floating ? numbers->size() : integers->size()); ++i)
-        values += (i ? ", " : "") + (floating                       ? real((*numbers)[i])
-                                     : t.dtype == DataType::Bool ? std::string((*integers)[i] ? "True" : "False")
-                                                                 : std::to_string((*integers)[i]));
+    const std::string values = literalElements(t, kSyntax);
     const std::string s = "torch.tensor(" + (t.dims.empty() ? values : "[" + values + "]") + ", dtype=" + torchDtype(t.dtype) + ")";
     return t.dims.size() <= 1 ? s : s + ".reshape(" + ints(t.dims) + ")";
 }
-
-const Syntax kSyntax{true, "True", "False", "None", "[", "]", "#", "self.", integer, torchDtype, ints, real, tensorLiteral};
 
 std::string dropLine(const Program& p, const std::vector<VarKey>& vars, const std::string& indent = "        ")
 {
