@@ -547,7 +547,7 @@ std::string branchesModel()
 // with as many samples as a bin is wide and regions reaching outside the image, maximum
 // pooling of 2 x 2 samples at half a pixel's offset; suppression of corner boxes given in
 // any order with a score threshold and a limit per class (scores computed from the input),
-// and of centre boxes with equal scores.
+// of centre boxes with equal scores, and of 90 boxes from the input in 4 classes.
 std::string detectionOpsModel()
 {
     OnnxBuilder b(16);
@@ -586,8 +586,16 @@ std::string detectionOpsModel()
     b.node("Reshape", {"first", "score_shape"}, {"scores"});
     b.node("NonMaxSuppression", {"corners", "scores", "three", "iou", "least"}, {"kept"});
     OnnxBuilder::setInt(b.node("NonMaxSuppression", {"centres", "equal", "ten", "iou"}, {"kept_centres"}), "center_point_box", 1);
+    // 90 boxes of the input's values (corners in any order, many overlapping) in 4 classes.
+    b.initializerInt64("box_shape", {1, 90, 4}).initializerInt64("class_shape", {1, 4, 90}).initializerInt64("every", {90});
+    b.initializer("spread", {}, 3.0f);
+    b.node("Mul", {"x", "spread"}, {"spread_x"});
+    b.node("Reshape", {"spread_x", "box_shape"}, {"many"});
+    b.node("Reshape", {"s", "class_shape"}, {"many_scores"});
+    b.node("NonMaxSuppression", {"many", "many_scores", "every", "iou"}, {"kept_many"});
     b.output("avg", {4, 3, 3, 4}).output("max", {4, 3, 2, 2});
     b.output("kept", {-1, 3}, onnx::TensorProto::INT64).output("kept_centres", {-1, 3}, onnx::TensorProto::INT64);
+    b.output("kept_many", {-1, 3}, onnx::TensorProto::INT64);
     return b.bytes();
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -614,17 +615,37 @@ Kernel nonMaxSuppressionKernel(const KernelContext& c)
                     if (!scoreGiven || s[i] > minScore)
                         order.push_back(i);
                 std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
-                std::vector<Box> kept;
+                // The kept boxes by their top edge: a candidate is compared only with those whose
+                // rows it can meet (top above its bottom, and within the tallest kept box's height,
+                // widened by rounding's margin, above its top): no other can overlap it. Batched
+                // suppression offsets each class's boxes apart (torchvision's export), so this
+                // leaves a few boxes where all kept ones were compared. Coordinates that are not
+                // finite compare with every kept box.
+                std::multimap<double, Box> kept;
+                std::vector<Box> unordered;
+                double tallest = 0;
                 for (int64_t i : order) {
-                    if (int64_t(kept.size()) >= limit)
+                    if (int64_t(kept.size() + unordered.size()) >= limit)
                         break;
                     const Box bi = box(b, i);
-                    bool suppressed = false;
-                    for (const Box& k2 : kept)
-                        suppressed = suppressed || iou(bi, k2) > iouMax;
+                    const bool finite = std::isfinite(bi.y1) && std::isfinite(bi.y2) && std::isfinite(bi.x1) && std::isfinite(bi.x2);
+                    auto overlaps = [&](const Box& other) { return iou(bi, other) > iouMax; };
+                    bool suppressed = std::any_of(unordered.begin(), unordered.end(), overlaps);
+                    if (finite)
+                        for (auto it = kept.lower_bound(bi.y1 - tallest - (std::abs(bi.y1) + tallest) * 1e-12);
+                             !suppressed && it != kept.end() && it->first < bi.y2; ++it)
+                            suppressed = overlaps(it->second);
+                    else
+                        for (auto it = kept.begin(); !suppressed && it != kept.end(); ++it)
+                            suppressed = overlaps(it->second);
                     if (suppressed)
                         continue;
-                    kept.push_back(bi);
+                    if (finite) {
+                        kept.emplace(bi.y1, bi);
+                        tallest = std::max(tallest, bi.y2 - bi.y1);
+                    } else {
+                        unordered.push_back(bi);
+                    }
                     rows.insert(rows.end(), {b, k, i});
                 }
             }

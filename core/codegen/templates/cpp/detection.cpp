@@ -112,15 +112,31 @@ at::Tensor onnxNms(const at::Tensor& boxes, const at::Tensor& scores, const at::
                 if (!scoreGiven || s[i] > minScore)
                     order.push_back(i);
             std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
-            std::vector<Box> kept;
+            // The kept boxes by their top edge: a candidate is compared only with those whose rows
+            // it can meet (top above its bottom, within the tallest one's height, and rounding's
+            // margin, above its top), as the runtime does; boxes not finite compare with all.
+            std::multimap<double, Box> kept;
+            std::vector<Box> unordered;
+            double tallest = 0;
             for (int64_t i : order) {
-                if (int64_t(kept.size()) >= limit)
+                if (int64_t(kept.size() + unordered.size()) >= limit)
                     break;
-                const Box candidate = box(b, i);
-                if (std::none_of(kept.begin(), kept.end(), [&](const Box& k2) { return iou(candidate, k2) > iouMax; })) {
-                    kept.push_back(candidate);
-                    rows.insert(rows.end(), {b, k, i});
+                const Box c = box(b, i);
+                const bool finite = std::isfinite(c.y1) && std::isfinite(c.y2) && std::isfinite(c.x1) && std::isfinite(c.x2);
+                auto overlaps = [&](const Box& other) { return iou(c, other) > iouMax; };
+                bool suppressed = std::any_of(unordered.begin(), unordered.end(), overlaps);
+                auto it = finite ? kept.lower_bound(c.y1 - tallest - (std::abs(c.y1) + tallest) * 1e-12) : kept.begin();
+                for (; !suppressed && it != kept.end() && (!finite || it->first < c.y2); ++it)
+                    suppressed = overlaps(it->second);
+                if (suppressed)
+                    continue;
+                if (finite) {
+                    kept.emplace(c.y1, c);
+                    tallest = std::max(tallest, c.y2 - c.y1);
+                } else {
+                    unordered.push_back(c);
                 }
+                rows.insert(rows.end(), {b, k, i});
             }
         }
     return at::tensor(rows, at::kLong).reshape({int64_t(rows.size() / 3), 3});
