@@ -90,8 +90,9 @@ Tensor randomInput(const Model& model, int batch, unsigned seed)
     return t;
 }
 
-// A model whose every name tries to break out of generated code. The shell
-// commands would create `marker` if anything executed them.
+// A model whose every name tries to break out of generated code, an If and the values
+// its branches read (their functions and parameters) included. The shell commands would
+// create `marker` if anything executed them.
 std::string hostileModel(const QString& marker)
 {
     const std::string touch = marker.toStdString();
@@ -111,8 +112,21 @@ std::string hostileModel(const QString& marker)
     b.node("Add", {"a_b", "a.b"}, {"return"}, "import");
     OnnxBuilder::setInt(b.node("Concat", {"return", "a.b"}, {cppInjection}, "*/\n#include <cstdlib>\n/*"), "axis", 1);
     b.node("GlobalAveragePool", {cppInjection}, {"\xe2\x80\xa8\xd0\xb2\xd1\x8b\xd1\x85\xd0\xbe\xd0\xb4"}, "?\?/");
+    // An If named to break out, whose branches read values named so (their functions' parameters).
+    b.initializer("zero", {}, 0.0f);
+    OnnxBuilder::setInt(b.node("ReduceMax", {"a.b"}, {"top"}), "keepdims", 0);
+    b.node("Greater", {"top", "zero"}, {"if'\"\n__import__('os')"});
+    OnnxBuilder then(13), otherwise(13);
+    then.node("Relu", {"return"}, {"t"}, "then */ \\");
+    then.output("t", {1, 32, 56, 56});
+    otherwise.node("Neg", {"a.b"}, {"e"});
+    otherwise.output("e", {1, 32, 56, 56});
+    auto& iff = b.node("If", {"if'\"\n__import__('os')"}, {"branch\")"}, pyInjection + " */");
+    OnnxBuilder::setGraph(iff, "then_branch", then);
+    OnnxBuilder::setGraph(iff, "else_branch", otherwise);
     b.output(cppInjection, {1, 64, 56, 56});
     b.output("\xe2\x80\xa8\xd0\xb2\xd1\x8b\xd1\x85\xd0\xbe\xd0\xb4", {1, 64, 1, 1});
+    b.output("branch\")", {1, 32, 56, 56});
     return b.bytes();
 }
 
