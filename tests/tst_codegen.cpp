@@ -475,8 +475,10 @@ std::string computedShapesModel()
     b.node("Slice", {"target", "zero", "nonzeros"}, {"cut"});
     b.node("Reshape", {"x", "cut"}, {"r2"});
     OnnxBuilder::setInt(b.node("Gather", {"r2", "columns"}, {"g1"}), "axis", 1);
-    b.node("Unsqueeze", {"r2", "zero"}, {"u1"});
-    b.node("Squeeze", {"u1", "zero"}, {"q1"});
+    b.node("Unsqueeze", {"r2", "zero"}, {"u0"});
+    b.node("Unsqueeze", {"u0", "minus_one"}, {"u1"});  // the output's last axis
+    b.node("Squeeze", {"u1", "minus_one"}, {"q0"});
+    b.node("Squeeze", {"q0", "zero"}, {"q1"});
     b.node("Flatten", {"q1"}, {"f1"});
     b.node("Softmax", {"r2"}, {"sm"});
     OnnxBuilder::setInt(b.node("Concat", {"sm", "r1"}, {"cat"}), "axis", -1);

@@ -502,6 +502,10 @@ E squeeze(const Context& c, bool unsqueeze)
             c.unsupported("no axes");
         return E::call("squeeze", {E::val(c.in(0))});
     }
+    // One axis, counted from the end where the rank is unknown: squeeze's and unsqueeze's dim
+    // counts as ONNX's does (of the input's axes, of the output's).
+    if (axes.size() == 1 && axes[0] < 0 && !c.graph.value(c.in(0)).type.shape)
+        return E::call(unsqueeze ? "unsqueeze" : "squeeze", {E::val(c.in(0)), E::integer(axes[0])});
     for (int64_t& a : axes)
         a = c.axisOf(0, a, unsqueeze ? int64_t(axes.size()) : 0);
     std::sort(axes.begin(), axes.end());
