@@ -618,10 +618,10 @@ std::string detectionOpsModel()
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, a strided, padded transposed convolution with output padding, Cast, Expand,
-// Tile and ConstantOfShape.
+// Tile, ConstantOfShape, and GridSample in each mode and padding (RAFT's).
 std::string layersModel()
 {
-    OnnxBuilder b;
+    OnnxBuilder b(16);  // GridSample since 16
     b.input("x", {1, 4, 6, 6});
     b.initializer("lo", {}, -0.5f).initializer("hi", {}, 0.75f).initializer("zero", {}, 0.0f);
     b.initializer("scale", {4}, [](int64_t i) { return 0.5f + float(i) * 0.25f; });
@@ -661,8 +661,20 @@ std::string layersModel()
     value->mutable_t()->add_dims(1);
     value->mutable_t()->add_float_data(0.5f);
     b.node("Add", {"tiled", "halves"}, {"y6"});
+    // Sampling points reaching past the image on every side.
+    b.initializer("grid", {1, 5, 7, 2}, [](int64_t i) { return float(std::sin(0.9 * double(i))) * 1.3f; });
+    auto sample = [&](const std::string& out, const std::string& mode, const std::string& padding, int align) {
+        auto& n = b.node("GridSample", {"x", "grid"}, {out});
+        OnnxBuilder::setString(n, "mode", mode);
+        OnnxBuilder::setString(n, "padding_mode", padding);
+        OnnxBuilder::setInt(n, "align_corners", align);
+    };
+    sample("y7", "bilinear", "zeros", 0);
+    sample("y8", "nearest", "border", 1);
+    sample("y9", "bicubic", "reflection", 0);
     b.output("y1", {1, 4, 6, 6}).output("y2", {1, 4, 6, 6}).output("y3", {1, 4, 6, 6}).output("y4", {1, 3, 12, 12});
     b.output("y5", {1, 4, 6, 6}).output("y6", {1, 4, 6, 12});
+    b.output("y7", {1, 4, 5, 7}).output("y8", {1, 4, 5, 7}).output("y9", {1, 4, 5, 7});
     return b.bytes();
 }
 

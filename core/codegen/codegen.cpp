@@ -133,6 +133,8 @@ std::string Renderer::expr(const Expr& e) const
                 continue;  // Python leaves a keyword's default out
             if (!syntax.python && a.pythonOnly)
                 continue;
+            if (syntax.python && a.cppOnly)
+                continue;
             s += first ? "" : ", ";
             first = false;
             if (!syntax.python || a.keyword.empty()) {

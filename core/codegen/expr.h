@@ -27,6 +27,7 @@ struct Expr {
     std::string keyword;
     bool isDefault = false;
     bool pythonOnly = false;  // an argument C++'s function does not take (F.interpolate's mode)
+    bool cppOnly = false;     // an argument Python's function does not take (at::grid_sampler's mode code)
 
     static Expr val(ValueId v) { Expr e; e.kind = Kind::Value; e.value = v; return e; }
     static Expr integer(int64_t v) { Expr e; e.kind = Kind::Int; e.i = v; return e; }
@@ -56,6 +57,13 @@ struct Expr {
     {
         Expr e = *this;
         e.pythonOnly = true;
+        return e;
+    }
+    // This argument in C++ only.
+    Expr inCppOnly() const
+    {
+        Expr e = *this;
+        e.cppOnly = true;
         return e;
     }
     // object.name(args...): the same spelling in both languages (arguments by position).

@@ -116,6 +116,8 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_roi_align", {"onnx_roi_align", "onnxRoiAlign"}},
         {"onnx_nms", {"onnx_nms", "onnxNms"}},
         {"nonzero", {"torch.nonzero", "at::nonzero"}},
+        // GridSample: Python names the modes, C++ takes their codes.
+        {"grid_sample", {"F.grid_sample", "at::grid_sampler"}},
         {"prod", {"torch.prod", "at::prod"}},
         {"ge", {"torch.ge", "at::ge"}},
         {"le", {"torch.le", "at::le"}},
@@ -1200,6 +1202,29 @@ const std::map<std::string, Lowering>& lowerings()
             return E::call("onnx_range", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
         };
         r["If"] = ifElse;
+        // As the runtime's kernel: ATen's grid sampler (4-D), its modes by name in Python and by
+        // code in C++ (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border,
+        // 2 reflection).
+        r["GridSample"] = [](const Context& c) {
+            const std::string mode = c.node.attrString("mode", c.node.opset < 20 ? "bilinear" : "linear");
+            const std::string padding = c.node.attrString("padding_mode", "zeros");
+            const std::map<std::string, std::pair<const char*, int64_t>> modes = {
+                {"bilinear", {"bilinear", 0}}, {"linear", {"bilinear", 0}}, {"nearest", {"nearest", 1}},
+                {"bicubic", {"bicubic", 2}}, {"cubic", {"bicubic", 2}}};
+            const std::map<std::string, int64_t> paddings = {{"zeros", 0}, {"border", 1}, {"reflection", 2}};
+            if (!modes.count(mode))
+                c.unsupported("mode '" + printable(mode) + "' is not bilinear, nearest or bicubic");
+            if (!paddings.count(padding))
+                c.unsupported("padding_mode '" + printable(padding) + "' is not zeros, border or reflection");
+            if (c.rank(0) != 4)
+                c.unsupported("only 4-D inputs are generated");
+            const auto& [name, code] = modes.at(mode);
+            const E grid = c.dtype(1) == c.dtype(0) ? E::val(c.in(1)) : E::method(E::val(c.in(1)), "to", {E::dtype(c.dtype(0))});
+            return E::call("grid_sample", {E::val(c.in(0)), grid, E::integer(code).inCppOnly(),
+                                           E::integer(paddings.at(padding)).inCppOnly(), E::text(name).named("mode").inPythonOnly(),
+                                           E::text(padding).named("padding_mode").inPythonOnly(),
+                                           E::boolean(c.node.attrInt("align_corners", 0) != 0).named("align_corners")});
+        };
         // RoiAlign and NonMaxSuppression as the runtime's kernels (the detection helpers).
         r["RoiAlign"] = [](const Context& c) {
             const std::string mode = c.node.attrString("mode", "avg");
