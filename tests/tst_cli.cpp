@@ -410,6 +410,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("message");
         const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
         QTest::newRow("unknown input") << QStringList{"run", sample, "--input", "nope=x.npy"} << 2 << "not a graph input";
+        QTest::newRow("profile, unknown input") << QStringList{"profile", sample, "--input", "nope=x.npy", "-o", "/tmp/x.json"}
+                                                << 2 << "not a graph input";
+        QTest::newRow("profile, missing npy") << QStringList{"profile", sample, "--input", "image=/nonexistent.npy", "-o",
+                                                             "/tmp/x.json"}
+                                              << 3 << "/nonexistent.npy";
         QTest::newRow("missing npy") << QStringList{"run", sample, "--input", "image=/nonexistent.npy"} << 3 << "/nonexistent.npy";
         QTest::newRow("not npy") << QStringList{"run", sample, "--input", "image=" + sample} << 2 << "not a NumPy .npy file";
         QTest::newRow("unsupported op") << QStringList{"run", unsupportedModel()} << 7 << "MaxRoiPool (node 'the_pool')";
@@ -430,12 +435,22 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
     }
 
-    // profile writes the table cluster --costs reads; bench --json has its documented keys.
+    // profile writes the table cluster --costs reads (also on inputs from a file, as a
+    // detector's data-dependent nodes want); bench --json has its documented keys.
     void profileAndBench()
     {
         QTemporaryDir dir;
         const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
         const QString costs = dir.filePath("costs.json");
+        Tensor image;
+        image.dtype = DataType::Float;
+        image.dims = {2, 3, 80, 80};
+        image.data.assign(size_t(2 * 3 * 80 * 80 * 4), '\0');
+        writeNpy(dir.filePath("image.npy").toStdString(), image);
+        const auto onFile = test::runCli({"profile", sample, "--input", "image=" + dir.filePath("image.npy"), "-b", "2",
+                                          "-o", dir.filePath("file_costs.json"), "--runs", "2"});
+        QCOMPARE(onFile.exitCode, 0);
+        QVERIFY2(onFile.out.contains("batch 2"), qPrintable(onFile.out));
         const auto p = test::runCli({"profile", sample, "-o", costs, "--runs", "3"});
         QCOMPARE(p.exitCode, 0);
         QVERIFY2(p.out.contains("\n  host: "), qPrintable(p.out));

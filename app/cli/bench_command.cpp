@@ -44,6 +44,7 @@ struct BenchOptions {
 
 struct ProfileOptions {
     ModelOptions model;
+    std::vector<std::string> inputs;  // --input NAME=FILE.npy
     std::string output;
     int batch = 1;
     int threads = 1;
@@ -393,7 +394,10 @@ Command addProfileCommand(CLI::App& app)
                                                   "table 'ramiel cluster --costs' reads");
     addModelOptions(sub, o->model);
     sub->add_option("-o,--output", o->output, "The JSON file to write")->required();
-    sub->add_option("-b,--batch", o->batch, "Samples per run")->capture_default_str()->check(CLI::PositiveNumber);
+    addInputFilesOption(sub, o->inputs);
+    sub->add_option("-b,--batch", o->batch, "Samples per run (of random inputs; files set their own)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     sub->add_option("--threads", o->threads, "Intra-op threads (default 1: what each parallel worker uses)")
         ->check(CLI::PositiveNumber);
     sub->add_option("--threaded", o->threaded,
@@ -405,7 +409,7 @@ Command addProfileCommand(CLI::App& app)
     return {sub, [o] {
                 const Model model = pipeline::loadModel(o->model.model, o->model.prepare);
                 const auto compiled = runtime().compile(model);
-                compiled->setInputs(compiled->randomInputs(o->batch, 1));
+                compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, 1));
                 const int threads = o->threads;
                 const HostState before = probeHost();
                 const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);

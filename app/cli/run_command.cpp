@@ -64,40 +64,12 @@ std::string summary(const Tensor& t)
 
 }  // namespace
 
-// The inputs a run uses: files given with --input NAME=FILE.npy, seeded random data for the rest.
-std::vector<Tensor> gatherInputs(const Model& model, CompiledModel& compiled, const std::vector<std::string>& specs,
-                                 int batch, uint64_t seed)
-{
-    std::map<std::string, std::string> files;
-    for (const std::string& spec : specs) {
-        const auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw Error(ErrorKind::Usage, {}, "--input takes NAME=FILE.npy, got '" + spec + "'");
-        files[spec.substr(0, eq)] = spec.substr(eq + 1);
-    }
-    std::vector<Tensor> inputs = compiled.randomInputs(batch, seed);
-    size_t k = 0;
-    for (ValueId v : model.graph.inputs()) {
-        if (model.graph.value(v).isConstant())
-            continue;
-        const auto it = files.find(model.graph.value(v).name);
-        if (it != files.end()) {
-            inputs[k] = readNpy(it->second);
-            files.erase(it);
-        }
-        ++k;
-    }
-    if (!files.empty())
-        throw Error(ErrorKind::Usage, model.path, "--input names '" + files.begin()->first + "', which is not a graph input");
-    return inputs;
-}
-
 Command addRunCommand(CLI::App& app)
 {
     auto o = std::make_shared<RunOptions>();
     CLI::App* sub = app.add_subcommand("run", "Run the model once on the libtorch runtime and summarize its outputs");
     addModelOptions(sub, o->model);
-    sub->add_option("--input", o->inputs, "An input from a NumPy file, NAME=FILE.npy (repeatable); others are random");
+    addInputFilesOption(sub, o->inputs);
     sub->add_option("--threads", o->threads, "Intra-op threads")->capture_default_str()->check(CLI::PositiveNumber);
     sub->add_option("-b,--batch", o->batch, "Samples per random input (files set their own)")
         ->capture_default_str()
