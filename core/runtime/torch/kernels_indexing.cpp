@@ -631,13 +631,9 @@ Kernel nonMaxSuppressionKernel(const KernelContext& c)
                     const bool finite = std::isfinite(bi.y1) && std::isfinite(bi.y2) && std::isfinite(bi.x1) && std::isfinite(bi.x2);
                     auto overlaps = [&](const Box& other) { return iou(bi, other) > iouMax; };
                     bool suppressed = std::any_of(unordered.begin(), unordered.end(), overlaps);
-                    if (finite)
-                        for (auto it = kept.lower_bound(bi.y1 - tallest - (std::abs(bi.y1) + tallest) * 1e-12);
-                             !suppressed && it != kept.end() && it->first < bi.y2; ++it)
-                            suppressed = overlaps(it->second);
-                    else
-                        for (auto it = kept.begin(); !suppressed && it != kept.end(); ++it)
-                            suppressed = overlaps(it->second);
+                    auto it = finite ? kept.lower_bound(bi.y1 - tallest - (std::abs(bi.y1) + tallest) * 1e-12) : kept.begin();
+                    for (; !suppressed && it != kept.end() && (!finite || it->first < bi.y2); ++it)
+                        suppressed = overlaps(it->second);
                     if (suppressed)
                         continue;
                     if (finite) {
