@@ -432,13 +432,7 @@ std::string computedShapesModel()
     OnnxBuilder::setInt(b.node("Concat", {"zero", "minus_one", "two"}, {"target"}), "axis", 0);
     b.node("Reshape", {"x", "target"}, {"r1"});  // [1, 12, 2], known when the code runs
     b.node("Expand", {"bias", "shape"}, {"e1"});
-    auto& full = b.node("ConstantOfShape", {"shape"}, {"c1"});
-    auto* value = full.add_attribute();
-    value->set_name("value");
-    value->set_type(onnx::AttributeProto::TENSOR);
-    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-    value->mutable_t()->add_dims(1);
-    value->mutable_t()->add_float_data(2.5f);
+    OnnxBuilder::setFloatTensor(b.node("ConstantOfShape", {"shape"}, {"c1"}), "value", {1}, {2.5f});
     b.node("Slice", {"shape", "i1", "i2"}, {"k"});  // [4]
     b.node("Slice", {"x", "k", "far", "axis2", "back2"}, {"sl1"});  // columns 4, 2, 0
     b.node("Slice", {"x", "i1", "k", "i1"}, {"sl2"});               // rows 1 to 3
@@ -507,16 +501,8 @@ std::string branchesModel()
     b.node("Not", {"c1"}, {"c2"});
     OnnxBuilder::setInt(b.node("ReduceMin", {"x"}, {"min"}), "keepdims", 0);
     b.node("Less", {"min", "low"}, {"c3"});
-    auto constant = [](OnnxBuilder& g, const std::string& name, std::vector<int64_t> dims, std::vector<float> values) {
-        auto& n = g.node("Constant", {}, {name});
-        auto* a = n.add_attribute();
-        a->set_name("value");
-        a->set_type(onnx::AttributeProto::TENSOR);
-        a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-        for (int64_t d : dims)
-            a->mutable_t()->add_dims(d);
-        for (float v : values)
-            a->mutable_t()->add_float_data(v);
+    auto constant = [](OnnxBuilder& g, const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values) {
+        OnnxBuilder::setFloatTensor(g.node("Constant", {}, {name}), "value", dims, values);
     };
     // Two outputs: then (Relu(x) * 2 + w, max of x), else (-x, the constant -1).
     OnnxBuilder then1(13), else1(13);
@@ -653,13 +639,7 @@ std::string layersModel()
     b.node("Expand", {"column", "full_shape"}, {"columns"});
     b.node("Mul", {"mask", "columns"}, {"y5"});
     b.node("Tile", {"x", "twice"}, {"tiled"});
-    auto& half = b.node("ConstantOfShape", {"wide"}, {"halves"});
-    auto* value = half.add_attribute();
-    value->set_name("value");
-    value->set_type(onnx::AttributeProto::TENSOR);
-    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-    value->mutable_t()->add_dims(1);
-    value->mutable_t()->add_float_data(0.5f);
+    OnnxBuilder::setFloatTensor(b.node("ConstantOfShape", {"wide"}, {"halves"}), "value", {1}, {0.5f});
     b.node("Add", {"tiled", "halves"}, {"y6"});
     // Sampling points reaching past the image on every side.
     b.initializer("grid", {1, 5, 7, 2}, [](int64_t i) { return float(std::sin(0.9 * double(i))) * 1.3f; });

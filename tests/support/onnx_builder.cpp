@@ -185,6 +185,19 @@ void OnnxBuilder::setStrings(onnx::NodeProto& n, const std::string& name, const 
         a->add_strings(v);
 }
 
+void OnnxBuilder::setFloatTensor(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& dims,
+                                 const std::vector<float>& values)
+{
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+        a->mutable_t()->add_dims(d);
+    for (float v : values)
+        a->mutable_t()->add_float_data(v);
+}
+
 void OnnxBuilder::setGraph(onnx::NodeProto& n, const std::string& name, const OnnxBuilder& body)
 {
     auto* a = n.add_attribute();

@@ -47,6 +47,9 @@ public:
     static void setFloats(onnx::NodeProto& n, const std::string& name, const std::vector<float>& values);
     static void setString(onnx::NodeProto& n, const std::string& name, const std::string& value);
     static void setStrings(onnx::NodeProto& n, const std::string& name, const std::vector<std::string>& values);
+    // A float tensor attribute (a Constant's or a ConstantOfShape's value) of the given dims.
+    static void setFloatTensor(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& dims,
+                               const std::vector<float>& values);
     // A graph attribute (an If branch, a Loop or Scan body): `body`'s graph, named `name`.
     static void setGraph(onnx::NodeProto& n, const std::string& name, const OnnxBuilder& body);
 
