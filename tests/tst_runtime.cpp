@@ -533,6 +533,26 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "depth nan must be between 1 and 2147483647"},
+        {"RoiAlign of a region with an infinite corner",
+         [] {
+             OnnxBuilder b(16);
+             b.input("x", {1, 2, 5, 5}).output("y");
+             b.initializer("rois", {1, 4}, [](int64_t i) { return i == 2 ? INFINITY : 1.0f; });
+             b.initializerInt64("batch", {0});
+             b.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "roi");
+             return b;
+         },
+         run, "RoiAlign: region 0 is not finite"},
+        {"RoiAlign of a region far larger than the image, sampled adaptively",
+         [] {
+             OnnxBuilder b(16);
+             b.input("x", {1, 2, 5, 5}).output("y");
+             b.initializer("rois", {1, 4}, [](int64_t i) { return i < 2 ? 0.0f : 1e9f; });
+             b.initializerInt64("batch", {0});
+             b.node("RoiAlign", {"x", "rois", "batch"}, {"y"}, "roi");
+             return b;
+         },
+         run, "RoiAlign: region 0 would take"},
         {"QLinearConv input zero point per channel",
          [] {
              OnnxBuilder b;
@@ -2585,6 +2605,109 @@ private Q_SLOTS:
                 }
             }
         }
+    }
+
+    // RoiAlign against its definition written out in double precision, on the graph input
+    // (plain layout) and on an identity 1x1 Conv of it (channels-last: the kernel reads that
+    // layout as it is), serially on 1 and 2 threads and on two workers. 19 channels: the
+    // vector loops' tails. The regions: inside, partly and wholly off the image, of negative
+    // extent, under a pixel, on the last row and column; both images of the batch.
+    void roiAlignMatchesWrittenOut_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("coordinates");
+        QTest::addColumn<int>("ratio");
+        QTest::newRow("avg, half_pixel, adaptive") << "avg" << "half_pixel" << 0;
+        QTest::newRow("avg, half_pixel, 2 a side") << "avg" << "half_pixel" << 2;
+        QTest::newRow("avg, output_half_pixel, adaptive") << "avg" << "output_half_pixel" << 0;
+        QTest::newRow("max, half_pixel, adaptive") << "max" << "half_pixel" << 0;
+        QTest::newRow("max, output_half_pixel, 3 a side") << "max" << "output_half_pixel" << 3;
+    }
+    void roiAlignMatchesWrittenOut()
+    {
+        QFETCH(QString, mode);
+        QFETCH(QString, coordinates);
+        QFETCH(int, ratio);
+        const int64_t N = 2, C = 19, H = 11, W = 13, outH = 3, outW = 4;
+        const double scale = 0.5;
+        const std::vector<float> rois = {2, 3, 17, 15,     -8, -6, 6, 9,    40, 40, 60, 52,  10, 12, 4, 5,
+                                         7.2f, 7.4f, 7.9f, 7.6f, 14, 12, 26, 22,  0, 0, 25.9f, 21.9f};
+        const std::vector<int64_t> batch = {0, 1, 0, 1, 1, 0, 1};
+        const int64_t R = int64_t(batch.size());
+        OnnxBuilder b(16);
+        std::vector<std::string> plain, channelsLast;
+        identityConvParts(b, {int(C)}, N, H, W, plain, channelsLast);
+        b.initializer("rois", {R, 4}, [&](int64_t i) { return rois[size_t(i)]; });
+        b.initializerInt64("batch", batch);
+        for (const std::string& x : {plain[0], channelsLast[0]}) {
+            auto& n = b.node("RoiAlign", {x, "rois", "batch"}, {"y_" + x});
+            OnnxBuilder::setString(n, "mode", mode.toStdString());
+            OnnxBuilder::setString(n, "coordinate_transformation_mode", coordinates.toStdString());
+            OnnxBuilder::setInt(n, "output_height", outH);
+            OnnxBuilder::setInt(n, "output_width", outW);
+            OnnxBuilder::setInt(n, "sampling_ratio", ratio);
+            OnnxBuilder::setFloat(n, "spatial_scale", float(scale));
+            b.output("y_" + x);
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "roi_align.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 23);
+        compiled->setInputs(inputs);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        const bool max = mode == "max", halfPixel = coordinates == "half_pixel";
+        std::vector<double> expected;
+        for (int64_t r = 0; r < R; ++r) {
+            const double offset = halfPixel ? 0.5 : 0.0;
+            const double x0 = rois[size_t(r * 4)] * scale - offset, y0 = rois[size_t(r * 4 + 1)] * scale - offset;
+            double w = rois[size_t(r * 4 + 2)] * scale - offset - x0, h = rois[size_t(r * 4 + 3)] * scale - offset - y0;
+            if (!halfPixel) {
+                w = std::max(w, 1.0);
+                h = std::max(h, 1.0);
+            }
+            const int64_t gh = ratio ? ratio : int64_t(std::ceil(h / double(outH)));
+            const int64_t gw = ratio ? ratio : int64_t(std::ceil(w / double(outW)));
+            for (int64_t c = 0; c < C; ++c)
+                for (int64_t ph = 0; ph < outH; ++ph)
+                    for (int64_t pw = 0; pw < outW; ++pw) {
+                        std::vector<double> samples;
+                        for (int64_t iy = 0; iy < gh; ++iy)
+                            for (int64_t ix = 0; ix < gw; ++ix) {
+                                double sy = y0 + (double(ph) + (double(iy) + 0.5) / double(gh)) * h / double(outH);
+                                double sx = x0 + (double(pw) + (double(ix) + 0.5) / double(gw)) * w / double(outW);
+                                if (sy < -1 || sy > double(H) || sx < -1 || sx > double(W)) {
+                                    samples.push_back(0.0);
+                                    continue;
+                                }
+                                sy = std::min(std::max(sy, 0.0), double(H - 1));
+                                sx = std::min(std::max(sx, 0.0), double(W - 1));
+                                const int64_t yl = int64_t(sy), xl = int64_t(sx);
+                                const int64_t yh = std::min(yl + 1, H - 1), xh = std::min(xl + 1, W - 1);
+                                const double ly = sy - double(yl), lx = sx - double(xl);
+                                auto at = [&](int64_t yy, int64_t xx) { return x[size_t(((batch[size_t(r)] * C + c) * H + yy) * W + xx)]; };
+                                const double v[4] = {(1 - ly) * (1 - lx) * at(yl, xl), (1 - ly) * lx * at(yl, xh),
+                                                     ly * (1 - lx) * at(yh, xl), ly * lx * at(yh, xh)};
+                                samples.push_back(max ? *std::max_element(v, v + 4) : v[0] + v[1] + v[2] + v[3]);
+                            }
+                        double value = 0;
+                        if (max && !samples.empty())
+                            value = *std::max_element(samples.begin(), samples.end());
+                        else if (!max)
+                            value = std::accumulate(samples.begin(), samples.end(), 0.0) / double(std::max<int64_t>(gh * gw, 1));
+                        expected.push_back(value);
+                    }
+        }
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out.size(), size_t(2));
+            for (const Tensor& y : out) {
+                QCOMPARE(y.dims, (std::vector<int64_t>{R, C, outH, outW}));
+                const std::vector<double> got = *y.toDoubles();
+                for (size_t i = 0; i < got.size(); ++i)
+                    QVERIFY2(std::abs(got[i] - expected[i]) <= 1e-5 * (1 + std::abs(expected[i])),
+                             qPrintable(QString("element %1 (region %2): %3 against %4, %5")
+                                            .arg(i).arg(int64_t(i) / (C * outH * outW)).arg(got[i]).arg(expected[i]).arg(way)));
+            }
+            QVERIFY2(out[0].data == out[1].data, qPrintable("the layouts differ, " + way));
+        });
     }
 
     // ai.ramiel.FusedBatchNorm against the written-out Concat, BatchNormalization and

@@ -4,7 +4,11 @@
 // out-of-range indices are a run-time error, never a read out of bounds.
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/kernel.h"
+#include "core/runtime/torch/target_clones.h"
 #include "core/util/error.h"
+
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 namespace ramiel {
 
@@ -474,8 +479,62 @@ Kernel gridSampleKernel(const KernelContext& c)
     };
 }
 
+// RoiAlign's bilinear samples along one axis of a region: for each of the bins' sample
+// positions, the two neighbouring rows (or columns), their weights, and whether the position
+// lies on the image (within one pixel of it). As ONNX Runtime computes them, in double precision.
+struct RoiAxisSample {
+    int64_t low, high;
+    double lowWeight, highWeight;
+    bool inside;
+};
+
+std::vector<RoiAxisSample> roiAxisSamples(double start, double bin, int64_t bins, int64_t grid, int64_t size)
+{
+    std::vector<RoiAxisSample> samples;
+    samples.reserve(size_t(bins * std::max<int64_t>(grid, 0)));
+    for (int64_t b = 0; b < bins; ++b)
+        for (int64_t i = 0; i < grid; ++i) {
+            double s = start + double(b) * bin + (double(i) + 0.5) * bin / double(grid);
+            if (s < -1.0 || s > double(size)) {
+                samples.push_back({0, 0, 0.0, 0.0, false});
+                continue;
+            }
+            s = std::max(s, 0.0);
+            int64_t low = int64_t(s), high = low + 1;
+            if (low >= size - 1) {  // on the last row: that row alone
+                high = low = size - 1;
+                s = double(low);
+            }
+            const double l = s - double(low);
+            samples.push_back({low, high, 1 - l, l, true});
+        }
+    return samples;
+}
+
+// acc[c] += w0 p0[c] + w1 p1[c] + w2 p2[c] + w3 p3[c] for each of n channels: one bilinear
+// sample of RoiAlign's average, in double precision.
+template <typename T>
+void roiSampleAddLoop(double* __restrict acc, int64_t n, const T* p0, const T* p1, const T* p2, const T* p3, double w0,
+                      double w1, double w2, double w3)
+{
+    for (int64_t c = 0; c < n; ++c)
+        acc[c] += w0 * double(p0[c]) + w1 * double(p1[c]) + w2 * double(p2[c]) + w3 * double(p3[c]);
+}
+RAMIEL_CLONES void roiSampleAdd(double* acc, int64_t n, const float* p0, const float* p1, const float* p2, const float* p3,
+                                double w0, double w1, double w2, double w3)
+{
+    roiSampleAddLoop(acc, n, p0, p1, p2, p3, w0, w1, w2, w3);
+}
+RAMIEL_CLONES void roiSampleAdd(double* acc, int64_t n, const double* p0, const double* p1, const double* p2,
+                                const double* p3, double w0, double w1, double w2, double w3)
+{
+    roiSampleAddLoop(acc, n, p0, p1, p2, p3, w0, w1, w2, w3);
+}
+
 // RoiAlign: each region of interest pooled to output_height x output_width bins, each bin
-// the average (or maximum) of bilinear samples, as ONNX Runtime computes it.
+// the average (or maximum) of bilinear samples, as ONNX Runtime computes it. The sample
+// positions are worked out once a region, then each sample is read for all channels at once
+// (channels-last), regions shared among the intra-op threads.
 Kernel roiAlignKernel(const KernelContext& c)
 {
     const std::string mode = c.node.attrString("mode", "avg");
@@ -495,17 +554,19 @@ Kernel roiAlignKernel(const KernelContext& c)
         if (x.dim() != 4 || in[1].dim() != 2 || in[1].size(1) != 4 || in[2].dim() != 1 || in[2].size(0) != in[1].size(0))
             fail("RoiAlign: X " + shapeText(x.sizes()) + ", rois " + shapeText(in[1].sizes()) + " and batch_indices " +
                  shapeText(in[2].sizes()) + " must be N x C x H x W, R x 4 and R");
-        const at::Tensor X = x.to(at::kDouble).contiguous();
+        const at::ScalarType type = x.scalar_type() == at::kFloat ? at::kFloat : at::kDouble;
+        const at::Tensor X = x.to(type).contiguous(at::MemoryFormat::ChannelsLast);
         const at::Tensor rois = in[1].to(at::kDouble).contiguous();
         const at::Tensor batch = in[2].to(at::kLong).contiguous();
         const int64_t N = X.size(0), C = X.size(1), H = X.size(2), W = X.size(3), R = rois.size(0);
         checkRange(batch, N, "RoiAlign batch");
-        at::Tensor y = at::zeros({R, C, outH, outW}, at::kDouble);
-        const double* xp = X.data_ptr<double>();
         const double* rp = rois.data_ptr<double>();
-        const int64_t* bp = batch.data_ptr<int64_t>();
-        double* yp = y.data_ptr<double>();
         const double offset = halfPixel ? 0.5 : 0.0;
+        struct Region {
+            double x0, y0, binW, binH;
+            int64_t gridH, gridW;
+        };
+        std::vector<Region> regions(static_cast<size_t>(R));
         for (int64_t r = 0; r < R; ++r) {
             const double x0 = rp[r * 4] * scale - offset, y0 = rp[r * 4 + 1] * scale - offset;
             double w = rp[r * 4 + 2] * scale - offset - x0, h = rp[r * 4 + 3] * scale - offset - y0;
@@ -513,56 +574,72 @@ Kernel roiAlignKernel(const KernelContext& c)
                 w = std::max(w, 1.0);
                 h = std::max(h, 1.0);
             }
-            const double binH = h / double(outH), binW = w / double(outW);
-            const int64_t gridH = ratio > 0 ? ratio : int64_t(std::ceil(h / double(outH)));
-            const int64_t gridW = ratio > 0 ? ratio : int64_t(std::ceil(w / double(outW)));
-            const double count = double(std::max<int64_t>(gridH * gridW, 1));
-            const double* plane0 = xp + bp[r] * C * H * W;
-            for (int64_t ch = 0; ch < C; ++ch) {
-                const double* plane = plane0 + ch * H * W;
-                for (int64_t ph = 0; ph < outH; ++ph)
-                    for (int64_t pw = 0; pw < outW; ++pw) {
-                        double acc = 0;
-                        bool first = true;
-                        for (int64_t iy = 0; iy < gridH; ++iy)
-                            for (int64_t ix = 0; ix < gridW; ++ix) {
-                                double sy = y0 + double(ph) * binH + (double(iy) + 0.5) * binH / double(gridH);
-                                double sx = x0 + double(pw) * binW + (double(ix) + 0.5) * binW / double(gridW);
-                                double v[4] = {0, 0, 0, 0};
-                                if (!(sy < -1.0 || sy > double(H) || sx < -1.0 || sx > double(W))) {
-                                    sy = std::max(sy, 0.0);
-                                    sx = std::max(sx, 0.0);
-                                    int64_t yl = int64_t(sy), xl = int64_t(sx), yh, xh;
-                                    if (yl >= H - 1) {
-                                        yh = yl = H - 1;
-                                        sy = double(yl);
-                                    } else {
-                                        yh = yl + 1;
-                                    }
-                                    if (xl >= W - 1) {
-                                        xh = xl = W - 1;
-                                        sx = double(xl);
-                                    } else {
-                                        xh = xl + 1;
-                                    }
-                                    const double ly = sy - double(yl), lx = sx - double(xl), hy = 1 - ly, hx = 1 - lx;
-                                    v[0] = hy * hx * plane[yl * W + xl];
-                                    v[1] = hy * lx * plane[yl * W + xh];
-                                    v[2] = ly * hx * plane[yh * W + xl];
-                                    v[3] = ly * lx * plane[yh * W + xh];
-                                }
-                                if (!max) {
-                                    acc += v[0] + v[1] + v[2] + v[3];
-                                } else {
-                                    const double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
-                                    acc = first ? m : std::max(acc, m);
-                                }
-                                first = false;
-                            }
-                        yp[((r * C + ch) * outH + ph) * outW + pw] = max ? acc : acc / count;
-                    }
-            }
+            if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(w) || !std::isfinite(h))
+                fail("RoiAlign: region " + std::to_string(r) + " is not finite");
+            // Adaptive sampling takes as many samples as a bin is wide: bounded (four times the
+            // image's pixels, or 64 x 64 a bin), so that an absurd region fails, not runs for hours.
+            const double gridH = ratio > 0 ? double(ratio) : std::ceil(h / double(outH));
+            const double gridW = ratio > 0 ? double(ratio) : std::ceil(w / double(outW));
+            const double samples = std::abs(gridH * gridW) * double(outH * outW);
+            const double most = std::max(4.0 * double(H + outH) * double(W + outW), 4096.0 * double(outH * outW));
+            if (samples > most)
+                fail("RoiAlign: region " + std::to_string(r) + " would take " + std::to_string(int64_t(samples)) +
+                     " samples, more than " + std::to_string(int64_t(most)) + " for this image");
+            regions[size_t(r)] = {x0, y0, w / double(outW), h / double(outH), int64_t(gridH), int64_t(gridW)};
         }
+        at::Tensor y = at::empty({R, C, outH, outW}, type);
+        AT_DISPATCH_FLOATING_TYPES(type, "RoiAlign", [&] {
+            const scalar_t* xp = X.data_ptr<scalar_t>();
+            const int64_t* bp = batch.data_ptr<int64_t>();
+            scalar_t* yp = y.data_ptr<scalar_t>();
+            at::parallel_for(0, R, 1, [&](int64_t begin, int64_t end) {
+                std::vector<double> acc(static_cast<size_t>(C));
+                for (int64_t r = begin; r < end; ++r) {
+                    const Region& g = regions[size_t(r)];
+                    const auto rows = roiAxisSamples(g.y0, g.binH, outH, g.gridH, H);
+                    const auto cols = roiAxisSamples(g.x0, g.binW, outW, g.gridW, W);
+                    const scalar_t* image = xp + bp[r] * H * W * C;
+                    const double count = double(std::max<int64_t>(g.gridH * g.gridW, 1));
+                    for (int64_t ph = 0; ph < outH; ++ph)
+                        for (int64_t pw = 0; pw < outW; ++pw) {
+                            std::fill(acc.begin(), acc.end(), 0.0);
+                            bool first = true;
+                            for (int64_t iy = 0; iy < g.gridH; ++iy)
+                                for (int64_t ix = 0; ix < g.gridW; ++ix) {
+                                    const RoiAxisSample& sy = rows[size_t(ph * g.gridH + iy)];
+                                    const RoiAxisSample& sx = cols[size_t(pw * g.gridW + ix)];
+                                    if (!sy.inside || !sx.inside) {  // a sample off the image counts 0
+                                        if (max)
+                                            for (int64_t ch = 0; ch < C; ++ch)
+                                                acc[size_t(ch)] = first ? 0.0 : std::max(acc[size_t(ch)], 0.0);
+                                        first = false;
+                                        continue;
+                                    }
+                                    const double w0 = sy.lowWeight * sx.lowWeight, w1 = sy.lowWeight * sx.highWeight;
+                                    const double w2 = sy.highWeight * sx.lowWeight, w3 = sy.highWeight * sx.highWeight;
+                                    const scalar_t* p0 = image + (sy.low * W + sx.low) * C;
+                                    const scalar_t* p1 = image + (sy.low * W + sx.high) * C;
+                                    const scalar_t* p2 = image + (sy.high * W + sx.low) * C;
+                                    const scalar_t* p3 = image + (sy.high * W + sx.high) * C;
+                                    double* a = acc.data();
+                                    if (!max) {
+                                        roiSampleAdd(a, C, p0, p1, p2, p3, w0, w1, w2, w3);
+                                    } else {
+                                        for (int64_t ch = 0; ch < C; ++ch) {
+                                            const double m = std::max(std::max(w0 * double(p0[ch]), w1 * double(p1[ch])),
+                                                                      std::max(w2 * double(p2[ch]), w3 * double(p3[ch])));
+                                            a[ch] = first ? m : std::max(a[ch], m);
+                                        }
+                                    }
+                                    first = false;
+                                }
+                            scalar_t* o = yp + (r * C * outH + ph) * outW + pw;
+                            for (int64_t ch = 0; ch < C; ++ch)
+                                o[ch * outH * outW] = scalar_t(max ? acc[size_t(ch)] : acc[size_t(ch)] / count);
+                        }
+                }
+            });
+        });
         out[0] = y.to(x.scalar_type());
     };
 }

@@ -4,14 +4,45 @@
 // ONNX's detection operators, as the runtime computes them (in double precision): RoiAlign and
 // NonMaxSuppression.
 
+// RoiAlign's bilinear samples along one axis of a region: for each sample position of the bins, its
+// two neighbouring rows (or columns) with their weights, and whether it lies on the image (within
+// one pixel of it).
+struct RoiAxisSample {
+    int64_t low, high;
+    double lowWeight, highWeight;
+    bool inside;
+};
+
+std::vector<RoiAxisSample> roiAxisSamples(double start, double bin, int64_t bins, int64_t grid, int64_t size)
+{
+    std::vector<RoiAxisSample> samples;
+    for (int64_t b = 0; b < bins; ++b)
+        for (int64_t i = 0; i < grid; ++i) {
+            double s = start + double(b) * bin + (double(i) + 0.5) * bin / double(grid);
+            if (s < -1.0 || s > double(size)) {
+                samples.push_back({0, 0, 0.0, 0.0, false});
+                continue;
+            }
+            s = std::max(s, 0.0);
+            int64_t low = int64_t(s), high = low + 1;
+            if (low >= size - 1) {  // on the last row: that row alone
+                high = low = size - 1;
+                s = double(low);
+            }
+            samples.push_back({low, high, 1 - (s - double(low)), s - double(low), true});
+        }
+    return samples;
+}
+
 // ONNX's RoiAlign: each region of x (rois: [R, 4] as x1, y1, x2, y2) pooled into outH x outW bins,
 // each the average (mode "avg") or maximum ("max") of a grid of bilinear samples (samplingRatio
-// per side, or as many as the bin is wide where 0).
+// per side, or as many as the bin is wide where 0). Each sample is read for all channels at once
+// (x channels-last); the regions are shared among the intra-op threads.
 at::Tensor onnxRoiAlign(const at::Tensor& x, const at::Tensor& rois, const at::Tensor& batchIndices, const std::string& mode,
                         int64_t outH, int64_t outW, int64_t samplingRatio, double spatialScale, bool halfPixel)
 {
-    const at::Tensor X = x.to(at::kDouble).contiguous(), boxes = rois.to(at::kDouble).contiguous();
-    const at::Tensor batch = batchIndices.to(at::kLong).contiguous();
+    const at::Tensor X = x.to(at::kDouble).contiguous(at::MemoryFormat::ChannelsLast);
+    const at::Tensor boxes = rois.to(at::kDouble).contiguous(), batch = batchIndices.to(at::kLong).contiguous();
     const int64_t C = X.size(1), H = X.size(2), W = X.size(3), R = boxes.size(0);
     const bool max = mode == "max";
     at::Tensor y = at::zeros({R, C, outH, outW}, at::kDouble);
@@ -19,58 +50,53 @@ at::Tensor onnxRoiAlign(const at::Tensor& x, const at::Tensor& rois, const at::T
     const int64_t* bp = batch.data_ptr<int64_t>();
     double* yp = y.data_ptr<double>();
     const double offset = halfPixel ? 0.5 : 0.0;
-    for (int64_t r = 0; r < R; ++r) {
-        const double x0 = rp[r * 4] * spatialScale - offset, y0 = rp[r * 4 + 1] * spatialScale - offset;
-        double w = rp[r * 4 + 2] * spatialScale - offset - x0, h = rp[r * 4 + 3] * spatialScale - offset - y0;
-        if (!halfPixel) {
-            w = std::max(w, 1.0);
-            h = std::max(h, 1.0);
-        }
-        const double binH = h / double(outH), binW = w / double(outW);
-        const int64_t gridH = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(h / double(outH)));
-        const int64_t gridW = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(w / double(outW)));
-        const double count = double(std::max<int64_t>(gridH * gridW, 1));
-        for (int64_t ch = 0; ch < C; ++ch) {
-            const double* plane = xp + (bp[r] * C + ch) * H * W;
+    at::parallel_for(0, R, 1, [&](int64_t begin, int64_t end) {
+        std::vector<double> acc(static_cast<size_t>(C));
+        for (int64_t r = begin; r < end; ++r) {
+            const double x0 = rp[r * 4] * spatialScale - offset, y0 = rp[r * 4 + 1] * spatialScale - offset;
+            double w = rp[r * 4 + 2] * spatialScale - offset - x0, h = rp[r * 4 + 3] * spatialScale - offset - y0;
+            if (!halfPixel) {
+                w = std::max(w, 1.0);
+                h = std::max(h, 1.0);
+            }
+            const int64_t gridH = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(h / double(outH)));
+            const int64_t gridW = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(w / double(outW)));
+            const double count = double(std::max<int64_t>(gridH * gridW, 1));
+            const auto rows = roiAxisSamples(y0, h / double(outH), outH, gridH, H);
+            const auto cols = roiAxisSamples(x0, w / double(outW), outW, gridW, W);
+            const double* image = xp + bp[r] * H * W * C;
             for (int64_t ph = 0; ph < outH; ++ph)
                 for (int64_t pw = 0; pw < outW; ++pw) {
-                    double acc = 0;
+                    std::fill(acc.begin(), acc.end(), 0.0);
                     bool first = true;
                     for (int64_t iy = 0; iy < gridH; ++iy)
                         for (int64_t ix = 0; ix < gridW; ++ix) {
-                            double sy = y0 + double(ph) * binH + (double(iy) + 0.5) * binH / double(gridH);
-                            double sx = x0 + double(pw) * binW + (double(ix) + 0.5) * binW / double(gridW);
-                            double v[4] = {0, 0, 0, 0};  // a sample outside the image counts 0
-                            if (!(sy < -1.0 || sy > double(H) || sx < -1.0 || sx > double(W))) {
-                                sy = std::max(sy, 0.0);
-                                sx = std::max(sx, 0.0);
-                                int64_t yl = int64_t(sy), xl = int64_t(sx), yh = yl + 1, xh = xl + 1;
-                                if (yl >= H - 1) {  // on the last row: that row alone
-                                    yh = yl = H - 1;
-                                    sy = double(yl);
+                            const RoiAxisSample& sy = rows[size_t(ph * gridH + iy)];
+                            const RoiAxisSample& sx = cols[size_t(pw * gridW + ix)];
+                            const bool inside = sy.inside && sx.inside;  // a sample off the image counts 0
+                            const double w0 = sy.lowWeight * sx.lowWeight, w1 = sy.lowWeight * sx.highWeight;
+                            const double w2 = sy.highWeight * sx.lowWeight, w3 = sy.highWeight * sx.highWeight;
+                            const double* p0 = image + (sy.low * W + sx.low) * C;
+                            const double* p1 = image + (sy.low * W + sx.high) * C;
+                            const double* p2 = image + (sy.high * W + sx.low) * C;
+                            const double* p3 = image + (sy.high * W + sx.high) * C;
+                            for (int64_t ch = 0; ch < C; ++ch) {
+                                const double v0 = inside ? w0 * p0[ch] : 0.0, v1 = inside ? w1 * p1[ch] : 0.0;
+                                const double v2 = inside ? w2 * p2[ch] : 0.0, v3 = inside ? w3 * p3[ch] : 0.0;
+                                if (max) {
+                                    const double m = std::max(std::max(v0, v1), std::max(v2, v3));
+                                    acc[size_t(ch)] = first ? m : std::max(acc[size_t(ch)], m);
+                                } else {
+                                    acc[size_t(ch)] += v0 + v1 + v2 + v3;
                                 }
-                                if (xl >= W - 1) {
-                                    xh = xl = W - 1;
-                                    sx = double(xl);
-                                }
-                                const double ly = sy - double(yl), lx = sx - double(xl), hy = 1 - ly, hx = 1 - lx;
-                                v[0] = hy * hx * plane[yl * W + xl];
-                                v[1] = hy * lx * plane[yl * W + xh];
-                                v[2] = ly * hx * plane[yh * W + xl];
-                                v[3] = ly * lx * plane[yh * W + xh];
-                            }
-                            if (max) {
-                                const double m = std::max(std::max(v[0], v[1]), std::max(v[2], v[3]));
-                                acc = first ? m : std::max(acc, m);
-                            } else {
-                                acc += v[0] + v[1] + v[2] + v[3];
                             }
                             first = false;
                         }
-                    yp[((r * C + ch) * outH + ph) * outW + pw] = max ? acc : acc / count;
+                    for (int64_t ch = 0; ch < C; ++ch)
+                        yp[((r * C + ch) * outH + ph) * outW + pw] = max ? acc[size_t(ch)] : acc[size_t(ch)] / count;
                 }
         }
-    }
+    });
     return y.to(x.scalar_type());
 }
 
