@@ -71,16 +71,23 @@ print(x.name + '=' + d if len(sys.argv) > 2 else d)" "$@"
 # One round of a model: both runtimes on each of THREADS, in turns (bench/turns.py);
 # prints its JSON (medians by configuration, ortT and ramT, and the round trips).
 # Ramiel's workers warm up until their executors have settled (warm K stops there).
+# With a fourth argument, NAME=FILE.npy, both read the first input from that file (its sizes
+# fix the input's).
 round_of() {
-  "$py" - "$(realpath "$1")" "$2" "$3" <<PY | "$py" "$here/turns.py"
+  "$py" - "$(realpath "$1")" "$2" "$3" "${4:-}" <<PY | "$py" "$here/turns.py"
 import json, sys
-model, dims, shape = sys.argv[1:4]
+model, dims, shape, given = sys.argv[1:5]
+inputs = [given] if given else []
+if given:
+    import numpy
+    dims = given.split('=', 1)[1]
+    shape = shape.split('=')[0] + '=' + ','.join(str(d) for d in numpy.load(dims, mmap_mode='r').shape)
 ort = ['$py', '$here/ort_worker.py'] if '$worker' == 'python' else ['env', 'NODE_PATH=$ort', 'node', '$here/ort_worker.js']
 workers = []
 for t in [${threads[*]/%/,}]:
     request = '$scratch/request%d.json' % t
-    json.dump({'model': model, 'shapes': [shape], 'passes': 'default', 'batch': 1, 'seed': 1, 'label': 'serial',
-               'threads': t}, open(request, 'w'))
+    json.dump({'model': model, 'shapes': [shape], 'inputs': inputs, 'passes': 'default', 'batch': 1, 'seed': 1,
+               'label': 'serial', 'threads': t}, open(request, 'w'))
     workers.append({'name': 'ort%d' % t, 'warm': 3, 'command': ort + [model, dims, str(t)]})
     workers.append({'name': 'ram%d' % t, 'warm': 1000, 'command': ['$ramiel', 'time-worker', request]})
 print(json.dumps({'runs': $runs, 'block': $block, 'probe': ['$ramiel', 'calibrate', '--host', '--json'],
@@ -162,8 +169,10 @@ sep="---"; for _ in $(seq 1 $((2 * ${#threads[@]} + 6))); do sep+="|---"; done; 
 for f in "${models[@]}"; do
   d=$(dims "$f")
   shape=$(dims "$f" name)
+  given=""  # the first input's data beside the model, as the tests export it
+  [ -f "${f%.onnx}.input.npy" ] && given="${shape%%=*}=$(realpath "${f%.onnx}.input.npy")"
   for r in $(seq 1 "$rounds"); do
-    round_of "$f" "$d" "$shape" > "$scratch/round$r.json"
+    round_of "$f" "$d" "$shape" "$given" > "$scratch/round$r.json"
   done
   row "$(basename "$f" .onnx)" "${threads[*]}" $(seq -f "$scratch/round%g.json" 1 "$rounds")
 done

@@ -2,19 +2,19 @@
 // one session with profiling on (sequential, all graph optimizations), RUNS
 // timed runs after 3 warm-ups; prints JSON {op: ms per run} (sum over the
 // op's nodes, median over runs), each node's median and the median run.
-// Usage: NODE_PATH=build/ort/node_modules node bench/ort_profile.js MODEL.onnx RUNS 1,3,224,224 THREADS
+// The first input: random floats of the sizes given, or a .npy file's data.
+// Usage: NODE_PATH=build/ort/node_modules node bench/ort_profile.js MODEL.onnx RUNS 1,3,224,224|INPUT.npy THREADS
 const ort = require('onnxruntime-node');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const {inputOf} = require(path.join(__dirname, '../tests/support/npy.js'));
 async function main() {
   const [model, runs, dimsArg, threads] = [process.argv[2], parseInt(process.argv[3] || '20'), process.argv[4], parseInt(process.argv[5] || '1')];
   const prefix = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ortprof')), 'p');
   const s = await ort.InferenceSession.create(model, {executionMode: 'sequential', intraOpNumThreads: threads, interOpNumThreads: 1,
                                                       graphOptimizationLevel: 'all', enableProfiling: true, profileFilePrefix: prefix});
-  const dims = dimsArg.split(',').map(Number);
-  const data = Float32Array.from({length: dims.reduce((a, b) => a * b)}, () => Math.random());
-  const feeds = {[s.inputNames[0]]: new ort.Tensor('float32', data, dims)};
+  const feeds = {[s.inputNames[0]]: inputOf(ort, dimsArg)};
   for (let i = 0; i < 3; i++) await s.run(feeds);
   for (let i = 0; i < runs; i++) await s.run(feeds);
   s.endProfiling();

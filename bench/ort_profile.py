@@ -4,7 +4,8 @@ time per operator type with profiling on (one sequential session, all graph opti
 RUNS timed runs after 3 warm-ups; prints the same JSON {model, threads, median_run_ms, ops,
 nodes} (ops: ms per run summed over the op's nodes, median over runs; nodes: each node's
 median), which bench/optype_compare.py reads.
-Usage: python3 bench/ort_profile.py MODEL.onnx RUNS 1,3,224,224 THREADS
+The first input: random floats of the sizes given, or a .npy file's data.
+Usage: python3 bench/ort_profile.py MODEL.onnx RUNS 1,3,224,224|INPUT.npy THREADS
 """
 import json
 import os
@@ -15,6 +16,8 @@ import tempfile
 
 import numpy as np
 import onnxruntime as ort
+
+from ort_worker import first_input
 
 
 def main():
@@ -28,8 +31,7 @@ def main():
     options.enable_profiling = True
     options.profile_file_prefix = os.path.join(scratch, 'p')
     session = ort.InferenceSession(model, options, providers=['CPUExecutionProvider'])
-    dims = [int(d) for d in dims_text.split(',')]
-    feeds = {session.get_inputs()[0].name: np.random.rand(*dims).astype(np.float32)}
+    feeds = {session.get_inputs()[0].name: first_input(dims_text)}
     for _ in range(3 + runs):
         session.run(None, feeds)
     with open(session.end_profiling()) as f:

@@ -4,10 +4,13 @@
 // the session is made; "warm K": K untimed runs, answered "warm"; "run K": untimed runs
 // for 0.1 s (at least one; the turn's start, as Ramiel's workers do), then K timed ones,
 // answered "times t1 ... tK" in seconds; "quit" or the end of its input ends it.
-// Sequential execution, all graph optimizations, one session, random float input.
-// Usage: NODE_PATH=build/ort/node_modules node bench/ort_worker.js MODEL.onnx 1,3,224,224 THREADS
+// Sequential execution, all graph optimizations, one session; the first input random
+// floats of the sizes given, or the data of a .npy file (a detector's image).
+// Usage: NODE_PATH=build/ort/node_modules node bench/ort_worker.js MODEL.onnx 1,3,224,224|INPUT.npy THREADS
 const ort = require('onnxruntime-node');
+const path = require('path');
 const readline = require('readline');
+const {inputOf} = require(path.join(__dirname, '../tests/support/npy.js'));
 
 const seconds = (from) => Number(process.hrtime.bigint() - from) / 1e9;
 
@@ -16,9 +19,7 @@ async function main() {
   const session = await ort.InferenceSession.create(model, {
     executionMode: 'sequential', intraOpNumThreads: Number(threads), interOpNumThreads: 1,
     graphOptimizationLevel: 'all'});
-  const dims = dimsText.split(',').map(Number);
-  const data = Float32Array.from({length: dims.reduce((a, b) => a * b)}, () => Math.random());
-  const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', data, dims)};
+  const feeds = {[session.inputNames[0]]: inputOf(ort, dimsText)};
   console.log('ready');
   for await (const line of readline.createInterface({input: process.stdin})) {
     const [command, count] = line.split(' ');

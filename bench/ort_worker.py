@@ -4,14 +4,22 @@ host with Python's onnxruntime and no Node.js (the 16-core machine of docs/perfo
 with the same protocol and session options: "ready" once the session is made; "warm K":
 K untimed runs, answered "warm"; "run K": untimed runs for 0.1 s (at least one), then K
 timed ones, answered "times t1 ... tK" in seconds; "quit" or the end of its input ends it.
-Sequential execution, all graph optimizations, one session, random float input.
-Usage: python3 bench/ort_worker.py MODEL.onnx 1,3,224,224 THREADS
+Sequential execution, all graph optimizations, one session; the first input random floats of
+the sizes given, or the data of a .npy file (a detector's image).
+Usage: python3 bench/ort_worker.py MODEL.onnx 1,3,224,224|INPUT.npy THREADS
 """
 import sys
 import time
 
 import numpy as np
 import onnxruntime as ort
+
+
+def first_input(text):
+    """A .npy file's data, or random floats of the sizes given ("1,3,224,224")."""
+    if text.endswith('.npy'):
+        return np.load(text)
+    return np.random.rand(*[int(d) for d in text.split(',')]).astype(np.float32)
 
 
 def main():
@@ -25,8 +33,7 @@ def main():
         session = ort.InferenceSession(model, options, providers=['CPUExecutionProvider'])
     except Exception as e:  # one line naming the file, as the Node.js worker does
         sys.exit('ort_worker: %s: %s' % (model, (str(e).splitlines() or [type(e).__name__])[0]))
-    dims = [int(d) for d in dims_text.split(',')]
-    feeds = {session.get_inputs()[0].name: np.random.rand(*dims).astype(np.float32)}
+    feeds = {session.get_inputs()[0].name: first_input(dims_text)}
     print('ready', flush=True)
     for line in sys.stdin:
         words = line.split()

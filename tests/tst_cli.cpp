@@ -416,6 +416,12 @@ private Q_SLOTS:
                                                              "/tmp/x.json"}
                                               << 3 << "/nonexistent.npy";
         QTest::newRow("missing npy") << QStringList{"run", sample, "--input", "image=/nonexistent.npy"} << 3 << "/nonexistent.npy";
+        QTest::newRow("bench, missing npy") << QStringList{"bench", sample, "--input", "image=/nonexistent.npy", "--runs", "1"}
+                                            << 3 << "/nonexistent.npy";
+        QTest::newRow("tune, unknown input") << QStringList{"tune", sample, "--input", "nope=x.npy", "--budget", "5"} << 2
+                                             << "not a graph input";
+        QTest::newRow("input without a file") << QStringList{"bench", sample, "--input", "image="} << 2
+                                              << "--input takes NAME=FILE.npy, got 'image='";
         QTest::newRow("not npy") << QStringList{"run", sample, "--input", "image=" + sample} << 2 << "not a NumPy .npy file";
         QTest::newRow("unsupported op") << QStringList{"run", unsupportedModel()} << 7 << "MaxRoiPool (node 'the_pool')";
         // Invalid and unsupported: the node checks come first.

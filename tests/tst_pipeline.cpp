@@ -3,17 +3,24 @@
 // pipeline's; the pipeline's plans are what its stages make by hand.
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/pipeline.h"
+#include "core/pipeline/run_inputs.h"
+#include "core/runtime/runtime.h"
+#include "core/util/npy.h"
+#include "onnx_builder.h"
 #include "core/report/schedule_json.h"
 #include "core/util/error.h"
 #include "test_support.h"
 
 #include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
 #include <set>
 
 using namespace ramiel;
+using ramiel::test::OnnxBuilder;
+using ramiel::test::writeModel;
 
 namespace {
 
@@ -225,6 +232,110 @@ private Q_SLOTS:
     // Every step of the teaching as a schedule: valid, the paths peeled so far
     // (and one cluster for the rest) or the groups merged so far, each node in
     // the cluster of its color, loads summing to the serial work.
+    // The inputs runs read from files (--input): as the run takes them, or where the first axis
+    // counts samples, one sample repeated to the batch or the first of more (bench, tune), or as
+    // the file holds them (run, profile). Data that does not fit is an error naming the file.
+    void runInputsFitTheBatch_data()
+    {
+        QTest::addColumn<QVector<int>>("file");  // the file's sizes; its rows are numbered 0, 1, ...
+        QTest::addColumn<int>("samples");
+        QTest::addColumn<bool>("asHeld");
+        QTest::addColumn<QVector<int>>("rows");  // the rows the run reads, by number; empty: refused
+        QTest::newRow("the run's input") << QVector<int>{2, 3} << 2 << false << QVector<int>{0, 1};
+        QTest::newRow("one sample, repeated") << QVector<int>{1, 3} << 3 << false << QVector<int>{0, 0, 0};
+        QTest::newRow("more samples, the first") << QVector<int>{4, 3} << 2 << false << QVector<int>{0, 1};
+        QTest::newRow("more samples, as held") << QVector<int>{4, 3} << 2 << true << QVector<int>{0, 1, 2, 3};
+        QTest::newRow("one sample, as held") << QVector<int>{1, 3} << 3 << true << QVector<int>{0};
+        QTest::newRow("fewer samples than the run") << QVector<int>{2, 3} << 3 << false << QVector<int>{};
+        QTest::newRow("another row size") << QVector<int>{2, 4} << 2 << false << QVector<int>{};
+        QTest::newRow("another row size, as held") << QVector<int>{2, 4} << 2 << true << QVector<int>{};
+        QTest::newRow("another rank") << QVector<int>{6} << 2 << true << QVector<int>{};
+    }
+    void runInputsFitTheBatch()
+    {
+        QFETCH(QVector<int>, file);
+        QFETCH(int, samples);
+        QFETCH(bool, asHeld);
+        QFETCH(QVector<int>, rows);
+        OnnxBuilder b;
+        b.input("x", {1, 3}, onnx::TensorProto::FLOAT, {"batch"}).input("y", {2}).output("z");
+        b.node("Relu", {"x"}, {"z"});
+        b.node("Relu", {"y"}, {"w"});
+        b.output("w");
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("model.onnx").toStdString();
+        QVERIFY(writeModel(b, path));
+        Tensor data;
+        data.dtype = DataType::Float;
+        data.dims.assign(file.begin(), file.end());
+        for (int64_t i = 0; i < data.numel(); ++i) {
+            const float v = float(i / (file.size() > 1 ? file[1] : 1));
+            data.data.append(reinterpret_cast<const char*>(&v), sizeof v);
+        }
+        const std::string npy = dir.filePath("x.npy").toStdString();
+        writeNpy(npy, data);
+        const Model m = pipeline::loadModel(path, {});
+        const auto compiled = runtime().compile(m);
+        const auto fit = asHeld ? pipeline::FileSamples::AsHeld : pipeline::FileSamples::ToBatch;
+        try {
+            const std::vector<Tensor> in = pipeline::runInputs(m, *compiled, {"x=" + npy}, samples, 7, fit);
+            QVERIFY2(!rows.isEmpty(), "accepted");
+            QCOMPARE(in[0].dims, (std::vector<int64_t>{int64_t(rows.size()), 3}));
+            std::vector<double> expected;
+            for (int r : rows)
+                expected.insert(expected.end(), 3, double(r));
+            QCOMPARE(*in[0].toDoubles(), expected);
+            QCOMPARE(in[1].dims, (std::vector<int64_t>{2 * samples}));  // random, at the batch
+            if (!asHeld)
+                compiled->setInputs(in);  // the runtime takes them (as held, x's batch is not y's)
+        } catch (const Error& e) {
+            QVERIFY2(rows.isEmpty(), e.what());
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+            QVERIFY2(QString(e.what()).contains(QString::fromStdString(npy)) && QString(e.what()).contains("input 'x'"), e.what());
+        }
+    }
+
+    // A file sizes the input it is read into where the model leaves the sizes open, and only there.
+    void openInputsSizedByTheirFiles()
+    {
+        OnnxBuilder b;
+        b.input("img", {3, -1, -1}, onnx::TensorProto::FLOAT, {"", "H", "W"}).input("v", {4}).output("y");
+        b.node("Relu", {"img"}, {"y"});
+        b.node("Relu", {"v"}, {"u"});
+        b.output("u");
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("open.onnx").toStdString();
+        QVERIFY(writeModel(b, path));
+        auto npy = [&](const std::string& name, std::vector<int64_t> dims) {
+            Tensor t;
+            t.dtype = DataType::Float;
+            t.dims = std::move(dims);
+            t.data.assign(size_t(t.numel()) * 4, '\0');
+            writeNpy(dir.filePath(QString::fromStdString(name)).toStdString(), t);
+            return name + "=" + dir.filePath(QString::fromStdString(name)).toStdString();
+        };
+        const std::string img = npy("img", {3, 20, 28}), v = npy("v", {4});
+        const auto sizes = [](const Model& m, size_t i) { return m.graph.value(m.graph.inputs()[i]).type.shape->toString(); };
+        const auto model = pipeline::readModel(path, {}, pipeline::SymbolicBatch::OneSample, {img, v});
+        QCOMPARE(sizes(*model, 0), std::string("3x20x28"));
+        QCOMPARE(sizes(*model, 1), std::string("4"));
+        const auto shaped = pipeline::readModel(path, {"img=3,8,8"}, pipeline::SymbolicBatch::OneSample, {img});
+        QCOMPARE(sizes(*shaped, 0), std::string("3x8x8"));  // --shape wins
+        pipeline::PrepareOptions o;
+        o.inputs = {img};
+        const Model m = pipeline::loadModel(path, o);
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(pipeline::runInputs(m, *compiled, o.inputs, 1, 1));
+        compiled->serialExecutor(1)->run();
+        QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{3, 20, 28}));
+        try {
+            pipeline::readModel(path, {}, pipeline::SymbolicBatch::OneSample, {"img=" + dir.filePath("none.npy").toStdString()});
+            QFAIL("read");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Io);
+        }
+    }
+
     void teachingStatesAreValidSchedules_data()
     {
         QTest::addColumn<QString>("model");

@@ -9,6 +9,7 @@
 #include "core/schedule/simulator.h"
 #include "core/schedule/thread_choice.h"
 #include "core/util/error.h"
+#include "core/util/npy.h"
 #include "onnx_builder.h"
 #include "test_support.h"
 
@@ -360,6 +361,21 @@ private Q_SLOTS:
         QVERIFY2(bench.exitCode == 0, qPrintable(bench.err));
         const auto j = nlohmann::json::parse(bench.out.toStdString());
         QCOMPARE(j.at("runs").size(), size_t(2));  // serial on 1 and 2 threads: the configuration is one of them
+        // The timing workers read --input files: one sample of x runs; a file of another size
+        // stops the worker, and bench names the file.
+        auto writeX = [&](const QString& name, int64_t size) {
+            Tensor t;
+            t.dtype = DataType::Float;
+            t.dims = {1, size};
+            t.data.assign(size_t(size) * 4, '\0');
+            writeNpy((dir.path() + "/" + name).toStdString(), t);
+            return "x=" + dir.path() + "/" + name;
+        };
+        const auto onFile = test::runCli({"bench", model, "--config", config, "--runs", "3", "--input", writeX("x.npy", 16384)});
+        QVERIFY2(onFile.exitCode == 0, qPrintable(onFile.err));
+        const auto badFile = test::runCli({"bench", model, "--config", config, "--runs", "3", "--input", writeX("bad.npy", 100)});
+        QVERIFY(badFile.exitCode != 0);
+        QVERIFY2(badFile.err.contains(dir.path() + "/bad.npy: holds 1x100; input 'x' takes 1x16384"), qPrintable(badFile.err));
         const auto exported = test::runCli({"export", model, "--config", config, "--lang", "python", "-o",
                                             dir.path() + "/code"});
         QVERIFY2(exported.exitCode == 0, qPrintable(exported.err));

@@ -1,11 +1,9 @@
 #include "analysis.h"
 
 #include "core/util/error.h"
-#include "core/util/npy.h"
 #include "core/util/text.h"
 
 #include <iostream>
-#include <map>
 #include <type_traits>
 
 namespace ramiel::cli {
@@ -46,36 +44,9 @@ void addModelOptions(CLI::App* sub, ModelOptions& o, bool withPasses)
             ->capture_default_str();
 }
 
-void addInputFilesOption(CLI::App* sub, std::vector<std::string>& specs)
+void addInputFilesOption(CLI::App* sub, ModelOptions& o)
 {
-    sub->add_option("--input", specs, "An input from a NumPy file, NAME=FILE.npy (repeatable); others are random");
-}
-
-std::vector<Tensor> gatherInputs(const Model& model, CompiledModel& compiled, const std::vector<std::string>& specs,
-                                 int batch, uint64_t seed)
-{
-    std::map<std::string, std::string> files;
-    for (const std::string& spec : specs) {
-        const auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw Error(ErrorKind::Usage, {}, "--input takes NAME=FILE.npy, got '" + spec + "'");
-        files[spec.substr(0, eq)] = spec.substr(eq + 1);
-    }
-    std::vector<Tensor> inputs = compiled.randomInputs(batch, seed);
-    size_t k = 0;
-    for (ValueId v : model.graph.inputs()) {
-        if (model.graph.value(v).isConstant())
-            continue;
-        const auto it = files.find(model.graph.value(v).name);
-        if (it != files.end()) {
-            inputs[k] = readNpy(it->second);
-            files.erase(it);
-        }
-        ++k;
-    }
-    if (!files.empty())
-        throw Error(ErrorKind::Usage, model.path, "--input names '" + files.begin()->first + "', which is not a graph input");
-    return inputs;
+    sub->add_option("--input", o.prepare.inputs, "An input from a NumPy file, NAME=FILE.npy (repeatable); others are random");
 }
 
 void addPlanOptions(CLI::App* sub, PlanOptions& o, const std::set<std::string>& skip)

@@ -32,11 +32,9 @@ void addModelOptions(CLI::App* sub, ModelOptions& o, bool withPasses = true);
 // Registers the model options, every plan option except those in `skip`, and --json.
 void addPlanOptions(CLI::App* sub, PlanOptions& o, const std::set<std::string>& skip = {});
 
-// Registers --input NAME=FILE.npy (repeatable), the inputs a run of the model reads from files.
-void addInputFilesOption(CLI::App* sub, std::vector<std::string>& specs);
-// The inputs a run uses: the files of `specs` (--input), seeded random data for the rest.
-std::vector<Tensor> gatherInputs(const Model& model, CompiledModel& compiled, const std::vector<std::string>& specs,
-                                 int batch, uint64_t seed);
+// Registers --input NAME=FILE.npy (repeatable) into o.prepare.inputs: the inputs runs of the
+// model read from files (core/pipeline/run_inputs.h).
+void addInputFilesOption(CLI::App* sub, ModelOptions& o);
 
 // pipeline::prepare for the options given.
 std::shared_ptr<const pipeline::PreparedModel> prepareModel(const ModelOptions& o);

@@ -8,6 +8,7 @@
 #include "core/pipeline/isolated_timing.h"
 #include "core/pipeline/measure.h"
 #include "core/pipeline/run_config.h"
+#include "core/pipeline/run_inputs.h"
 #include "core/report/host_report.h"
 #include "core/report/schedule_json.h"
 #include "core/runtime/profiling.h"
@@ -44,7 +45,6 @@ struct BenchOptions {
 
 struct ProfileOptions {
     ModelOptions model;
-    std::vector<std::string> inputs;  // --input NAME=FILE.npy
     std::string output;
     int batch = 1;
     int threads = 1;
@@ -109,7 +109,7 @@ Configurations planConfigurations(const std::shared_ptr<const pipeline::Prepared
             simulateMakespan(pipeline::oneWorkerSchedule(*prepared, settings.batch, t), *costs.table));
     c.parallel = pipeline::plan(prepared, parallel, costs, false);
     c.soloPrediction = c.parallelSimulated = c.parallel->plan.simulation.makespan;
-    compiled.setInputs(compiled.randomInputs(settings.batch, 1));
+    compiled.setInputs(pipeline::runInputs(prepared->model, compiled, prepared->inputFiles, settings.batch, 1));
     std::unique_ptr<Executor> parallelExecutor =
         compiled.parallelExecutor(c.parallel->plan.schedule);
     if (measured && c.parallel->plan.schedule.clusters.size() > 1) {
@@ -341,6 +341,7 @@ Command addBenchCommand(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "bench", "Time serial (1 and P intra-op threads) against the parallel schedule, interleaved; medians and speedups");
     addPlanOptions(sub, o);
+    addInputFilesOption(sub, o.model);
     sub->add_option("--config", opts->config,
                     "Time this run configuration ('ramiel tune -o FILE') against serial on 1 and P threads, "
                     "instead of planning; its passes, batch and P replace the options");
@@ -394,7 +395,7 @@ Command addProfileCommand(CLI::App& app)
                                                   "table 'ramiel cluster --costs' reads");
     addModelOptions(sub, o->model);
     sub->add_option("-o,--output", o->output, "The JSON file to write")->required();
-    addInputFilesOption(sub, o->inputs);
+    addInputFilesOption(sub, o->model);
     sub->add_option("-b,--batch", o->batch, "Samples per run (of random inputs; files set their own)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -409,7 +410,8 @@ Command addProfileCommand(CLI::App& app)
     return {sub, [o] {
                 const Model model = pipeline::loadModel(o->model.model, o->model.prepare);
                 const auto compiled = runtime().compile(model);
-                compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, 1));
+                compiled->setInputs(pipeline::runInputs(model, *compiled, o->model.prepare.inputs, o->batch, 1,
+                                                        pipeline::FileSamples::AsHeld));
                 const int threads = o->threads;
                 const HostState before = probeHost();
                 const MeasuredCosts m = profileNodes(*compiled, model.graph.nodeCount(), o->batch, o->runs, threads);

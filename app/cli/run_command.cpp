@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "core/onnx/onnx_import.h"
+#include "core/pipeline/run_inputs.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
@@ -20,7 +21,6 @@ namespace {
 
 struct RunOptions {
     ModelOptions model;
-    std::vector<std::string> inputs;
     std::string saveDir;
     int threads = 1;
     int batch = 1;
@@ -69,7 +69,7 @@ Command addRunCommand(CLI::App& app)
     auto o = std::make_shared<RunOptions>();
     CLI::App* sub = app.add_subcommand("run", "Run the model once on the libtorch runtime and summarize its outputs");
     addModelOptions(sub, o->model);
-    addInputFilesOption(sub, o->inputs);
+    addInputFilesOption(sub, o->model);
     sub->add_option("--threads", o->threads, "Intra-op threads")->capture_default_str()->check(CLI::PositiveNumber);
     sub->add_option("-b,--batch", o->batch, "Samples per random input (files set their own)")
         ->capture_default_str()
@@ -90,7 +90,8 @@ Command addRunCommand(CLI::App& app)
                 for (ValueId v : model.graph.outputs())
                     checkStorable(v, model.graph.value(v).type.dtype);
                 const auto compiled = runtime().compile(model);
-                compiled->setInputs(gatherInputs(model, *compiled, o->inputs, o->batch, o->seed));
+                compiled->setInputs(pipeline::runInputs(model, *compiled, o->model.prepare.inputs, o->batch, o->seed,
+                                                        pipeline::FileSamples::AsHeld));
                 const double seconds = compiled->serialExecutor(o->threads)->run();
                 const std::vector<Tensor> outputs = compiled->outputs();
                 for (size_t i = 0; i < outputs.size(); ++i)

@@ -98,6 +98,7 @@ Command addTuneCommand(CLI::App& app)
         "tune", "Search the ways to run the model on P cores: simulate every candidate with thread-aware measured "
                 "costs, measure the best in their own processes, pick the fastest measured");
     addModelOptions(sub, o->model);
+    addInputFilesOption(sub, o->model);
     sub->add_option("-p,--cores", o->cores, "Cores P (default: this machine's)")->check(CLI::Range(1, 1024));
     sub->add_option("-b,--batch", o->batch, "Batch B, in samples of the model's own input")
         ->capture_default_str()
@@ -120,6 +121,7 @@ Command addTuneCommand(CLI::App& app)
                 options.batch = o->batch;
                 options.budgetSeconds = o->budget;
                 options.shapes = o->model.prepare.shapes;
+                options.inputs = o->model.prepare.inputs;
                 options.machineFile = o->model.prepare.machineFile;
                 // --passes given: only that list; else the default passes and none.
                 if (sub->count("--passes"))

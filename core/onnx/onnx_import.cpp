@@ -458,9 +458,25 @@ void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const 
         for (int64_t d : dims)
             shape->add_dim()->set_dim_value(d);
     }
+    std::set<std::string> sizedFromData;
+    for (auto& in : *gp.mutable_input()) {
+        if (!options.openInputSizes || initializerNames.count(in.name()) || options.inputShapes.count(in.name()) ||
+            !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+            continue;
+        auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        bool open = false;
+        for (const auto& d : shape->dim())
+            open |= !d.has_dim_value();
+        const auto sizes = open ? options.openInputSizes(in.name()) : std::nullopt;
+        if (!sizes || shape->dim_size() != static_cast<int>(sizes->size()))
+            continue;
+        for (int d = 0; d < shape->dim_size(); ++d)
+            shape->mutable_dim(d)->set_dim_value((*sizes)[size_t(d)]);
+        sizedFromData.insert(in.name());
+    }
     if (options.oneSampleForSymbolicBatch)
         for (auto& in : *gp.mutable_input()) {
-            if (initializerNames.count(in.name()) || options.inputShapes.count(in.name()) ||
+            if (initializerNames.count(in.name()) || options.inputShapes.count(in.name()) || sizedFromData.count(in.name()) ||
                 !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
                 continue;
             auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
@@ -474,7 +490,7 @@ void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const 
             oneSample.push_back({in.name(), shape->dim(0).dim_param()});
             shape->mutable_dim(0)->set_dim_value(1);
         }
-    if (!options.inputShapes.empty() || !oneSample.empty())
+    if (!options.inputShapes.empty() || !oneSample.empty() || !sizedFromData.empty())
         gp.clear_value_info();  // stale symbolic shapes would conflict with the new sizes
 }
 

@@ -5,7 +5,9 @@
 
 #include "core/ir/model.h"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,11 @@ struct ImportOptions {
     // (`--shape input=1,3,224,224`). A name that is not a graph input, or a
     // rank that differs from the model's, is an Error(Usage).
     std::map<std::string, std::vector<int64_t>> inputShapes;
+    // Sizes for an input the model leaves open (a dimension without a size) and inputShapes
+    // does not name, from the data a run will read (`--input` files): called with the
+    // input's name, it returns the sizes or nothing. Applied where the rank is the model's;
+    // otherwise ignored (the run checks the data against the input).
+    std::function<std::optional<std::vector<int64_t>>(const std::string&)> openInputSizes;
     // Read an input whose only unknown size is its first (a symbolic batch,
     // rank 2 or more) as one sample: that size becomes 1 and the input is
     // listed in Model::oneSampleInputs. Inputs in inputShapes keep those.

@@ -1,5 +1,6 @@
 #include "core/pipeline/isolated_timing.h"
 
+#include "core/pipeline/run_inputs.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/schedule_io.h"
 #include "core/schedule/validator.h"
@@ -133,6 +134,7 @@ nlohmann::json requestJson(const TimingRequest& r, const TimedConfiguration& c)
 {
     nlohmann::json j = {{"model", r.model},
                         {"shapes", r.prepare.shapes},
+                        {"inputs", r.prepare.inputs},
                         {"passes", c.passes.empty() ? r.prepare.passes : c.passes},
                         {"batch", r.batch},
                         {"seed", r.seed},
@@ -244,9 +246,10 @@ int serveTimings(const std::string& requestFile)
     PrepareOptions prepare;
     prepare.shapes = j.at("shapes").get<std::vector<std::string>>();
     prepare.passes = j.at("passes").get<std::string>();
+    prepare.inputs = j.value("inputs", std::vector<std::string>{});
     const Model model = loadModel(j.at("model").get<std::string>(), prepare);
     const auto compiled = runtime().compile(model);
-    compiled->setInputs(compiled->randomInputs(j.at("batch").get<int>(), j.at("seed").get<uint64_t>()));
+    compiled->setInputs(runInputs(model, *compiled, prepare.inputs, j.at("batch").get<int>(), j.at("seed").get<uint64_t>()));
     std::unique_ptr<Executor> executor;
     if (j.contains("schedule")) {
         const Topology topo = buildTopology(model.graph);

@@ -1,5 +1,6 @@
 #include "core/pipeline/measure.h"
 
+#include "core/pipeline/run_inputs.h"
 #include "core/runtime/profiling.h"
 
 #include <algorithm>
@@ -17,7 +18,7 @@ Costs measureCosts(const PreparedModel& prepared, const PlanSettings& settings, 
     const std::vector<int> sizes = problem.subBatches();
     const int samples = *std::max_element(sizes.begin(), sizes.end());
     const size_t nodes = prepared.model.graph.nodeCount();
-    compiled.setInputs(compiled.randomInputs(samples, 1));
+    compiled.setInputs(runInputs(prepared.model, compiled, prepared.inputFiles, samples, 1));
     const MeasuredCosts one = profileNodes(compiled, nodes, samples, runs, 1);
     CostTable table =
         CostTable::fromMeasuredSeconds(one.nodeSeconds, samples, *fallback.table, "measured", untimedPerNode(one));

@@ -1,9 +1,11 @@
 #include "core/pipeline/pipeline.h"
 
 #include "core/onnx/onnx_import.h"
+#include "core/pipeline/run_inputs.h"
 #include "core/runtime/runtime.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/util/error.h"
+#include "core/util/npy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -54,19 +56,23 @@ void mapCriticalPath(PlannedModel& p)
 }  // namespace
 
 std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes,
-                                       SymbolicBatch batch)
+                                       SymbolicBatch batch, const std::vector<std::string>& inputFiles)
 {
     ImportOptions importOptions;
     importOptions.oneSampleForSymbolicBatch = batch == SymbolicBatch::OneSample;
     for (const std::string& s : shapes)
         addInputShape(importOptions, s);
+    importOptions.openInputSizes = [files = parseInputFiles(inputFiles)](const std::string& name) {
+        const auto it = files.find(name);
+        return it == files.end() ? std::nullopt : std::optional<std::vector<int64_t>>(readNpy(it->second).dims);
+    };
     return std::make_shared<const Model>(loadOnnx(path, importOptions));
 }
 
 Model loadModel(const std::string& path, const PrepareOptions& options)
 {
     const std::vector<std::string> passes = passes::parsePassList(options.passes);  // a bad name fails before loading
-    Model model = *readModel(path, options.shapes);
+    Model model = *readModel(path, options.shapes, SymbolicBatch::OneSample, options.inputs);
     passes::runPipeline(model, passes, {});
     return model;
 }
@@ -79,6 +85,7 @@ std::shared_ptr<const PreparedModel> prepare(std::shared_ptr<const Model> source
     p->path = source->path;
     p->readSeconds = readSeconds;
     p->source = source;
+    p->inputFiles = options.inputs;
     p->model = *source;
     p->passes = passes::parsePassList(options.passes);
     if (!p->passes.empty())
@@ -96,7 +103,7 @@ std::shared_ptr<const PreparedModel> prepare(const std::string& path, const Prep
 {
     passes::parsePassList(options.passes);  // a bad name fails before loading
     const auto start = std::chrono::steady_clock::now();
-    auto source = readModel(path, options.shapes);
+    auto source = readModel(path, options.shapes, SymbolicBatch::OneSample, options.inputs);
     return prepare(source, options, secondsSince(start));
 }
 

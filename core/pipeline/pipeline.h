@@ -33,6 +33,7 @@ struct PrepareOptions {
     std::vector<std::string> shapes;  // input sizes, NAME=d1,d2,... (--shape)
     std::string passes = "none";      // a --passes list: "none", "default", "all" or names
     std::string machineFile;          // machine constants; empty: this machine's calibration
+    std::vector<std::string> inputs;  // graph inputs read from files, NAME=FILE.npy (--input); others random
 };
 
 // A model ready for planning: the graph after the passes, its topology and
@@ -43,6 +44,7 @@ struct PreparedModel {
     std::shared_ptr<const Model> source;  // as read from the file
     std::vector<std::string> passes;      // the passes run, in table order
     std::vector<std::pair<std::string, passes::PassStats>> passStats;
+    std::vector<std::string> inputFiles;  // PrepareOptions::inputs: what its runs read (run_inputs.h)
     Model model;
     Topology topo;
     MachineConstants machine;
@@ -58,9 +60,12 @@ struct PreparedModel {
 // written out again keeps its interface).
 enum class SymbolicBatch { OneSample, AsDeclared };
 
-// Import with the input sizes fixed. Throws ramiel::Error.
+// Import with the input sizes fixed: by `shapes` (--shape), else, for inputs the model leaves
+// open, by the sizes of the files runs will read them from (`inputFiles`, --input; those
+// files read here). Throws ramiel::Error.
 std::shared_ptr<const Model> readModel(const std::string& path, const std::vector<std::string>& shapes = {},
-                                       SymbolicBatch batch = SymbolicBatch::OneSample);
+                                       SymbolicBatch batch = SymbolicBatch::OneSample,
+                                       const std::vector<std::string>& inputFiles = {});
 // Import and passes: the model as the runtime runs it (no costs, no calibration).
 Model loadModel(const std::string& path, const PrepareOptions& options);
 // Runs the passes on a copy of `source` and prepares it. Throws Error(Usage) for a bad pass list.

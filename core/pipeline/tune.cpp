@@ -1,6 +1,7 @@
 #include "core/pipeline/tune.h"
 
 #include "core/pipeline/isolated_timing.h"
+#include "core/pipeline/run_inputs.h"
 #include "core/report/host_report.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
@@ -83,7 +84,7 @@ void profileVariant(Variant& v, const TuneOptions& o, int cores, Clock::time_poi
     const Costs fallback = costTable(*v.prepared, staticSettings);
 
     // One run at the full batch on one thread sizes the rest.
-    compiled->setInputs(compiled->randomInputs(o.batch, 1));
+    compiled->setInputs(runInputs(v.prepared->model, *compiled, v.prepared->inputFiles, o.batch, 1));
     auto probe = compiled->serialExecutor(1);
     probe->run();
     const double oneRun = probe->run();
@@ -98,7 +99,7 @@ void profileVariant(Variant& v, const TuneOptions& o, int cores, Clock::time_poi
         work += oneRun * (double(samples) / o.batch) * double(counts.size());
 
     for (int samples : sizes) {
-        compiled->setInputs(compiled->randomInputs(samples, 1));
+        compiled->setInputs(runInputs(v.prepared->model, *compiled, v.prepared->inputFiles, samples, 1));
         CostTable table = *fallback.table;
         for (int t : counts) {
             checkCancel(cancelled);
@@ -361,6 +362,7 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     for (const std::string& passes : o.passes) {
         PrepareOptions options;
         options.shapes = o.shapes;
+        options.inputs = o.inputs;
         options.passes = passes;
         options.machineFile = o.machineFile;
         const auto prepareStart = Clock::now();
@@ -442,6 +444,7 @@ TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgre
     TimingRequest request;
     request.model = model;
     request.prepare.shapes = o.shapes;
+    request.prepare.inputs = o.inputs;
     request.prepare.passes = o.passes.front();
     request.batch = o.batch;
     const double deadline = o.budgetSeconds;

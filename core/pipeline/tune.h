@@ -32,6 +32,7 @@ struct TuneOptions {
     double budgetSeconds = 30;     // for profiling and measuring together
     std::vector<std::string> passes = {"default", "none"};  // pass lists to try
     std::vector<std::string> shapes;
+    std::vector<std::string> inputs;  // NAME=FILE.npy: inputs read from files (run_inputs.h); others random
     std::string machineFile;
     bool nodeThreads = true;       // also candidates whose nodes choose their own thread counts
     int predictCores = 0;          // > P: also simulate the candidates for this many cores (not measured)

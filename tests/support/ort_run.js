@@ -1,10 +1,11 @@
 // Runs an ONNX model in ONNX Runtime (npm package onnxruntime-node) on one
-// float32 .npy input and writes its first output as raw little-endian float32;
+// .npy input and writes its first output as raw little-endian float32;
 // with --all, OUTPUT is a folder that gets every output as NAME.raw (raw
 // little-endian data) and NAME.shape (the sizes, comma-separated).
 // Usage: NODE_PATH=... node ort_run.js MODEL.onnx INPUT.npy OUTPUT.raw [--all]
 // Exit code 3 when onnxruntime-node is not installed (the caller skips).
 const fs = require('fs');
+const {readNpy} = require('./npy.js');
 let ort;
 try {
   ort = require('onnxruntime-node');
@@ -13,22 +14,10 @@ try {
   process.exit(3);
 }
 
-function readNpy(path) {
-  const b = fs.readFileSync(path);
-  const major = b[6];
-  const headerLen = major === 1 ? b.readUInt16LE(8) : b.readUInt32LE(8);
-  const start = (major === 1 ? 10 : 12) + headerLen;
-  const header = b.slice(major === 1 ? 10 : 12, start).toString('latin1');
-  if (!header.includes("'<f4'")) throw new Error(path + ': only float32 inputs are supported');
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter(s => s.trim()).map(Number);
-  const data = new Float32Array(b.buffer.slice(b.byteOffset + start, b.byteOffset + b.length));
-  return new ort.Tensor('float32', data, shape);
-}
-
 async function main() {
   const [model, input, output, all] = process.argv.slice(2);
   const session = await ort.InferenceSession.create(model, {intraOpNumThreads: 1, interOpNumThreads: 1});
-  const result = await session.run({[session.inputNames[0]]: readNpy(input)});
+  const result = await session.run({[session.inputNames[0]]: readNpy(ort, input)});
   if (all === '--all') {
     for (const name of session.outputNames) {
       const t = result[name];
