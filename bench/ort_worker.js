@@ -18,7 +18,7 @@ async function main() {
   const [model, dimsText, threads] = process.argv.slice(2);
   const session = await ort.InferenceSession.create(model, {
     executionMode: 'sequential', intraOpNumThreads: Number(threads), interOpNumThreads: 1,
-    graphOptimizationLevel: 'all'});
+    graphOptimizationLevel: 'all', logSeverityLevel: 3});  // errors only: no warning per run on the table
   const feeds = {[session.inputNames[0]]: inputOf(ort, dimsText)};
   console.log('ready');
   for await (const line of readline.createInterface({input: process.stdin})) {

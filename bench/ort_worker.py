@@ -29,6 +29,7 @@ def main():
     options.intra_op_num_threads = int(threads)
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only: no warning per run on the table
     try:
         session = ort.InferenceSession(model, options, providers=['CPUExecutionProvider'])
     except Exception as e:  # one line naming the file, as the Node.js worker does

@@ -533,6 +533,17 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "depth nan must be between 1 and 2147483647"},
+        {"ScatterElements of expanded indices out of range",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {4, 3}).input("u", {2, 3}).output("y");
+             b.initializerInt64("i", {1, 4}, {2, 1});
+             b.initializerInt64("s", {2, 3});
+             b.node("Expand", {"i", "s"}, {"e"});
+             b.node("ScatterElements", {"x", "e", "u"}, {"y"}, "sc");
+             return b;
+         },
+         run, "ScatterElements index 4 is out of range for a dimension of size 4"},
         {"RoiAlign of a region with an infinite corner",
          [] {
              OnnxBuilder b(16);
@@ -2605,6 +2616,59 @@ private Q_SLOTS:
                 }
             }
         }
+    }
+
+    // ScatterElements whose indices an Expand repeats along the other axes (torchvision's
+    // detectors merge their pooled levels so): the Expand stays a view and whole slices are
+    // copied, into the data itself where nothing else reads it. Against the same scatter on
+    // indices the Expand had to copy out (a second reader), on 1 and 2 threads and two workers;
+    // the data's other reader still sees it unchanged. Updates narrower than the data on
+    // another axis, and an index counted from the end.
+    void scatterOfExpandedIndices_data()
+    {
+        QTest::addColumn<int>("axis");
+        QTest::newRow("axis 0") << 0;
+        QTest::newRow("axis 1") << 1;
+        QTest::newRow("axis -1") << -1;
+    }
+    void scatterOfExpandedIndices()
+    {
+        QFETCH(int, axis);
+        const int64_t a = axis < 0 ? axis + 3 : axis;
+        std::vector<int64_t> dataDims = {5, 6, 4}, idxDims = {1, 1, 1}, updDims = {4, 4, 3};
+        dataDims[size_t(a)] = 7;
+        idxDims[size_t(a)] = 3;
+        updDims[size_t(a)] = 3;
+        OnnxBuilder b;
+        b.input("data", dataDims).input("upd", updDims);
+        b.initializerInt64("idx", {4, -7, 2}, idxDims);
+        b.initializerInt64("shape", updDims);
+        for (const char* k : {"1", "2", "3", "4"})
+            b.node("Expand", {"idx", "shape"}, {std::string("e") + k});
+        b.node("Identity", {"e2"}, {"e2_copy"});  // a second reader: e2 is copied out
+        b.node("Identity", {"e4"}, {"e4_copy"});
+        b.node("Relu", {"data"}, {"r"});
+        const std::vector<std::pair<std::string, std::string>> scatters = {{"data", "e1"}, {"data", "e2"}, {"r", "e3"}, {"r", "e4"}};
+        for (size_t k = 0; k < scatters.size(); ++k)
+            OnnxBuilder::setInt(b.node("ScatterElements", {scatters[k].first, scatters[k].second, "upd"}, {"y" + std::to_string(k)}),
+                                "axis", axis);
+        b.node("Neg", {"r"}, {"n"});
+        for (const char* o : {"y0", "y1", "y2", "y3", "n", "e2_copy", "e4_copy"})
+            b.output(o);
+        const Model m = loadOnnxFromBytes(b.bytes(), "scatter.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 29);
+        compiled->setInputs(inputs);
+        const std::vector<double> data = *inputs[0].toDoubles();
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out.size(), size_t(7));
+            QVERIFY2(out[0].data == out[1].data, qPrintable("slices against elements, " + way));
+            QVERIFY2(out[2].data == out[3].data, qPrintable("slices in place against elements, " + way));
+            QVERIFY2(out[0].data != inputs[0].data, qPrintable("nothing scattered, " + way));
+            const std::vector<double> n = *out[4].toDoubles();
+            for (size_t i = 0; i < n.size(); ++i)
+                QVERIFY2(n[i] == -std::max(data[i], 0.0), qPrintable(QString("the data's other reader, element %1, %2").arg(i).arg(way)));
+        });
     }
 
     // RoiAlign against its definition written out in double precision, on the graph input

@@ -100,6 +100,39 @@ Kernel scatterNDKernel(const KernelContext& c)
     };
 }
 
+// Whether `indices` hold one index per slice along `axis`: the same at every position of the
+// other axes (a size of 1, or a stride of 0: an Expand's view).
+bool oneIndexPerSlice(const at::Tensor& indices, int64_t axis)
+{
+    for (int64_t d = 0; d < indices.dim(); ++d)
+        if (d != axis && indices.size(d) > 1 && indices.stride(d) != 0)
+            return false;
+    return indices.dim() > 0;
+}
+
+// ScatterElements without a reduction where each slice of the updates along `axis` has one
+// index: the slices are copied whole, in order (a later one wins, as in ATen's loop), into
+// `data` itself where nothing else holds it. torchvision's detectors merge their pooled
+// regions so, level by level ([R, 256, 7, 7] of indices expanded from [R, 1, 1, 1]).
+at::Tensor scatterSlices(const at::Tensor& data, int64_t axis, const at::Tensor& indices, const at::Tensor& updates)
+{
+    at::Tensor idx = indices;
+    for (int64_t d = indices.dim(); d-- > 0;)
+        if (d != axis)
+            idx = idx.select(d, 0);
+    idx = wrapIndices(idx, data.size(axis)).contiguous();
+    checkRange(idx, data.size(axis), "ScatterElements");
+    at::Tensor y = heldOnlyHere(data) && data.is_non_overlapping_and_dense() ? data : data.clone();
+    at::Tensor target = y;
+    for (int64_t d = 0; d < y.dim(); ++d)
+        if (d != axis)
+            target = target.narrow(d, 0, updates.size(d));
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    for (int64_t i = 0; i < idx.numel(); ++i)
+        target.select(axis, ip[i]).copy_(updates.select(axis, i));
+    return y;
+}
+
 // ScatterElements, and Scatter (its name before opset 11, no reduction).
 Kernel scatterElementsKernel(const KernelContext& c)
 {
@@ -111,9 +144,17 @@ Kernel scatterElementsKernel(const KernelContext& c)
         if (in[1].dim() != data.dim() || in[1].sizes() != in[2].sizes())
             fail("ScatterElements: indices " + shapeText(in[1].sizes()) + " and updates " + shapeText(in[2].sizes()) +
                  " must have the same shape and data's rank " + std::to_string(data.dim()));
+        for (int64_t d = 0; d < data.dim(); ++d)
+            if (d != axis && in[1].size(d) > data.size(d))
+                fail("ScatterElements: indices " + shapeText(in[1].sizes()) + " are larger than data " +
+                     shapeText(data.sizes()) + " on axis " + std::to_string(d));
+        const at::Tensor upd = in[2].to(data.scalar_type());
+        if (reduction == "none" && oneIndexPerSlice(in[1], axis)) {
+            out[0] = scatterSlices(data, axis, in[1], upd);
+            return;
+        }
         const at::Tensor idx = wrapIndices(in[1], data.size(axis));
         checkRange(idx, data.size(axis), "ScatterElements");
-        const at::Tensor upd = in[2].to(data.scalar_type());
         if (reduction == "none")
             out[0] = at::scatter(data, axis, idx, upd);
         else if (reduction == "add")

@@ -614,6 +614,22 @@ void registerReshapeKernels(KernelRegistry& r)
     };
 }
 
+// Whether every reader of `v` is a ScatterElements (or Scatter) taking it as its indices
+// alone, and the graph does not give it out.
+bool onlyScatterIndices(const Graph& g, ValueId v)
+{
+    const auto& outs = g.outputs();
+    if (v == kNone || g.value(v).consumers.empty() || std::find(outs.begin(), outs.end(), v) != outs.end())
+        return false;
+    for (NodeId id : g.value(v).consumers) {
+        const Node& n = g.node(id);
+        if ((n.opType != "ScatterElements" && n.opType != "Scatter") || !n.domain.empty() || n.input(1) != v ||
+            n.input(0) == v || n.input(2) == v)
+            return false;
+    }
+    return true;
+}
+
 // The data rearranged or repeated: Transpose, Expand, Tile.
 void registerTransposeExpandTileKernels(KernelRegistry& r)
 {
@@ -630,8 +646,12 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
             out[0] = y.dim() == 4 && y.is_contiguous(at::MemoryFormat::ChannelsLast) ? y : y.contiguous();
         };
     };
-    r["Expand"] = [](const KernelContext&) -> Kernel {
-        return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+    r["Expand"] = [](const KernelContext& c) -> Kernel {
+        // Where only ScatterElements read the result, as their indices, it stays a view of the
+        // input (strides of 0 where it repeats): they take a slice's one index from it rather
+        // than a copy per element (torchvision's detectors expand [R, 1, 1, 1] to [R, 256, 7, 7]).
+        const bool view = onlyScatterIndices(c.graph, c.node.outputs[0]);
+        return [view](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             // Bidirectional broadcast of the input shape and the given shape: dimensions
             // aligned from the right must be equal or one of them 1.
             const std::vector<int64_t> target = intsOf(in[1]);
@@ -646,7 +666,7 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
                                                             " to the shape " + shapeText(target));
                 shape[size_t(i)] = a == 1 ? b : a;
             }
-            out[0] = x.expand(shape).contiguous();
+            out[0] = view ? x.expand(shape) : x.expand(shape).contiguous();
         };
     };
     r["Tile"] = [](const KernelContext&) -> Kernel {
