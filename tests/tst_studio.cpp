@@ -26,6 +26,7 @@
 #include "core/onnx/onnx_import.h"
 #include "core/schedule/linear_clustering.h"
 #include "core/schedule/scheduler.h"
+#include "core/util/npy.h"
 #include "onnx_builder.h"
 #include "test_support.h"
 
@@ -1309,6 +1310,62 @@ private Q_SLOTS:
         QVERIFY(open(again, path));
         QCOMPARE(again.session()->inputShapes(), std::vector<std::string>{"x=1,3,32,32"});
         QVERIFY(again.session()->analysis()->metrics.costsComplete());
+    }
+
+    // An input's data from a NumPy file (Data... in Input Sizes): its sizes fill the row, Apply
+    // reads the model so, and Run's timing workers read the file (one of the wrong size would
+    // stop them); a file that is not .npy is said in the panel; As in the File drops it.
+    void inputDataFromAFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("open_sizes.onnx");
+        {
+            test::OnnxBuilder b;
+            b.input("x", {-1, 3, -1, -1}, onnx::TensorProto::FLOAT, {"N", "", "H", "W"})
+                .initializer("w", {4, 3, 3, 3})
+                .output("y", {-1, -1, -1, -1});
+            test::OnnxBuilder::setInts(b.node("Conv", {"x", "w"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+            QVERIFY(test::writeModel(b, path.toStdString()));
+        }
+        Tensor image;
+        image.dtype = DataType::Float;
+        image.dims = {1, 3, 24, 20};
+        image.data.assign(size_t(image.numel()) * 4, '\0');
+        const QString npy = dir.filePath("image.npy");
+        writeNpy(npy.toStdString(), image);
+        auto w = window();
+        QVERIFY(open(*w, path));
+        InputSizesPanel* panel = w->inputSizes();
+        QVERIFY(!panel->setInputFile("x", path));  // the model itself: not a .npy file
+        QVERIFY2(panel->statusLabel()->text().contains("not a NumPy .npy file"), qPrintable(panel->statusLabel()->text()));
+        QVERIFY(panel->setInputFile("x", npy));
+        QCOMPARE(panel->sizesEdit("x")->text(), QString("1x3x24x20"));
+        QCOMPARE(panel->dataButton("x")->text(), QString("image.npy"));
+        QSignalSpy ready(w.get(), &MainWindow::modelReady);
+        panel->apply();
+        QVERIFY(ready.wait(60000));
+        QCOMPARE(w->session()->inputFiles(), std::vector<std::string>{"x=" + npy.toStdString()});
+        QCOMPARE(w->session()->inputShapes(), std::vector<std::string>{"x=1,3,24,20"});
+        QCOMPARE(w->session()->timingRequest(*w->session()->analysis()).prepare.inputs, w->session()->inputFiles());
+        QVERIFY(w->session()->analysis()->metrics.costsComplete());
+        QCOMPARE(w->inputSizes()->dataButton("x")->text(), QString("image.npy"));  // shown again after reading
+        QVERIFY2(w->inputSizes()->statusLabel()->text().contains("read x from image.npy"),
+                 qPrintable(w->inputSizes()->statusLabel()->text()));
+        w->findChild<QDockWidget*>("inputSizes")->raise();
+        keepScreenshot(w.get(), "studio-input-data.png");
+        action(*w, "Dark Theme")->setChecked(true);
+        keepScreenshot(w.get(), "studio-input-data-dark.png");
+        action(*w, "Dark Theme")->setChecked(false);
+        QSignalSpy ran(w->runPanel(), &RunPanel::finished);
+        w->runPanel()->iterationsBox()->setValue(2);
+        w->runPanel()->start();
+        QVERIFY(ran.wait(120000));
+        QVERIFY2(ran.first().first().toBool(), qPrintable(ran.first().at(1).toString()));
+        QSignalSpy again(w.get(), &MainWindow::modelReady);
+        w->inputSizes()->reset();
+        QVERIFY(again.wait(60000));
+        QVERIFY(w->session()->inputFiles().empty());
+        QCOMPARE(w->inputSizes()->dataButton("x")->text(), QString("Data..."));
     }
 
     // A symbolic batch alone needs no sizes: read as one sample, the panel says so.

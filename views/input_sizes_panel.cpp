@@ -1,7 +1,10 @@
 #include "input_sizes_panel.h"
 
 #include "core/util/error.h"
+#include "core/util/npy.h"
 
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -34,7 +37,7 @@ InputSizesPanel::InputSizesPanel(StudioSession* session, QWidget* parent)
 {
     status_->setWordWrap(true);
     apply_->setToolTip(tr("Read the model again with these sizes: shape inference, passes, costs and the plan follow"));
-    reset_->setToolTip(tr("Read the model with the sizes its file declares"));
+    reset_->setToolTip(tr("Read the model with the sizes its file declares, and run it on random data"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(apply_);
     buttons->addWidget(reset_);
@@ -56,9 +59,11 @@ void InputSizesPanel::showInputs()
         form_->removeRow(0);
     edits_.clear();
     shown_.clear();
+    dataButtons_.clear();
+    files_.clear();
     auto p = session_->prepared();
     apply_->setEnabled(bool(p));
-    reset_->setEnabled(p && !session_->inputShapes().empty());
+    reset_->setEnabled(p && (!session_->inputShapes().empty() || !session_->inputFiles().empty()));
     if (!p) {
         status_->setText(tr("Open a model to see and set its input sizes."));
         return;
@@ -89,9 +94,30 @@ void InputSizesPanel::showInputs()
                                            ? QString()
                                            : " '" + QString::fromStdString(s->batchSymbol).toHtmlEscaped() + "'"));
         }
-        form_->addRow(label, edit);
+        auto* data = new QPushButton(tr("Data..."), this);
+        data->setToolTip(tr("Run, Tune and measured costs read %1 from a NumPy .npy file instead of random data")
+                             .arg(QString::fromStdString(value.name).toHtmlEscaped()));
+        const QString input = QString::fromStdString(value.name);
+        connect(data, &QPushButton::clicked, this, [this, input] {
+            const QString path = QFileDialog::getOpenFileName(this, tr("Data for %1").arg(input), QString(),
+                                                              tr("NumPy arrays (*.npy)"));
+            if (!path.isEmpty())
+                setInputFile(input, path);
+        });
+        auto* row = new QHBoxLayout;
+        row->addWidget(edit, 1);
+        row->addWidget(data);
+        form_->addRow(label, row);
         edits_.emplace_back(value.name, edit);
         shown_.push_back(edit->text().toStdString());
+        dataButtons_.push_back(data);
+        files_.emplace_back();
+        for (const std::string& spec : session_->inputFiles())
+            if (spec.rfind(value.name + "=", 0) == 0) {
+                files_.back() = spec.substr(value.name.size() + 1);
+                data->setText(QFileInfo(QString::fromStdString(files_.back())).fileName());
+                data->setToolTip(QString::fromStdString(files_.back()).toHtmlEscaped());
+            }
     }
     if (unknown > 0)
         status_->setText(tr("%n input(s) with sizes that are not known: node costs, the plan's figures and Run "
@@ -105,6 +131,57 @@ void InputSizesPanel::showInputs()
         status_->setText(tr("Sizes set here (remembered for this model); the file declares others."));
     else
         status_->setText(tr("Every size is known, as the file declares it."));
+    QStringList fromFiles;
+    for (size_t k = 0; k < edits_.size(); ++k)
+        if (!files_[k].empty())
+            fromFiles << tr("%1 from %2").arg(QString::fromStdString(edits_[k].first).toHtmlEscaped(),
+                                            QFileInfo(QString::fromStdString(files_[k])).fileName().toHtmlEscaped());
+    if (!fromFiles.isEmpty())
+        status_->setText(status_->text() + " " + tr("Run, Tune and measured costs read %1; random data for the rest.")
+                                                     .arg(fromFiles.join(", ")));
+}
+
+QPushButton* InputSizesPanel::dataButton(const QString& input) const
+{
+    for (size_t k = 0; k < edits_.size(); ++k)
+        if (QString::fromStdString(edits_[k].first) == input)
+            return dataButtons_[k];
+    return nullptr;
+}
+
+std::vector<std::string> InputSizesPanel::fileSpecs() const
+{
+    std::vector<std::string> specs;
+    for (size_t k = 0; k < edits_.size(); ++k)
+        if (!files_[k].empty())
+            specs.push_back(edits_[k].first + "=" + files_[k]);
+    return specs;
+}
+
+bool InputSizesPanel::setInputFile(const QString& input, const QString& path)
+{
+    for (size_t k = 0; k < edits_.size(); ++k) {
+        if (QString::fromStdString(edits_[k].first) != input)
+            continue;
+        try {
+            const Tensor t = readNpy(path.toStdString());
+            QStringList dims;
+            for (int64_t d : t.dims)
+                dims << QString::number(d);
+            edits_[k].second->setText(dims.join('x'));
+            files_[k] = path.toStdString();
+            dataButtons_[k]->setText(QFileInfo(path).fileName());
+            dataButtons_[k]->setToolTip(path.toHtmlEscaped());
+            status_->setText(tr("%1 takes its data from %2 (%3): Apply to read the model so.")
+                                 .arg(input.toHtmlEscaped(), QFileInfo(path).fileName().toHtmlEscaped(),
+                                      QString::fromStdString(dataTypeName(t.dtype))));
+            return true;
+        } catch (const Error& e) {
+            status_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
+            return false;
+        }
+    }
+    return false;
 }
 
 QLineEdit* InputSizesPanel::sizesEdit(const QString& input) const
@@ -151,12 +228,12 @@ void InputSizesPanel::apply()
     try {
         const std::vector<std::string> specs = shapeSpecs();
         status_->setText(tr("Reading the model with the sizes given..."));
-        session_->setInputShapes(specs);
+        session_->setInputs(specs, fileSpecs());
     } catch (const Error& e) {
         status_->setText(QString::fromStdString(e.message()).toHtmlEscaped());
     }
 }
 
-void InputSizesPanel::reset() { session_->setInputShapes({}); }
+void InputSizesPanel::reset() { session_->setInputs({}, {}); }
 
 }  // namespace ramiel::studio

@@ -4,6 +4,7 @@
 #include "palette.h"
 
 #include "core/pipeline/isolated_timing.h"
+#include "core/pipeline/run_inputs.h"
 #include "core/report/host_report.h"
 #include "core/runtime/profiling.h"
 #include "core/runtime/runtime.h"
@@ -217,7 +218,7 @@ void RunPanel::start()
             // Compiled here first: a model that cannot run says why before any worker starts.
             const PreparedModel& p = *analysis->prepared;
             std::unique_ptr<CompiledModel> model = runtime().compile(p.model);
-            model->setInputs(model->randomInputs(analysis->settings.batch, 1234));
+            model->setInputs(pipeline::runInputs(p.model, *model, p.inputFiles, analysis->settings.batch, 1234));
             // Each configuration in its own process, in turns (as bench and Tune time them): in one
             // process they disturb each other. An iteration is shown once every row has its time.
             std::vector<pipeline::TimedConfiguration> configurations;

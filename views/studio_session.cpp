@@ -81,6 +81,7 @@ struct StudioSession::Opened {
     std::shared_ptr<const GraphLayout> layout;
     std::shared_ptr<const PlannedModel> analysis;
     std::vector<std::string> inputShapes;
+    std::vector<std::string> inputFiles;
     QString error;
 };
 
@@ -152,7 +153,7 @@ void StudioSession::showConfig(const pipeline::RunConfig& config)
     if (samePasses)
         runAnalysis();
     else
-        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_);
+        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_, inputFiles_);
 }
 
 QString StudioSession::tuneWorkerProgram() const
@@ -172,6 +173,7 @@ pipeline::TimingRequest StudioSession::timingRequest(const PlannedModel& analysi
     r.model = analysis.prepared->path;
     r.prepare = prepareOptions(analysis.prepared->passes, machineFile_);
     r.prepare.shapes = inputShapes_;
+    r.prepare.inputs = analysis.prepared->inputFiles;
     r.batch = analysis.settings.batch;
     r.seed = 1234;
     return r;
@@ -202,6 +204,7 @@ QFuture<TuneOutcome> StudioSession::tuneAsync(double budgetSeconds, std::shared_
     if (!passes_.empty())
         o.passes.push_back("none");
     o.shapes = inputShapes_;
+    o.inputs = inputFiles_;
     o.machineFile = machineFile_.toStdString();
     o.workerCommand = timingWorkerCommand();
     const std::string model = prepared_ ? prepared_->path : std::string();
@@ -218,11 +221,11 @@ QFuture<TuneOutcome> StudioSession::tuneAsync(double budgetSeconds, std::shared_
     });
 }
 
-void StudioSession::setInputShapes(const std::vector<std::string>& inputShapes)
+void StudioSession::setInputs(const std::vector<std::string>& inputShapes, const std::vector<std::string>& inputFiles)
 {
     config_.reset();
     if (prepared_)
-        prepareAsync(QString::fromStdString(prepared_->path), nullptr, inputShapes);
+        prepareAsync(QString::fromStdString(prepared_->path), nullptr, inputShapes, inputFiles);
 }
 
 void StudioSession::setPasses(const std::vector<std::string>& names)
@@ -234,13 +237,13 @@ void StudioSession::setPasses(const std::vector<std::string>& names)
     config_.reset();
     Q_EMIT settingsChanged();
     if (prepared_)
-        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_);
+        prepareAsync(QString::fromStdString(prepared_->path), prepared_->source, inputShapes_, inputFiles_);
 }
 
 // Reads the file (when `source` is null), runs the passes, lays out and
 // schedules, reporting each stage in the status bar.
 void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Model> source,
-                                 const std::vector<std::string>& inputShapes)
+                                 const std::vector<std::string>& inputShapes, const std::vector<std::string>& inputFiles)
 {
     const int generation = ++openGeneration_;
     ++analysisGeneration_;
@@ -268,11 +271,16 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
             QElapsedTimer read;
             read.start();
             o.inputShapes = inputShapes;
-            std::shared_ptr<const Model> model = source ? source : pipeline::readModel(path.toStdString(), inputShapes);
+            o.inputFiles = inputFiles;
+            std::shared_ptr<const Model> model =
+                source ? source
+                       : pipeline::readModel(path.toStdString(), inputShapes, pipeline::SymbolicBatch::OneSample, inputFiles);
             const double readSeconds = source ? 0 : double(read.nsecsElapsed()) * 1e-9;
             if (!passNames.empty())
                 stage(tr("%1: running the graph passes").arg(name));
-            o.prepared = pipeline::prepare(model, prepareOptions(passNames, machineFile), readSeconds);
+            pipeline::PrepareOptions options = prepareOptions(passNames, machineFile);
+            options.inputs = inputFiles;
+            o.prepared = pipeline::prepare(model, options, readSeconds);
             stage(tr("%1: laying out %2 nodes").arg(name).arg(o.prepared->model.graph.nodeCount()));
             o.layout = layoutModel(*o.prepared, leftToRight, showNames, collapsed);
             stage(tr("%1: scheduling").arg(name));
@@ -293,6 +301,7 @@ void StudioSession::prepareAsync(const QString& path, std::shared_ptr<const Mode
         }
         prepared_ = o.prepared;
         inputShapes_ = o.inputShapes;
+        inputFiles_ = o.inputFiles;
         layout_ = o.layout;
         analysis_ = o.analysis;
         measured_.clear();  // node ids changed: a profile is of the previous graph

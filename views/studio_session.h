@@ -62,10 +62,14 @@ public:
 
     // Opens a model; `inputShapes` (NAME=d1,d2,...) fix inputs with symbolic or unknown sizes.
     void open(const QString& path, const std::vector<std::string>& inputShapes = {});
-    // Reads the open model again with other input sizes (then passes, layout, plan).
-    void setInputShapes(const std::vector<std::string>& inputShapes);
+    // Reads the open model again with other input sizes (then passes, layout, plan) and
+    // other input data: `inputFiles` (NAME=FILE.npy) for the inputs runs read from files
+    // (Run, Tune, measured costs), random data for the others.
+    void setInputs(const std::vector<std::string>& inputShapes, const std::vector<std::string>& inputFiles = {});
     // The input sizes the open model was read with.
     const std::vector<std::string>& inputShapes() const { return inputShapes_; }
+    // The inputs its runs read from files.
+    const std::vector<std::string>& inputFiles() const { return inputFiles_; }
     // Opens a model with a run configuration applied (`ramiel tune -o`, Studio's --config).
     void openWithConfig(const QString& path, const pipeline::RunConfig& config);
     // Shows a configuration of the open model: its settings and passes, and its
@@ -131,7 +135,7 @@ private:
     struct Opened;
     void setBusy(bool busy, const QString& stage = {});
     void prepareAsync(const QString& path, std::shared_ptr<const Model> source,
-                      const std::vector<std::string>& inputShapes);
+                      const std::vector<std::string>& inputShapes, const std::vector<std::string>& inputFiles = {});
     void runAnalysis();
     void relayout();
 
@@ -143,6 +147,7 @@ private:
     bool showNames_ = false;
     std::vector<double> measured_;
     std::vector<std::string> inputShapes_;
+    std::vector<std::string> inputFiles_;
     std::vector<std::string> collapsed_;
     std::vector<std::string> passes_ = defaultModelPasses();
     std::shared_ptr<const PreparedModel> prepared_;
