@@ -113,6 +113,24 @@ private:
         QTest::qWait(300);  // deferred work: the minimap's render, the charts' layout
         QVERIFY(widget->grab().save(QDir(RAMIEL_SCREENSHOT_DIR).filePath(name)));
     }
+    // The Input Sizes dock raised, saved as NAME.png in the light palette and NAME-dark.png in the dark.
+    static void keepInputSizesScreenshots(MainWindow& w, const QString& name)
+    {
+        w.findChild<QDockWidget*>("inputSizes")->raise();
+        keepScreenshot(&w, name + ".png");
+        action(w, "Dark Theme")->setChecked(true);
+        keepScreenshot(&w, name + "-dark.png");
+        action(w, "Dark Theme")->setChecked(false);
+    }
+    // Run (serial and parallel, each in its own process) for two iterations succeeds.
+    static void runsTwice(MainWindow& w)
+    {
+        QSignalSpy ran(w.runPanel(), &RunPanel::finished);
+        w.runPanel()->iterationsBox()->setValue(2);
+        w.runPanel()->start();
+        QVERIFY(ran.wait(120000));
+        QVERIFY2(ran.first().first().toBool(), qPrintable(ran.first().at(1).toString()));
+    }
     // Every operator's box has the color of its cluster in the session's schedule.
     static void verifyClusterColors(MainWindow& w, int copy = 0)
     {
@@ -1292,16 +1310,8 @@ private Q_SLOTS:
         QCOMPARE(w->session()->inputShapes(), std::vector<std::string>{"x=1,3,32,32"});
         QVERIFY(w->session()->analysis()->metrics.costsComplete());
         QCOMPARE(w->inputSizes()->sizesEdit("x")->text(), QString("1x3x32x32"));
-        w->findChild<QDockWidget*>("inputSizes")->raise();
-        keepScreenshot(w.get(), "studio-input-sizes.png");
-        action(*w, "Dark Theme")->setChecked(true);
-        keepScreenshot(w.get(), "studio-input-sizes-dark.png");
-        action(*w, "Dark Theme")->setChecked(false);
-        QSignalSpy ran(w->runPanel(), &RunPanel::finished);
-        w->runPanel()->iterationsBox()->setValue(2);
-        w->runPanel()->start();
-        QVERIFY(ran.wait(120000));
-        QVERIFY2(ran.first().first().toBool(), qPrintable(ran.first().at(1).toString()));
+        keepInputSizesScreenshots(*w, "studio-input-sizes");
+        runsTwice(*w);
         w.reset();
 
         // Remembered for this model.
@@ -1351,16 +1361,8 @@ private Q_SLOTS:
         QCOMPARE(w->inputSizes()->dataButton("x")->text(), QString("image.npy"));  // shown again after reading
         QVERIFY2(w->inputSizes()->statusLabel()->text().contains("read x from image.npy"),
                  qPrintable(w->inputSizes()->statusLabel()->text()));
-        w->findChild<QDockWidget*>("inputSizes")->raise();
-        keepScreenshot(w.get(), "studio-input-data.png");
-        action(*w, "Dark Theme")->setChecked(true);
-        keepScreenshot(w.get(), "studio-input-data-dark.png");
-        action(*w, "Dark Theme")->setChecked(false);
-        QSignalSpy ran(w->runPanel(), &RunPanel::finished);
-        w->runPanel()->iterationsBox()->setValue(2);
-        w->runPanel()->start();
-        QVERIFY(ran.wait(120000));
-        QVERIFY2(ran.first().first().toBool(), qPrintable(ran.first().at(1).toString()));
+        keepInputSizesScreenshots(*w, "studio-input-data");
+        runsTwice(*w);
         QSignalSpy again(w.get(), &MainWindow::modelReady);
         w->inputSizes()->reset();
         QVERIFY(again.wait(60000));
