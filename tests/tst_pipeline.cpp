@@ -300,9 +300,11 @@ private Q_SLOTS:
     {
         OnnxBuilder b;
         b.input("img", {3, -1, -1}, onnx::TensorProto::FLOAT, {"", "H", "W"}).input("v", {4}).output("y");
+        b.input("batch", {-1, 3, -1}, onnx::TensorProto::FLOAT, {"N", "", "L"});
         b.node("Relu", {"img"}, {"y"});
         b.node("Relu", {"v"}, {"u"});
-        b.output("u");
+        b.node("Relu", {"batch"}, {"z"});
+        b.output("u").output("z");
         QTemporaryDir dir;
         const std::string path = dir.filePath("open.onnx").toStdString();
         QVERIFY(writeModel(b, path));
@@ -314,20 +316,23 @@ private Q_SLOTS:
             writeNpy(dir.filePath(QString::fromStdString(name)).toStdString(), t);
             return name + "=" + dir.filePath(QString::fromStdString(name)).toStdString();
         };
-        const std::string img = npy("img", {3, 20, 28}), v = npy("v", {4});
+        const std::string img = npy("img", {3, 20, 28}), v = npy("v", {4}), batch = npy("batch", {2, 3, 9});
         const auto sizes = [](const Model& m, size_t i) { return m.graph.value(m.graph.inputs()[i]).type.shape->toString(); };
-        const auto model = pipeline::readModel(path, {}, pipeline::SymbolicBatch::OneSample, {img, v});
+        const auto model = pipeline::readModel(path, {}, pipeline::SymbolicBatch::OneSample, {img, v, batch});
         QCOMPARE(sizes(*model, 0), std::string("3x20x28"));
         QCOMPARE(sizes(*model, 1), std::string("4"));
+        QCOMPARE(sizes(*model, 2), std::string("1x3x9"));  // a symbolic batch: the data's axis counts samples
+        QVERIFY(model->oneSampleInput("batch"));
         const auto shaped = pipeline::readModel(path, {"img=3,8,8"}, pipeline::SymbolicBatch::OneSample, {img});
         QCOMPARE(sizes(*shaped, 0), std::string("3x8x8"));  // --shape wins
         pipeline::PrepareOptions o;
-        o.inputs = {img};
+        o.inputs = {img, batch};
         const Model m = pipeline::loadModel(path, o);
         const auto compiled = runtime().compile(m);
         compiled->setInputs(pipeline::runInputs(m, *compiled, o.inputs, 1, 1));
         compiled->serialExecutor(1)->run();
         QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{3, 20, 28}));
+        QCOMPARE(compiled->outputs()[2].dims, (std::vector<int64_t>{1, 3, 9}));  // the file's first sample (bench's rule)
         try {
             pipeline::readModel(path, {}, pipeline::SymbolicBatch::OneSample, {"img=" + dir.filePath("none.npy").toStdString()});
             QFAIL("read");

@@ -464,15 +464,19 @@ void applyInputShapes(onnx::GraphProto& gp, const ImportOptions& options, const 
             !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
             continue;
         auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        // A symbolic batch stays for the one-sample rule below: the data's first axis counts samples.
+        const int first = options.oneSampleForSymbolicBatch && shape->dim_size() >= 2 && !shape->dim(0).has_dim_value();
         bool open = false;
-        for (const auto& d : shape->dim())
-            open |= !d.has_dim_value();
+        for (int d = first; d < shape->dim_size(); ++d)
+            open |= !shape->dim(d).has_dim_value();
         const auto sizes = open ? options.openInputSizes(in.name()) : std::nullopt;
         if (!sizes || shape->dim_size() != static_cast<int>(sizes->size()))
             continue;
-        for (int d = 0; d < shape->dim_size(); ++d)
-            shape->mutable_dim(d)->set_dim_value((*sizes)[size_t(d)]);
-        sizedFromData.insert(in.name());
+        for (int d = first; d < shape->dim_size(); ++d)
+            if (!shape->dim(d).has_dim_value())
+                shape->mutable_dim(d)->set_dim_value((*sizes)[size_t(d)]);
+        if (!first)
+            sizedFromData.insert(in.name());
     }
     if (options.oneSampleForSymbolicBatch)
         for (auto& in : *gp.mutable_input()) {

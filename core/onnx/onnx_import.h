@@ -21,8 +21,9 @@ struct ImportOptions {
     std::map<std::string, std::vector<int64_t>> inputShapes;
     // Sizes for an input the model leaves open (a dimension without a size) and inputShapes
     // does not name, from the data a run will read (`--input` files): called with the
-    // input's name, it returns the sizes or nothing. Applied where the rank is the model's;
-    // otherwise ignored (the run checks the data against the input).
+    // input's name, it returns the sizes or nothing. They fill the dimensions without a size
+    // (a symbolic batch stays for oneSampleForSymbolicBatch) where the rank is the model's;
+    // otherwise they are ignored (the run checks the data against the input).
     std::function<std::optional<std::vector<int64_t>>(const std::string&)> openInputSizes;
     // Read an input whose only unknown size is its first (a symbolic batch,
     // rank 2 or more) as one sample: that size becomes 1 and the input is
