@@ -837,6 +837,76 @@ private Q_SLOTS:
         QVERIFY(!QDir(dir.filePath("out")).exists());
     }
 
+    // Input files: the header alone (what sizes an open input) and the whole file
+    // give the same answer; a bad file is refused naming it, never read past its end.
+    void npyFiles_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("dims");  // "" where the file is refused
+        QTest::addColumn<QString>("error");
+        const auto v1 = [](const QByteArray& header, const QByteArray& data) {
+            QByteArray h = header;
+            while ((10 + h.size() + 1) % 64 != 0)
+                h += ' ';
+            h += '\n';
+            return QByteArray("\x93NUMPY\x01\x00", 8) + char(h.size() & 0xff) + char(h.size() >> 8) + h + data;
+        };
+        const QByteArray f2x3 = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+        const QByteArray six(24, '\0');
+        QTest::newRow("float 2x3") << v1(f2x3, six) << "2x3" << "";
+        QTest::newRow("scalar") << v1("{'descr': '<i8', 'fortran_order': False, 'shape': (), }", QByteArray(8, '\0'))
+                                << "" << "";
+        QByteArray v2 = v1(f2x3, six);
+        v2[6] = 2;
+        v2.insert(10, QByteArray(2, '\0'));
+        QTest::newRow("version 2") << v2 << "2x3" << "";
+        QTest::newRow("empty file") << QByteArray() << "" << "not a NumPy .npy file";
+        QTest::newRow("magic only") << QByteArray("\x93NUMPY", 6) << "" << "not a NumPy .npy file";
+        QTest::newRow("version 9") << QByteArray("\x93NUMPY\x09\x00\x10\x00", 10) << "" << "unsupported .npy version 9";
+        QTest::newRow("header past the end") << QByteArray("\x93NUMPY\x01\x00\xff\xff{'descr'", 17) << ""
+                                             << ".npy header is truncated";
+        QTest::newRow("data short") << v1(f2x3, QByteArray(23, '\0')) << "" << "holds 23 bytes of data, shape 2x3 needs 24";
+        QTest::newRow("data long") << v1(f2x3, QByteArray(25, '\0')) << "" << "holds 25 bytes of data";
+        QTest::newRow("absurd shape") << v1("{'descr': '<f4', 'fortran_order': False, 'shape': (999999999999999999, 99), }", six)
+                                      << "" << "needs more";
+        QTest::newRow("bad dimension") << v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3), }", six) << ""
+                                       << "bad dimension '-3'";
+        QTest::newRow("no shape") << v1("{'descr': '<f4', 'fortran_order': False, }", six) << "" << "has no shape";
+        QTest::newRow("object array") << v1("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", six) << ""
+                                      << "unsupported .npy element type '|O'";
+        QTest::newRow("Fortran order") << v1("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", six) << ""
+                                       << "Fortran-ordered";
+    }
+
+    void npyFiles()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, dims);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        const QString file = dir.filePath("x.npy");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
+        f.close();
+        const auto joined = [](const std::vector<int64_t>& d) {
+            QStringList parts;
+            for (int64_t x : d)
+                parts << QString::number(x);
+            return parts.join('x');
+        };
+        for (const bool headerOnly : {true, false}) {
+            try {
+                const std::vector<int64_t> got = headerOnly ? readNpyHeader(file.toStdString()).dims
+                                                            : readNpy(file.toStdString()).dims;
+                QVERIFY2(error.isEmpty(), qPrintable("read, expected: " + error));
+                QCOMPARE(joined(got), dims);
+            } catch (const Error& e) {
+                const QString what = QString::fromStdString(e.what());
+                QVERIFY2(!error.isEmpty() && what.contains(error) && what.contains(file), qPrintable(what));
+            }
+        }
+    }
+
     // Output names that clash once made file names still get a file each.
     void savedOutputsGetDistinctFiles_data()
     {

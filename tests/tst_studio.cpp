@@ -1363,11 +1363,32 @@ private Q_SLOTS:
                  qPrintable(w->inputSizes()->statusLabel()->text()));
         keepInputSizesScreenshots(*w, "studio-input-data");
         runsTwice(*w);
+
+        // Remembered for this model with its sizes; a file since gone is dropped, and said so.
+        {
+            auto next = window();
+            QVERIFY(open(*next, path));
+            QCOMPARE(next->session()->inputFiles(), std::vector<std::string>{"x=" + npy.toStdString()});
+            QCOMPARE(next->inputSizes()->dataButton("x")->text(), QString("image.npy"));
+        }
+        QVERIFY(QFile::rename(npy, npy + ".moved"));
+        {
+            auto next = window();
+            QVERIFY(open(*next, path));
+            QVERIFY(next->session()->inputFiles().empty());
+            const QString note = next->statusBar()->currentMessage();
+            QVERIFY2(note.contains("Random data instead of") && note.contains(npy), qPrintable(note));
+        }
+        QVERIFY(QFile::rename(npy + ".moved", npy));
+
         QSignalSpy again(w.get(), &MainWindow::modelReady);
         w->inputSizes()->reset();
         QVERIFY(again.wait(60000));
         QVERIFY(w->session()->inputFiles().empty());
         QCOMPARE(w->inputSizes()->dataButton("x")->text(), QString("Data..."));
+        auto next = window();  // and forgotten
+        QVERIFY(open(*next, path));
+        QVERIFY(next->session()->inputFiles().empty());
     }
 
     // A symbolic batch alone needs no sizes: read as one sample, the panel says so.

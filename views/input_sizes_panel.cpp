@@ -164,7 +164,7 @@ bool InputSizesPanel::setInputFile(const QString& input, const QString& path)
         if (QString::fromStdString(edits_[k].first) != input)
             continue;
         try {
-            const Tensor t = readNpy(path.toStdString());
+            const NpyHeader t = readNpyHeader(path.toStdString());
             QStringList dims;
             for (int64_t d : t.dims)
                 dims << QString::number(d);

@@ -118,13 +118,14 @@ void StudioSession::setBusy(bool busy, const QString& stage)
     Q_EMIT busyChanged(busy, stage);
 }
 
-void StudioSession::open(const QString& path, const std::vector<std::string>& inputShapes)
+void StudioSession::open(const QString& path, const std::vector<std::string>& inputShapes,
+                         const std::vector<std::string>& inputFiles)
 {
     // Modules collapsed in one model mean nothing in another.
     if (!prepared_ || QFileInfo(path).absoluteFilePath() != QFileInfo(QString::fromStdString(prepared_->path)).absoluteFilePath())
         collapsed_.clear();
     config_.reset();
-    prepareAsync(path, nullptr, inputShapes);
+    prepareAsync(path, nullptr, inputShapes, inputFiles);
 }
 
 void StudioSession::openWithConfig(const QString& path, const pipeline::RunConfig& config)

@@ -60,8 +60,10 @@ public:
     // Machine constants for the cost model (a JSON file); empty: this machine's.
     void setMachineFile(const QString& path) { machineFile_ = path; }
 
-    // Opens a model; `inputShapes` (NAME=d1,d2,...) fix inputs with symbolic or unknown sizes.
-    void open(const QString& path, const std::vector<std::string>& inputShapes = {});
+    // Opens a model; `inputShapes` (NAME=d1,d2,...) fix inputs with symbolic or unknown sizes,
+    // `inputFiles` (NAME=FILE.npy) give inputs their data (as setInputs).
+    void open(const QString& path, const std::vector<std::string>& inputShapes = {},
+              const std::vector<std::string>& inputFiles = {});
     // Reads the open model again with other input sizes (then passes, layout, plan) and
     // other input data: `inputFiles` (NAME=FILE.npy) for the inputs runs read from files
     // (Run, Tune, measured costs), random data for the others.

@@ -22,6 +22,7 @@
 #include "core/layout/dot_layout.h"
 #include "core/onnx/onnx_import.h"
 #include "core/util/error.h"
+#include "core/util/npy.h"
 #include "core/util/text.h"
 #include "core/util/version.h"
 
@@ -53,6 +54,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace ramiel::studio {
 namespace {
@@ -422,12 +424,22 @@ void MainWindow::openFile(const QString& path)
 {
     pendingPath_ = path;
     QSettings().setValue(QStringLiteral("file/lastDir"), QFileInfo(path).absolutePath());
-    // The input sizes set for this model last time.
-    std::vector<std::string> shapes;
-    const QVariantMap sizes = QSettings().value(QStringLiteral("model/inputSizes")).toMap();
-    for (const QString& s : sizes.value(QFileInfo(path).absoluteFilePath()).toStringList())
+    // The input sizes and data files set for this model last time; a file since gone is dropped.
+    const QString key = QFileInfo(path).absoluteFilePath();
+    std::vector<std::string> shapes, files;
+    for (const QString& s : QSettings().value(QStringLiteral("model/inputSizes")).toMap().value(key).toStringList())
         shapes.push_back(s.toStdString());
-    session_->open(path, shapes);
+    QStringList dropped;
+    for (const QString& s : QSettings().value(QStringLiteral("model/inputFiles")).toMap().value(key).toStringList()) {
+        try {
+            readNpyHeader(s.section('=', 1).toStdString());
+            files.push_back(s.toStdString());
+        } catch (const Error& e) {
+            dropped << QString::fromStdString(e.what());
+        }
+    }
+    openNote_ = dropped.isEmpty() ? QString() : tr("Random data instead of %1").arg(dropped.join("; "));
+    session_->open(path, shapes, files);
 }
 
 void MainWindow::openWithConfig(const QString& path, const pipeline::RunConfig& config)
@@ -451,19 +463,23 @@ void MainWindow::startTune()
     tune_->start();
 }
 
-void MainWindow::rememberInputSizes()
+void MainWindow::rememberInputs()
 {
-    QSettings settings;
-    QVariantMap sizes = settings.value(QStringLiteral("model/inputSizes")).toMap();
-    QStringList shapes;
-    for (const std::string& s : session_->inputShapes())
-        shapes << QString::fromStdString(s);
     const QString key = QFileInfo(currentPath_).absoluteFilePath();
-    if (shapes.isEmpty())
-        sizes.remove(key);
-    else
-        sizes.insert(key, shapes);
-    settings.setValue(QStringLiteral("model/inputSizes"), sizes);
+    const auto remember = [&key](const QString& setting, const std::vector<std::string>& specs) {
+        QSettings settings;
+        QVariantMap byModel = settings.value(setting).toMap();
+        QStringList list;
+        for (const std::string& s : specs)
+            list << QString::fromStdString(s);
+        if (list.isEmpty())
+            byModel.remove(key);
+        else
+            byModel.insert(key, list);
+        settings.setValue(setting, byModel);
+    };
+    remember(QStringLiteral("model/inputSizes"), session_->inputShapes());
+    remember(QStringLiteral("model/inputFiles"), session_->inputFiles());
 }
 
 void MainWindow::onBusy(bool busy, const QString& stage)
@@ -481,7 +497,9 @@ void MainWindow::onModelChanged()
     auto prepared = session_->prepared();
     currentPath_ = QString::fromStdString(prepared->path);
     addRecent(currentPath_);
-    rememberInputSizes();
+    rememberInputs();
+    if (!openNote_.isEmpty())
+        statusBar()->showMessage(std::exchange(openNote_, QString()), 15000);
     bodies_.clear();
     bodyBar_->hide();
     scene_->setNote({});

@@ -103,7 +103,8 @@ private:
     void showError(const QString& path, const QString& message);
     // True when a model is open; else says so (status bar and a message) naming `what`.
     bool requireModel(const QString& what);
-    void rememberInputSizes();
+    // Stores the open model's input sizes and data files (QSettings, by the model's path).
+    void rememberInputs();
     void applyTheme(bool dark);
     void showAbout();
     void exportImageDialog(const QString& suffix);
@@ -147,6 +148,7 @@ private:
     QPushButton* cancel_;
     QString currentPath_;
     QString pendingPath_;
+    QString openNote_;  // shown once the model opened: remembered input files that could not be read
 };
 
 }  // namespace ramiel::studio

@@ -64,7 +64,7 @@ std::shared_ptr<const Model> readModel(const std::string& path, const std::vecto
         addInputShape(importOptions, s);
     importOptions.openInputSizes = [files = parseInputFiles(inputFiles)](const std::string& name) {
         const auto it = files.find(name);
-        return it == files.end() ? std::nullopt : std::optional<std::vector<int64_t>>(readNpy(it->second).dims);
+        return it == files.end() ? std::nullopt : std::optional<std::vector<int64_t>>(readNpyHeader(it->second).dims);
     };
     return std::make_shared<const Model>(loadOnnx(path, importOptions));
 }

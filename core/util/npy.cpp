@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <optional>
 #include <sstream>
 
 namespace ramiel {
@@ -45,39 +46,42 @@ bool npyCanStore(DataType t)
     return false;
 }
 
-Tensor readNpy(const std::string& path)
+namespace {
+
+// The header of the .npy file `in` (at its start, `fileSize` bytes long), checked
+// against the file's size; leaves `in` at the data.
+NpyHeader readNpyHeader(std::istream& in, const std::string& path, uint64_t fileSize)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(ErrorKind::Io, path, std::string("cannot open: ") + std::strerror(errno));
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec)
-        requireMemory(path, "reading the whole file", uint64_t(size));
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    char lead[12] = {};
+    in.read(lead, 10);
+    if (in.gcount() < 10 || std::memcmp(lead, "\x93NUMPY", 6) != 0)
         throw Error(ErrorKind::Usage, path, "not a NumPy .npy file");
-    const int major = static_cast<unsigned char>(bytes[6]);
-    size_t headerLen = 0, offset = 0;
+    const int major = static_cast<unsigned char>(lead[6]);
+    size_t headerLen = 0, offset = 10;
     if (major == 1) {
-        headerLen = static_cast<unsigned char>(bytes[8]) | (size_t(static_cast<unsigned char>(bytes[9])) << 8);
-        offset = 10;
-    } else if ((major == 2 || major == 3) && bytes.size() >= 12) {
+        headerLen = static_cast<unsigned char>(lead[8]) | (size_t(static_cast<unsigned char>(lead[9])) << 8);
+    } else if (major == 2 || major == 3) {
+        in.read(lead + 10, 2);
+        if (in.gcount() < 2)
+            throw Error(ErrorKind::Usage, path, ".npy header is truncated");
         for (int i = 0; i < 4; ++i)
-            headerLen |= size_t(static_cast<unsigned char>(bytes[8 + size_t(i)])) << (8 * i);
+            headerLen |= size_t(static_cast<unsigned char>(lead[8 + i])) << (8 * i);
         offset = 12;
     } else {
         throw Error(ErrorKind::Usage, path, "unsupported .npy version " + std::to_string(major));
     }
-    if (offset + headerLen > bytes.size())
+    if (offset + headerLen > fileSize)
         throw Error(ErrorKind::Usage, path, ".npy header is truncated");
-    const std::string header = bytes.substr(offset, headerLen);
+    std::string header(headerLen, '\0');
+    in.read(header.data(), std::streamsize(headerLen));
+    if (size_t(in.gcount()) != headerLen)
+        throw Error(ErrorKind::Usage, path, ".npy header is truncated");
     const std::string descr = quotedValue(header, "descr");
-    Tensor t;
+    NpyHeader h;
     for (const Descr& d : kDescrs)
         if (descr == d.code)
-            t.dtype = d.type;
-    if (t.dtype == DataType::Undefined)
+            h.dtype = d.type;
+    if (h.dtype == DataType::Undefined)
         throw Error(ErrorKind::Usage, path, "unsupported .npy element type '" + descr + "'");
     if (header.find("'fortran_order': True") != std::string::npos)
         throw Error(ErrorKind::Usage, path, "Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
@@ -101,16 +105,55 @@ Tensor readNpy(const std::string& path)
             d = d * 10 + (digits[i] - '0');
         if (!ok)
             throw Error(ErrorKind::Usage, path, ".npy header has a bad dimension '" + digits + "'");
-        t.dims.push_back(d);
+        h.dims.push_back(d);
     }
-    const int64_t n = t.numel();
-    const uint64_t need = byteCount(n, elementSize(t.dtype));
-    const size_t data = offset + headerLen;
-    if (n < 0 || uint64_t(bytes.size() - data) != need)
-        throw Error(ErrorKind::Usage, path, "holds " + std::to_string(bytes.size() - data) + " bytes of data, shape " +
-                                                t.shape().toString() + " needs " +
-                                                (n < 0 || need == UINT64_MAX ? std::string("more") : std::to_string(need)));
-    t.data = bytes.substr(data);
+    const std::optional<int64_t> n = Shape::of(h.dims).numel();
+    const uint64_t need = n ? byteCount(*n, elementSize(h.dtype)) : UINT64_MAX;
+    const uint64_t data = offset + headerLen;
+    if (fileSize - data != need)
+        throw Error(ErrorKind::Usage, path, "holds " + std::to_string(fileSize - data) + " bytes of data, shape " +
+                                                Shape::of(h.dims).toString() + " needs " +
+                                                (need == UINT64_MAX ? std::string("more") : std::to_string(need)));
+    h.dataBytes = need;
+    return h;
+}
+
+// The file, opened with its size, or Error(Io) naming it.
+std::ifstream openNpy(const std::string& path, uint64_t& size)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::Io, path, std::string("cannot open: ") + std::strerror(errno));
+    std::error_code ec;
+    size = std::filesystem::file_size(path, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, path, "cannot read its size: " + ec.message());
+    return in;
+}
+
+}  // namespace
+
+NpyHeader readNpyHeader(const std::string& path)
+{
+    uint64_t size = 0;
+    std::ifstream in = openNpy(path, size);
+    return readNpyHeader(in, path, size);
+}
+
+Tensor readNpy(const std::string& path)
+{
+    uint64_t size = 0;
+    std::ifstream in = openNpy(path, size);
+    NpyHeader h = readNpyHeader(in, path, size);
+    requireMemory(path, "reading its data", h.dataBytes);
+    Tensor t;
+    t.dtype = h.dtype;
+    t.dims = std::move(h.dims);
+    t.data.resize(size_t(h.dataBytes));
+    in.read(t.data.data(), std::streamsize(h.dataBytes));
+    if (uint64_t(in.gcount()) != h.dataBytes)
+        throw Error(ErrorKind::Io, path, "read " + std::to_string(in.gcount()) + " of its " +
+                                             std::to_string(h.dataBytes) + " bytes of data");
     return t;
 }
 

@@ -8,7 +8,16 @@
 
 namespace ramiel {
 
-// Throws Error(Io) if unreadable, Error(Usage) if not a supported .npy.
+// A .npy file's element type and dimensions, read from its header alone (the
+// file's size checked against them).
+struct NpyHeader {
+    DataType dtype = DataType::Undefined;
+    std::vector<int64_t> dims;
+    uint64_t dataBytes = 0;
+};
+
+// Throw Error(Io) if unreadable, Error(Usage) if not a supported .npy.
+NpyHeader readNpyHeader(const std::string& path);
 Tensor readNpy(const std::string& path);
 // Writes atomically; throws Error(Io), Error(Unsupported) for a type npyCanStore refuses.
 void writeNpy(const std::string& path, const Tensor& t);
