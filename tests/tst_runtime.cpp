@@ -21,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -2771,6 +2772,145 @@ private Q_SLOTS:
                                             .arg(i).arg(int64_t(i) / (C * outH * outW)).arg(got[i]).arg(expected[i]).arg(way)));
             }
             QVERIFY2(out[0].data == out[1].data, qPrintable("the layouts differ, " + way));
+        });
+    }
+
+    // NonMaxSuppression against its definition written out (per batch and class, candidates
+    // above the score threshold by falling score, ties in index order; each kept unless its
+    // IoU with a kept one exceeds the threshold; at most the limit), on box sets that reach
+    // every part of the kernel's search: torchvision's batched form (one class, each group's
+    // boxes offset apart), boxes of every height, a negative threshold, boxes that are not
+    // finite, centre boxes, several batches and classes, a limit, equal scores.
+    void nonMaxSuppressionMatchesWrittenOut_data()
+    {
+        QTest::addColumn<int>("batches");
+        QTest::addColumn<int>("classes");
+        QTest::addColumn<int>("boxes");
+        QTest::addColumn<int>("groups");      // boxes offset apart in this many groups
+        QTest::addColumn<double>("tallest");  // a box's largest side
+        QTest::addColumn<double>("iou");
+        QTest::addColumn<double>("minScore");  // NaN: no score threshold
+        QTest::addColumn<int>("limit");
+        QTest::addColumn<int>("unbounded");  // boxes with a NaN or infinite coordinate
+        QTest::addColumn<bool>("center");
+        QTest::addColumn<bool>("equalScores");
+        const double none = std::numeric_limits<double>::quiet_NaN();
+        QTest::newRow("batched, 900 boxes in 30 groups") << 1 << 1 << 900 << 30 << 60.0 << 0.5 << none << 100000 << 0 << false << false;
+        QTest::newRow("one group of small and tall boxes") << 1 << 1 << 700 << 1 << 100.0 << 0.3 << none << 100000 << 0 << false << false;
+        QTest::newRow("score threshold and limit") << 1 << 1 << 500 << 10 << 40.0 << 0.45 << 0.3 << 37 << 0 << false << false;
+        QTest::newRow("negative threshold") << 1 << 1 << 200 << 8 << 30.0 << -0.1 << none << 100000 << 0 << false << false;
+        QTest::newRow("threshold 0") << 1 << 1 << 300 << 6 << 30.0 << 0.0 << none << 100000 << 0 << false << false;
+        QTest::newRow("boxes not finite") << 1 << 1 << 400 << 5 << 50.0 << 0.5 << none << 100000 << 9 << false << false;
+        QTest::newRow("centre boxes") << 1 << 1 << 400 << 4 << 50.0 << 0.5 << none << 100000 << 0 << true << false;
+        QTest::newRow("batches and classes") << 2 << 3 << 250 << 5 << 40.0 << 0.5 << 0.1 << 60 << 0 << false << false;
+        QTest::newRow("equal scores") << 1 << 2 << 300 << 3 << 40.0 << 0.4 << none << 100000 << 0 << false << true;
+    }
+    void nonMaxSuppressionMatchesWrittenOut()
+    {
+        QFETCH(int, batches);
+        QFETCH(int, classes);
+        QFETCH(int, boxes);
+        QFETCH(int, groups);
+        QFETCH(double, tallest);
+        QFETCH(double, iou);
+        QFETCH(double, minScore);
+        QFETCH(int, limit);
+        QFETCH(int, unbounded);
+        QFETCH(bool, center);
+        QFETCH(bool, equalScores);
+        std::mt19937 random(7);
+        std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+        const int64_t B = batches, C = classes, N = boxes;
+        std::vector<float> coords(size_t(B * N * 4)), scores(size_t(B * C * N));
+        const double span = 100.0;  // each group's boxes lie within it, the groups span + 1 apart
+        for (int64_t i = 0; i < B * N; ++i) {
+            const double offset = double((i % N) % groups) * (span + tallest + 1);
+            const double y = offset + span * unit(random), x = offset + span * unit(random);
+            const double h = tallest * std::pow(unit(random), i % 3 ? 1.0f : 3.0f), w = tallest * unit(random);
+            float* c = &coords[size_t(i * 4)];
+            if (center) {
+                c[0] = float(x + w / 2), c[1] = float(y + h / 2), c[2] = float(w), c[3] = float(h);
+            } else if (i % 2) {  // corners in either order
+                c[0] = float(y + h), c[1] = float(x + w), c[2] = float(y), c[3] = float(x);
+            } else {
+                c[0] = float(y), c[1] = float(x), c[2] = float(y + h), c[3] = float(x + w);
+            }
+        }
+        for (int k = 0; k < unbounded; ++k)  // NaN and infinite coordinates, in turn
+            coords[size_t((k * 37 % (B * N)) * 4 + k % 4)] =
+                k % 3 == 0 ? std::numeric_limits<float>::quiet_NaN()
+                           : (k % 3 == 1 ? 1.0f : -1.0f) * std::numeric_limits<float>::infinity();
+        for (float& v : scores)
+            v = equalScores ? float(int(unit(random) * 4)) / 4 : unit(random);
+        OnnxBuilder b(13);
+        b.initializer("boxes", {B, N, 4}, [&](int64_t i) { return coords[size_t(i)]; });
+        b.input("scores", {B, C, N});
+        b.initializerInt64("limit", {int64_t(limit)});
+        b.initializer("iou", {1}, float(iou));
+        b.initializer("least", {1}, float(std::isnan(minScore) ? 0 : minScore));
+        auto& nms = std::isnan(minScore) ? b.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou"}, {"kept"})
+                                         : b.node("NonMaxSuppression", {"boxes", "scores", "limit", "iou", "least"}, {"kept"});
+        OnnxBuilder::setInt(nms, "center_point_box", center ? 1 : 0);
+        b.output("kept", {-1, 3}, onnx::TensorProto::INT64);
+        const Model m = loadOnnxFromBytes(b.bytes(), "nms.onnx", {});
+        const auto compiled = runtime().compile(m);
+        Tensor scoreTensor;
+        scoreTensor.dtype = DataType::Float;
+        scoreTensor.dims = {B, C, N};
+        scoreTensor.data.assign(reinterpret_cast<const char*>(scores.data()), scores.size() * sizeof(float));
+        compiled->setInputs({scoreTensor});
+
+        struct Corners {
+            double y1, x1, y2, x2;
+        };
+        const auto corners = [&](int64_t bi, int64_t i) {
+            const float* c = &coords[size_t((bi * N + i) * 4)];
+            if (center)
+                return Corners{double(c[1]) - double(c[3]) / 2, double(c[0]) - double(c[2]) / 2,
+                               double(c[1]) + double(c[3]) / 2, double(c[0]) + double(c[2]) / 2};
+            return Corners{std::min<double>(c[0], c[2]), std::min<double>(c[1], c[3]), std::max<double>(c[0], c[2]),
+                           std::max<double>(c[1], c[3])};
+        };
+        const auto overlap = [](const Corners& p, const Corners& q) {
+            const double ih = std::min(p.y2, q.y2) - std::max(p.y1, q.y1), iw = std::min(p.x2, q.x2) - std::max(p.x1, q.x1);
+            if (!(ih > 0) || !(iw > 0))
+                return 0.0;
+            const double inter = ih * iw, uni = (p.y2 - p.y1) * (p.x2 - p.x1) + (q.y2 - q.y1) * (q.x2 - q.x1) - inter;
+            return uni > 0 ? inter / uni : 0.0;
+        };
+        std::vector<int64_t> expected;
+        for (int64_t bi = 0; bi < B; ++bi)
+            for (int64_t k = 0; k < C; ++k) {
+                const float* sc = &scores[size_t((bi * C + k) * N)];
+                std::vector<int64_t> order;
+                for (int64_t i = 0; i < N; ++i)
+                    if (std::isnan(minScore) || double(sc[i]) > double(float(minScore)))
+                        order.push_back(i);
+                std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return sc[i] > sc[j]; });
+                std::vector<int64_t> kept;
+                for (int64_t i : order) {
+                    if (int64_t(kept.size()) >= limit)
+                        break;
+                    if (std::none_of(kept.begin(), kept.end(), [&](int64_t j) {
+                            return overlap(corners(bi, i), corners(bi, j)) > double(float(iou));
+                        })) {
+                        kept.push_back(i);
+                        expected.insert(expected.end(), {bi, k, i});
+                    }
+                }
+            }
+        QVERIFY(expected.size() / 3 > (iou < 0 ? 0u : 1u));  // something is suppressed and something is not
+        QVERIFY(int64_t(expected.size() / 3) < B * C * N || iou < 0);
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out.size(), size_t(1));
+            QCOMPARE(out[0].dims, (std::vector<int64_t>{int64_t(expected.size() / 3), 3}));
+            std::vector<int64_t> got(expected.size());
+            std::memcpy(got.data(), out[0].data.data(), got.size() * sizeof(int64_t));
+            for (size_t r = 0; r < got.size(); r += 3)
+                QVERIFY2(got[r] == expected[r] && got[r + 1] == expected[r + 1] && got[r + 2] == expected[r + 2],
+                         qPrintable(QString("row %1: %2 %3 %4 against %5 %6 %7, %8")
+                                        .arg(r / 3).arg(got[r]).arg(got[r + 1]).arg(got[r + 2])
+                                        .arg(expected[r]).arg(expected[r + 1]).arg(expected[r + 2]).arg(way)));
         });
     }
 

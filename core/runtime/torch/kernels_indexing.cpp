@@ -685,6 +685,100 @@ Kernel roiAlignKernel(const KernelContext& c)
     };
 }
 
+struct NmsBox {
+    double y1, x1, y2, x2;
+};
+
+// Whether a box among the 16-box blocks [begin, end) of the columns, flagged by `kept` (1 or
+// 0), overlaps `a` (of area `area`) by an IoU above `threshold`: intersection over union, 0
+// where they do not meet or the union is not positive. Blocks of a fixed 16 vectorize.
+RAMIEL_CLONES bool anyOverlapAbove(const double* y1, const double* x1, const double* y2, const double* x2,
+                                   const double* areas, const double* kept, size_t begin, size_t end, NmsBox a,
+                                   double area, double threshold)
+{
+    const int64_t apart = 0.0 > threshold;  // what a pair that does not meet gives
+    for (size_t block = begin; block < end; block += 16) {
+        int64_t hit = 0;
+        for (size_t p = block; p < block + 16; ++p) {
+            const double ih = std::min(a.y2, y2[p]) - std::max(a.y1, y1[p]);
+            const double iw = std::min(a.x2, x2[p]) - std::max(a.x1, x1[p]);
+            const double inter = ih * iw;
+            const double uni = area + areas[p] - inter;
+            const int64_t meet = (ih > 0) & (iw > 0) & (uni > 0);
+            hit |= (kept[p] > 0) & ((meet & (inter / uni > threshold)) | ((meet ^ 1) & apart));
+        }
+        if (hit)  // the first overlap ends the scan
+            return true;
+    }
+    return false;
+}
+
+// The first index of the sorted `values` whose value is at least `v`, searched outwards from
+// `from` (galloping: a box's neighbours lie near it in the layout).
+size_t firstAtLeast(const std::vector<double>& values, size_t from, double v)
+{
+    const size_t n = values.size();
+    size_t lo = 0, hi = n;  // the answer lies in [lo, hi]
+    if (from >= n) {
+    } else if (values[from] >= v) {  // at or before `from`
+        hi = from;
+        for (size_t step = 1;; step *= 2) {
+            if (hi < step)
+                break;
+            if (values[hi - step] < v) {
+                lo = hi - step + 1;
+                break;
+            }
+            hi -= step;
+        }
+    } else {  // after it
+        lo = from + 1;
+        for (size_t step = 1;; step *= 2) {
+            const size_t probe = lo + step - 1;
+            if (probe >= n)
+                break;
+            if (values[probe] >= v) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+        }
+    }
+    return size_t(std::lower_bound(values.begin() + std::ptrdiff_t(lo), values.begin() + std::ptrdiff_t(hi), v) -
+                  values.begin());
+}
+
+// Boxes as columns (padded to whole blocks of 16 that flag nothing), and which are kept.
+class KeptBoxes {
+public:
+    explicit KeptBoxes(size_t n)
+        : n_(n), y1_(padded(n)), x1_(padded(n)), y2_(padded(n)), x2_(padded(n)), area_(padded(n)), kept_(padded(n))
+    {
+    }
+    void set(size_t p, const NmsBox& b)
+    {
+        y1_[p] = b.y1, x1_[p] = b.x1, y2_[p] = b.y2, x2_[p] = b.x2;
+        area_[p] = (b.y2 - b.y1) * (b.x2 - b.x1);
+    }
+    NmsBox get(size_t p) const { return {y1_[p], x1_[p], y2_[p], x2_[p]}; }
+    void keep(size_t p) { kept_[p] = 1; }
+    // Whether a kept box among [lo, hi) (widened to whole blocks: any kept box that overlaps
+    // suppresses, wherever it lies) overlaps `a` by an IoU above `threshold`.
+    bool anyOverlapAbove(const NmsBox& a, size_t lo, size_t hi, double threshold) const
+    {
+        if (lo >= hi)
+            return false;
+        return ramiel::anyOverlapAbove(y1_.data(), x1_.data(), y2_.data(), x2_.data(), area_.data(), kept_.data(),
+                                       lo / 16 * 16, padded(hi), a, (a.y2 - a.y1) * (a.x2 - a.x1), threshold);
+    }
+    size_t size() const { return n_; }
+
+private:
+    static size_t padded(size_t n) { return (n + 15) / 16 * 16; }
+    size_t n_;
+    std::vector<double> y1_, x1_, y2_, x2_, area_, kept_;
+};
+
 // NonMaxSuppression: per batch and class, boxes by falling score, each kept unless it
 // overlaps a kept one by more than the IoU threshold; [batch, class, box] rows.
 Kernel nonMaxSuppressionKernel(const KernelContext& c)
@@ -709,20 +803,11 @@ Kernel nonMaxSuppressionKernel(const KernelContext& c)
         const int64_t B = boxes.size(0), N = boxes.size(1), C = scores.size(1);
         const double* bx = boxes.data_ptr<double>();
         const double* sc = scores.data_ptr<double>();
-        struct Box { double y1, x1, y2, x2; };
         auto box = [&](int64_t b, int64_t i) {
             const double* p = bx + (b * N + i) * 4;
             if (center)
-                return Box{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
-            return Box{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
-        };
-        auto iou = [](const Box& a, const Box& b) {
-            const double ih = std::min(a.y2, b.y2) - std::max(a.y1, b.y1), iw = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
-            if (ih <= 0 || iw <= 0)
-                return 0.0;
-            const double inter = ih * iw, areaA = (a.y2 - a.y1) * (a.x2 - a.x1), areaB = (b.y2 - b.y1) * (b.x2 - b.x1);
-            const double uni = areaA + areaB - inter;
-            return uni > 0 ? inter / uni : 0.0;
+                return NmsBox{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+            return NmsBox{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3])};
         };
         std::vector<int64_t> rows;
         for (int64_t b = 0; b < B && limit > 0; ++b)
@@ -733,34 +818,51 @@ Kernel nonMaxSuppressionKernel(const KernelContext& c)
                     if (!scoreGiven || s[i] > minScore)
                         order.push_back(i);
                 std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
-                // The kept boxes by their top edge: a candidate is compared only with those whose
-                // rows it can meet (top above its bottom, and within the tallest kept box's height,
-                // widened by rounding's margin, above its top): no other can overlap it. Batched
-                // suppression offsets each class's boxes apart (torchvision's export), so this
-                // leaves a few boxes where all kept ones were compared. Coordinates that are not
-                // finite compare with every kept box.
-                std::multimap<double, Box> kept;
-                std::vector<Box> unordered;
-                double tallest = 0;
-                for (int64_t i : order) {
-                    if (int64_t(kept.size() + unordered.size()) >= limit)
-                        break;
-                    const Box bi = box(b, i);
-                    const bool finite = std::isfinite(bi.y1) && std::isfinite(bi.y2) && std::isfinite(bi.x1) && std::isfinite(bi.x2);
-                    auto overlaps = [&](const Box& other) { return iou(bi, other) > iouMax; };
-                    bool suppressed = std::any_of(unordered.begin(), unordered.end(), overlaps);
-                    auto it = finite ? kept.lower_bound(bi.y1 - tallest - (std::abs(bi.y1) + tallest) * 1e-12) : kept.begin();
-                    for (; !suppressed && it != kept.end() && (!finite || it->first < bi.y2); ++it)
-                        suppressed = overlaps(it->second);
-                    if (suppressed)
-                        continue;
-                    if (finite) {
-                        kept.emplace(bi.y1, bi);
-                        tallest = std::max(tallest, bi.y2 - bi.y1);
-                    } else {
-                        unordered.push_back(bi);
+                // The candidates laid out once by their top edge, with a flag for those kept: a
+                // candidate is compared only with the kept ones whose rows it can meet (top above
+                // its bottom, and within the tallest kept box's height, widened by rounding's
+                // margin, above its top), a contiguous stretch of that layout; no other can
+                // overlap it. Batched suppression offsets each class's boxes apart (torchvision's
+                // export), so the stretch holds about one class's boxes. Coordinates that are not
+                // finite, and a negative threshold (which a box apart exceeds), compare with every kept box.
+                KeptBoxes byTop(order.size());
+                std::vector<double> tops(order.size());  // byTop's top edges, NaN first
+                std::vector<size_t> place(order.size());  // where order[r] lies in byTop
+                {
+                    std::vector<double> top(order.size());
+                    std::vector<size_t> rank(order.size());
+                    for (size_t r = 0; r < order.size(); ++r) {
+                        const double y1 = box(b, order[r]).y1;
+                        top[r] = std::isnan(y1) ? -std::numeric_limits<double>::infinity() : y1;
+                        rank[r] = r;
                     }
-                    rows.insert(rows.end(), {b, k, i});
+                    std::stable_sort(rank.begin(), rank.end(), [&](size_t p, size_t q) { return top[p] < top[q]; });
+                    for (size_t at = 0; at < rank.size(); ++at) {
+                        place[rank[at]] = at;
+                        byTop.set(at, box(b, order[rank[at]]));
+                        tops[at] = top[rank[at]];
+                    }
+                }
+                int64_t keptCount = 0;
+                bool anyUnbounded = false;  // a kept box that is not finite: every candidate compares with it
+                double tallest = 0;
+                for (size_t r = 0; r < order.size() && keptCount < limit; ++r) {
+                    const NmsBox bi = byTop.get(place[r]);
+                    const bool finite = std::isfinite(bi.y1) && std::isfinite(bi.y2) && std::isfinite(bi.x1) && std::isfinite(bi.x2);
+                    size_t lo = 0, hi = order.size();
+                    if (finite && !anyUnbounded && iouMax >= 0) {
+                        lo = firstAtLeast(tops, place[r], bi.y1 - tallest - (std::abs(bi.y1) + tallest) * 1e-12);
+                        hi = firstAtLeast(tops, place[r], bi.y2);
+                    }
+                    if (byTop.anyOverlapAbove(bi, lo, hi, iouMax))
+                        continue;
+                    byTop.keep(place[r]);
+                    ++keptCount;
+                    if (finite)
+                        tallest = std::max(tallest, bi.y2 - bi.y1);
+                    else
+                        anyUnbounded = true;
+                    rows.insert(rows.end(), {b, k, order[r]});
                 }
             }
         out[0] = at::tensor(rows, at::kLong).reshape({int64_t(rows.size() / 3), 3});
