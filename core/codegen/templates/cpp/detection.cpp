@@ -140,7 +140,8 @@ at::Tensor onnxNms(const at::Tensor& boxes, const at::Tensor& scores, const at::
             std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
             // The kept boxes by their top edge: a candidate is compared only with those whose rows
             // it can meet (top above its bottom, within the tallest one's height, and rounding's
-            // margin, above its top), as the runtime does; boxes not finite compare with all.
+            // margin, above its top); boxes not finite compare with all. The same boxes are kept
+            // as by the runtime, which lays the candidates out flat and compares 16 at a time.
             std::multimap<double, Box> kept;
             std::vector<Box> unordered;
             double tallest = 0;
