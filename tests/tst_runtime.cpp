@@ -2775,6 +2775,107 @@ private Q_SLOTS:
         });
     }
 
+    // TopK against a stable sort written out: equal elements by index, NaN the largest;
+    // along every axis, largest and smallest, k of 0 and of all, float and int64 (values
+    // past 2^53 that a double would make equal), rows enough to share among threads.
+    void topKMatchesStableSort_data()
+    {
+        QTest::addColumn<QVector<int>>("dims");
+        QTest::addColumn<int>("axis");
+        QTest::addColumn<int>("k");
+        QTest::addColumn<bool>("largest");
+        QTest::addColumn<bool>("integers");
+        QTest::newRow("ties, largest") << QVector<int>{3234} << 0 << 300 << true << false;
+        QTest::newRow("ties, smallest") << QVector<int>{3234} << -1 << 300 << false << false;
+        QTest::newRow("axis 0 of three") << QVector<int>{37, 3, 5} << 0 << 9 << true << false;
+        QTest::newRow("axis 1 of three, smallest") << QVector<int>{4, 50, 6} << 1 << 17 << false << false;
+        QTest::newRow("k 0") << QVector<int>{5, 20} << 1 << 0 << true << false;
+        QTest::newRow("k all") << QVector<int>{5, 20} << 1 << 20 << true << false;
+        QTest::newRow("many rows") << QVector<int>{4000, 12} << 1 << 5 << true << false;
+        QTest::newRow("int64 past 2^53") << QVector<int>{2, 500} << 1 << 40 << true << true;
+        QTest::newRow("int64, smallest") << QVector<int>{2, 500} << 1 << 40 << false << true;
+    }
+    void topKMatchesStableSort()
+    {
+        QFETCH(QVector<int>, dims);
+        QFETCH(int, axis);
+        QFETCH(int, k);
+        QFETCH(bool, largest);
+        QFETCH(bool, integers);
+        std::vector<int64_t> shape(dims.begin(), dims.end());
+        int64_t count = 1;
+        for (int64_t d : shape)
+            count *= d;
+        std::mt19937 random(11);
+        std::vector<float> floats(static_cast<size_t>(count));
+        std::vector<int64_t> ints(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) {
+            const uint32_t r = random();
+            floats[size_t(i)] = r % 97 == 0 ? std::numeric_limits<float>::quiet_NaN() : float(r % 23) / 4;  // many ties
+            ints[size_t(i)] = (int64_t(1) << 60) + int64_t(r % 41);  // a double makes neighbours equal
+        }
+        OnnxBuilder b(13);
+        b.input("x", shape, integers ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
+        b.initializerInt64("k", {int64_t(k)});
+        auto& topk = b.node("TopK", {"x", "k"}, {"values", "indices"});
+        OnnxBuilder::setInt(topk, "axis", axis);
+        OnnxBuilder::setInt(topk, "largest", largest ? 1 : 0);
+        b.output("values").output("indices");
+        const Model m = loadOnnxFromBytes(b.bytes(), "topk.onnx", {});
+        const auto compiled = runtime().compile(m);
+        Tensor x;
+        x.dtype = integers ? DataType::Int64 : DataType::Float;
+        x.dims = shape;
+        if (integers)
+            x.data.assign(reinterpret_cast<const char*>(ints.data()), ints.size() * sizeof(int64_t));
+        else
+            x.data.assign(reinterpret_cast<const char*>(floats.data()), floats.size() * sizeof(float));
+        compiled->setInputs({x});
+
+        const int64_t a = axis < 0 ? axis + int64_t(shape.size()) : axis;
+        int64_t inner = 1;
+        for (size_t d = size_t(a) + 1; d < shape.size(); ++d)
+            inner *= shape[d];
+        const int64_t n = shape[size_t(a)], outer = count / (n * inner);
+        std::vector<int64_t> outShape = shape;
+        outShape[size_t(a)] = k;
+        std::vector<int64_t> expectedIndices(size_t(outer * k * inner));
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t in = 0; in < inner; ++in) {
+                const auto at = [&](int64_t j) { return size_t((o * n + j) * inner + in); };
+                std::vector<int64_t> order(static_cast<size_t>(n));
+                std::iota(order.begin(), order.end(), int64_t(0));
+                std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+                    if (integers)
+                        return largest ? ints[at(p)] > ints[at(q)] : ints[at(p)] < ints[at(q)];
+                    const float vp = floats[at(p)], vq = floats[at(q)];
+                    if (std::isnan(vp) != std::isnan(vq))
+                        return largest ? std::isnan(vp) : std::isnan(vq);
+                    return largest ? vp > vq : vp < vq;
+                });
+                for (int64_t j = 0; j < k; ++j)
+                    expectedIndices[size_t((o * k + j) * inner + in)] = order[size_t(j)];
+            }
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out.size(), size_t(2));
+            QCOMPARE(out[0].dims, outShape);
+            QCOMPARE(out[1].dims, outShape);
+            std::vector<int64_t> got(expectedIndices.size());
+            std::memcpy(got.data(), out[1].data.data(), got.size() * sizeof(int64_t));
+            QVERIFY2(got == expectedIndices, qPrintable("indices differ, " + way));
+            for (size_t e = 0; e < got.size(); ++e) {  // and the values are the input's at them
+                const int64_t o = int64_t(e) / (k * inner), in = int64_t(e) % inner;
+                const size_t source = size_t((o * n + got[e]) * inner + in);
+                if (integers) {
+                    QCOMPARE(reinterpret_cast<const int64_t*>(out[0].data.data())[e], ints[source]);
+                } else {
+                    const float v = reinterpret_cast<const float*>(out[0].data.data())[e];
+                    QVERIFY(std::memcmp(&v, &floats[source], sizeof v) == 0 || (std::isnan(v) && std::isnan(floats[source])));
+                }
+            }
+        });
+    }
+
     // NonMaxSuppression against its definition written out (per batch and class, candidates
     // above the score threshold by falling score, ties in index order; each kept unless its
     // IoU with a kept one exceeds the threshold; at most the limit), on box sets that reach

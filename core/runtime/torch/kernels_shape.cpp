@@ -13,10 +13,13 @@
 #include "core/util/resources.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
+#include <type_traits>
 
 namespace ramiel {
 
@@ -873,6 +876,56 @@ void registerPadResizeKernels(KernelRegistry& r)
 }
 
 // Reductions over axes, arg-reductions, TopK.
+// The k largest (or smallest) elements along `axis` and their indices, in order, equal
+// elements by index (a stable sort's first k): per row, the k first selected, then sorted,
+// by value and then index, a total order. NaN counts as the largest, as in at::sort.
+std::tuple<at::Tensor, at::Tensor> topK(const at::Tensor& x, int64_t k, int64_t axis, bool largest)
+{
+    if (!at::isFloatingType(x.scalar_type()) && !at::isIntegralType(x.scalar_type(), /*includeBool=*/false)) {
+        auto [values, indices] = at::sort(x, /*stable=*/true, axis, /*descending=*/largest);
+        return {values.narrow(axis, 0, k), indices.narrow(axis, 0, k)};
+    }
+    const at::Tensor rows = x.movedim(axis, -1).contiguous();
+    const int64_t n = rows.size(-1), count = n > 0 ? rows.numel() / n : 0;
+    std::vector<int64_t> shape = rows.sizes().vec();
+    shape.back() = k;
+    at::Tensor values = at::empty(shape, rows.options()), indices = at::empty(shape, rows.options().dtype(at::kLong));
+    AT_DISPATCH_ALL_TYPES_AND2(at::kHalf, at::kBFloat16, rows.scalar_type(), "TopK", [&] {
+        const scalar_t* xp = rows.data_ptr<scalar_t>();
+        scalar_t* vp = values.data_ptr<scalar_t>();
+        int64_t* ip = indices.data_ptr<int64_t>();
+        at::parallel_for(0, count, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)), [&](int64_t begin, int64_t end) {
+            std::vector<int64_t> order(static_cast<size_t>(n));
+            for (int64_t row = begin; row < end; ++row) {
+                const scalar_t* v = xp + row * n;
+                const auto isNan = [](scalar_t e) {
+                    if constexpr (std::is_integral_v<scalar_t>)
+                        return false;
+                    else
+                        return std::isnan(double(e));
+                };
+                const auto before = [&](int64_t a, int64_t b) {
+                    const bool nanA = isNan(v[a]), nanB = isNan(v[b]);
+                    if (nanA != nanB)
+                        return largest ? nanA : nanB;
+                    if (!nanA && v[a] != v[b])
+                        return largest ? v[a] > v[b] : v[a] < v[b];
+                    return a < b;
+                };
+                std::iota(order.begin(), order.end(), int64_t(0));
+                if (k < n)
+                    std::nth_element(order.begin(), order.begin() + k, order.end(), before);
+                std::sort(order.begin(), order.begin() + k, before);
+                for (int64_t j = 0; j < k; ++j) {
+                    vp[row * k + j] = v[order[size_t(j)]];
+                    ip[row * k + j] = order[size_t(j)];
+                }
+            }
+        });
+    });
+    return {values.movedim(-1, axis), indices.movedim(-1, axis)};
+}
+
 void registerReductionKernels(KernelRegistry& r)
 {
     r["ReduceMean"] = reduction(
@@ -937,10 +990,10 @@ void registerReductionKernels(KernelRegistry& r)
             if (k < 0 || k > in[0].size(axis))
                 throw Error(ErrorKind::Runtime, {}, "k " + std::to_string(k) + " is out of range for " +
                                                         std::to_string(in[0].size(axis)) + " elements");
-            const auto [values, indices] = at::sort(in[0], /*stable=*/true, axis, /*descending=*/largest);
-            out[0] = values.narrow(axis, 0, k);
+            auto [values, indices] = topK(in[0], k, axis, largest);
+            out[0] = std::move(values);
             if (out.size() > 1)
-                out[1] = indices.narrow(axis, 0, k);
+                out[1] = std::move(indices);
         };
     };
 }
