@@ -353,6 +353,15 @@ std::vector<BadNode> badNodes()
              return b;
          },
          -1, "scale -2.000000 of axis 2 must be positive and finite"},
+        {"GatherND index out of range",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 4, 3}).output("y");
+             b.initializerInt64("idx", {1, -5}, {1, 2});
+             b.node("GatherND", {"x", "idx"}, {"y"}, "gn");
+             return b;
+         },
+         run, "GatherND index -1 is out of range for a dimension of size 4"},
         {"ScatterND index out of range",
          [] {
              OnnxBuilder b;
@@ -2873,6 +2882,74 @@ private Q_SLOTS:
                     QVERIFY(std::memcmp(&v, &floats[source], sizeof v) == 0 || (std::isnan(v) && std::isnan(floats[source])));
                 }
             }
+        });
+    }
+
+    // GatherND against the gather written out: slices of the rest of the dimensions,
+    // negative indices, batch dimensions, indices that reach every dimension.
+    void gatherNDMatchesWrittenOut_data()
+    {
+        QTest::addColumn<QVector<int>>("dataDims");
+        QTest::addColumn<QVector<int>>("indexDims");  // the last: how many dimensions an index reaches
+        QTest::addColumn<int>("batchDims");
+        QTest::newRow("slices") << QVector<int>{4, 5, 6} << QVector<int>{3, 2} << 0;
+        QTest::newRow("every dimension") << QVector<int>{4, 5, 6} << QVector<int>{2, 7, 3} << 0;
+        QTest::newRow("batch dimension") << QVector<int>{3, 4, 5} << QVector<int>{3, 2, 1} << 1;
+        QTest::newRow("two batch dimensions") << QVector<int>{2, 3, 4, 5} << QVector<int>{2, 3, 4, 2} << 2;
+    }
+    void gatherNDMatchesWrittenOut()
+    {
+        QFETCH(QVector<int>, dataDims);
+        QFETCH(QVector<int>, indexDims);
+        QFETCH(int, batchDims);
+        const std::vector<int64_t> dd(dataDims.begin(), dataDims.end()), id(indexDims.begin(), indexDims.end());
+        const int64_t k = id.back();
+        int64_t indexCount = 1, dataCount = 1;
+        for (int64_t d : id)
+            indexCount *= d;
+        for (int64_t d : dd)
+            dataCount *= d;
+        std::mt19937 random(5);
+        std::vector<int64_t> idx(static_cast<size_t>(indexCount));
+        for (int64_t i = 0; i < indexCount; ++i) {  // in range, half of them counted from the end
+            const int64_t size = dd[size_t(batchDims + i % k)];
+            const int64_t v = int64_t(random() % uint32_t(size));
+            idx[size_t(i)] = random() % 2 ? v - size : v;
+        }
+        OnnxBuilder b(13);
+        b.input("x", dd);
+        b.initializerInt64("idx", idx, id);
+        OnnxBuilder::setInt(b.node("GatherND", {"x", "idx"}, {"y"}), "batch_dims", batchDims);
+        b.output("y");
+        const Model m = loadOnnxFromBytes(b.bytes(), "gather_nd.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 3);
+        compiled->setInputs(inputs);
+        const std::vector<double> x = *inputs[0].toDoubles();
+        // Strides of data; the batch's, then the indexed dimensions', then the slice's.
+        std::vector<int64_t> stride(dd.size(), 1);
+        for (size_t d = dd.size() - 1; d > 0; --d)
+            stride[d - 1] = stride[d] * dd[d];
+        int64_t slice = 1, batch = 1;
+        for (size_t d = size_t(batchDims + k); d < dd.size(); ++d)
+            slice *= dd[d];
+        for (int64_t d = 0; d < batchDims; ++d)
+            batch *= dd[size_t(d)];
+        const int64_t tuples = indexCount / k, perBatch = tuples / batch;
+        std::vector<double> expected;
+        for (int64_t t = 0; t < tuples; ++t) {
+            int64_t start = (t / perBatch) * (batchDims > 0 ? stride[size_t(batchDims - 1)] : 0);
+            for (int64_t j = 0; j < k; ++j) {
+                const int64_t size = dd[size_t(batchDims + j)], v = idx[size_t(t * k + j)];
+                start += (v < 0 ? v + size : v) * stride[size_t(batchDims + j)];
+            }
+            for (int64_t e = 0; e < slice; ++e)
+                expected.push_back(x[size_t(start + e)]);
+        }
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out.size(), size_t(1));
+            QCOMPARE(*out[0].toDoubles(), expected);
+            Q_UNUSED(way);
         });
     }
 

@@ -11,9 +11,9 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -59,14 +59,22 @@ at::Tensor linearIndex(const at::Tensor& indices, at::IntArrayRef dims, int64_t 
     if (k < 1 || first + k > int64_t(dims.size()))
         fail(std::string(op) + ": indices " + shapeText(indices.sizes()) + " index " + std::to_string(k) +
              " dimensions of data " + shapeText(dims) + (first ? " after its batch dimensions" : ""));
-    at::Tensor idx = indices.to(at::kLong);
-    at::Tensor lin = at::zeros(idx.sizes().slice(0, idx.dim() - 1), at::kLong);
-    for (int64_t j = 0; j < k; ++j) {
-        const int64_t size = dims[size_t(first + j)];
-        at::Tensor col = idx.select(-1, j);
-        col = at::where(col < 0, col + size, col);
-        checkRange(col, size, op);
-        lin = lin * size + col;
+    const at::Tensor idx = indices.to(at::kLong).contiguous();
+    at::Tensor lin = at::empty(idx.sizes().slice(0, idx.dim() - 1), at::kLong);
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    int64_t* lp = lin.data_ptr<int64_t>();
+    for (int64_t row = 0, rows = lin.numel(); row < rows; ++row) {
+        int64_t at = 0;
+        for (int64_t j = 0; j < k; ++j) {
+            const int64_t size = dims[size_t(first + j)];
+            int64_t i = ip[row * k + j];
+            i = i < 0 ? i + size : i;
+            if (i < 0 || i >= size)
+                fail(std::string(op) + " index " + std::to_string(i) + " is out of range for a dimension of size " +
+                     std::to_string(size));
+            at = at * size + i;
+        }
+        lp[row] = at;
     }
     return lin;
 }
@@ -199,13 +207,19 @@ Kernel gatherNDKernel(const KernelContext& c)
             batch *= data.size(i);
         for (int64_t i = b; i < b + k; ++i)
             positions *= data.size(i);
-        std::vector<int64_t> flat{batch * positions};
-        flat.insert(flat.end(), data.sizes().begin() + b + k, data.sizes().end());
-        const at::Tensor offsets = (at::arange(batch, at::kLong) * positions).reshape({batch, -1});
-        const at::Tensor where = (lin.reshape({batch, -1}) + offsets).reshape({-1});
         std::vector<int64_t> shape(indices.sizes().begin(), indices.sizes().end() - 1);
         shape.insert(shape.end(), data.sizes().begin() + b + k, data.sizes().end());
-        out[0] = data.reshape(flat).index_select(0, where).reshape(shape);
+        // Each index picks a slice of the rest of the dimensions: copied whole.
+        const at::Tensor source = data.contiguous();
+        at::Tensor y = at::empty(shape, data.options());
+        const int64_t rows = lin.numel(), perBatch = batch > 0 ? rows / batch : 0;
+        const size_t slice = size_t(source.numel() / std::max<int64_t>(batch * positions, 1)) * source.element_size();
+        const char* from = static_cast<const char*>(source.data_ptr());
+        char* to = static_cast<char*>(y.data_ptr());
+        const int64_t* where = lin.data_ptr<int64_t>();
+        for (int64_t r = 0; r < rows; ++r)
+            std::memcpy(to + size_t(r) * slice, from + size_t((r / perBatch) * positions + where[r]) * slice, slice);
+        out[0] = y;
     };
 }
 
