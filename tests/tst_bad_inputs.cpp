@@ -479,9 +479,7 @@ private Q_SLOTS:
         QFETCH(QString, rule);
         QTemporaryDir dir;
         const QString file = dir.filePath("corpus.onnx");
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(model) == model.size());
-        f.close();
+        QVERIFY(writeText(file, model));
         const QStringList exportArgs{"export", file, "--lang", "python", "-o", dir.filePath("out"), "--machine",
                                      test::sourcePath("tests/data/machine.json")};
         for (const QStringList& args : {QStringList{"run", file}, QStringList{"optimize", file}, exportArgs}) {
@@ -801,9 +799,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString file = dir.filePath("model.onnx");
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(model) == model.size());
-        f.close();
+        QVERIFY(writeText(file, model));
         if (setup.contains("w.bin")) {  // 16 bytes of float data
             QFile w(dir.filePath("w.bin"));
             QVERIFY(w.open(QIODevice::WriteOnly) && w.write(QByteArray(16, '\0')) == 16);
@@ -885,9 +881,7 @@ private Q_SLOTS:
         QFETCH(QString, error);
         QTemporaryDir dir;
         const QString file = dir.filePath("x.npy");
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size());
-        f.close();
+        QVERIFY(writeText(file, bytes));
         const auto joined = [](const std::vector<int64_t>& d) {
             QStringList parts;
             for (int64_t x : d)
