@@ -1160,7 +1160,8 @@ const std::map<std::string, Lowering>& lowerings()
             return E::slice(sizes, 0, start, end ? end->i : E::kToEnd, 1);
         };
         // The k largest or smallest values and their indices, ONNX's order of equal values kept
-        // (the `onnx_topk` helper: a stable sort); k a constant (an attribute before opset 10)
+        // (the `onnx_topk` helper: a stable sort in Python; in C++ the k first of each row selected,
+        // then sorted by value and index, as the runtime does); k a constant (an attribute before opset 10)
         // or computed when the code runs.
         r["TopK"] = [](const Context& c) {
             const int64_t axis = c.axisOrNegative(0, c.node.attrInt("axis", -1));

@@ -57,12 +57,45 @@ at::Tensor onnxScatterElements(const at::Tensor& data, int64_t axis, const at::T
     return at::scatter_reduce(data, axis, i, updates, reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin");
 }
 
-// ONNX's TopK: the k largest (or smallest) values along `axis`, sorted, and their indices.
-// A stable sort, since at::topk orders equal values as it likes.
+// ONNX's TopK: the k largest (or smallest) values along `axis`, sorted, and their indices,
+// equal values by index (at::topk orders them as it likes). Per row the k first are
+// selected, then sorted by value and index; NaN counts as the largest, as in at::sort.
 std::vector<at::Tensor> onnxTopK(const at::Tensor& x, int64_t k, int64_t axis, bool largest)
 {
-    const auto [values, indices] = at::sort(x, /*stable=*/true, axis, /*descending=*/largest);
-    return {values.narrow(axis, 0, k), indices.narrow(axis, 0, k)};
+    if (k < 0 || k > x.size(axis))
+        throw std::runtime_error("TopK: k " + std::to_string(k) + " is out of range for " +
+                                 std::to_string(x.size(axis)) + " elements");
+    if (!x.is_floating_point()) {  // integers: a stable sort (a double would make large neighbours equal)
+        const auto [values, indices] = at::sort(x, /*stable=*/true, axis, /*descending=*/largest);
+        return {values.narrow(axis, 0, k), indices.narrow(axis, 0, k)};
+    }
+    const at::Tensor rows = x.movedim(axis, -1).to(at::kDouble).contiguous();
+    const int64_t n = rows.size(-1), count = n > 0 ? rows.numel() / n : 0;
+    std::vector<int64_t> shape = rows.sizes().vec();
+    shape.back() = k;
+    at::Tensor indices = at::empty(shape, at::kLong);
+    const double* v = rows.data_ptr<double>();
+    int64_t* out = indices.data_ptr<int64_t>();
+    at::parallel_for(0, count, 1, [&](int64_t begin, int64_t end) {
+        std::vector<int64_t> order(static_cast<size_t>(n));
+        for (int64_t row = begin; row < end; ++row) {
+            const double* r = v + row * n;
+            auto before = [&](int64_t a, int64_t b) {
+                if (std::isnan(r[a]) != std::isnan(r[b]))
+                    return largest ? std::isnan(r[a]) : std::isnan(r[b]);
+                if (r[a] != r[b] && !std::isnan(r[a]))
+                    return largest ? r[a] > r[b] : r[a] < r[b];
+                return a < b;
+            };
+            std::iota(order.begin(), order.end(), int64_t(0));
+            if (k < n)
+                std::nth_element(order.begin(), order.begin() + k, order.end(), before);
+            std::sort(order.begin(), order.begin() + k, before);
+            std::copy(order.begin(), order.begin() + k, out + row * k);
+        }
+    });
+    indices = indices.movedim(-1, axis);
+    return {x.gather(axis, indices), indices};
 }
 
 // k computed when the code runs: a tensor of one.

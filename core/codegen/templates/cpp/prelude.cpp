@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <numeric>
 #if __has_include(<malloc.h>)
 #include <malloc.h>
 #endif
