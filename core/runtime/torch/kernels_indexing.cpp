@@ -11,8 +11,8 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -766,7 +766,7 @@ size_t firstAtLeast(const std::vector<double>& values, size_t from, double v)
 class KeptBoxes {
 public:
     explicit KeptBoxes(size_t n)
-        : n_(n), y1_(padded(n)), x1_(padded(n)), y2_(padded(n)), x2_(padded(n)), area_(padded(n)), kept_(padded(n))
+        : y1_(padded(n)), x1_(padded(n)), y2_(padded(n)), x2_(padded(n)), area_(padded(n)), kept_(padded(n))
     {
     }
     void set(size_t p, const NmsBox& b)
@@ -785,11 +785,9 @@ public:
         return ramiel::anyOverlapAbove(y1_.data(), x1_.data(), y2_.data(), x2_.data(), area_.data(), kept_.data(),
                                        lo / 16 * 16, padded(hi), a, (a.y2 - a.y1) * (a.x2 - a.x1), threshold);
     }
-    size_t size() const { return n_; }
 
 private:
     static size_t padded(size_t n) { return (n + 15) / 16 * 16; }
-    size_t n_;
     std::vector<double> y1_, x1_, y2_, x2_, area_, kept_;
 };
 

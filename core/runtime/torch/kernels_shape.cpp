@@ -875,7 +875,6 @@ void registerPadResizeKernels(KernelRegistry& r)
     r["Upsample"] = upsampleKernel;
 }
 
-// Reductions over axes, arg-reductions, TopK.
 // The k largest (or smallest) elements along `axis` and their indices, in order, equal
 // elements by index (a stable sort's first k): per row, the k first selected, then sorted,
 // by value and then index, a total order. NaN counts as the largest, as in at::sort.
@@ -926,6 +925,7 @@ std::tuple<at::Tensor, at::Tensor> topK(const at::Tensor& x, int64_t k, int64_t 
     return {values.movedim(-1, axis), indices.movedim(-1, axis)};
 }
 
+// Reductions over axes, arg-reductions, TopK.
 void registerReductionKernels(KernelRegistry& r)
 {
     r["ReduceMean"] = reduction(
