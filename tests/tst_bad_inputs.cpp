@@ -735,6 +735,33 @@ private Q_SLOTS:
             OnnxBuilder::setInt(nodeOf(b), "epsilon", 1);
             row("FusedBatchNorm with an int epsilon", b, "", ErrorKind::InvalidGraph, "attribute 'epsilon' is an int, it needs a float");
         }
+        // FusedGroupNorm (fuse-group-norm's): X [1, 2, 4, 4], scale and bias.
+        auto groupNorm = [&](const char* what, int64_t groups, std::vector<int64_t> params, const char* activation,
+                             const char* message) {
+            OnnxBuilder b = oneNode(kFusedGroupNorm, 1, 1, 13, kRamielDomain);
+            for (const char* s : {"scale", "bias"}) {
+                b.initializer(s, params, 1.0f);
+                nodeOf(b).add_input(s);
+            }
+            if (groups > 0)
+                OnnxBuilder::setInt(nodeOf(b), "num_groups", groups);
+            if (*activation)
+                setString(nodeOf(b), "activation", activation);
+            row(what, b, "", ErrorKind::InvalidGraph, message);
+        };
+        groupNorm("FusedGroupNorm without num_groups", 0, {2}, "", "lacks the required attribute 'num_groups'");
+        groupNorm("FusedGroupNorm in groups that do not divide", 3, {2}, "Relu",
+                  "num_groups 3 does not divide the 2 channels of 'x0'");
+        groupNorm("FusedGroupNorm with a scale for fewer channels", 2, {1}, "", "input 1 'scale' holds 1 values, 'x0' has 2 channels");
+        groupNorm("FusedGroupNorm with a scale of rank 2", 1, {2, 1}, "",
+                  "input 1 'scale' has rank 2, it must hold one value per channel (rank 1)");
+        groupNorm("FusedGroupNorm with a LeakyRelu without alpha", 1, {2}, "LeakyRelu",
+                  "activation LeakyRelu takes 1 activation_params, 0 given");
+        {
+            OnnxBuilder b = oneNode(kFusedGroupNorm, 1, 1, 13, kRamielDomain);
+            row("FusedGroupNorm without a scale", b, "", ErrorKind::InvalidGraph,
+                "FusedGroupNorm takes three inputs (X, scale, bias) and gives one output");
+        }
         // LayerNormalization (fuse-layer-norm's): X, Scale (, B), a negative axis.
         {
             OnnxBuilder b = oneNode(kLayerNorm, 1, 1, 13, kRamielDomain);

@@ -13,6 +13,7 @@
 #include "core/util/npy.h"
 #include "onnx_builder.h"
 #include "test_support.h"
+#include "written_out.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -201,7 +202,8 @@ std::string shuffleModel()
 
 // DenseNet's layer: the block's input and a convolution's output concatenated, batch
 // normalized and rectified, then a convolution; with the default passes the first three
-// run as one ai.ramiel.FusedBatchNorm.
+// run as one ai.ramiel.FusedBatchNorm. Then a group normalization as PyTorch exports it and
+// a Relu, which run as one ai.ramiel.FusedGroupNorm.
 std::string denseModel()
 {
     OnnxBuilder b;
@@ -213,7 +215,9 @@ std::string denseModel()
     OnnxBuilder::setInt(b.node("Concat", {"x", "c1"}, {"cat"}), "axis", 1);
     b.node("BatchNormalization", {"cat", "scale", "bias", "mean", "var"}, {"n"});
     b.node("Relu", {"n"}, {"r"});
-    b.node("Conv", {"r", "w2"}, {"y"});
+    b.node("Conv", {"r", "w2"}, {"c2"});
+    test::writtenOutGroupNorm(b, "c2", "gn", 6, 2, 4, "g");
+    b.node("Relu", {"g"}, {"y"});
     b.output("y", {1, 6, 14, 14});
     return b.bytes();
 }
@@ -824,7 +828,7 @@ private Q_SLOTS:
         built("activations", activationsModel(), {"activations_passes", {}, 1, 1, "default"});
         // fuse-channel-shuffle's node with one output: cat, reshape, permute, reshape.
         built("shuffle", shuffleModel(), {"shuffle_passes", {}, 1, 1, "default"});
-        // fuse-batchnorm's node: cat, batch_norm, relu.
+        // fuse-batchnorm's node: cat, batch_norm, relu; fuse-group-norm's: group_norm, relu.
         built("dense", denseModel(), {"dense_passes", {}, 1, 1, "default"});
         built("indexing", indexingModel(), {"indexing", {}, 1, 1});
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.

@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "onnx_builder.h"
 #include "test_support.h"
+#include "written_out.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -977,6 +978,43 @@ const std::map<std::string, PassCase>& passCases()
               return b;
           },
           "fuse-batchnorm", 10, 9, {{"FusedBatchNorm", 1}, {"Concat", 2}, {"BatchNormalization", 3}, {"Relu", 1}}}},
+        // Group normalizations as PyTorch exports them: after a Conv, restored to Shape(x), then
+        // a Relu; on the graph input, restored to the constant fold-constants leaves ([-1, 8, 6,
+        // 5]), then a SiLU written out (fuse-silu first); one group per channel, no activation
+        // to take (its Add's output is a graph output).
+        {"fuse-group-norm",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8, 6, 5}).output("y1", {2, 16, 6, 5}).output("y2", {2, 8, 6, 5}).output("y3", {2, 8, 6, 5});
+              convParams(b, "conv", 16, 8, 40);
+              conv(b, "conv", "x", "c");
+              test::writtenOutGroupNorm(b, "c", "a", 16, 4, 4, "n1");
+              b.node("Relu", {"n1"}, {"y1"});
+              test::writtenOutGroupNorm(b, "x", "b", 8, 2, 4, "n2", {-1, 8, 6, 5});
+              b.node("Sigmoid", {"n2"}, {"s2"});
+              b.node("Mul", {"n2", "s2"}, {"y2"});
+              test::writtenOutGroupNorm(b, "x", "c", 8, 8, 4, "y3");
+              return b;
+          },
+          "fuse-silu,fuse-group-norm", 21, 4, {{"FusedGroupNorm", 3}, {"InstanceNormalization", 0}, {"Reshape", 0}, {"Shape", 0}}}},
+        // Must not fire: the batch written as a number ([2, 4, -1]: another batch would be
+        // normalized across its images), the normalized rows read twice, groups that are not
+        // whole channels (3 groups of 8 channels).
+        {"fuse-group-norm-must-not-fire",
+         {[] {
+              OnnxBuilder b;
+              b.input("x", {2, 8, 6, 5}).output("y1", {2, 8, 6, 5}).output("y2", {2, 8, 6, 5}).output("y3", {2, 8, 6, 5});
+              b.output("rows", {2, 4, 60});
+              test::writtenOutGroupNorm(b, "x", "a", 8, 4, 4, "y1");
+              for (auto& t : *b.model().mutable_graph()->mutable_initializer())
+                  if (t.name() == "a_grouped")
+                      t.set_int64_data(0, 2);
+              test::writtenOutGroupNorm(b, "x", "b", 8, 4, 4, "y2");
+              b.node("Identity", {"b_normalized"}, {"rows"});
+              test::writtenOutGroupNorm(b, "x", "c", 8, 3, 4, "y3");
+              return b;
+          },
+          "fuse-group-norm", 19, 19, {{"InstanceNormalization", 3}}}},
         // Conv+Relu -> MaxPool -> Conv: int8 from the first QuantizeLinear to the last
         // DequantizeLinear (the requirements fuse the Relu first).
         {"quantize",

@@ -131,6 +131,9 @@ DisplayGraph displayGraphOf(const Graph& graph, bool showNames, const LabelWidth
         } else if (node.domain == kRamielDomain && node.opType == kFusedBatchNorm) {
             const std::string act = node.attrString("activation", "");
             item.title = clipped(std::string(node.inputs.size() > 5 ? "Concat+" : "") + "BatchNorm" + (act.empty() ? "" : "+" + act));
+        } else if (node.domain == kRamielDomain && node.opType == kFusedGroupNorm) {
+            const std::string act = node.attrString("activation", "");
+            item.title = clipped("GroupNorm" + (act.empty() ? std::string() : "+" + act));
         } else if (node.domain == kRamielDomain && node.opType == kMatMulAdd) {
             item.title = clipped(node.attr("activation") ? "MatMul+Add+" + node.attrString("activation", "") : "MatMul+Add");
         } else if (node.domain == kRamielDomain) {  // Gelu, Silu: the function they compute (the tooltip names the domain)

@@ -387,11 +387,11 @@ NodeCost estimateNodeCost(const Graph& g, NodeId id)
     // does: FusedConv its Conv, MatMulAdd its MatMul (the bias and GELU are added in the
     // product's kernel), Gelu, HardSwish and LayerNormalization theirs, Silu a Sigmoid's
     // pass, ChannelShuffle a copy, FusedBatchNorm its BatchNormalization (the Concat and the
-    // activation ride along in its pass).
+    // activation ride along in its pass), FusedGroupNorm a GroupNormalization (its activation too).
     static const std::map<std::string, std::string> ramielAs{
         {kFusedConv, "Conv"}, {kMatMulAdd, "MatMul"}, {kGelu, "Gelu"},         {kHardSwish, "HardSwish"},
         {kSilu, "Sigmoid"},   {kChannelShuffle, "Concat"}, {kLayerNorm, "LayerNormalization"},
-        {kFusedBatchNorm, "BatchNormalization"}};
+        {kFusedBatchNorm, "BatchNormalization"}, {kFusedGroupNorm, "GroupNormalization"}};
     const bool fusedConv = n.domain == kRamielDomain && n.opType == kFusedConv;
     const auto as = n.domain == kRamielDomain ? ramielAs.find(n.opType) : ramielAs.end();
     const auto it = n.domain.empty() ? rules().find(n.opType) : as != ramielAs.end() ? rules().find(as->second) : rules().end();

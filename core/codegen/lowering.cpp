@@ -68,6 +68,7 @@ const FunctionName& functionName(const std::string& fn)
         {"clamp", {"torch.clamp", "at::clamp"}},
         {"dropout", {"torch.dropout", "at::dropout"}},
         {"layer_norm", {"F.layer_norm", "at::layer_norm"}},
+        {"group_norm", {"F.group_norm", "at::group_norm"}},
         {"sum", {"torch.sum", "at::sum"}},
         {"amin", {"torch.amin", "at::amin"}},
         {"pow", {"torch.pow", "at::pow"}},
@@ -763,6 +764,14 @@ const std::map<std::string, Lowering>& lowerings()
             const E x = parts == 1 ? xs[0] : E::call("cat", {E::tensors(std::move(xs)), E::integer(1).named("dim")});
             return activated(c, batchNorm(c, x, parts));
         };
+        // fuse-group-norm's ai.ramiel.FusedGroupNorm: group_norm with its per-channel scale and
+        // bias (ATen's kernel, channels-last aware), then the activation.
+        r[kFusedGroupNorm] = [](const Context& c) {
+            const E y = E::call("group_norm", {E::val(c.in(0)), E::integer(c.node.attrInt("num_groups", 1)),
+                                               E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
+                                               E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
+            return activated(c, y);
+        };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
         r["GlobalAveragePool"] = [](const Context& c) {
@@ -1339,7 +1348,8 @@ LoweredModel lowerModel(const Model& model, int batch)
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
         if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If") ||
-            ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kSilu || n.opType == kMatMulAdd ||
+            ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kFusedGroupNorm || n.opType == kSilu ||
+              n.opType == kMatMulAdd ||
               n.opType == kChannelShuffle) &&
              !ramiel)) {
             std::string known;

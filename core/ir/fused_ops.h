@@ -71,4 +71,19 @@ inline constexpr const char* kLayerNorm = "LayerNormalization";
 //   activation_params as FusedConv's
 inline constexpr const char* kFusedBatchNorm = "FusedBatchNorm";
 
+// FusedGroupNorm: group normalization with a per-channel affine, as ONNX
+// GroupNormalization (opset 21) computes it, then an optional activation; made from
+// what PyTorch exports for F.group_norm (Reshape to [N, G, -1], InstanceNormalization,
+// Reshape back, Mul, Add) and the activation after it. Inputs X of rank >= 3 (N, C,
+// then the spatial dimensions), scale and bias of C values; one output of X's shape.
+// The C channels form num_groups groups of C / num_groups consecutive channels; each
+// image's group is normalized by its own mean and (population) variance over its
+// channels and positions, y = (x - mean) / sqrt(variance + epsilon) * scale[c] + bias[c].
+// Attributes:
+//   num_groups        >= 1, dividing C
+//   epsilon           added to the variance (default 1e-5)
+//   activation        as FusedConv's, optional
+//   activation_params as FusedConv's
+inline constexpr const char* kFusedGroupNorm = "FusedGroupNorm";
+
 }  // namespace ramiel

@@ -382,7 +382,7 @@ private:
     // ai.ramiel: FusedConv is Conv (its schema at the model's opset) plus an optional
     // fourth input, the summand, and the activation; Gelu, Silu and HardSwish take one input and no
     // attributes; MatMulAdd takes A, a 2-D B, a bias row of B's columns and optionally a GELU;
-    // ChannelShuffle, LayerNormalization and FusedBatchNorm have checks of their own.
+    // ChannelShuffle, LayerNormalization, FusedBatchNorm and FusedGroupNorm have checks of their own.
     void checkRamielOperator()
     {
         if (n_.opType == kGelu || n_.opType == kSilu || n_.opType == kHardSwish) {
@@ -400,6 +400,8 @@ private:
             return checkLayerNorm();
         if (n_.opType == kFusedBatchNorm)
             return checkFusedBatchNorm();
+        if (n_.opType == kFusedGroupNorm)
+            return checkFusedGroupNorm();
         if (n_.opType != kFusedConv)
             return fail("Ramiel's domain " + std::string(kRamielDomain) + " has no operator '" + n_.opType + "'");
         const int64_t opset = model_.opsetVersion("");
@@ -494,6 +496,56 @@ private:
             if (channels >= 0 && c >= 0 && c != channels)
                 return fail("input " + std::to_string(i) + " has " + std::to_string(c) + " values for " +
                             std::to_string(channels) + " channels");
+        }
+    }
+
+    // FusedGroupNorm: X, scale and bias, none left empty; one output; num_groups an int
+    // >= 1 dividing X's channels, epsilon a finite float of at least 0, an optional
+    // activation. X of rank 2 or more; scale and bias of one dimension, one value per channel.
+    void checkFusedGroupNorm()
+    {
+        if (n_.inputs.size() != 3 || n_.outputs.size() != 1 || n_.outputs[0] == kNone)
+            return fail("FusedGroupNorm takes three inputs (X, scale, bias) and gives one output");
+        for (size_t i = 0; i < n_.inputs.size(); ++i)
+            if (n_.inputs[i] == kNone)
+                return fail("input " + std::to_string(i) + " is left empty");
+        for (const Attribute& a : n_.attributes) {
+            if (a.name != "num_groups" && a.name != "epsilon" && a.name != "activation" && a.name != "activation_params")
+                return fail("FusedGroupNorm has the attributes num_groups, epsilon, activation and activation_params, not '" +
+                            a.name + "'");
+            if (a.name == "num_groups" && a.kind != Attribute::Kind::Int)
+                return fail("attribute 'num_groups' is " + std::string(kindName(a.kind)) + ", it needs an int");
+            if (a.name == "epsilon" && a.kind != Attribute::Kind::Float)
+                return fail("attribute 'epsilon' is " + std::string(kindName(a.kind)) + ", it needs a float");
+            if (a.name == "epsilon" && !(a.f >= 0.0f && std::isfinite(a.f)))
+                return fail("epsilon " + std::to_string(a.f) + " is not a finite value of at least 0");
+        }
+        const Attribute* groups = n_.attr("num_groups");
+        if (!groups)
+            return fail("lacks the required attribute 'num_groups'");
+        if (groups->i < 1)
+            return fail("num_groups " + std::to_string(groups->i) + " is below 1");
+        const Attribute* act = n_.attr("activation");
+        if (!act && n_.attr("activation_params"))
+            return fail("has activation_params but no activation");
+        if (act && !checkActivation(*act))
+            return;
+        const int64_t r = rank(0);
+        if (r >= 0 && r < 2)
+            return fail("input " + inputName(0) + " has rank " + std::to_string(r) + ", FusedGroupNorm needs 2 or more");
+        const int64_t channels = dimSize(0, 1);
+        if (channels >= 0 && channels % groups->i)
+            return fail("num_groups " + std::to_string(groups->i) + " does not divide the " + std::to_string(channels) +
+                        " channels of " + inputName(0));
+        for (size_t i = 1; i < 3; ++i) {
+            const int64_t ri = rank(i);
+            if (ri >= 0 && ri != 1)
+                return fail("input " + std::to_string(i) + " " + inputName(i) + " has rank " + std::to_string(ri) +
+                            ", it must hold one value per channel (rank 1)");
+            const int64_t c = dimSize(i, 0);
+            if (channels >= 0 && c >= 0 && c != channels)
+                return fail("input " + std::to_string(i) + " " + inputName(i) + " holds " + std::to_string(c) +
+                            " values, " + inputName(0) + " has " + std::to_string(channels) + " channels");
         }
     }
 

@@ -135,6 +135,16 @@ struct Exporter {
             a->add_ints(v);
     }
 
+    // A float initializer of rank 1 named `name`.
+    static void floats(onnx::GraphProto& gp, const std::string& name, const std::vector<float>& values)
+    {
+        auto* t = gp.add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        t->add_dims(int64_t(values.size()));
+        t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)));
+    }
+
     // An int64 initializer of rank 1 named `name`.
     static void int64s(onnx::GraphProto& gp, const std::string& name, const std::vector<int64_t>& values)
     {
@@ -460,6 +470,56 @@ struct Exporter {
         writeActivation(gp, names, n, normalized, y.name);
     }
 
+    // ai.ramiel.FusedGroupNorm -> what PyTorch exports for F.group_norm: Reshape to
+    // [0, G, -1], InstanceNormalization (scale 1, bias 0), Reshape to Shape(X), Mul by the
+    // scale and Add of the bias, each made [C, 1, ..., 1]; then the activation.
+    void unfuseGroupNorm(const Graph& g, const Node& n, onnx::GraphProto& gp, std::unordered_set<std::string>& names) const
+    {
+        if (mainOpset < 7)
+            fail("node '" + n.name + "' (FusedGroupNorm) needs Reshape's shape input and broadcasting Mul, from opset 7; "
+                 "the model has " + std::to_string(mainOpset));
+        const Value& x = g.value(n.inputs.at(0));
+        if (!x.type.shape || x.type.shape->rank() < 2)
+            fail("node '" + n.name + "' (FusedGroupNorm) has an input of unknown rank, which its ONNX form needs");
+        auto unique = [&](const std::string& base) { return uniqueName(names, base); };
+        auto next = [&](const char* op, const std::vector<std::string>& inputs, const std::string& output) {
+            return step(gp, op, unique(n.name + "_" + op), inputs, output);
+        };
+        const Value& y = g.value(n.outputs.at(0));
+        const int64_t groups = n.attrInt("num_groups", 1);
+        const std::string groupedShape = unique(n.name + "_grouped_shape"), ones = unique(n.name + "_ones"),
+                          zeros = unique(n.name + "_zeros"), grouped = unique(y.name + "_grouped"),
+                          normalized = unique(y.name + "_normalized"), shape = unique(y.name + "_shape"),
+                          restored = unique(y.name + "_restored"), channelShape = unique(n.name + "_channel_shape"),
+                          scale = unique(n.name + "_scale"), bias = unique(n.name + "_bias"),
+                          scaled = unique(y.name + "_scaled");
+        const bool activation = n.attr("activation") != nullptr;
+        const std::string shifted = activation ? unique(y.name + "_preact") : y.name;
+        int64s(gp, groupedShape, {0, groups, -1});
+        floats(gp, ones, std::vector<float>(size_t(groups), 1.0f));
+        floats(gp, zeros, std::vector<float>(size_t(groups), 0.0f));
+        std::vector<int64_t> perChannel(x.type.shape->rank() - 1, 1);
+        perChannel[0] = -1;
+        int64s(gp, channelShape, perChannel);
+        next("Reshape", {x.name, groupedShape}, grouped);
+        auto* eps = step(gp, "InstanceNormalization", n.name, {grouped, ones, zeros}, normalized)->add_attribute();
+        eps->set_name("epsilon");
+        eps->set_type(onnx::AttributeProto::FLOAT);
+        eps->set_f(n.attrFloat("epsilon", 1e-5f));
+        next("Shape", {x.name}, shape);
+        next("Reshape", {normalized, shape}, restored);
+        next("Reshape", {g.value(n.inputs.at(1)).name, channelShape}, scale);
+        next("Reshape", {g.value(n.inputs.at(2)).name, channelShape}, bias);
+        next("Mul", {restored, scale}, scaled);
+        next("Add", {scaled, bias}, shifted);
+        for (const std::string& v : {restored, scaled})
+            intermediate(gp, v, y.type);
+        if (!activation)
+            return;
+        intermediate(gp, shifted, y.type);
+        writeActivation(gp, names, n, shifted, y.name);
+    }
+
     void graph(const Graph& g, onnx::GraphProto& gp) const
     {
         gp.set_name(g.name);
@@ -509,6 +569,10 @@ struct Exporter {
             }
             if (n.domain == kRamielDomain && n.opType == kFusedBatchNorm) {
                 unfuseBatchNorm(g, n, gp, names);
+                continue;
+            }
+            if (n.domain == kRamielDomain && n.opType == kFusedGroupNorm) {
+                unfuseGroupNorm(g, n, gp, names);
                 continue;
             }
             if (n.domain == kRamielDomain)

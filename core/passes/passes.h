@@ -15,6 +15,7 @@ std::unique_ptr<Pass> makeFuseConvBatchNormPass();
 std::unique_ptr<Pass> makeFuseConvActivationPass();
 std::unique_ptr<Pass> makeSplitConcatConvPass();
 std::unique_ptr<Pass> makeFuseBatchNormPass();
+std::unique_ptr<Pass> makeFuseGroupNormPass();
 std::unique_ptr<Pass> makeFuseMatMulAddPass();
 std::unique_ptr<Pass> makeFuseGeluPass();
 std::unique_ptr<Pass> makeFuseLayerNormPass();

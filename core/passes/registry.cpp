@@ -52,6 +52,12 @@ const std::vector<PassInfo>& registeredPasses()
          "Run BatchNormalization with the Concat along channels before it and the activation after it as one node "
          "(ai.ramiel.FusedBatchNorm)",
          true, {}, makeFuseBatchNormPass},
+        // After folding (the Reshapes' targets come from Shape arithmetic) and fuse-silu (a SiLU after it
+        // becomes its activation).
+        {"fuse-group-norm",
+         "Run a group normalization as PyTorch exports it (Reshape, InstanceNormalization, Reshape, Mul, Add) and "
+         "the activation after it as one node (ai.ramiel.FusedGroupNorm)",
+         true, {}, makeFuseGroupNormPass},
         // After folding: the constants √2, 1 and 0.5 often come from Constant nodes. Before
         // fuse-matmul-add, which takes a GELU into the linear layer before it.
         {"fuse-gelu", "Run a written-out GELU (Div by sqrt(2), Erf, Add 1, Mul, Mul 0.5) as one node (ai.ramiel.Gelu)",

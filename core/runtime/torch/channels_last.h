@@ -53,6 +53,18 @@ bool batchNormChannelsLastApplies(const std::vector<at::Tensor>& parts, int64_t 
 at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at::Tensor& scale,
                                  const at::Tensor& shift, const std::function<void(float*, int64_t)>& activation);
 
+// Group normalization with a per-channel affine (ai.ramiel.FusedGroupNorm,
+// core/ir/fused_ops.h) of x, which must satisfy isChannelsLastFloat, in `groups` groups of
+// consecutive channels (the caller checks `groups` divides them), scale and bias
+// contiguous float of one value per channel; then `activation`, where given, over a few
+// pixels at a time, still in cache. Two passes over x: the groups' sums (shifted by a
+// value of the group, in double across blocks of pixels, so a large mean costs no
+// precision), then each pixel centred, scaled and shifted. The pixels are cut into blocks of a
+// fixed size whatever the thread count, so the result does not depend on it.
+bool groupNormChannelsLastApplies(const at::Tensor& x, int64_t groups);
+at::Tensor groupNormChannelsLast(const at::Tensor& x, int64_t groups, const at::Tensor& scale, const at::Tensor& bias,
+                                 float epsilon, const std::function<void(float*, int64_t)>& activation);
+
 // x * s with s of one value per image and channel ([N or 1, C, 1, 1]; a
 // squeeze-excite block's scale): x must satisfy isChannelsLastFloat and s be
 // float. Each thread scales a fixed contiguous share of the pixels. Written

@@ -1,7 +1,7 @@
 // Hand-written kernels for float activations in the channels-last layout the
 // convolutions leave: max and average pooling, global average pooling, inference batch
 // normalization (a per-channel scale and shift, also on parts concatenated along channels,
-// FusedBatchNorm's) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
+// FusedBatchNorm's), group normalization (FusedGroupNorm's) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
 // cat copies each input through a strided TensorIterator, mean reduces over
@@ -181,6 +181,27 @@ RAMIEL_CLONES void scaleShift(float* __restrict o, const float* __restrict i, co
 {
     for (int64_t c = 0; c < n; ++c)
         o[c] = i[c] * scale[c] + shift[c];
+}
+
+// s += x - pivot, q += (x - pivot)² element by element.
+RAMIEL_CLONES void addShiftedMoments(float* __restrict s, float* __restrict q, const float* __restrict x,
+                                     const float* __restrict pivot, int64_t n)
+{
+    for (int64_t c = 0; c < n; ++c) {
+        const float d = x[c] - pivot[c];
+        s[c] += d;
+        q[c] += d * d;
+    }
+}
+
+// o = ((i - pivot) - centre) * scale + shift: i - pivot is exact near a pivot of the
+// same magnitude, and the small centre keeps its digits.
+RAMIEL_CLONES void centreScaleShift(float* __restrict o, const float* __restrict i, const float* __restrict pivot,
+                                    const float* __restrict centre, const float* __restrict scale,
+                                    const float* __restrict shift, int64_t n)
+{
+    for (int64_t c = 0; c < n; ++c)
+        o[c] = ((i[c] - pivot[c]) - centre[c]) * scale[c] + shift[c];
 }
 
 RAMIEL_CLONES void scaleBy(float* o, const float* i, const float* __restrict scale, int64_t n)
@@ -538,6 +559,102 @@ at::Tensor batchNormChannelsLast(const std::vector<at::Tensor>& parts, const at:
         }
     });
     return x.out;
+}
+
+bool groupNormChannelsLastApplies(const at::Tensor& x, int64_t groups)
+{
+    return isChannelsLastFloat(x) && groups >= 1 && x.size(1) % groups == 0;
+}
+
+at::Tensor groupNormChannelsLast(const at::Tensor& x, int64_t groups, const at::Tensor& scale, const at::Tensor& bias,
+                                 float epsilon, const std::function<void(float*, int64_t)>& activation)
+{
+    const int64_t n = x.size(0), c = x.size(1), hw = x.size(2) * x.size(3), perGroup = c / groups;
+    const float* src = x.data_ptr<float>();
+    // Each image's group is shifted by its first channel at the image's first pixel: the sums
+    // of squares then hold the variance, not the mean's square, whatever the mean.
+    std::vector<float> pivot(size_t(n * c));
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < c; ++k)
+            pivot[size_t(i * c + k)] = src[i * hw * c + k / perGroup * perGroup];
+    // Pass 1: per channel, float sums over 16 pixels, added in double over a chunk of 256;
+    // per chunk, the groups' sums. Chunks are fixed, whatever the threads.
+    constexpr int64_t kBlock = 16, kChunk = 256;
+    const int64_t chunks = (hw + kChunk - 1) / kChunk;
+    std::vector<double> partial(size_t(n * chunks * groups * 2));
+    at::parallel_for(0, n * chunks, std::max<int64_t>(1, kGrainElements / (kChunk * c)), [&](int64_t begin, int64_t end) {
+        const size_t width = size_t(c);
+        std::vector<float> s(width), q(width);
+        std::vector<double> sums(width), squares(width);
+        for (int64_t item = begin; item < end; ++item) {
+            const int64_t image = item / chunks, p0 = item % chunks * kChunk, p1 = std::min(hw, p0 + kChunk);
+            const float* pixels = src + image * hw * c;
+            const float* piv = pivot.data() + image * c;
+            std::fill(sums.begin(), sums.end(), 0.0);
+            std::fill(squares.begin(), squares.end(), 0.0);
+            for (int64_t b = p0; b < p1; b += kBlock) {
+                std::fill(s.begin(), s.end(), 0.0f);
+                std::fill(q.begin(), q.end(), 0.0f);
+                for (int64_t p = b; p < std::min(p1, b + kBlock); ++p)
+                    addShiftedMoments(s.data(), q.data(), pixels + p * c, piv, c);
+                for (int64_t k = 0; k < c; ++k) {
+                    sums[size_t(k)] += s[size_t(k)];
+                    squares[size_t(k)] += q[size_t(k)];
+                }
+            }
+            double* out = partial.data() + item * groups * 2;
+            for (int64_t g = 0; g < groups; ++g) {
+                double gs = 0, gq = 0;
+                for (int64_t k = g * perGroup; k < (g + 1) * perGroup; ++k) {
+                    gs += sums[size_t(k)];
+                    gq += squares[size_t(k)];
+                }
+                out[2 * g] = gs;
+                out[2 * g + 1] = gq;
+            }
+        }
+    });
+    // Each image's and channel's mean less its pivot, scale and shift: y = ((x - pivot) - m) * a + b
+    // (x * a' + b', or x less a mean rounded to float, would lose the digits a large mean cancels).
+    const size_t entries = size_t(n * c);
+    std::vector<float> m(entries), a(entries), b(entries);
+    const float* w = scale.data_ptr<float>();
+    const float* beta = bias.data_ptr<float>();
+    const double count = double(perGroup) * double(hw);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t g = 0; g < groups; ++g) {
+            double gs = 0, gq = 0;
+            for (int64_t k = 0; k < chunks; ++k) {
+                gs += partial[size_t(((i * chunks + k) * groups + g) * 2)];
+                gq += partial[size_t(((i * chunks + k) * groups + g) * 2 + 1)];
+            }
+            const double shiftedMean = gs / count;
+            const double variance = std::max(0.0, gq / count - shiftedMean * shiftedMean);
+            const double invStd = 1.0 / std::sqrt(variance + double(epsilon));
+            for (int64_t k = g * perGroup; k < (g + 1) * perGroup; ++k) {
+                m[size_t(i * c + k)] = float(shiftedMean);
+                a[size_t(i * c + k)] = float(invStd * double(w[k]));
+                b[size_t(i * c + k)] = beta[k];
+            }
+        }
+    // Pass 2: each pixel centred, scaled and shifted, the activation over blocks of a few pixels
+    // (fixed blocks: a vector loop's tail falls on the same elements whatever the threads).
+    at::Tensor out = emptyFloat({n, c, x.size(2), x.size(3)}, at::MemoryFormat::ChannelsLast);
+    float* dst = out.data_ptr<float>();
+    const int64_t block = std::max<int64_t>(1, 4096 / c), blocks = (n * hw + block - 1) / block;
+    at::parallel_for(0, blocks, std::max<int64_t>(1, kGrainElements / (block * c)), [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) {
+            const int64_t p0 = k * block, p1 = std::min(n * hw, p0 + block);
+            for (int64_t p = p0; p < p1; ++p) {
+                const int64_t at = p / hw * c;
+                centreScaleShift(dst + p * c, src + p * c, pivot.data() + at, m.data() + at, a.data() + at,
+                                 b.data() + at, c);
+            }
+            if (activation)
+                activation(dst + p0 * c, (p1 - p0) * c);
+        }
+    });
+    return out;
 }
 
 bool channelShuffleChannelsLastApplies(const std::vector<at::Tensor>& parts)

@@ -1585,6 +1585,36 @@ void registerNormalizationKernels(KernelRegistry& r)
             out[0] = y;
         };
     };
+    // fuse-group-norm's (core/ir/fused_ops.h): on a channels-last float activation Ramiel's
+    // two passes, the activation applied while the pixels are in cache; otherwise ATen's.
+    r[std::string(kRamielDomain) + ":" + kFusedGroupNorm] = [](const KernelContext& c) -> Kernel {
+        const int64_t groups = c.node.attrInt("num_groups", 1);
+        const float eps = c.node.attrFloat("epsilon", 1e-5f);
+        const ConvActivation act = fusedActivation(c);
+        return [groups, eps, act](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+            const at::Tensor& x = in[0];
+            if (x.dim() < 2)
+                throw Error(ErrorKind::Runtime, {}, "input of rank " + std::to_string(x.dim()) +
+                                                        ": group normalization needs at least 2 (batch, channels)");
+            if (x.size(1) % groups)
+                throw Error(ErrorKind::Runtime, {}, std::to_string(groups) + " groups do not divide the " +
+                                                        std::to_string(x.size(1)) + " channels");
+            for (size_t i = 1; i < 3; ++i)
+                if (in[i].dim() != 1 || in[i].size(0) != x.size(1))
+                    throw Error(ErrorKind::Runtime, {}, std::string(i == 1 ? "scale" : "bias") + " holds " +
+                                                            std::to_string(in[i].numel()) + " values for " +
+                                                            std::to_string(x.size(1)) + " channels");
+            if (groupNormChannelsLastApplies(x, groups) && in[1].scalar_type() == at::kFloat &&
+                in[2].scalar_type() == at::kFloat) {
+                out[0] = groupNormChannelsLast(x, groups, in[1].contiguous(), in[2].contiguous(), eps,
+                                               [&](float* y, int64_t n) { act.applyTo(y, n); });
+                return;
+            }
+            at::Tensor y = at::group_norm(x, groups, in[1], in[2], eps);
+            act.applyTo(y);
+            out[0] = y;
+        };
+    };
     r["InstanceNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
