@@ -19,6 +19,7 @@
 #include "core/passes/passes.h"
 
 #include <cmath>
+#include <string>
 
 namespace ramiel::passes {
 
@@ -117,6 +118,21 @@ std::optional<std::vector<double>> perChannel(const Graph& g, ValueId v, size_t 
     return values;
 }
 
+// The fused node's name: the normalization's with its last part "InstanceNormalization"
+// (PyTorch's, "/head/conv.1/InstanceNormalization") made "GroupNorm", so that the generated
+// code's variable says what it holds; the name as it was if another node has that one.
+std::string groupNormName(const Graph& g, const std::string& name)
+{
+    const std::string part = "InstanceNormalization";
+    if (name.size() < part.size() || name.compare(name.size() - part.size(), part.size(), part) != 0)
+        return name;
+    const std::string renamed = name.substr(0, name.size() - part.size()) + "GroupNorm";
+    for (const Node& n : g.nodes())
+        if (n.name == renamed)
+            return name;
+    return renamed;
+}
+
 class FuseGroupNormPass final : public Pass {
 public:
     PassStats run(Model& model, const PassContext&) override
@@ -194,9 +210,9 @@ public:
                 scale[i] = float((*s)[k] * w[i]);
                 bias[i] = float(beta[i] + (*b)[k] * w[i]);
             }
-            const ValueId scaleId = edit.addConstant(norm.name + "_scale",
-                                                     tensorFrom(DataType::Float, scale, {channels}));
-            const ValueId biasId = edit.addConstant(norm.name + "_bias", tensorFrom(DataType::Float, bias, {channels}));
+            const std::string name = groupNormName(g, norm.name);
+            const ValueId scaleId = edit.addConstant(name + "_scale", tensorFrom(DataType::Float, scale, {channels}));
+            const ValueId biasId = edit.addConstant(name + "_bias", tensorFrom(DataType::Float, bias, {channels}));
             const std::vector<ValueId> oldInputs = {rows, norm.input(1), norm.input(2)};
             for (NodeId n : gone) {
                 for (ValueId v : g.node(n).inputs)
@@ -214,6 +230,7 @@ public:
             edit.setOutput(id, 0, y);
             edit.dropIfUnused(normalized);
             Node& fused = g.node(id);
+            fused.name = name;
             makeRamielNode(fused, kFusedGroupNorm);
             Attribute groupCount;
             groupCount.name = "num_groups";
