@@ -352,7 +352,8 @@ std::string recurrentStatesModel()
 // computed and constant indices that count from the end, GatherND (batch_dims 0, 1 and 2, the
 // last at a sort's indices), ScatterElements at computed and
 // constant indices (repeated, negative) with each reduction, and recurrent layers over ragged
-// sequences (a row of length 0, initial states given).
+// sequences (a row of length 0, initial states given). And ONNX's GroupNormalization (opset 18:
+// its scale and bias per group), which the generated code repeats for each group's channels.
 std::string computedIndicesModel()
 {
     OnnxBuilder b(18);
@@ -413,6 +414,9 @@ std::string computedIndicesModel()
     b.output("s1", {1, 12, 5}).output("s2", {1, 12, 5}).output("s3", {1, 12, 5}).output("s4", {1, 12, 5});
     b.output("s5", {1, 12, 5}).output("y", {4, 2, 3, 3}).output("y_h", {2, 3, 3}).output("y_c", {2, 3, 3});
     b.output("g_y", {4, 1, 3, 4}).output("g_h", {1, 3, 4});
+    b.initializer("gn_scale", {4}, test::groupNormScale).initializer("gn_bias", {4}, test::groupNormBias);
+    OnnxBuilder::setInt(b.node("GroupNormalization", {"x", "gn_scale", "gn_bias"}, {"gn"}), "num_groups", 4);
+    b.output("gn", {1, 12, 5});
     return b.bytes();
 }
 

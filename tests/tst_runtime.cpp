@@ -3314,6 +3314,104 @@ private Q_SLOTS:
         }
     }
 
+    // ONNX's GroupNormalization against the same normalization written out as PyTorch
+    // exports it: opset 18's scale and bias per group, 21's per channel; on the graph input
+    // (plain: ATen's) and on an identity Conv's output (channels-last: Ramiel's), 1 and 2
+    // threads. And what it refuses: num_groups missing, not dividing the channels, a scale
+    // of the other opset's length.
+    void onnxGroupNormalization_data()
+    {
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<int>("groups");
+        QTest::newRow("opset 18, 4 groups") << 18 << 4;
+        QTest::newRow("opset 18, one group") << 18 << 1;
+        QTest::newRow("opset 21, 4 groups") << 21 << 4;
+        QTest::newRow("opset 21, a group per channel") << 21 << 12;
+    }
+    void onnxGroupNormalization()
+    {
+        QFETCH(int, opset);
+        QFETCH(int, groups);
+        const int64_t c = 12, h = 9, w = 7;
+        OnnxBuilder b(opset);
+        b.input("x", {2, c, h, w});
+        b.initializer("weight", {c, c, 1, 1}, [](int64_t i) { return i % (c + 1) == 0 ? 1.0f : 0.0f; });
+        b.node("Conv", {"x", "weight"}, {"xc"});
+        // The written-out form's parameters: the group's, then the channel's.
+        if (opset < 21) {
+            b.initializer("scale", {groups}, test::groupNormScale).initializer("bias", {groups}, test::groupNormBias);
+        } else {
+            b.initializer("scale", {c}, [&](int64_t k) { return test::groupNormScale(k / (c / groups)); });
+            b.initializer("bias", {c}, [&](int64_t k) { return test::groupNormBias(k / (c / groups)); });
+        }
+        for (const char* x : {"x", "xc"}) {
+            auto& n = b.node("GroupNormalization", {x, "scale", "bias"}, {std::string(x) + "_gn"});
+            OnnxBuilder::setInt(n, "num_groups", groups);
+            OnnxBuilder::setFloat(n, "epsilon", 1e-5f);
+            b.output(std::string(x) + "_gn", {2, c, h, w});
+        }
+        // Written out with the channels' Mul by 1 and Add of 0.
+        b.initializerInt64("grouped", {0, groups, -1});
+        b.initializer("s", {groups}, test::groupNormScale).initializer("b", {groups}, test::groupNormBias);
+        b.node("Reshape", {"x", "grouped"}, {"rows"});
+        OnnxBuilder::setFloat(b.node("InstanceNormalization", {"rows", "s", "b"}, {"normalized"}), "epsilon", 1e-5f);
+        b.node("Shape", {"x"}, {"shape"});
+        b.node("Reshape", {"normalized", "shape"}, {"reference"});
+        b.output("reference", {2, c, h, w});
+        const Model m = loadOnnxFromBytes(b.bytes(), "groupnorm.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 29));
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto out = compiled->outputs();
+            QCOMPARE(out.size(), size_t(3));
+            for (size_t from : {0, 1}) {
+                const double d = relativeDifference(out[from], out[2]);
+                QVERIFY2(d < 2e-6, qPrintable(QString("%1, %2 threads: %3").arg(from == 0 ? "plain" : "channels-last")
+                                                  .arg(threads).arg(d)));
+            }
+        }
+    }
+    void onnxGroupNormalizationRefuses_data()
+    {
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<int>("scaleSize");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("no num_groups") << 18 << 0 << 4 << int(ErrorKind::InvalidGraph)
+                                       << "(GroupNormalization): lacks the required attribute 'num_groups'";
+        QTest::newRow("groups not dividing") << 18 << 5 << 5 << int(ErrorKind::Runtime) << "5 groups do not divide the 12 channels";
+        QTest::newRow("opset 18, a scale per channel") << 18 << 4 << 12 << int(ErrorKind::Runtime)
+                                                       << "scale holds 12 values, one per group: 4";
+        QTest::newRow("opset 21, a scale per group") << 21 << 4 << 4 << int(ErrorKind::Runtime)
+                                                     << "scale holds 4 values, one per channel: 12";
+    }
+    void onnxGroupNormalizationRefuses()
+    {
+        QFETCH(int, opset);
+        QFETCH(int, groups);
+        QFETCH(int, scaleSize);
+        QFETCH(int, kind);
+        QFETCH(QString, says);
+        OnnxBuilder b(opset);
+        b.input("x", {1, 12, 3, 3}).output("y", {1, 12, 3, 3});
+        b.initializer("scale", {scaleSize}, 1.0f).initializer("bias", {scaleSize}, 0.0f);
+        auto& n = b.node("GroupNormalization", {"x", "scale", "bias"}, {"y"}, "gn");
+        if (groups > 0)
+            OnnxBuilder::setInt(n, "num_groups", groups);
+        try {
+            const Model m = loadOnnxFromBytes(b.bytes(), "groupnorm.onnx", {});
+            const auto compiled = runtime().compile(m);
+            compiled->setInputs(compiled->randomInputs(1, 3));
+            compiled->serialExecutor(1)->run();
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QCOMPARE(int(e.kind()), kind);
+            QVERIFY2(QString::fromStdString(e.message()).contains(says), e.what());
+        }
+    }
+
     // A one-row Gemm with a constant B (Ramiel's matrix-vector product, split
     // over threads) against the same Gemm on two rows (ATen's matmul): with
     // and without transB, alpha and beta, a bias of N elements, of one, none;

@@ -69,6 +69,7 @@ const FunctionName& functionName(const std::string& fn)
         {"dropout", {"torch.dropout", "at::dropout"}},
         {"layer_norm", {"F.layer_norm", "at::layer_norm"}},
         {"group_norm", {"F.group_norm", "at::group_norm"}},
+        {"repeat_interleave", {"torch.repeat_interleave", "at::repeat_interleave"}},
         {"sum", {"torch.sum", "at::sum"}},
         {"amin", {"torch.amin", "at::amin"}},
         {"pow", {"torch.pow", "at::pow"}},
@@ -771,6 +772,23 @@ const std::map<std::string, Lowering>& lowerings()
                                                E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
                                                E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
             return activated(c, y);
+        };
+        // ONNX GroupNormalization: the same, opset 18's scale and bias per group repeated for
+        // each group's channels.
+        r["GroupNormalization"] = [](const Context& c) {
+            const int64_t groups = c.node.attrInt("num_groups", 0);
+            if (groups < 1)
+                c.unsupported("GroupNormalization without a num_groups of at least 1");
+            E scale = E::val(c.in(1)), bias = E::val(c.in(2));
+            if (c.node.opset < 21) {
+                const std::vector<int64_t> d = c.dims(c.in(0));
+                if (d.size() < 2 || d[1] < 1 || d[1] % groups)
+                    c.unsupported("GroupNormalization whose channels are unknown or not divided by num_groups");
+                scale = E::call("repeat_interleave", {scale, E::integer(d[1] / groups)});
+                bias = E::call("repeat_interleave", {bias, E::integer(d[1] / groups)});
+            }
+            return E::call("group_norm", {E::val(c.in(0)), E::integer(groups), scale.named("weight"), bias.named("bias"),
+                                          E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
         };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };

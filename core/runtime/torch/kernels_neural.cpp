@@ -1585,36 +1585,59 @@ void registerNormalizationKernels(KernelRegistry& r)
             out[0] = y;
         };
     };
-    // fuse-group-norm's (core/ir/fused_ops.h): on a channels-last float activation Ramiel's
-    // two passes, the activation applied while the pixels are in cache; otherwise ATen's.
-    r[std::string(kRamielDomain) + ":" + kFusedGroupNorm] = [](const KernelContext& c) -> Kernel {
-        const int64_t groups = c.node.attrInt("num_groups", 1);
-        const float eps = c.node.attrFloat("epsilon", 1e-5f);
-        const ConvActivation act = fusedActivation(c);
-        return [groups, eps, act](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+    // ONNX GroupNormalization (opset 18: scale and bias per group; 21: per channel) and
+    // fuse-group-norm's (core/ir/fused_ops.h: per channel, an activation): on a channels-last
+    // float activation Ramiel's two passes, the activation applied while the pixels are in
+    // cache; otherwise ATen's. ONNX 1.12 has no schema for the ONNX operator, so its
+    // attributes are checked here.
+    const KernelFactory groupNormalization = [](const KernelContext& c) -> Kernel {
+        const bool perGroup = c.node.domain.empty() && c.node.opset < 21;
+        const Attribute* count = c.node.attr("num_groups");
+        const Attribute* epsilon = c.node.attr("epsilon");
+        auto invalid = [&](const std::string& what) {
+            throw Error(ErrorKind::InvalidGraph, {}, "node '" + c.node.name + "' (" + c.node.opType + "): " + what);
+        };
+        if (!count || count->kind != Attribute::Kind::Int)
+            invalid(count ? "attribute 'num_groups' is not an int" : "lacks the required attribute 'num_groups'");
+        if (count->i < 1)
+            invalid("num_groups " + std::to_string(count->i) + " is below 1");
+        if (epsilon && (epsilon->kind != Attribute::Kind::Float || !(epsilon->f >= 0.0f) || !std::isfinite(epsilon->f)))
+            invalid("epsilon is not a finite float of at least 0");
+        if (c.node.inputs.size() != 3 || c.node.outputs.size() != 1)
+            invalid("takes three inputs (X, scale, bias) and gives one output");
+        const int64_t groups = count->i;
+        const float eps = epsilon ? epsilon->f : 1e-5f;
+        const ConvActivation act = c.node.domain.empty() ? ConvActivation{} : fusedActivation(c);
+        return [groups, eps, act, perGroup](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor& x = in[0];
             if (x.dim() < 2)
                 throw Error(ErrorKind::Runtime, {}, "input of rank " + std::to_string(x.dim()) +
                                                         ": group normalization needs at least 2 (batch, channels)");
-            if (x.size(1) % groups)
+            const int64_t channels = x.size(1);
+            if (channels % groups)
                 throw Error(ErrorKind::Runtime, {}, std::to_string(groups) + " groups do not divide the " +
-                                                        std::to_string(x.size(1)) + " channels");
+                                                        std::to_string(channels) + " channels");
+            const int64_t expected = perGroup ? groups : channels;
             for (size_t i = 1; i < 3; ++i)
-                if (in[i].dim() != 1 || in[i].size(0) != x.size(1))
+                if (in[i].dim() != 1 || in[i].size(0) != expected)
                     throw Error(ErrorKind::Runtime, {}, std::string(i == 1 ? "scale" : "bias") + " holds " +
-                                                            std::to_string(in[i].numel()) + " values for " +
-                                                            std::to_string(x.size(1)) + " channels");
-            if (groupNormChannelsLastApplies(x, groups) && in[1].scalar_type() == at::kFloat &&
-                in[2].scalar_type() == at::kFloat) {
-                out[0] = groupNormChannelsLast(x, groups, in[1].contiguous(), in[2].contiguous(), eps,
-                                               [&](float* y, int64_t n) { act.applyTo(y, n); });
+                                                            std::to_string(in[i].numel()) + " values, " +
+                                                            (perGroup ? "one per group: " : "one per channel: ") +
+                                                            std::to_string(expected));
+            const at::Tensor scale = perGroup ? in[1].repeat_interleave(channels / groups) : in[1].contiguous();
+            const at::Tensor bias = perGroup ? in[2].repeat_interleave(channels / groups) : in[2].contiguous();
+            if (groupNormChannelsLastApplies(x, groups) && scale.scalar_type() == at::kFloat &&
+                bias.scalar_type() == at::kFloat) {
+                out[0] = groupNormChannelsLast(x, groups, scale, bias, eps, [&](float* y, int64_t n) { act.applyTo(y, n); });
                 return;
             }
-            at::Tensor y = at::group_norm(x, groups, in[1], in[2], eps);
+            at::Tensor y = at::group_norm(x, groups, scale, bias, eps);
             act.applyTo(y);
             out[0] = y;
         };
     };
+    r["GroupNormalization"] = groupNormalization;
+    r[std::string(kRamielDomain) + ":" + kFusedGroupNorm] = groupNormalization;
     r["InstanceNormalization"] = [](const KernelContext& c) -> Kernel {
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
