@@ -120,6 +120,35 @@ void importRamielDomain(OnnxBuilder& b)
     d->set_version(1);
 }
 
+// A fused node's activation attributes for `act` (FusedConv's list; "" for none): LeakyRelu
+// with alpha 0.1, Clip to [-0.25, 0.5].
+void setFusedActivation(onnx::NodeProto& n, const std::string& act)
+{
+    if (!act.empty())
+        OnnxBuilder::setString(n, "activation", act);
+    if (act == "LeakyRelu")
+        OnnxBuilder::setFloats(n, "activation_params", {0.1f});
+    if (act == "Clip")
+        OnnxBuilder::setFloats(n, "activation_params", {-0.25f, 0.5f});
+}
+
+// The same activation written out as ONNX nodes from x into y (SiLU as Sigmoid and Mul);
+// x is y itself where there is none.
+void writtenOutActivation(OnnxBuilder& b, const std::string& act, const std::string& x, const std::string& y)
+{
+    if (act == "Clip") {
+        b.initializer(y + "_lo", {}, -0.25f).initializer(y + "_hi", {}, 0.5f);
+        b.node("Clip", {x, y + "_lo", y + "_hi"}, {y});
+    } else if (act == "Silu") {
+        b.node("Sigmoid", {x}, {y + "_gate"});
+        b.node("Mul", {x, y + "_gate"}, {y});
+    } else if (act == "LeakyRelu") {
+        OnnxBuilder::setFloat(b.node(act, {x}, {y}), "alpha", 0.1f);
+    } else if (!act.empty()) {
+        b.node(act, {x}, {y});
+    }
+}
+
 // Models with one bad node each, for badNodes(): the error kind (-1: any) and what its line says.
 struct BadNode {
     const char* name;
@@ -3130,7 +3159,6 @@ private Q_SLOTS:
                 init->set_float_data(int(i), k == 3 ? 0.2f + 2.0f * float((i * 7) % 11) / 10.0f
                                                     : (k == 0 ? 1.0f : 0.0f) + float((i * (k + 3)) % 13) / 6.0f - 1.0f);
         }
-        b.initializer("lo", {}, -0.25f).initializer("hi", {}, 0.5f);
         const std::string act = activation.toStdString();
         auto fused = [&](const std::vector<std::string>& in, const std::string& y) {
             auto& n = b.node(kFusedBatchNorm, {}, {y});
@@ -3139,12 +3167,7 @@ private Q_SLOTS:
                 n.add_input(i);
             for (const std::string& st : stats)
                 n.add_input(st);
-            if (!act.empty())
-                OnnxBuilder::setString(n, "activation", act);
-            if (act == "LeakyRelu")
-                OnnxBuilder::setFloats(n, "activation_params", {0.1f});
-            if (act == "Clip")
-                OnnxBuilder::setFloats(n, "activation_params", {-0.25f, 0.5f});
+            setFusedActivation(n, act);
             b.output(y);
         };
         fused(plain, "p");
@@ -3154,13 +3177,7 @@ private Q_SLOTS:
             cat.add_input(x);
         OnnxBuilder::setInt(cat, "axis", 1);
         b.node("BatchNormalization", {"cat", "scale", "bias", "mean", "var"}, {act.empty() ? "r" : "n"});
-        if (act == "Clip")
-            b.node("Clip", {"n", "lo", "hi"}, {"r"});
-        else if (!act.empty())
-            b.node(act, {"n"}, {"r"});
-        if (act == "LeakyRelu") {
-            OnnxBuilder::setFloat(*b.model().mutable_graph()->mutable_node(b.model().graph().node_size() - 1), "alpha", 0.1f);
-        }
+        writtenOutActivation(b, act, "n", "r");
         b.output("r");
         importRamielDomain(b);
         const Model m = loadOnnxFromBytes(b.bytes(), "batchnorm.onnx", {});
@@ -3229,27 +3246,13 @@ private Q_SLOTS:
             n.set_domain(kRamielDomain);
             OnnxBuilder::setInt(n, "num_groups", groups);
             OnnxBuilder::setFloat(n, "epsilon", 1e-5f);
-            if (!act.empty())
-                OnnxBuilder::setString(n, "activation", act);
-            if (act == "LeakyRelu")
-                OnnxBuilder::setFloats(n, "activation_params", {0.1f});
-            if (act == "Clip")
-                OnnxBuilder::setFloats(n, "activation_params", {-0.25f, 0.5f});
+            setFusedActivation(n, act);
             b.output(y, {batch, c, h, w});
         };
         fused("xa", "p");
         fused("xc", "q");
         test::writtenOutGroupNorm(b, "xa", "gn", c, groups, 4, act.empty() ? "r" : "n");
-        b.initializer("lo", {}, -0.25f).initializer("hi", {}, 0.5f);
-        if (act == "Clip")
-            b.node("Clip", {"n", "lo", "hi"}, {"r"});
-        else if (act == "Silu") {
-            b.node("Sigmoid", {"n"}, {"gate"});
-            b.node("Mul", {"n", "gate"}, {"r"});
-        } else if (act == "LeakyRelu")
-            OnnxBuilder::setFloat(b.node(act, {"n"}, {"r"}), "alpha", 0.1f);
-        else if (!act.empty())
-            b.node(act, {"n"}, {"r"});
+        writtenOutActivation(b, act, "n", "r");
         b.output("r", {batch, c, h, w});
         importRamielDomain(b);
         const Model m = loadOnnxFromBytes(b.bytes(), "groupnorm.onnx", {});

@@ -24,6 +24,51 @@ std::string listToString(const std::vector<T>& items, size_t limit = 8)
 
 }  // namespace
 
+Attribute Attribute::ofInt(std::string name, int64_t value)
+{
+    Attribute a;
+    a.name = std::move(name);
+    a.kind = Kind::Int;
+    a.i = value;
+    return a;
+}
+
+Attribute Attribute::ofFloat(std::string name, float value)
+{
+    Attribute a;
+    a.name = std::move(name);
+    a.kind = Kind::Float;
+    a.f = value;
+    return a;
+}
+
+Attribute Attribute::ofString(std::string name, std::string value)
+{
+    Attribute a;
+    a.name = std::move(name);
+    a.kind = Kind::String;
+    a.s = std::move(value);
+    return a;
+}
+
+Attribute Attribute::ofInts(std::string name, std::vector<int64_t> values)
+{
+    Attribute a;
+    a.name = std::move(name);
+    a.kind = Kind::Ints;
+    a.ints = std::move(values);
+    return a;
+}
+
+Attribute Attribute::ofFloats(std::string name, std::vector<float> values)
+{
+    Attribute a;
+    a.name = std::move(name);
+    a.kind = Kind::Floats;
+    a.floats = std::move(values);
+    return a;
+}
+
 std::string Attribute::toString() const
 {
     switch (kind) {

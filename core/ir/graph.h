@@ -42,6 +42,13 @@ struct Attribute {
 
     // Short human-readable rendering ("[1, 1]", "3", "<graph: 12 nodes>").
     std::string toString() const;
+
+    // An attribute of one kind, for the passes that write nodes.
+    static Attribute ofInt(std::string name, int64_t value);
+    static Attribute ofFloat(std::string name, float value);
+    static Attribute ofString(std::string name, std::string value);
+    static Attribute ofInts(std::string name, std::vector<int64_t> values);
+    static Attribute ofFloats(std::string name, std::vector<float> values);
 };
 
 struct Node {

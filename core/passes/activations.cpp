@@ -43,18 +43,9 @@ std::optional<FusedActivation> activationOf(const Graph& g, const Node& n)
 
 void addActivationAttributes(Node& fused, const FusedActivation& a)
 {
-    Attribute name;
-    name.name = "activation";
-    name.kind = Attribute::Kind::String;
-    name.s = a.name;
-    fused.attributes.push_back(name);
-    if (a.params.empty())
-        return;
-    Attribute params;
-    params.name = "activation_params";
-    params.kind = Attribute::Kind::Floats;
-    params.floats = a.params;
-    fused.attributes.push_back(params);
+    fused.attributes.push_back(Attribute::ofString("activation", a.name));
+    if (!a.params.empty())
+        fused.attributes.push_back(Attribute::ofFloats("activation_params", a.params));
 }
 
 }  // namespace ramiel::passes

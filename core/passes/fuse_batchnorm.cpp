@@ -97,11 +97,7 @@ public:
             fused.inputs.resize(inputs.size());
             const float epsilon = fused.attrFloat("epsilon", 1e-5f);
             makeRamielNode(fused, kFusedBatchNorm);
-            Attribute eps;
-            eps.name = "epsilon";
-            eps.kind = Attribute::Kind::Float;
-            eps.f = epsilon;
-            fused.attributes = {eps};
+            fused.attributes = {Attribute::ofFloat("epsilon", epsilon)};
             if (activation)
                 addActivationAttributes(fused, *activation);
             ++stats.fused;

@@ -281,15 +281,7 @@ public:
             Node& fused = g.node(r2Id);
             fused.inputs.resize(inputs.size());
             makeRamielNode(fused, kChannelShuffle);
-            Attribute groupAttr;
-            groupAttr.name = "group";
-            groupAttr.kind = Attribute::Kind::Int;
-            groupAttr.i = group;
-            Attribute splitAttr;
-            splitAttr.name = "split";
-            splitAttr.kind = Attribute::Kind::Ints;
-            splitAttr.ints = split;
-            fused.attributes = {groupAttr, splitAttr};
+            fused.attributes = {Attribute::ofInt("group", group), Attribute::ofInts("split", split)};
             ++stats.fused;
         }
         edit.commit();

@@ -232,15 +232,7 @@ public:
             Node& fused = g.node(id);
             fused.name = name;
             makeRamielNode(fused, kFusedGroupNorm);
-            Attribute groupCount;
-            groupCount.name = "num_groups";
-            groupCount.kind = Attribute::Kind::Int;
-            groupCount.i = groups;
-            Attribute eps;
-            eps.name = "epsilon";
-            eps.kind = Attribute::Kind::Float;
-            eps.f = epsilon;
-            fused.attributes = {groupCount, eps};
+            fused.attributes = {Attribute::ofInt("num_groups", groups), Attribute::ofFloat("epsilon", epsilon)};
             if (activation)
                 addActivationAttributes(fused, *activation);
             ++stats.fused;

@@ -147,16 +147,7 @@ public:
                 edit.setInput(last, 2, b);
             Node& fused = g.node(last);
             makeRamielNode(fused, kLayerNorm);
-            fused.attributes.clear();
-            Attribute axis;
-            axis.name = "axis";
-            axis.kind = Attribute::Kind::Int;
-            axis.i = -k;
-            Attribute epsilon;
-            epsilon.name = "epsilon";
-            epsilon.kind = Attribute::Kind::Float;
-            epsilon.f = *eps;
-            fused.attributes = {axis, epsilon};
+            fused.attributes = {Attribute::ofInt("axis", -k), Attribute::ofFloat("epsilon", *eps)};
             ++stats.fused;
             stats.removed += int(gone.size());
         }

@@ -56,11 +56,7 @@ int absorbGelus(Graph& g)
         edit.removeNode(geluId);
         edit.setOutput(id, 0, y);
         edit.dropIfUnused(sum);
-        Attribute a;
-        a.name = "activation";
-        a.kind = Attribute::Kind::String;
-        a.s = kGelu;
-        g.node(id).attributes.push_back(a);
+        g.node(id).attributes.push_back(Attribute::ofString("activation", kGelu));
         ++gelus;
     }
     edit.commit();
