@@ -1,7 +1,8 @@
 // Hand-written kernels for float activations in the channels-last layout the
 // convolutions leave: max and average pooling, global average pooling, inference batch
 // normalization (a per-channel scale and shift, also on parts concatenated along channels,
-// FusedBatchNorm's), group normalization (FusedGroupNorm's) and Concat along channels. Each pixel's channels are contiguous there, so every kernel is a
+// FusedBatchNorm's), group normalization (FusedGroupNorm's) and Concat along channels.
+// Each pixel's channels are contiguous there, so every kernel is a
 // loop over pixels with a vector loop over channels. libtorch 1.13's own
 // versions are slower on these (max_pool2d computes an index per output,
 // cat copies each input through a strided TensorIterator, mean reduces over
