@@ -15,13 +15,11 @@ namespace {
 
 std::optional<std::vector<float>> floatsOf(const Graph& g, ValueId v)
 {
-    if (v == kNone || !g.value(v).isConstant())
+    const Tensor* t = floatConstant(g, v);
+    if (!t)
         return std::nullopt;
-    const Tensor& t = *g.value(v).initializer;
-    if (t.dtype != DataType::Float || !t.hasData())
-        return std::nullopt;
-    std::vector<float> out(size_t(t.numel()));
-    std::memcpy(out.data(), t.data.data(), out.size() * sizeof(float));
+    std::vector<float> out(size_t(t->numel()));
+    std::memcpy(out.data(), t->data.data(), out.size() * sizeof(float));
     return out;
 }
 

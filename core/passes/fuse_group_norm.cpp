@@ -88,12 +88,10 @@ bool restoresShape(const Graph& g, const Node& reshape, ValueId x, const std::ve
 // The values of a float constant of rank 1 and `count` values.
 std::optional<std::vector<double>> floatVector(const Graph& g, ValueId v, int64_t count)
 {
-    if (v == kNone || !g.value(v).isConstant())
+    const Tensor* t = floatConstant(g, v);
+    if (!t || t->dims != std::vector<int64_t>{count})
         return std::nullopt;
-    const Tensor& t = *g.value(v).initializer;
-    if (t.dtype != DataType::Float || t.dims != std::vector<int64_t>{count} || !t.hasData())
-        return std::nullopt;
-    return t.toDoubles();
+    return t->toDoubles();
 }
 
 // The `channels` values of a float constant that, broadcast against an input of `rank`
@@ -101,18 +99,16 @@ std::optional<std::vector<double>> floatVector(const Graph& g, ValueId v, int64_
 // its sizes are 1 everywhere but at the channels'. Nullopt for any other.
 std::optional<std::vector<double>> perChannel(const Graph& g, ValueId v, size_t rank, int64_t channels)
 {
-    if (v == kNone || !g.value(v).isConstant())
-        return std::nullopt;
-    const Tensor& t = *g.value(v).initializer;
-    if (t.dtype != DataType::Float || t.dims.size() > rank || !t.hasData())
+    const Tensor* t = floatConstant(g, v);
+    if (!t || t->dims.size() > rank)
         return std::nullopt;
     const size_t channelFromLast = rank - 2;
-    for (size_t i = 0; i < t.dims.size(); ++i) {
-        const size_t fromLast = t.dims.size() - 1 - i;
-        if (t.dims[i] != 1 && !(fromLast == channelFromLast && t.dims[i] == channels))
+    for (size_t i = 0; i < t->dims.size(); ++i) {
+        const size_t fromLast = t->dims.size() - 1 - i;
+        if (t->dims[i] != 1 && !(fromLast == channelFromLast && t->dims[i] == channels))
             return std::nullopt;
     }
-    auto values = t.toDoubles();
+    auto values = t->toDoubles();
     if (values && values->size() == 1)
         values->assign(size_t(channels), (*values)[0]);
     return values;

@@ -66,10 +66,8 @@ bool sameAxes(const Node& a, const Node& b)
 // `v` as a float constant of rank k, or nullptr.
 const Tensor* affine(const Graph& g, ValueId v, int64_t k)
 {
-    if (v == kNone || !g.value(v).isConstant())
-        return nullptr;
-    const Tensor& t = *g.value(v).initializer;
-    return t.dtype == DataType::Float && int64_t(t.dims.size()) == k && t.hasData() ? &t : nullptr;
+    const Tensor* t = floatConstant(g, v);
+    return t && int64_t(t->dims.size()) == k ? t : nullptr;
 }
 
 class FuseLayerNormPass final : public Pass {

@@ -165,14 +165,20 @@ ValueId GraphEditor::addConstant(const std::string& base, std::shared_ptr<const 
     return v;
 }
 
-std::optional<float> floatScalar(const Graph& g, ValueId v)
+const Tensor* floatConstant(const Graph& g, ValueId v)
 {
     if (v == kNone || !g.value(v).isConstant())
+        return nullptr;
+    const Tensor* t = g.value(v).initializer.get();
+    return t->dtype == DataType::Float && t->hasData() ? t : nullptr;
+}
+
+std::optional<float> floatScalar(const Graph& g, ValueId v)
+{
+    const Tensor* t = floatConstant(g, v);
+    if (!t || t->numel() != 1)
         return std::nullopt;
-    const Tensor& t = *g.value(v).initializer;
-    if (t.dtype != DataType::Float || t.numel() != 1 || !t.hasData())
-        return std::nullopt;
-    return t.at<float>(0);
+    return t->at<float>(0);
 }
 
 void makeRamielNode(Node& n, const char* op)

@@ -28,6 +28,9 @@ std::shared_ptr<Tensor> tensorFrom(DataType type, const std::vector<T>& values, 
     return t;
 }
 
+// The tensor of `v` when it is a float constant with its data loaded; nullptr otherwise.
+const Tensor* floatConstant(const Graph& g, ValueId v);
+
 // The value of `v` when it is a float constant of one element (any rank).
 std::optional<float> floatScalar(const Graph& g, ValueId v);
 

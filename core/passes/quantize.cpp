@@ -82,12 +82,6 @@ struct Candidate {
     Kind kind;
 };
 
-bool floatConstant(const Graph& g, ValueId v)
-{
-    return v != kNone && g.value(v).isConstant() && g.value(v).initializer->dtype == DataType::Float &&
-           g.value(v).initializer->hasData();
-}
-
 std::optional<Kind> candidateKind(const Graph& g, const Node& n)
 {
     const ValueId x = n.input(0);
