@@ -742,6 +742,14 @@ E batchNorm(const Context& c, const E& x, size_t first)
                                   E::boolean(false).named("cudnn_enabled", true)});
 }
 
+// Group normalization of the node's first input over `groups` groups, with per-channel
+// scale and bias (ATen's kernel, channels-last aware).
+E groupNorm(const Context& c, int64_t groups, const E& scale, const E& bias)
+{
+    return E::call("group_norm", {E::val(c.in(0)), E::integer(groups), scale.named("weight"), bias.named("bias"),
+                                  E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
+}
+
 const std::map<std::string, Lowering>& lowerings()
 {
     static const std::map<std::string, Lowering> table = [] {
@@ -765,13 +773,9 @@ const std::map<std::string, Lowering>& lowerings()
             const E x = parts == 1 ? xs[0] : E::call("cat", {E::tensors(std::move(xs)), E::integer(1).named("dim")});
             return activated(c, batchNorm(c, x, parts));
         };
-        // fuse-group-norm's ai.ramiel.FusedGroupNorm: group_norm with its per-channel scale and
-        // bias (ATen's kernel, channels-last aware), then the activation.
+        // fuse-group-norm's ai.ramiel.FusedGroupNorm: group_norm, then the activation.
         r[kFusedGroupNorm] = [](const Context& c) {
-            const E y = E::call("group_norm", {E::val(c.in(0)), E::integer(c.node.attrInt("num_groups", 1)),
-                                               E::val(c.in(1)).named("weight"), E::val(c.in(2)).named("bias"),
-                                               E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
-            return activated(c, y);
+            return activated(c, groupNorm(c, c.node.attrInt("num_groups", 1), E::val(c.in(1)), E::val(c.in(2))));
         };
         // ONNX GroupNormalization: the same, opset 18's scale and bias per group repeated for
         // each group's channels.
@@ -787,8 +791,7 @@ const std::map<std::string, Lowering>& lowerings()
                 scale = E::call("repeat_interleave", {scale, E::integer(d[1] / groups)});
                 bias = E::call("repeat_interleave", {bias, E::integer(d[1] / groups)});
             }
-            return E::call("group_norm", {E::val(c.in(0)), E::integer(groups), scale.named("weight"), bias.named("bias"),
-                                          E::real(c.node.attrFloat("epsilon", 1e-5f)).named("eps")});
+            return groupNorm(c, groups, scale, bias);
         };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
