@@ -383,6 +383,17 @@ std::vector<BadNode> badNodes()
              return b;
          },
          -1, "scale -2.000000 of axis 2 must be positive and finite"},
+        {"Resize tf_crop_and_resize with a roi of another rank",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {1, 1, 4, 4}).output("y");
+             b.initializer("roi", {4}, 0.5f);
+             b.initializerInt64("sizes", {1, 1, 3, 3});
+             OnnxBuilder::setString(b.node("Resize", {"x", "roi", "", "sizes"}, {"y"}, "rs"),
+                                    "coordinate_transformation_mode", "tf_crop_and_resize");
+             return b;
+         },
+         run, "roi has 4 values for an input of rank 4; tf_crop_and_resize takes 8"},
         {"GatherND index out of range",
          [] {
              OnnxBuilder b;
@@ -819,6 +830,82 @@ private Q_SLOTS:
         compiled->setInputs(compiled->randomInputs(1, 1));
         compiled->serialExecutor(1)->run();
         QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{int64_t(1) << 40, 0, 4, 4}));
+    }
+
+    // Resize's tf_crop_and_resize: the output spans roi's part of each axis (fractions of its
+    // last index; without a roi the whole axis), outputs whose source falls outside the
+    // input are the extrapolation value; against ONNX's formulas written out in double.
+    void resizeTfCropAndResize_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QVector<int>>("outSizes");
+        QTest::addColumn<QVector<double>>("roi");  // starts of the 4 axes, then ends; none: no roi
+        QTest::newRow("linear, partly outside") << "linear" << QVector<int>{4, 5}
+                                                << QVector<double>{0, 0, 0.2, -0.3, 1, 1, 1.1, 0.9};
+        QTest::newRow("nearest, inside") << "nearest" << QVector<int>{5, 7}
+                                         << QVector<double>{0, 0, 0.1, 0.25, 1, 1, 0.8, 0.75};
+        QTest::newRow("linear, one output row") << "linear" << QVector<int>{1, 3}
+                                                << QVector<double>{0, 0, 0.3, 0.1, 1, 1, 0.6, 0.7};
+        QTest::newRow("linear, axes reversed") << "linear" << QVector<int>{3, 4}
+                                               << QVector<double>{0, 0, 0.9, 1.2, 1, 1, 0.1, -0.2};
+        QTest::newRow("linear, no roi") << "linear" << QVector<int>{7, 3} << QVector<double>{};
+    }
+    void resizeTfCropAndResize()
+    {
+        QFETCH(QString, mode);
+        QFETCH(QVector<int>, outSizes);
+        QFETCH(QVector<double>, roi);
+        const int64_t h = 5, w = 6, oh = outSizes[0], ow = outSizes[1];
+        const float extrapolation = -7.0f;
+        OnnxBuilder b;
+        b.input("x", {1, 1, h, w}).output("y", {1, 1, oh, ow});
+        b.initializer("roi", {int64_t(roi.size())}, [&](int64_t i) { return float(roi[int(i)]); });
+        b.initializerInt64("sizes", {1, 1, oh, ow});
+        auto& n = b.node("Resize", {"x", roi.isEmpty() ? "" : "roi", "", "sizes"}, {"y"});
+        OnnxBuilder::setString(n, "coordinate_transformation_mode", "tf_crop_and_resize");
+        OnnxBuilder::setString(n, "mode", mode.toStdString());
+        OnnxBuilder::setFloat(n, "extrapolation_value", extrapolation);
+        const Model m = loadOnnxFromBytes(b.bytes(), "crop_and_resize.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 5);
+        compiled->setInputs(inputs);
+        const Tensor& x = inputs[0];
+        // The source coordinate of output o along an axis (ONNX's formula, in float's roi).
+        auto source = [&](int64_t o, int64_t in, int64_t out, int axis) {
+            const double start = roi.isEmpty() ? 0.0 : double(float(roi[axis])),
+                         end = roi.isEmpty() ? 1.0 : double(float(roi[axis + 4]));
+            return out > 1 ? start * double(in - 1) + double(o) * (end - start) * double(in - 1) / double(out - 1)
+                           : 0.5 * (start + end) * double(in - 1);
+        };
+        auto at = [&](int64_t r, int64_t c) { return double(x.at<float>(r * w + c)); };
+        std::vector<double> expected;
+        for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+                const double sy = source(i, h, oh, 2), sx = source(j, w, ow, 3);
+                if (sy < 0 || sy > double(h - 1) || sx < 0 || sx > double(w - 1)) {
+                    expected.push_back(extrapolation);
+                } else if (mode == "nearest") {  // round_prefer_floor
+                    auto nearest = [](double v) { return std::floor(v) + (v - std::floor(v) > 0.5 ? 1 : 0); };
+                    expected.push_back(at(int64_t(nearest(sy)), int64_t(nearest(sx))));
+                } else {
+                    const int64_t y0 = int64_t(std::floor(sy)), x0 = int64_t(std::floor(sx));
+                    const int64_t y1 = std::min(y0 + 1, h - 1), x1 = std::min(x0 + 1, w - 1);
+                    const double fy = sy - double(y0), fx = sx - double(x0);
+                    const double top = at(y0, x0) + (at(y0, x1) - at(y0, x0)) * fx;
+                    const double bottom = at(y1, x0) + (at(y1, x1) - at(y1, x0)) * fx;
+                    expected.push_back(top + (bottom - top) * fy);
+                }
+            }
+        runEveryWay(*compiled, m, [&](const std::vector<Tensor>& out, const QString& way) {
+            QCOMPARE(out[0].dims, (std::vector<int64_t>{1, 1, oh, ow}));
+            for (size_t k = 0; k < expected.size(); ++k)
+                QVERIFY2(std::abs(double(out[0].at<float>(int64_t(k))) - expected[k]) < 1e-5,
+                         qPrintable(QString("output %1: %2, not %3 (%4)")
+                                        .arg(k)
+                                        .arg(out[0].at<float>(int64_t(k)), 0, 'g', 9)
+                                        .arg(expected[k], 0, 'g', 9)
+                                        .arg(way)));
+        });
     }
 
     // Div and Mod of signed integers: Div truncates toward zero, Mod takes the divisor's

@@ -286,13 +286,35 @@ bool resizedIsEmpty(at::IntArrayRef input, const std::vector<int64_t>& sizes, in
     return false;
 }
 
-// One axis of a Resize: output coordinate o reads the input at source(o).
+// One axis of a Resize: output coordinate o reads the input at source(o). With
+// tf_crop_and_resize the output spans [roiStart, roiEnd] of the axis (fractions of its
+// last index), and an output whose source falls outside the input is extrapolated.
 struct ResizeAxis {
     int64_t axis, inSize, outSize;
     double scale, outLength;
     const std::string& coord;
+    double roiStart = 0, roiEnd = 1;
 
-    double source(int64_t o) const { return sourceCoordinate(coord, double(o), scale, inSize, outLength); }
+    bool cropped() const { return coord == "tf_crop_and_resize"; }
+    double source(int64_t o) const
+    {
+        if (!cropped())
+            return sourceCoordinate(coord, double(o), scale, inSize, outLength);
+        const double last = double(inSize - 1);
+        return outSize > 1 ? roiStart * last + double(o) * (roiEnd - roiStart) * last / double(outSize - 1)
+                           : 0.5 * (roiStart + roiEnd) * last;
+    }
+    // The outputs whose source lies outside [0, inSize - 1].
+    std::vector<int64_t> outside() const
+    {
+        std::vector<int64_t> r;
+        for (int64_t o = 0; cropped() && o < outSize; ++o) {
+            const double x = source(o);
+            if (x < 0 || x > double(inSize - 1))
+                r.push_back(o);
+        }
+        return r;
+    }
 };
 
 at::Tensor resizeNearest(const at::Tensor& y, const ResizeAxis& ax, const std::string& nearest)
@@ -378,8 +400,7 @@ Kernel resizeKernel(const KernelContext& c)
         c.unsupported("Resize mode '" + mode + "' is not supported");
     const double cubicA = c.node.attrFloat("cubic_coeff_a", -0.75f);
     const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
-    if (coord == "tf_crop_and_resize")
-        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+    const double extrapolation = c.node.attrFloat("extrapolation_value", 0.0f);
     if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
         c.unsupported("antialias is not supported");
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
@@ -415,21 +436,41 @@ Kernel resizeKernel(const KernelContext& c)
             out[0] = at::empty(sizes, y.options());
             return;
         }
-        // Separable: resize one axis at a time with ONNX's coordinate rules.
+        // tf_crop_and_resize's region: roi's starts, then its ends, one each an axis.
+        std::vector<double> roi;
+        if (coord == "tf_crop_and_resize" && in.size() > 1 && in[1].defined() && in[1].numel() > 0) {
+            if (in[1].numel() != 2 * rank)
+                throw Error(ErrorKind::Runtime, {}, "roi has " + std::to_string(in[1].numel()) + " values for an input of rank " +
+                                                        std::to_string(rank) + "; tf_crop_and_resize takes " +
+                                                        std::to_string(2 * rank));
+            const at::Tensor r = in[1].to(at::kDouble).contiguous();
+            roi.assign(r.data_ptr<double>(), r.data_ptr<double>() + 2 * rank);
+            for (double v : roi)
+                if (!std::isfinite(v))
+                    throw Error(ErrorKind::Runtime, {}, "roi holds " + std::to_string(v) + "; its values must be finite");
+        }
+        // Separable: resize one axis at a time with ONNX's coordinate rules. Outputs to be
+        // extrapolated are set last, so no axis interpolates between extrapolated values.
+        std::vector<std::pair<int64_t, std::vector<int64_t>>> extrapolated;
         for (int64_t axis = 0; axis < rank; ++axis) {
             const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
-            if (inSize == outSize && scales[size_t(axis)] == 1.0)
+            const double start = roi.empty() ? 0.0 : roi[size_t(axis)], end = roi.empty() ? 1.0 : roi[size_t(axis + rank)];
+            if (inSize == outSize && scales[size_t(axis)] == 1.0 && start == 0.0 && end == 1.0)
                 continue;
             const double scale = scales[size_t(axis)];
             const double outLength = sizesGiven ? double(outSize) : double(inSize) * scale;
-            const ResizeAxis ax{axis, inSize, outSize, scale, outLength, coord};
+            const ResizeAxis ax{axis, inSize, outSize, scale, outLength, coord, start, end};
             if (mode == "nearest")
                 y = resizeNearest(y, ax, nearest);
             else if (mode == "cubic")
                 y = resizeCubic(y, ax, cubicA, excludeOutside);
             else
                 y = resizeLinear(y, ax);
+            if (std::vector<int64_t> outside = ax.outside(); !outside.empty())
+                extrapolated.emplace_back(axis, std::move(outside));
         }
+        for (const auto& [axis, outputs] : extrapolated)
+            y.index_fill_(axis, at::tensor(outputs, at::kLong), extrapolation);
         out[0] = y.contiguous();
     };
 }
