@@ -1048,6 +1048,41 @@ private Q_SLOTS:
     // variant of the cells: GRU's reset before or after the product, LSTM's peepholes,
     // clip and coupled gates, RNN's ReLU. The rows' path itself is checked by ONNX's
     // conformance tests and PyTorch's layers (tst_real_models).
+    // One step of one sequence (the input's projection a single row, as in token-by-token
+    // decoding), weights and biases constant so laid out once: every run gives ONNX's
+    // h = tanh(x W^T + Wb + Rb), on one thread and two. The product was accumulated into
+    // the laid-out bias itself there, so each run added to the next one's bias.
+    void recurrentStepKeepsItsBias()
+    {
+        constexpr int64_t features = 3, hidden = 4;
+        auto w = [](int64_t i) { return float(std::sin(0.37 * double(i))); };
+        auto bias = [](int64_t i) { return float(0.25 * std::cos(double(i))); };
+        OnnxBuilder b(14);
+        b.input("x", {1, 1, features}).output("yh", {1, 1, hidden});
+        b.initializer("w", {1, hidden, features}, w);
+        b.initializer("r", {1, hidden, hidden}, [](int64_t i) { return float(0.5 * std::cos(0.11 * double(i))); });
+        b.initializer("b", {1, 2 * hidden}, bias);
+        OnnxBuilder::setInt(b.node("RNN", {"x", "w", "r", "b"}, {"", "yh"}), "hidden_size", hidden);
+        const Model m = loadOnnxFromBytes(b.bytes(), "rnn_step.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 3);
+        compiled->setInputs(inputs);
+        std::vector<double> want;
+        for (int64_t j = 0; j < hidden; ++j) {
+            double v = double(bias(j)) + double(bias(hidden + j));
+            for (int64_t f = 0; f < features; ++f)
+                v += double(inputs[0].at<float>(f)) * double(w(j * features + f));
+            want.push_back(std::tanh(v));
+        }
+        for (int threads : {1, 2, 1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const std::vector<double> got = *compiled->outputs()[0].toDoubles();
+            for (int64_t j = 0; j < hidden; ++j)
+                QVERIFY2(std::abs(got[size_t(j)] - want[size_t(j)]) < 1e-6,
+                         qPrintable(QString("%1 threads, unit %2: %3, not %4").arg(threads).arg(j).arg(got[size_t(j)]).arg(want[size_t(j)])));
+        }
+    }
+
     void recurrentSequencesAloneAndInABatch_data()
     {
         QTest::addColumn<QString>("op");

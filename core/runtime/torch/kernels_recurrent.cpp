@@ -286,7 +286,9 @@ at::Tensor inputProjection(const at::Tensor& x2, const DirectionWeights& dw)
     if (x2.scalar_type() == at::kFloat && x2.numel() > 0 && dw.inputCols.size(1) > 0) {
         const at::Tensor x = x2.contiguous();
         const int64_t m = x.size(0), k = x.size(1), n = dw.inputCols.size(1);
-        at::Tensor y = dw.inputBias.expand({m, n}).contiguous();
+        // A fresh output holding the bias rows (expand(...).contiguous() of one row would be
+        // the bias itself, which the product would then add into).
+        at::Tensor y = at::empty({m, n}, x.options()).copy_(dw.inputBias.expand({m, n}));
         sgemm('N', m, n, k, x.data_ptr<float>(), k, dw.inputCols.data_ptr<float>(), n, 1.0f, y.data_ptr<float>(), n);
         return y;
     }
