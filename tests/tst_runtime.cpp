@@ -849,6 +849,8 @@ private Q_SLOTS:
         QTest::newRow("linear, axes reversed") << "linear" << QVector<int>{3, 4}
                                                << QVector<double>{0, 0, 0.9, 1.2, 1, 1, 0.1, -0.2};
         QTest::newRow("linear, no roi") << "linear" << QVector<int>{7, 3} << QVector<double>{};
+        QTest::newRow("nearest, far outside") << "nearest" << QVector<int>{4, 2}
+                                              << QVector<double>{0, 0, -1e30, 0.5, 1, 1, 1e30, 0.5};
     }
     void resizeTfCropAndResize()
     {

@@ -301,8 +301,11 @@ struct ResizeAxis {
         if (!cropped())
             return sourceCoordinate(coord, double(o), scale, inSize, outLength);
         const double last = double(inSize - 1);
-        return outSize > 1 ? roiStart * last + double(o) * (roiEnd - roiStart) * last / double(outSize - 1)
-                           : 0.5 * (roiStart + roiEnd) * last;
+        const double x = outSize > 1 ? roiStart * last + double(o) * (roiEnd - roiStart) * last / double(outSize - 1)
+                                     : 0.5 * (roiStart + roiEnd) * last;
+        // Beyond two of the input's ends only the side matters (the output is extrapolated),
+        // and a far coordinate would overflow the taps' int64.
+        return std::clamp(x, -2.0, last + 2.0);
     }
     // The outputs whose source lies outside [0, inSize - 1].
     std::vector<int64_t> outside() const
