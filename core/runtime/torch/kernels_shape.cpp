@@ -287,22 +287,23 @@ bool resizedIsEmpty(at::IntArrayRef input, const std::vector<int64_t>& sizes, in
 }
 
 // One axis of a Resize: output coordinate o reads the input at source(o). With
-// tf_crop_and_resize the output spans [roiStart, roiEnd] of the axis (fractions of its
-// last index), and an output whose source falls outside the input is extrapolated.
+// tf_crop_and_resize (`crop`: roi's start and end on this axis, fractions of its last
+// index) the output spans that part of the axis, and an output whose source falls
+// outside the input is extrapolated.
 struct ResizeAxis {
     int64_t axis, inSize, outSize;
     double scale, outLength;
     const std::string& coord;
-    double roiStart = 0, roiEnd = 1;
+    std::optional<std::pair<double, double>> crop;
 
-    bool cropped() const { return coord == "tf_crop_and_resize"; }
     double source(int64_t o) const
     {
-        if (!cropped())
+        if (!crop)
             return sourceCoordinate(coord, double(o), scale, inSize, outLength);
+        const auto [start, end] = *crop;
         const double last = double(inSize - 1);
-        const double x = outSize > 1 ? roiStart * last + double(o) * (roiEnd - roiStart) * last / double(outSize - 1)
-                                     : 0.5 * (roiStart + roiEnd) * last;
+        const double x = outSize > 1 ? start * last + double(o) * (end - start) * last / double(outSize - 1)
+                                     : 0.5 * (start + end) * last;
         // Beyond two of the input's ends only the side matters (the output is extrapolated),
         // and a far coordinate would overflow the taps' int64.
         return std::clamp(x, -2.0, last + 2.0);
@@ -311,7 +312,7 @@ struct ResizeAxis {
     std::vector<int64_t> outside() const
     {
         std::vector<int64_t> r;
-        for (int64_t o = 0; cropped() && o < outSize; ++o) {
+        for (int64_t o = 0; crop && o < outSize; ++o) {
             const double x = source(o);
             if (x < 0 || x > double(inSize - 1))
                 r.push_back(o);
@@ -403,6 +404,7 @@ Kernel resizeKernel(const KernelContext& c)
         c.unsupported("Resize mode '" + mode + "' is not supported");
     const double cubicA = c.node.attrFloat("cubic_coeff_a", -0.75f);
     const bool excludeOutside = c.node.attrInt("exclude_outside", 0) != 0;
+    const bool cropped = coord == "tf_crop_and_resize";
     const double extrapolation = c.node.attrFloat("extrapolation_value", 0.0f);
     if (c.node.attr("antialias") && c.node.attrInt("antialias", 0))
         c.unsupported("antialias is not supported");
@@ -439,9 +441,10 @@ Kernel resizeKernel(const KernelContext& c)
             out[0] = at::empty(sizes, y.options());
             return;
         }
-        // tf_crop_and_resize's region: roi's starts, then its ends, one each an axis.
+        // tf_crop_and_resize's region: roi's starts, then its ends, one each an axis (the
+        // whole axis, 0 to 1, without a roi).
         std::vector<double> roi;
-        if (coord == "tf_crop_and_resize" && in.size() > 1 && in[1].defined() && in[1].numel() > 0) {
+        if (cropped && in.size() > 1 && in[1].defined() && in[1].numel() > 0) {
             if (in[1].numel() != 2 * rank)
                 throw Error(ErrorKind::Runtime, {}, "roi has " + std::to_string(in[1].numel()) + " values for an input of rank " +
                                                         std::to_string(rank) + "; tf_crop_and_resize takes " +
@@ -457,12 +460,14 @@ Kernel resizeKernel(const KernelContext& c)
         std::vector<std::pair<int64_t, std::vector<int64_t>>> extrapolated;
         for (int64_t axis = 0; axis < rank; ++axis) {
             const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
-            const double start = roi.empty() ? 0.0 : roi[size_t(axis)], end = roi.empty() ? 1.0 : roi[size_t(axis + rank)];
-            if (inSize == outSize && scales[size_t(axis)] == 1.0 && start == 0.0 && end == 1.0)
+            const std::pair<double, double> region =
+                roi.empty() ? std::pair(0.0, 1.0) : std::pair(roi[size_t(axis)], roi[size_t(axis + rank)]);
+            if (inSize == outSize && scales[size_t(axis)] == 1.0 && region == std::pair(0.0, 1.0))
                 continue;
             const double scale = scales[size_t(axis)];
             const double outLength = sizesGiven ? double(outSize) : double(inSize) * scale;
-            const ResizeAxis ax{axis, inSize, outSize, scale, outLength, coord, start, end};
+            const ResizeAxis ax{axis, inSize, outSize, scale, outLength, coord,
+                                cropped ? std::optional(region) : std::nullopt};
             if (mode == "nearest")
                 y = resizeNearest(y, ax, nearest);
             else if (mode == "cubic")
@@ -905,7 +910,7 @@ Kernel upsampleKernel(const KernelContext& c)
             const int64_t inSize = y.size(axis), outSize = sizes[size_t(axis)];
             if (scale == 1.0)
                 continue;
-            const ResizeAxis ax{axis, inSize, outSize, scale, double(inSize) * scale, coord};
+            const ResizeAxis ax{axis, inSize, outSize, scale, double(inSize) * scale, coord, std::nullopt};
             y = mode == "nearest" ? resizeNearest(y, ax, "floor") : resizeLinear(y, ax);
         }
         out[0] = y.contiguous();
