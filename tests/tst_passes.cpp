@@ -1110,6 +1110,46 @@ OnnxBuilder windowPartition()
     return b;
 }
 
+// A segmentation head on a small backbone (FCN's): the logits resized to the image's
+// sizes, read from its Shape, and the batch and channels from the features'.
+OnnxBuilder headOnFeatures()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 3, 16, 16}).output("y", {1, 8, 32, 32});
+    convParams(b, "c1", 8, 3, 21);
+    convParams(b, "c2", 8, 8, 23);
+    b.initializerInt64("hw", {2, 3});
+    b.initializerInt64("nc", {0, 1});
+    b.initializerInt64("two", {2}, {});
+    conv(b, "c1", "x", "a1");
+    b.node("Relu", {"a1"}, {"r1"});
+    conv(b, "c2", "r1", "a2");
+    b.node("Relu", {"a2"}, {"features"});
+    b.node("Shape", {"x"}, {"sx"});
+    b.node("Gather", {"sx", "hw"}, {"image"});
+    b.node("Mul", {"image", "two"}, {"doubled"});
+    b.node("Shape", {"features"}, {"sf"});
+    b.node("Gather", {"sf", "nc"}, {"batchChannels"});
+    OnnxBuilder::setInt(b.node("Concat", {"batchChannels", "doubled"}, {"sizes"}), "axis", 0);
+    b.node("Resize", {"features", "", "", "sizes"}, {"y"});
+    return b;
+}
+
+// The window partition of swin_t (above) on the channels-last output of a convolution.
+OnnxBuilder windowsOnFeatures()
+{
+    OnnxBuilder b = windowPartition();
+    auto& g = *b.model().mutable_graph();
+    g.mutable_input(0)->set_name("image");
+    auto* dims = g.mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+    dims->mutable_dim(1)->set_dim_value(4);
+    dims->mutable_dim(3)->set_dim_value(8);
+    convParams(b, "c1", 4, 4, 25);
+    conv(b, "c1", "image", "features");
+    OnnxBuilder::setInts(b.node("Transpose", {"features"}, {"x"}), "perm", {0, 2, 3, 1});
+    return b;
+}
+
 }  // namespace
 
 class TestPasses : public QObject {
@@ -1254,6 +1294,54 @@ private Q_SLOTS:
             if (batch == 2 && !batchDynamic)
                 continue;
             const std::vector<Tensor> inputs = runtime().compile(original)->randomInputs(batch, 3);
+            const double d = worstDifference(runOnce(m, inputs), runOnce(original, inputs));
+            QVERIFY2(d < 1e-6, qPrintable(QString("batch %1: %2").arg(batch).arg(d)));
+        }
+    }
+
+    void probeRunsWhatSizesNeed_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("batchDynamic");
+        QTest::addColumn<QString>("probe");  // the pass's report of the probe
+        QTest::addColumn<int>("nodesAfter");
+        // The Shapes read the batch's place only: nothing runs at the batch, and at twice
+        // it neither convolution (their outputs' batch leads, as the input's).
+        QTest::newRow("segmentation head") << "head" << true << "a probe ran 7 of 11 nodes" << 8;
+        QTest::newRow("segmentation head, fixed batch") << "head" << false << "" << 5;
+        // The sizes after the window partition's Reshape need a run, the convolution's not; at
+        // twice the batch the Transpose runs too (its output's batch is not known to lead).
+        QTest::newRow("windows") << "windows" << true << "a probe ran 23 of 24 nodes and found the sizes of 5 values" << 6;
+        QTest::newRow("windows, fixed batch") << "windows" << false << "a probe ran 21 of 24 nodes and found the sizes of 5 values" << 6;
+    }
+
+    // The probe of fold-constants runs only the nodes that the sizes it must learn depend
+    // on, not what produces values whose sizes inference already gave; what folds and the
+    // outputs are as when it ran them all.
+    void probeRunsWhatSizesNeed()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, batchDynamic);
+        QFETCH(QString, probe);
+        QFETCH(int, nodesAfter);
+        const Model original = load(model == "head" ? headOnFeatures() : windowsOnFeatures(), "probe.onnx");
+        Model m = original;
+        passes::PassContext context;
+        context.batchDynamic = batchDynamic;
+        const auto result = passes::runPipeline(m, passes::parsePassList("fold-constants,dce"), context);
+        const std::string detail = result.stats.front().second.detail;
+        qInfo("%s", detail.c_str());
+        if (probe.isEmpty())
+            QVERIFY2(detail.find("probe") == std::string::npos, detail.c_str());
+        else
+            QVERIFY2(detail.find(probe.toStdString()) != std::string::npos, detail.c_str());
+        QCOMPARE(int(m.graph.nodeCount()), nodesAfter);
+        for (const Value& v : m.graph.values())
+            QVERIFY2(v.type.shape && v.type.shape->isFullyKnown(), v.name.c_str());
+        for (int batch : {1, 2}) {
+            if (batch == 2 && !batchDynamic)
+                continue;
+            const std::vector<Tensor> inputs = runtime().compile(original)->randomInputs(batch, 5);
             const double d = worstDifference(runOnce(m, inputs), runOnce(original, inputs));
             QVERIFY2(d < 1e-6, qPrintable(QString("batch %1: %2").arg(batch).arg(d)));
         }

@@ -7,19 +7,22 @@
 //
 // Sizes first: when the graph inputs' sizes are known but shape inference left
 // values after shape arithmetic unsized (ONNX's data propagation stops at Div,
-// Mod, ScatterND...), a probe runs every node whose output sizes follow from
-// sizes alone on zero inputs and records each output's size. Under a dynamic
-// batch it runs again at twice the batch: a size that changes is the batch's
-// and is never folded, and a Reshape or Expand target that differs only by the
-// batch becomes a constant with -1 (Reshape) or 1 (Expand) in its place.
+// Mod, ScatterND...), a probe runs, on zero inputs, the nodes whose output sizes
+// follow from sizes alone and that those values depend on, and records each
+// output's size. Under a dynamic batch it runs again at twice the batch: a size
+// that changes is the batch's and is never folded, and a Reshape or Expand target
+// that differs only by the batch becomes a constant with -1 (Reshape) or 1
+// (Expand) in its place.
 #include "core/ir/topology.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
+#include "core/util/resources.h"
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -118,6 +121,8 @@ struct Probe {
     std::vector<std::vector<int64_t>> twiceDims;  // per value, its sizes at twice the batch
     std::map<ValueId, std::pair<std::vector<int64_t>, std::vector<int64_t>>> targets;  // at the batch and twice it
     int sized = 0;  // values whose sizes it supplied
+    size_t nodesRun = 0;    // nodes in the larger of its two runs
+    size_t graphNodes = 0;  // nodes in the graph it probed
     std::string batchProblem;  // why the run at twice the batch failed
     bool batchFixed = false;   // a node failed there: the model runs at its own batch only
 
@@ -147,6 +152,159 @@ std::vector<Tensor> zeroInputs(const Graph& g, const std::vector<ValueId>& input
         out.push_back(std::move(t));
     }
     return out;
+}
+
+// A probe's sub-model: of the candidate nodes, those that what it must learn depends on.
+struct ProbeModel {
+    Model sub;
+    std::vector<ValueId> back;     // the graph's value for each of sub's
+    std::vector<ValueId> inputs;   // fed as zeros: graph inputs, and values cut off
+    std::vector<ValueId> targets;  // Reshape's and Expand's computed targets: sub's outputs
+    size_t nodeCount = 0;
+};
+
+// A value whose contents no node needs (only its sizes) and that inference sized fully can
+// be fed as zeros of that size, so that what produced it need not run: a segmentation
+// model's backbone, ahead of the shape arithmetic on its features. `Pruned` runs only the
+// nodes the unsized values and the computed Reshape/Expand targets depend on; `Whole` runs
+// every candidate node but those whose outputs are all fed (at twice the batch, a node that
+// fails tells that the model fixes its batch).
+enum class ProbeNodes { Pruned, Whole };
+
+ProbeModel probeModel(const Model& model, const std::vector<NodeId>& nodes, const std::vector<Known>& known,
+                      ProbeNodes which, const std::function<bool(ValueId)>& feedable)
+{
+    const Graph& g = model.graph;
+    auto sized = [&](ValueId v) {
+        const Value& val = g.value(v);
+        return val.type.shape && val.type.shape->isFullyKnown() && elementSize(val.type.dtype) > 0;
+    };
+    auto computed = [&](ValueId v) { return v != kNone && !g.value(v).isConstant() && g.value(v).producer != kNone; };
+    auto fed = [&](ValueId v) { return known[size_t(v)] == Known::Sizes && sized(v) && feedable(v); };
+    std::vector<bool> wanted(g.valueCount(), false), runs(g.nodeCount(), false);
+    auto sizesNeeded = [&](ValueId v) {
+        if (computed(v) && !fed(v))
+            wanted[size_t(v)] = true;
+    };
+    ProbeModel p;
+    for (NodeId id : nodes) {
+        const Node& n = g.node(id);
+        for (ValueId v : n.outputs)
+            if (v != kNone && (which == ProbeNodes::Whole ? !fed(v) : !sized(v)))
+                wanted[size_t(v)] = true;
+        if (n.opType == "Shape" || n.opType == "Size")
+            sizesNeeded(n.input(0));  // which of its dimensions are the batch decides what folds
+        const ValueId t = n.input(1);
+        if ((n.opType == "Reshape" || n.opType == "Expand") && computed(t) && known[size_t(t)] == Known::Value) {
+            wanted[size_t(t)] = true;
+            sizesNeeded(n.input(0));
+            if (std::find(p.targets.begin(), p.targets.end(), t) == p.targets.end())
+                p.targets.push_back(t);
+        }
+    }
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+        const Node& n = g.node(*it);
+        runs[size_t(*it)] =
+            std::any_of(n.outputs.begin(), n.outputs.end(), [&](ValueId v) { return v != kNone && wanted[size_t(v)]; });
+        if (!runs[size_t(*it)])
+            continue;
+        for (ValueId v : n.inputs)
+            if (computed(v) && known[size_t(v)] == Known::Value)
+                wanted[size_t(v)] = true;
+            else
+                sizesNeeded(v);
+    }
+
+    p.sub.path = model.path;
+    p.sub.irVersion = model.irVersion;
+    p.sub.opsets = model.opsets;
+    std::vector<ValueId> map(g.valueCount(), kNone);
+    auto bring = [&](ValueId v) -> ValueId {
+        if (v == kNone)
+            return kNone;
+        if (map[size_t(v)] == kNone) {
+            const Value& val = g.value(v);
+            map[size_t(v)] = p.sub.graph.addValue(val.name, val.type);
+            p.back.push_back(v);
+            if (val.isConstant()) {
+                p.sub.graph.setInitializer(map[size_t(v)], val.initializer);
+            } else if (val.producer == kNone || !runs[size_t(val.producer)]) {
+                p.sub.graph.addInput(map[size_t(v)]);
+                p.inputs.push_back(v);
+            }
+        }
+        return map[size_t(v)];
+    };
+    for (NodeId id : nodes) {
+        if (!runs[size_t(id)])
+            continue;
+        Node copy = g.node(id);
+        copy.id = kNone;
+        for (ValueId& v : copy.inputs)
+            v = bring(v);
+        for (ValueId& v : copy.outputs)
+            v = bring(v);
+        p.sub.graph.addNode(std::move(copy));
+        ++p.nodeCount;
+    }
+    for (ValueId t : p.targets)
+        p.sub.graph.addOutput(map[size_t(t)]);
+    return p;
+}
+
+// Values whose first dimension is the batch, as the graph inputs' (the probe doubles that
+// one): what operators that work sample by sample make of such values and constants.
+std::vector<bool> batchLeading(const Graph& g, const std::vector<NodeId>& nodes)
+{
+    // The first input's first dimension stays the output's; the other inputs are weights.
+    static const std::set<std::string> perSample = {
+        "Abs", "AveragePool", "BatchNormalization", "Cast", "Ceil", "Celu", "Clip", "Conv", "ConvTranspose", "Cos",
+        "CumSum", "Dropout", "Elu", "Erf", "Exp", "Floor", "Gelu", "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool",
+        "HardSigmoid", "HardSwish", "Hardmax", "Identity", "InstanceNormalization", "LRN", "LayerNormalization",
+        "LeakyRelu", "Log", "LogSoftmax", "LpNormalization", "LpPool", "MaxPool", "MeanVarianceNormalization", "Mish",
+        "Neg", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign", "Sin", "Softmax", "Softplus",
+        "Softsign", "Sqrt", "Tanh", "ThresholdedRelu"};
+    static const std::set<std::string> broadcasting = {"Add", "And", "Div", "Equal", "Greater", "GreaterOrEqual",
+                                                       "Less", "LessOrEqual", "Max", "Mean", "Min", "Mod", "Mul",
+                                                       "Or", "PRelu", "Pow", "Sub", "Sum", "Where", "Xor"};
+    std::vector<bool> leading(g.valueCount(), false);
+    for (ValueId v : g.inputs())
+        leading[size_t(v)] = !g.value(v).isConstant();
+    auto dims = [&](ValueId v) { return g.value(v).type.shape ? g.value(v).type.shape->sizes() : std::nullopt; };
+    for (NodeId id : nodes) {
+        const Node& n = g.node(id);
+        if (n.outputs.empty() || n.outputs[0] == kNone || n.inputs.empty() || n.input(0) == kNone)
+            continue;
+        const auto out = dims(n.outputs[0]);
+        if (!out || out->empty())
+            continue;
+        const size_t rank = out->size();
+        auto leads = [&](ValueId v) { return leading[size_t(v)] && dims(v) && dims(v)->size() == rank; };
+        bool ok = false;
+        if (perSample.count(n.opType)) {
+            ok = leads(n.input(0));
+            for (size_t i = 1; i < n.inputs.size(); ++i)
+                ok = ok && (n.input(i) == kNone || g.value(n.input(i)).isConstant());
+        } else if (broadcasting.count(n.opType)) {
+            for (ValueId v : n.inputs) {
+                if (v == kNone)
+                    continue;
+                const auto d = dims(v);
+                if (leads(v))
+                    ok = true;
+                else if (!g.value(v).isConstant() || !d || (d->size() == rank && d->front() != 1) || d->size() > rank) {
+                    ok = false;
+                    break;
+                }
+            }
+        } else if (n.opType == "Concat") {
+            const int64_t axis = n.attrInt("axis", 0);
+            ok = (axis < 0 ? axis + int64_t(rank) : axis) >= 1 &&
+                 std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v != kNone && leads(v); });
+        }
+        leading[size_t(n.outputs[0])] = ok;
+    }
+    return leading;
 }
 
 // Runs, on zero inputs, every node whose output sizes follow from the graph
@@ -199,100 +357,82 @@ Probe probeSizes(Model& model, const PassContext& context, const std::set<std::s
     if (!needed || nodes.empty())
         return probe;
 
-    // The probe model: those nodes, the graph inputs they read, the constants.
-    Model sub;
-    sub.path = model.path;
-    sub.irVersion = model.irVersion;
-    sub.opsets = model.opsets;
-    std::vector<ValueId> map(g.valueCount(), kNone), back;
-    std::vector<ValueId> inputs;
-    auto bring = [&](ValueId v) -> ValueId {
-        if (v == kNone)
-            return kNone;
-        if (map[size_t(v)] == kNone) {
-            map[size_t(v)] = sub.graph.addValue(g.value(v).name, g.value(v).type);
-            back.push_back(v);
-            if (g.value(v).isConstant())
-                sub.graph.setInitializer(map[size_t(v)], g.value(v).initializer);
-            else if (g.value(v).producer == kNone) {
-                sub.graph.addInput(map[size_t(v)]);
-                inputs.push_back(v);
-            }
-        }
-        return map[size_t(v)];
-    };
-    for (NodeId id : nodes) {
-        Node copy = g.node(id);
-        copy.id = kNone;
-        for (ValueId& v : copy.inputs)
-            v = bring(v);
-        for (ValueId& v : copy.outputs)
-            v = bring(v);
-        sub.graph.addNode(std::move(copy));
-    }
-    std::vector<ValueId> targets;
-    for (NodeId id : nodes) {
-        const Node& n = g.node(id);
-        const ValueId t = n.input(1);
-        if ((n.opType == "Reshape" || n.opType == "Expand") && t != kNone && !g.value(t).isConstant() &&
-            known[size_t(t)] == Known::Value && std::find(targets.begin(), targets.end(), t) == targets.end()) {
-            targets.push_back(t);
-            sub.graph.addOutput(map[size_t(t)]);
-        }
-    }
-    auto runAt = [&](CompiledModel& compiled, int64_t batch, RunProfile& profile) {
-        compiled.setInputs(zeroInputs(g, inputs, batch));
+    // The first run may take every value inference sized fully as zeros of its size; the run
+    // at twice the batch only those whose batch is their first dimension, as the inputs'.
+    ProbeModel once = probeModel(model, nodes, known, ProbeNodes::Pruned, [](ValueId) { return true; });
+    std::vector<bool> leading;
+    if (context.batchDynamic)
+        leading = batchLeading(g, nodes);
+    auto runAt = [&](const ProbeModel& pm, int64_t batch, RunProfile& profile) {
+        auto compiled = runtime().compile(pm.sub);  // refuses any one value larger than memory
+        uint64_t bytes = 0;  // all the zeros fed, held twice while the runtime takes them
+        for (ValueId v : pm.inputs)
+            bytes += 2 * byteCount(*g.value(v).type.shape->numel() * batch, int64_t(elementSize(g.value(v).type.dtype)));
+        requireMemory(model.path, "the probe's inputs", bytes);
+        compiled->setInputs(zeroInputs(g, pm.inputs, batch));
         profile.recordTypes = true;
-        compiled.serialExecutor(1)->run(&profile);
-        return compiled.outputs();
+        compiled->serialExecutor(1)->run(&profile);
+        return compiled->outputs();
     };
-    std::unique_ptr<CompiledModel> compiled;
     RunProfile first;
     std::vector<Tensor> firstOut;
     try {
-        compiled = runtime().compile(sub);
-        firstOut = runAt(*compiled, 1, first);
+        if (once.nodeCount > 0)  // none: inference sized everything, only the batch's place is asked
+            firstOut = runAt(once, 1, first);
     } catch (const std::exception&) {
         return probe;  // sizes stay as shape inference left them
     }
     probe.ran = true;
+    probe.nodesRun = once.nodeCount;
+    probe.graphNodes = topo.order.size();
     probe.types.assign(g.valueCount(), std::nullopt);
-    for (ValueId s = 0; s < ValueId(back.size()); ++s)
+    for (ValueId s = 0; s < ValueId(once.back.size()); ++s)
         if (size_t(s) < first.valueTypes.size() && first.valueTypes[size_t(s)])
-            probe.types[size_t(back[size_t(s)])] = first.valueTypes[size_t(s)];
-    for (ValueId v : inputs)  // the graph inputs the probe fed
+            probe.types[size_t(once.back[size_t(s)])] = first.valueTypes[size_t(s)];
+    for (ValueId v : once.inputs)  // the values the probe fed
         probe.types[size_t(v)] = RunProfile::ValueType{g.value(v).type.dtype, *g.value(v).type.shape->sizes()};
     if (context.batchDynamic) {
         try {
+            // Values the first run fed or left out have the sizes inference gave them.
+            auto atBatch = [&](ValueId v) -> std::optional<std::vector<int64_t>> {
+                if (probe.types[size_t(v)])
+                    return probe.types[size_t(v)]->dims;
+                const auto& shape = g.value(v).type.shape;
+                return shape ? shape->sizes() : std::nullopt;
+            };
+            const ProbeModel twice =
+                probeModel(model, nodes, known, ProbeNodes::Whole, [&](ValueId v) { return leading[size_t(v)]; });
             RunProfile second;
-            const std::vector<Tensor> secondOut = runAt(*compiled, 2, second);
+            const std::vector<Tensor> secondOut = runAt(twice, 2, second);
+            probe.nodesRun = std::max(probe.nodesRun, twice.nodeCount);
             probe.batchDims.assign(g.valueCount(), {});
             probe.twiceDims.assign(g.valueCount(), {});
-            for (ValueId s = 0; s < ValueId(back.size()); ++s) {
-                if (size_t(s) >= second.valueTypes.size() || !second.valueTypes[size_t(s)] || !probe.types[size_t(back[size_t(s)])])
+            for (ValueId s = 0; s < ValueId(twice.back.size()); ++s) {
+                const ValueId v = twice.back[size_t(s)];
+                const auto a = atBatch(v);
+                if (size_t(s) >= second.valueTypes.size() || !second.valueTypes[size_t(s)] || !a)
                     continue;
-                const auto& a = probe.types[size_t(back[size_t(s)])]->dims;
                 const auto& b = second.valueTypes[size_t(s)]->dims;
-                std::vector<bool> d(a.size(), true);
-                for (size_t i = 0; i < a.size() && a.size() == b.size(); ++i)
-                    d[i] = a[i] != b[i];
-                probe.batchDims[size_t(back[size_t(s)])] = d;
-                probe.twiceDims[size_t(back[size_t(s)])] = b;
+                std::vector<bool> d(a->size(), true);
+                for (size_t i = 0; i < a->size() && a->size() == b.size(); ++i)
+                    d[i] = (*a)[i] != b[i];
+                probe.batchDims[size_t(v)] = d;
+                probe.twiceDims[size_t(v)] = b;
             }
-            for (ValueId v : inputs) {
-                std::vector<int64_t> twice = probe.types[size_t(v)]->dims;
-                std::vector<bool> d(twice.size(), false);
-                if (!twice.empty()) {
-                    twice[0] *= 2;
-                    d[0] = twice[0] != probe.types[size_t(v)]->dims[0];
+            for (ValueId v : twice.inputs) {  // the batch is their first dimension
+                std::vector<int64_t> dims = *g.value(v).type.shape->sizes(), doubled = dims;
+                std::vector<bool> d(dims.size(), false);
+                if (!dims.empty()) {
+                    doubled[0] *= 2;
+                    d[0] = doubled[0] != dims[0];
                 }
                 probe.batchDims[size_t(v)] = d;
-                probe.twiceDims[size_t(v)] = twice;
+                probe.twiceDims[size_t(v)] = doubled;
             }
-            for (size_t i = 0; i < targets.size(); ++i) {
+            for (size_t i = 0; i < once.targets.size() && i < twice.targets.size(); ++i) {
                 const auto a = firstOut[i].toInt64s(), b = secondOut[i].toInt64s();
-                if (a && b)
-                    probe.targets[targets[i]] = {*a, *b};
+                if (a && b && once.targets[i] == twice.targets[i])
+                    probe.targets[once.targets[i]] = {*a, *b};
             }
             probe.batchKnown = true;
         } catch (const Error& e) {
@@ -520,8 +660,9 @@ public:
         edit.commit();  // initializers only folded nodes read go with them
         stats.detail = "folded " + std::to_string(stats.removed) + " nodes (" + std::to_string(native) +
                        " without the runtime)" + skipped;
-        if (probe.sized)
-            stats.detail += "; sizes of " + std::to_string(probe.sized) + " values found by a probe run";
+        if (probe.ran)
+            stats.detail += "; a probe ran " + std::to_string(probe.nodesRun) + " of " + std::to_string(probe.graphNodes) +
+                            " nodes" + (probe.sized ? " and found the sizes of " + std::to_string(probe.sized) + " values" : "");
         if (freed)
             stats.detail += "; " + std::to_string(freed) + " Reshape/Expand targets made batch-free constants";
         if (probe.sized) {
