@@ -2693,6 +2693,108 @@ private Q_SLOTS:
         }
     }
 
+    // 3-D max pooling of plain-layout tensors (pooling_planar.cpp: depth planes, then rows,
+    // then columns) against the definition written out here, window shape by window shape,
+    // on 1 and 2 threads, equal to the bit. Two voxels are NaN, which must win in every
+    // window they fall in. The last rows have enough output planes for two threads.
+    void maxPool3d_data()
+    {
+        QTest::addColumn<QVector<int>>("kernel");
+        QTest::addColumn<QVector<int>>("strides");
+        QTest::addColumn<QVector<int>>("pads");  // begin = end
+        QTest::addColumn<QVector<int>>("dilations");
+        QTest::addColumn<int>("ceil");
+        QTest::addColumn<QVector<int>>("sizes");  // C, D, H, W
+        const QVector<int> k3{3, 3, 3}, one{1, 1, 1}, two{2, 2, 2}, zero{0, 0, 0}, small{3, 5, 7, 9};
+        QTest::newRow("3x3x3, stride 1, pad 1 (S3D's branches)") << k3 << one << one << one << 0 << small;
+        QTest::newRow("1x3x3, stride 1x2x2, pad 0x1x1 (S3D's stem)")
+            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0 << small;
+        QTest::newRow("2x2x2, stride 2") << two << two << zero << one << 0 << small;
+        QTest::newRow("3x3x3, stride 2, pad 1, ceil") << k3 << two << one << one << 1 << small;
+        QTest::newRow("3x3x3, stride 2, ceil, no pad") << k3 << two << zero << one << 1 << QVector<int>{2, 6, 8, 10};
+        QTest::newRow("3x3x3, dilation 2, pad 1") << k3 << one << one << two << 0 << small;
+        QTest::newRow("5x1x4, stride 2x1x3, pad 2x0x2, ceil")
+            << QVector<int>{5, 1, 4} << QVector<int>{2, 1, 3} << QVector<int>{2, 0, 2} << one << 1 << small;
+        QTest::newRow("1x1x3 on rows of 2 (edges only)")
+            << QVector<int>{1, 1, 3} << one << QVector<int>{0, 0, 1} << one << 0 << QVector<int>{2, 3, 4, 2};
+        QTest::newRow("3x3x3, stride 1, pad 1, two threads") << k3 << one << one << one << 0 << QVector<int>{40, 6, 9, 11};
+        QTest::newRow("1x3x3, stride 1x2x2, two threads")
+            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0
+            << QVector<int>{24, 8, 28, 28};
+    }
+    void maxPool3d()
+    {
+        QFETCH(QVector<int>, kernel);
+        QFETCH(QVector<int>, strides);
+        QFETCH(QVector<int>, pads);
+        QFETCH(QVector<int>, dilations);
+        QFETCH(int, ceil);
+        QFETCH(QVector<int>, sizes);
+        auto ints = [](const QVector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+        const int64_t c = sizes[0];
+        const std::array<int64_t, 3> in{sizes[1], sizes[2], sizes[3]};
+        OnnxBuilder b;
+        b.input("x", {1, c, in[0], in[1], in[2]}).output("y");
+        auto& pool = b.node("MaxPool", {"x"}, {"y"});
+        OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
+        OnnxBuilder::setInts(pool, "strides", ints(strides));
+        OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[2], pads[0], pads[1], pads[2]});
+        OnnxBuilder::setInts(pool, "dilations", ints(dilations));
+        OnnxBuilder::setInt(pool, "ceil_mode", ceil);
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pool3d.onnx", {}));
+        auto inputs = compiled->randomInputs(1, 31);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const int64_t volume = in[0] * in[1] * in[2];
+        for (int64_t voxel : {int64_t(0), volume / 2 + in[2] / 2})  // a corner and one inside, in channel 0
+            std::memcpy(inputs[0].data.data() + voxel * 4, &nan, 4);
+        const std::vector<double> x = *inputs[0].toDoubles();
+
+        // Output sizes: floor, or with ceil_mode ceil where the last window still starts
+        // inside the input or its left padding.
+        std::array<int64_t, 3> out{};
+        for (size_t a = 0; a < 3; ++a) {
+            const int64_t span = in[a] + 2 * pads[int(a)] - dilations[int(a)] * (kernel[int(a)] - 1) - 1;
+            out[a] = (ceil ? (span + strides[int(a)] - 1) : span) / strides[int(a)] + 1;
+            if (ceil && (out[a] - 1) * strides[int(a)] >= in[a] + pads[int(a)])
+                --out[a];
+        }
+        std::vector<double> expected;
+        for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t z = 0; z < out[0]; ++z)
+                for (int64_t r = 0; r < out[1]; ++r)
+                    for (int64_t col = 0; col < out[2]; ++col) {
+                        double m = -std::numeric_limits<double>::infinity();
+                        for (int64_t i = 0; i < kernel[0]; ++i)
+                            for (int64_t j = 0; j < kernel[1]; ++j)
+                                for (int64_t k = 0; k < kernel[2]; ++k) {
+                                    const int64_t p = z * strides[0] - pads[0] + i * dilations[0];
+                                    const int64_t q = r * strides[1] - pads[1] + j * dilations[1];
+                                    const int64_t t = col * strides[2] - pads[2] + k * dilations[2];
+                                    if (p < 0 || p >= in[0] || q < 0 || q >= in[1] || t < 0 || t >= in[2])
+                                        continue;
+                                    const double v = x[size_t(((ch * in[0] + p) * in[1] + q) * in[2] + t)];
+                                    m = std::isnan(v) || std::isnan(m) ? std::numeric_limits<double>::quiet_NaN()
+                                                                       : std::max(m, v);
+                                }
+                        expected.push_back(m);
+                    }
+        compiled->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const Tensor y = compiled->outputs()[0];
+            QCOMPARE(y.dims, (std::vector<int64_t>{1, c, out[0], out[1], out[2]}));
+            const std::vector<double> ours = *y.toDoubles();
+            size_t nans = 0;
+            for (size_t i = 0; i < ours.size(); ++i) {
+                nans += std::isnan(expected[i]);
+                QVERIFY2(std::isnan(ours[i]) == std::isnan(expected[i]) && (std::isnan(ours[i]) || ours[i] == expected[i]),
+                         qPrintable(QString("element %1 on %2 threads: %3 where %4 is right")
+                                        .arg(i).arg(threads).arg(ours[i]).arg(expected[i])));
+            }
+            QVERIFY(nans > 0);
+        }
+    }
+
     // ai.ramiel.ChannelShuffle against the written-out shuffle (Concat, Reshape,
     // Transpose, Reshape, a Slice per output) run by the standard kernels: on graph
     // inputs (plain layout: ATen's path) and on identity 1x1 Convs of them

@@ -13,6 +13,7 @@
 #include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/pooling_loops.h"
 #include "core/runtime/torch/target_clones.h"
 
 #include <ATen/Parallel.h>
@@ -27,50 +28,12 @@ namespace ramiel {
 
 namespace {
 
-// ATen's max: a NaN in either operand wins, else (b > a ? b : a). Written so
-// that it vectorizes as a max instruction (which returns a when either is NaN)
-// and a fix-up for b's NaN: three instructions, not a blend of two compares.
-inline float maxOrNaN(float a, float b)
-{
-    const float m = b > a ? b : a;
-    return b != b ? b : m;
-}
-
 // The output columns [begin, end) of one output row that a thread makes, and
 // the input columns [lineFirst, lineEnd) they read: the line its window rows are
 // reduced into.
 struct ColumnRun {
     int64_t begin, end, lineFirst, lineEnd;
 };
-
-// Max pooling is separable: an output row is the max over its window's input
-// rows (one pass down the rows, into `line`), then over each output pixel's
-// window columns of that line. On 3x3 windows that is 4 maxima per output in
-// place of 8, each pass over contiguous channels (googlenet's 3x3, stride 1
-// pools on 28x28x192 took 3x ONNX Runtime's time done window by window).
-// Returns the line: the max over `count` rows of `n` floats (the row itself
-// when there is one).
-RAMIEL_CLONES const float* maxOfRows(float* __restrict line, const float* const* rows, int64_t count, int64_t n)
-{
-    if (count == 1)
-        return rows[0];
-    const float* a = rows[0];
-    const float* b = rows[1];
-    if (count >= 3) {
-        const float* c = rows[2];
-        for (int64_t k = 0; k < n; ++k)
-            line[k] = maxOrNaN(maxOrNaN(a[k], b[k]), c[k]);
-    } else {
-        for (int64_t k = 0; k < n; ++k)
-            line[k] = maxOrNaN(a[k], b[k]);
-    }
-    for (int64_t r = 3; r < count; ++r) {
-        const float* c = rows[r];
-        for (int64_t k = 0; k < n; ++k)
-            line[k] = maxOrNaN(line[k], c[k]);
-    }
-    return line;
-}
 
 // Output columns [cols.begin, cols.end) of one row from its window rows' max
 // `line` (the input's columns from cols.lineFirst on, c channels each): each
@@ -252,16 +215,6 @@ RAMIEL_CLONES void interleaveRow(float* __restrict out, const float* __restrict 
 constexpr int64_t kGrainElements = 1 << 16;
 
 int64_t grainFor(int64_t elementsPerItem) { return std::max<int64_t>(1, kGrainElements / std::max<int64_t>(1, elementsPerItem)); }
-
-// ATen's pooling output size (symmetric pads, ceil rule: the last window starts inside input or left pad).
-int64_t pooledSize(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil)
-{
-    const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil ? stride - 1 : 0);
-    int64_t out = span / stride + 1;
-    if (ceil && (out - 1) * stride >= in + pad)
-        --out;
-    return out;
-}
 
 }  // namespace
 

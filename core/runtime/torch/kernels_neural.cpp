@@ -7,6 +7,7 @@
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
+#include "core/runtime/torch/pooling_planar.h"
 #include "core/runtime/torch/sgemm.h"
 #include "core/runtime/torch/vector_math.h"
 #include "core/runtime/torch/winograd.h"
@@ -1755,7 +1756,9 @@ void registerPoolingKernels(KernelRegistry& r)
         return [n, kernel, indices, columnMajor](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const Window w = windowOf(n, kernel, spatialSizes(in[0]));
             if (!indices) {
-                out[0] = maxPoolChannelsLastApplies(in[0], w) ? maxPoolChannelsLast(in[0], w) : pool(in[0], w, true, true);
+                out[0] = maxPoolChannelsLastApplies(in[0], w) ? maxPoolChannelsLast(in[0], w)
+                         : maxPoolPlanarApplies(in[0], w)     ? maxPoolPlanar(in[0], w)
+                                                              : pool(in[0], w, true, true);
                 return;
             }
             // ONNX's indices count over the whole tensor (row- or column-major within each plane).
