@@ -161,6 +161,24 @@ std::vector<BadNode> badNodes()
 {
     const int invalid = int(ErrorKind::InvalidGraph), run = int(ErrorKind::Runtime);
     return {
+        // Found by fuzz_onnx_run: the axis plus the rank, still negative, counted from the end
+        // in ATen's sizes, made a view of 18 elements on 6 (read past the tensor).
+        {"Flatten axis below minus the rank",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             OnnxBuilder::setInt(b.node("Flatten", {"x"}, {"y"}, "fl"), "axis", -3);
+             return b;
+         },
+         run, "axis -3 is outside [-2, 2] for an input of rank 2"},
+        {"Flatten axis above the rank",
+         [] {
+             OnnxBuilder b;
+             b.input("x", {2, 3}).output("y");
+             OnnxBuilder::setInt(b.node("Flatten", {"x"}, {"y"}, "fl"), "axis", 3);
+             return b;
+         },
+         run, "axis 3 is outside [-2, 2] for an input of rank 2"},
         {"Gather constant index out of range",
          [] {
              OnnxBuilder b;

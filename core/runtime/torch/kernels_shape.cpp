@@ -33,6 +33,9 @@ at::Tensor contiguousView(const at::Tensor& x, c10::IntArrayRef sizes)
 {
     if (!x.is_contiguous() || x.layout() != at::kStrided || !x.has_storage())
         return x.reshape(sizes);
+    if (c10::multiply_integers(sizes) != x.numel())  // a caller's wrong sizes would read past the storage
+        throw std::runtime_error("a view of sizes " + c10::str(sizes) + " on a tensor of " + std::to_string(x.numel()) +
+                                 " elements");
     auto view = c10::make_intrusive<c10::TensorImpl>(c10::Storage(x.storage()), x.key_set(), x.dtype());
     view->set_storage_offset(x.storage_offset());
     view->set_sizes_contiguous(sizes);
@@ -615,6 +618,10 @@ void registerReshapeKernels(KernelRegistry& r)
         const int64_t axisAttr = c.node.attrInt("axis", 1);
         return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             const at::Tensor& x = in[0];
+            if (axisAttr < -x.dim() || axisAttr > x.dim())
+                throw Error(ErrorKind::Runtime, {}, "axis " + std::to_string(axisAttr) + " is outside [" +
+                                                        std::to_string(-x.dim()) + ", " + std::to_string(x.dim()) +
+                                                        "] for an input of rank " + std::to_string(x.dim()));
             const int64_t axis = axisAttr < 0 ? axisAttr + x.dim() : axisAttr;
             int64_t outer = 1;
             for (int64_t i = 0; i < axis; ++i)
