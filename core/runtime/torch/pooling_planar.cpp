@@ -41,7 +41,8 @@ bool maxPoolPlanarApplies(const at::Tensor& x, const Window& w)
 at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
 {
     const int64_t planes = x.size(0) * x.size(1), d = x.size(2), h = x.size(3), wd = x.size(4);
-    const auto [od, oh, ow] = pooledSizes(x, w);
+    const auto sizes = pooledSizes(x, w);
+    const int64_t od = sizes[0], oh = sizes[1], ow = sizes[2];
     const int64_t kd = w.kernel[0], kh = w.kernel[1];
     at::Tensor y = emptyFloat({x.size(0), x.size(1), od, oh, ow}, at::MemoryFormat::Contiguous);
     const float* src = x.data_ptr<float>();
