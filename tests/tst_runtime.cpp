@@ -2711,10 +2711,117 @@ private Q_SLOTS:
         }
     }
 
-    // 3-D max pooling of plain-layout tensors (pooling_planar.cpp: depth planes, then rows,
-    // then columns) against the definition written out here, window shape by window shape,
-    // on 1 and 2 threads, equal to the bit. Two voxels are NaN, which must win in every
-    // window they fall in. The last rows have enough output planes for two threads.
+    // 3-D convolutions whose window spans one plane or one axis run as 2-D ones
+    // (kernels_neural.cpp, factorizedConvolution): against the same convolution on ATen's
+    // 3-D path (its weights a graph input, so not packed), on 1 and 2 threads, one and two
+    // samples (the planes of two samples are a copy, of one a view), the output fed to a
+    // second such convolution (a channels-last input, a view), and as a FusedConv with a
+    // summand and Relu.
+    void factorizedConvolution3d_data()
+    {
+        QTest::addColumn<QVector<int>>("kernel");
+        QTest::addColumn<QVector<int>>("strides");
+        QTest::addColumn<QVector<int>>("pads");  // begin = end
+        QTest::addColumn<QVector<int>>("dilations");
+        QTest::addColumn<int>("groups");
+        QTest::addColumn<QVector<int>>("sizes");  // N, C, D, H, W
+        QTest::addColumn<bool>("fused");
+        const QVector<int> one{1, 1, 1}, none{0, 0, 0};
+        QTest::newRow("1x3x3, pad 0x1x1 (R(2+1)D's spatial half)")
+            << QVector<int>{1, 3, 3} << one << QVector<int>{0, 1, 1} << one << 1 << QVector<int>{1, 8, 4, 10, 12} << false;
+        QTest::newRow("1x3x3, two samples") << QVector<int>{1, 3, 3} << one << QVector<int>{0, 1, 1} << one << 1
+                                           << QVector<int>{2, 8, 4, 10, 12} << false;
+        QTest::newRow("1x7x7, stride 1x2x2, pad 0x3x3, RGB (a stem)")
+            << QVector<int>{1, 7, 7} << QVector<int>{1, 2, 2} << QVector<int>{0, 3, 3} << one << 1
+            << QVector<int>{1, 3, 4, 21, 19} << false;
+        QTest::newRow("1x3x3, dilation 1x2x2, 2 groups")
+            << QVector<int>{1, 3, 3} << one << QVector<int>{0, 2, 2} << QVector<int>{1, 2, 2} << 2
+            << QVector<int>{1, 8, 3, 9, 9} << false;
+        QTest::newRow("3x1x1, pad 1x0x0 (the temporal half)")
+            << QVector<int>{3, 1, 1} << one << QVector<int>{1, 0, 0} << one << 1 << QVector<int>{1, 8, 6, 5, 7} << false;
+        QTest::newRow("3x1x1, stride 2x1x1, dilation 2, two samples")
+            << QVector<int>{3, 1, 1} << QVector<int>{2, 1, 1} << QVector<int>{2, 0, 0} << QVector<int>{2, 1, 1} << 1
+            << QVector<int>{2, 8, 9, 5, 7} << false;
+        QTest::newRow("1x1x1") << one << one << none << one << 1 << QVector<int>{2, 8, 3, 4, 5} << false;
+        QTest::newRow("1x3x3 FusedConv, summand and Relu")
+            << QVector<int>{1, 3, 3} << one << QVector<int>{0, 1, 1} << one << 1 << QVector<int>{2, 8, 4, 10, 12} << true;
+        QTest::newRow("3x1x1 FusedConv, summand and Relu")
+            << QVector<int>{3, 1, 1} << one << QVector<int>{1, 0, 0} << one << 1 << QVector<int>{1, 8, 6, 5, 7} << true;
+    }
+    void factorizedConvolution3d()
+    {
+        QFETCH(QVector<int>, kernel);
+        QFETCH(QVector<int>, strides);
+        QFETCH(QVector<int>, pads);
+        QFETCH(QVector<int>, dilations);
+        QFETCH(int, groups);
+        QFETCH(QVector<int>, sizes);
+        QFETCH(bool, fused);
+        auto ints = [](const QVector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
+        const int64_t n = sizes[0], c = sizes[1];
+        const std::vector<int64_t> weightDims{c, c / groups, kernel[0], kernel[1], kernel[2]};
+        auto weight = [](int64_t i) { return float(std::sin(0.37 * double(i))) * 0.2f; };
+        std::vector<int64_t> out{n, c};
+        for (int a = 0; a < 3; ++a)
+            out.push_back((sizes[a + 2] + 2 * pads[a] - dilations[a] * (kernel[a] - 1) - 1) / strides[a] + 1);
+        OnnxBuilder b;
+        importRamielDomain(b);
+        b.input("x", ints(sizes)).input("wIn", weightDims).input("z", out);
+        b.initializer("w", weightDims, weight).initializer("b", {c}, [](int64_t i) { return 0.01f * float(i % 5); });
+        auto window = [&](onnx::NodeProto& node) {
+            OnnxBuilder::setInts(node, "kernel_shape", ints(kernel));
+            OnnxBuilder::setInts(node, "strides", ints(strides));
+            OnnxBuilder::setInts(node, "pads", {pads[0], pads[1], pads[2], pads[0], pads[1], pads[2]});
+            OnnxBuilder::setInts(node, "dilations", ints(dilations));
+            OnnxBuilder::setInt(node, "group", groups);
+        };
+        // Ours: the convolution, then (for a second, channels-last input) a 1x1x1 one of it.
+        auto& ours = fused ? b.node(kFusedConv, {"x", "w", "b", "z"}, {"y"}) : b.node("Conv", {"x", "w", "b"}, {"y"});
+        if (fused) {
+            ours.set_domain(kRamielDomain);
+            OnnxBuilder::setString(ours, "activation", "Relu");
+        }
+        window(ours);
+        b.initializer("mix", {c, c, 1, 1, 1}, [](int64_t i) { return float(i % 3) - 0.75f; });
+        b.node("Conv", {"y", "mix"}, {"y2"});
+        // The reference: ATen's 3-D convolution.
+        window(b.node("Conv", {"x", "wIn", "b"}, {"r"}));
+        std::string ref = "r";
+        if (fused) {
+            b.node("Add", {"r", "z"}, {"rz"});
+            b.node("Relu", {"rz"}, {"rr"});
+            ref = "rr";
+        }
+        b.node("Conv", {ref, "mix"}, {"r2"});
+        b.output("y").output(ref).output("y2").output("r2");
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "conv3d.onnx", {}));
+        std::vector<Tensor> inputs = compiled->randomInputs(1, 17);
+        std::vector<float> w(size_t(inputs[1].numel()));
+        for (size_t i = 0; i < w.size(); ++i)
+            w[i] = weight(int64_t(i));
+        std::memcpy(inputs[1].data.data(), w.data(), w.size() * sizeof(float));
+        compiled->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            compiled->serialExecutor(threads)->run();
+            const auto outputs = compiled->outputs();
+            for (size_t pair = 0; pair < 4; pair += 2) {
+                QCOMPARE(outputs[pair].dims, outputs[pair + 1].dims);
+                const std::vector<double> a = *outputs[pair].toDoubles(), e = *outputs[pair + 1].toDoubles();
+                for (size_t i = 0; i < a.size(); ++i)
+                    QVERIFY2(std::abs(a[i] - e[i]) <= 1e-5 * (1 + std::abs(e[i])),
+                             qPrintable(QString("output %1, element %2 on %3 threads: %4 against ATen's %5")
+                                            .arg(pair).arg(i).arg(threads).arg(a[i]).arg(e[i])));
+            }
+        }
+    }
+
+    // 3-D max pooling (pooling_3d.cpp) against the definition written out here, window shape
+    // by window shape, on 1 and 2 threads, equal to the bit: of the graph input (plain layout:
+    // depth planes, then rows, then columns), and of an identity 1x1x1 convolution of it
+    // (channels-last, as factorized convolutions leave it: depth planes, then the 2-D
+    // kernel). Two voxels are NaN, which must win in every window they fall in (the
+    // convolution spreads a voxel's NaN over its channels). The last rows have enough
+    // output planes for two threads.
     void maxPool3d_data()
     {
         QTest::addColumn<QVector<int>>("kernel");
@@ -2723,22 +2830,38 @@ private Q_SLOTS:
         QTest::addColumn<QVector<int>>("dilations");
         QTest::addColumn<int>("ceil");
         QTest::addColumn<QVector<int>>("sizes");  // C, D, H, W
+        QTest::addColumn<bool>("channelsLast");
         const QVector<int> k3{3, 3, 3}, one{1, 1, 1}, two{2, 2, 2}, zero{0, 0, 0}, small{3, 5, 7, 9};
-        QTest::newRow("3x3x3, stride 1, pad 1 (S3D's branches)") << k3 << one << one << one << 0 << small;
+        QTest::newRow("3x3x3, stride 1, pad 1 (S3D's branches)") << k3 << one << one << one << 0 << small << false;
+        QTest::newRow("channels-last, 3x3x3, stride 1, pad 1 (S3D's branches)") << k3 << one << one << one << 0 << small << true;
         QTest::newRow("1x3x3, stride 1x2x2, pad 0x1x1 (S3D's stem)")
-            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0 << small;
-        QTest::newRow("2x2x2, stride 2") << two << two << zero << one << 0 << small;
-        QTest::newRow("3x3x3, stride 2, pad 1, ceil") << k3 << two << one << one << 1 << small;
-        QTest::newRow("3x3x3, stride 2, ceil, no pad") << k3 << two << zero << one << 1 << QVector<int>{2, 6, 8, 10};
-        QTest::newRow("3x3x3, dilation 2, pad 1") << k3 << one << one << two << 0 << small;
+            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0 << small << false;
+        QTest::newRow("channels-last, 1x3x3, stride 1x2x2, pad 0x1x1 (S3D's stem)")
+            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0 << small << true;
+        QTest::newRow("2x2x2, stride 2") << two << two << zero << one << 0 << small << false;
+        QTest::newRow("channels-last, 2x2x2, stride 2") << two << two << zero << one << 0 << small << true;
+        QTest::newRow("3x3x3, stride 2, pad 1, ceil") << k3 << two << one << one << 1 << small << false;
+        QTest::newRow("channels-last, 3x3x3, stride 2, pad 1, ceil") << k3 << two << one << one << 1 << small << true;
+        QTest::newRow("3x3x3, stride 2, ceil, no pad") << k3 << two << zero << one << 1 << QVector<int>{2, 6, 8, 10} << false;
+        QTest::newRow("channels-last, 3x3x3, stride 2, ceil, no pad") << k3 << two << zero << one << 1 << QVector<int>{2, 6, 8, 10} << true;
+        QTest::newRow("3x3x3, dilation 2, pad 1") << k3 << one << one << two << 0 << small << false;
+        QTest::newRow("channels-last, 3x3x3, dilation 2, pad 1") << k3 << one << one << two << 0 << small << true;
         QTest::newRow("5x1x4, stride 2x1x3, pad 2x0x2, ceil")
-            << QVector<int>{5, 1, 4} << QVector<int>{2, 1, 3} << QVector<int>{2, 0, 2} << one << 1 << small;
+            << QVector<int>{5, 1, 4} << QVector<int>{2, 1, 3} << QVector<int>{2, 0, 2} << one << 1 << small << false;
+        QTest::newRow("channels-last, 5x1x4, stride 2x1x3, pad 2x0x2, ceil")
+            << QVector<int>{5, 1, 4} << QVector<int>{2, 1, 3} << QVector<int>{2, 0, 2} << one << 1 << small << true;
         QTest::newRow("1x1x3 on rows of 2 (edges only)")
-            << QVector<int>{1, 1, 3} << one << QVector<int>{0, 0, 1} << one << 0 << QVector<int>{2, 3, 4, 2};
-        QTest::newRow("3x3x3, stride 1, pad 1, two threads") << k3 << one << one << one << 0 << QVector<int>{40, 6, 9, 11};
+            << QVector<int>{1, 1, 3} << one << QVector<int>{0, 0, 1} << one << 0 << QVector<int>{2, 3, 4, 2} << false;
+        QTest::newRow("channels-last, 1x1x3 on rows of 2 (edges only)")
+            << QVector<int>{1, 1, 3} << one << QVector<int>{0, 0, 1} << one << 0 << QVector<int>{2, 3, 4, 2} << true;
+        QTest::newRow("3x3x3, stride 1, pad 1, two threads") << k3 << one << one << one << 0 << QVector<int>{40, 6, 9, 11} << false;
+        QTest::newRow("channels-last, 3x3x3, stride 1, pad 1, two threads") << k3 << one << one << one << 0 << QVector<int>{40, 6, 9, 11} << true;
         QTest::newRow("1x3x3, stride 1x2x2, two threads")
             << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0
-            << QVector<int>{24, 8, 28, 28};
+            << QVector<int>{24, 8, 28, 28} << false;
+        QTest::newRow("channels-last, 1x3x3, stride 1x2x2, two threads")
+            << QVector<int>{1, 3, 3} << QVector<int>{1, 2, 2} << QVector<int>{0, 1, 1} << one << 0
+            << QVector<int>{24, 8, 28, 28} << true;
     }
     void maxPool3d()
     {
@@ -2748,12 +2871,19 @@ private Q_SLOTS:
         QFETCH(QVector<int>, dilations);
         QFETCH(int, ceil);
         QFETCH(QVector<int>, sizes);
+        QFETCH(bool, channelsLast);
         auto ints = [](const QVector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); };
         const int64_t c = sizes[0];
         const std::array<int64_t, 3> in{sizes[1], sizes[2], sizes[3]};
         OnnxBuilder b;
-        b.input("x", {1, c, in[0], in[1], in[2]}).output("y");
-        auto& pool = b.node("MaxPool", {"x"}, {"y"});
+        b.input("x", {1, c, in[0], in[1], in[2]}).output("pooled").output("y");
+        if (channelsLast) {
+            b.initializer("identity", {c, c, 1, 1, 1}, [c](int64_t i) { return i % (c + 1) == 0 ? 1.0f : 0.0f; });
+            b.node("Conv", {"x", "identity"}, {"pooled"});
+        } else {
+            b.node("Identity", {"x"}, {"pooled"});
+        }
+        auto& pool = b.node("MaxPool", {"pooled"}, {"y"});
         OnnxBuilder::setInts(pool, "kernel_shape", ints(kernel));
         OnnxBuilder::setInts(pool, "strides", ints(strides));
         OnnxBuilder::setInts(pool, "pads", {pads[0], pads[1], pads[2], pads[0], pads[1], pads[2]});
@@ -2765,7 +2895,9 @@ private Q_SLOTS:
         const int64_t volume = in[0] * in[1] * in[2];
         for (int64_t voxel : {int64_t(0), volume / 2 + in[2] / 2})  // a corner and one inside, in channel 0
             std::memcpy(inputs[0].data.data() + voxel * 4, &nan, 4);
-        const std::vector<double> x = *inputs[0].toDoubles();
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(1)->run();
+        const std::vector<double> x = *compiled->outputs()[0].toDoubles();  // what is pooled
 
         // Output sizes: floor, or with ceil_mode ceil where the last window still starts
         // inside the input or its left padding.
@@ -2796,10 +2928,9 @@ private Q_SLOTS:
                                 }
                         expected.push_back(m);
                     }
-        compiled->setInputs(inputs);
         for (int threads : {1, 2}) {
             compiled->serialExecutor(threads)->run();
-            const Tensor y = compiled->outputs()[0];
+            const Tensor y = compiled->outputs()[1];
             QCOMPARE(y.dims, (std::vector<int64_t>{1, c, out[0], out[1], out[2]}));
             const std::vector<double> ours = *y.toDoubles();
             size_t nans = 0;

@@ -7,7 +7,7 @@
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
 #include "core/runtime/torch/parallel_chunks.h"
-#include "core/runtime/torch/pooling_planar.h"
+#include "core/runtime/torch/pooling_3d.h"
 #include "core/runtime/torch/sgemm.h"
 #include "core/runtime/torch/vector_math.h"
 #include "core/runtime/torch/winograd.h"
@@ -949,11 +949,105 @@ private:
 };
 #endif
 
+Kernel convolutionKernel(const KernelContext& c, ConvActivation act);
+
+// A 3-D convolution whose window spans one plane (1 x kh x kw: the spatial half of a
+// factorized video convolution, R(2+1)D's and S3D's) or one axis (kd x 1 x 1: the temporal
+// half) is a 2-D convolution: over the N·D planes as images, or over each sample as an
+// image of D rows of H·W pixels, with a 1-column window. Run so, it takes the 2-D path
+// (oneDNN primitives made once, channels-last, Winograd where it wins), where ATen's 3-D
+// convolution makes its primitive anew each call. The views are free when the input is laid
+// out channels-last (what the 2-D path leaves, seen as 5-D) or holds one sample; else one copy.
+// Empty where the convolution is not of that kind.
+std::optional<Kernel> factorizedConvolution(const KernelContext& c, ConvActivation act)
+{
+    const Node& n = c.node;
+    if (c.inputRank(0) != 5 || !c.isConstant(1) || c.constants[1].dim() != 5 ||
+        c.constants[1].scalar_type() != at::kFloat || (c.hasInput(2) && !c.isConstant(2)) ||
+        (n.attrString("auto_pad", "NOTSET") != "NOTSET" && n.attrString("auto_pad", "NOTSET") != "VALID"))
+        return std::nullopt;
+    const at::Tensor& w = c.constants[1];
+    auto kernel = n.attrInts("kernel_shape"), strides = n.attrInts("strides"), pads = n.attrInts("pads"),
+         dilations = n.attrInts("dilations");
+    if (kernel.empty())
+        kernel = {w.size(2), w.size(3), w.size(4)};
+    if (strides.empty())
+        strides.assign(3, 1);
+    if (dilations.empty())
+        dilations.assign(3, 1);
+    if (pads.empty() || n.attrString("auto_pad", "NOTSET") == "VALID")
+        pads.assign(6, 0);
+    if (kernel.size() != 3 || strides.size() != 3 || dilations.size() != 3 || pads.size() != 6 ||
+        kernel != std::vector<int64_t>{w.size(2), w.size(3), w.size(4)})
+        return std::nullopt;
+    const bool planes = kernel[0] == 1 && strides[0] == 1 && pads[0] == 0 && pads[3] == 0;
+    const bool depth = kernel[1] == 1 && kernel[2] == 1 && strides[1] == 1 && strides[2] == 1 && pads[1] == 0 &&
+                       pads[2] == 0 && pads[4] == 0 && pads[5] == 0;
+    if (!planes && !depth)
+        return std::nullopt;
+
+    // The same node in two dimensions, on a graph that only tells its input's rank.
+    Node flat = n;
+    auto set = [&](const std::string& name, std::vector<int64_t> values) {
+        flat.attributes.erase(std::remove_if(flat.attributes.begin(), flat.attributes.end(),
+                                             [&](const Attribute& a) { return a.name == name; }),
+                              flat.attributes.end());
+        flat.attributes.push_back(Attribute::ofInts(name, std::move(values)));
+    };
+    flat.attributes.erase(std::remove_if(flat.attributes.begin(), flat.attributes.end(),
+                                         [](const Attribute& a) { return a.name == "auto_pad"; }),
+                          flat.attributes.end());
+    if (planes) {
+        set("kernel_shape", {kernel[1], kernel[2]});
+        set("strides", {strides[1], strides[2]});
+        set("pads", {pads[1], pads[2], pads[4], pads[5]});
+        set("dilations", {dilations[1], dilations[2]});
+    } else {
+        set("kernel_shape", {kernel[0], 1});
+        set("strides", {strides[0], 1});
+        set("pads", {pads[0], 0, pads[3], 0});
+        set("dilations", {dilations[0], 1});
+    }
+    Graph graph;
+    for (ValueId& v : flat.inputs)
+        if (v != kNone)
+            v = graph.addValue(c.graph.value(v).name, TensorType{c.graph.value(v).type.dtype, Shape::of({1, 1, 1, 1})});
+    for (ValueId& v : flat.outputs)
+        if (v != kNone)
+            v = graph.addValue(c.graph.value(v).name);
+    KernelContext inner{graph, flat, c.constants};
+    inner.constants[1] = planes ? w.squeeze(2).contiguous() : w.reshape({w.size(0), w.size(1), w.size(2), 1});
+    const Kernel conv = convolutionKernel(inner, act);
+
+    // [N, C, D, H, W] as 2-D images, and the 2-D output back.
+    auto asImages = [planes](const at::Tensor& x) {
+        if (x.dim() != 5)
+            throw Error(ErrorKind::Runtime, {}, "the input has rank " + std::to_string(x.dim()) + " where 5 is expected");
+        return planes ? x.transpose(1, 2).reshape({x.size(0) * x.size(2), x.size(1), x.size(3), x.size(4)})
+                      : x.reshape({x.size(0), x.size(1), x.size(2), x.size(3) * x.size(4)});
+    };
+    return [conv, asImages, planes](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+        const int64_t batch = in[0].size(0), h = in[0].dim() == 5 ? in[0].size(3) : 0,
+                      wd = in[0].dim() == 5 ? in[0].size(4) : 0, frames = in[0].dim() == 5 ? in[0].size(2) : 0;
+        std::vector<at::Tensor> flatIn = in;
+        flatIn[0] = asImages(in[0]);
+        if (flatIn.size() > 3 && flatIn[3].defined())  // the summand, shaped as the output
+            flatIn[3] = asImages(flatIn[3]);
+        std::vector<at::Tensor> flatOut(out.size());
+        conv(flatIn, flatOut);
+        const at::Tensor& y = flatOut[0];
+        out[0] = planes ? y.reshape({batch, frames, y.size(1), y.size(2), y.size(3)}).transpose(1, 2)
+                        : y.reshape({batch, y.size(1), y.size(2), h, wd});
+    };
+}
+
 // A convolution, plus its summand (a FusedConv's fourth input) where it has
 // one, then its activation `act` (fused into oneDNN's primitive where a
 // prepacked path applies it; otherwise applied in place on the output).
 Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 {
+    if (auto k = factorizedConvolution(c, act))
+        return *k;
     const Node n = c.node;
     const bool sum = c.hasInput(3);
     const int64_t groups = n.attrInt("group", 1);
@@ -1757,7 +1851,7 @@ void registerPoolingKernels(KernelRegistry& r)
             const Window w = windowOf(n, kernel, spatialSizes(in[0]));
             if (!indices) {
                 out[0] = maxPoolChannelsLastApplies(in[0], w) ? maxPoolChannelsLast(in[0], w)
-                         : maxPoolPlanarApplies(in[0], w)     ? maxPoolPlanar(in[0], w)
+                         : maxPool3dApplies(in[0], w)         ? maxPool3d(in[0], w)
                                                               : pool(in[0], w, true, true);
                 return;
             }

@@ -1,5 +1,5 @@
 // The vector loops that max pooling is made of, in either layout (kernels_channels_last.cpp,
-// pooling_planar.cpp), each built for AVX-512, AVX2 and the baseline (target_clones.h),
+// pooling_3d.cpp), each built for AVX-512, AVX2 and the baseline (target_clones.h),
 // and ATen's pooled size.
 #pragma once
 

@@ -1,5 +1,6 @@
-#include "core/runtime/torch/pooling_planar.h"
+#include "core/runtime/torch/pooling_3d.h"
 
+#include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/fresh_tensor.h"
 #include "core/runtime/torch/pooling_loops.h"
 
@@ -22,13 +23,18 @@ std::array<int64_t, 3> pooledSizes(const at::Tensor& x, const Window& w)
     return out;
 }
 
+bool channelsLast3d(const at::Tensor& x)
+{
+    return x.size(1) > 1 && x.is_contiguous(at::MemoryFormat::ChannelsLast3d) && !x.is_contiguous();
+}
+
 }  // namespace
 
-bool maxPoolPlanarApplies(const at::Tensor& x, const Window& w)
+bool maxPool3dApplies(const at::Tensor& x, const Window& w)
 {
-    if (x.dim() != 5 || x.scalar_type() != at::kFloat || !x.is_contiguous() || x.numel() == 0 ||
-        w.kernel.size() != 3 || w.strides.size() != 3 || w.dilations.size() != 3 || w.padBegin.size() != 3 ||
-        !w.symmetric())
+    if (x.dim() != 5 || x.scalar_type() != at::kFloat || x.numel() == 0 || w.kernel.size() != 3 ||
+        w.strides.size() != 3 || w.dilations.size() != 3 || w.padBegin.size() != 3 || !w.symmetric() ||
+        !(x.is_contiguous() || channelsLast3d(x)))
         return false;
     for (size_t i = 0; i < 3; ++i)
         if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1 || w.padBegin[i] < 0 ||
@@ -38,6 +44,52 @@ bool maxPoolPlanarApplies(const at::Tensor& x, const Window& w)
     return std::all_of(out.begin(), out.end(), [](int64_t s) { return s > 0; });  // else ATen's error
 }
 
+namespace {
+
+// Channels-last: the max of each output depth's window planes ([H, W, C] each, contiguous),
+// then the 2-D kernel on the N·od planes as images.
+at::Tensor maxPoolChannelsLast3d(const at::Tensor& x, const Window& w)
+{
+    const int64_t n = x.size(0), c = x.size(1), d = x.size(2), h = x.size(3), wd = x.size(4);
+    const int64_t od = pooledSizes(x, w)[0], kd = w.kernel[0], plane = h * wd * c;
+    at::Tensor planes;
+    if (kd == 1 && w.strides[0] == 1 && w.padBegin[0] == 0) {
+        planes = x.as_strided({n * d, c, h, wd}, {plane, 1, wd * c, c});
+    } else {
+        planes = emptyFloat({n * od, c, h, wd}, at::MemoryFormat::ChannelsLast);
+        const float* src = x.data_ptr<float>();
+        float* dst = planes.data_ptr<float>();
+        const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, kd * plane));
+        at::parallel_for(0, n * od, grain, [&](int64_t begin, int64_t end) {
+            std::vector<const float*> taps(static_cast<size_t>(kd));
+            for (int64_t item = begin; item < end; ++item) {
+                const int64_t sample = item / od, z = item % od;
+                int64_t count = 0;
+                for (int64_t j = 0; j < kd; ++j) {
+                    const int64_t depth = z * w.strides[0] - w.padBegin[0] + j * w.dilations[0];
+                    if (depth >= 0 && depth < d)
+                        taps[size_t(count++)] = src + (sample * d + depth) * plane;
+                }
+                float* out = dst + item * plane;
+                if (count == 0)  // a window inside the padding only
+                    std::fill(out, out + plane, -std::numeric_limits<float>::infinity());
+                else if (const float* m = maxOfRows(out, taps.data(), count, plane); m != out)
+                    std::copy(m, m + plane, out);
+            }
+        });
+    }
+    Window flat;
+    flat.kernel = {w.kernel[1], w.kernel[2]};
+    flat.strides = {w.strides[1], w.strides[2]};
+    flat.dilations = {w.dilations[1], w.dilations[2]};
+    flat.padBegin = flat.padEnd = {w.padBegin[1], w.padBegin[2]};
+    flat.ceil = w.ceil;
+    const at::Tensor y = maxPoolChannelsLast(planes, flat);  // [N·od, C, oh, ow] channels-last
+    const int64_t oh = y.size(2), ow = y.size(3);
+    return y.as_strided({n, c, od, oh, ow}, {od * oh * ow * c, 1, oh * ow * c, ow * c, c});
+}
+
+// Plain layout: an output plane a task, reading kd input planes.
 at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
 {
     const int64_t planes = x.size(0) * x.size(1), d = x.size(2), h = x.size(3), wd = x.size(4);
@@ -84,6 +136,13 @@ at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
         }
     });
     return y;
+}
+
+}  // namespace
+
+at::Tensor maxPool3d(const at::Tensor& x, const Window& w)
+{
+    return x.is_contiguous() ? maxPoolPlanar(x, w) : maxPoolChannelsLast3d(x, w);
 }
 
 }  // namespace ramiel
