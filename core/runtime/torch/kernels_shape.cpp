@@ -458,6 +458,19 @@ Kernel resizeKernel(const KernelContext& c)
                 if (!std::isfinite(v))
                     throw Error(ErrorKind::Runtime, {}, "roi holds " + std::to_string(v) + "; its values must be finite");
         }
+        // Bilinear over the last two axes of a float image, in a coordinate mode ATen's
+        // kernel shares (half_pixel, and pytorch_half_pixel where no output axis has one
+        // element, its exception; align_corners): ATen's upsample_bilinear2d, one pass that
+        // keeps a channels-last input so (the axis-by-axis path below took 3.2 ms for
+        // DeepLabV3's 21 x 28x28 -> 224x224 logits on one thread and on two; this, 0.7).
+        if (mode == "linear" && !cropped && rank == 4 && y.scalar_type() == at::kFloat && sizes[0] == y.size(0) &&
+            sizes[1] == y.size(1) && scales[0] == 1.0 && scales[1] == 1.0 && sizes[2] > 1 && sizes[3] > 1 &&
+            (coord == "half_pixel" || coord == "pytorch_half_pixel" || coord == "align_corners")) {
+            const bool corners = coord == "align_corners";
+            auto scale = [&](size_t i) { return sizesGiven || corners ? c10::optional<double>() : scales[i]; };
+            out[0] = at::upsample_bilinear2d(y, {sizes[2], sizes[3]}, corners, scale(2), scale(3));
+            return;
+        }
         // Separable: resize one axis at a time with ONNX's coordinate rules. Outputs to be
         // extrapolated are set last, so no axis interpolates between extrapolated values.
         std::vector<std::pair<int64_t, std::vector<int64_t>>> extrapolated;
