@@ -128,10 +128,15 @@ private Q_SLOTS:
         QTest::addColumn<QString>("reference");  // base of .input.npy and .output.npy
         const QString seg = realModelsDir() + "/lraspp_mobilenet_v3_large";
         QTest::newRow("lraspp_mobilenet_v3_large") << seg + ".onnx" << seg;
+        // Factorized 3-D convolutions on the 2-D path, 3-D max pooling in both layouts.
+        for (const char* video : {"s3d", "r2plus1d_18"}) {
+            const QString base = realModelsDir() + "/" + video;
+            QTest::newRow(video) << base + ".onnx" << base;
+        }
         QTest::newRow("swin_t") << test::modelPath("swin_t") << test::modelsDir() + "/swin_t";
     }
 
-    // Segmentation and swin_t: PyTorch's output within 1e-4 of the output's range,
+    // Segmentation, video and swin_t: PyTorch's output within 1e-4 of the output's range,
     // serially and on 2 workers.
     void denseOutputs()
     {

@@ -13,6 +13,10 @@ box: otherwise every proposal gets the same score and which 100 survive is a tie
   <name>.labels.npy, <name>.scores.npy.
 - lraspp_mobilenet_v3_large, opset 17, 1x3x224x224; <name>.onnx, <name>.input.npy,
   <name>.output.npy (the "out" map).
+- Video classifiers (torchvision.models.video), opset 17: s3d on 1x3x16x224x224 (the
+  smallest clip its last pooling takes), r2plus1d_18 on 1x3x8x64x64; <name>.onnx,
+  <name>.input.npy, <name>.output.npy. Their convolutions are factorized (1xkxk and kx1x1)
+  and S3D has 3-D max pooling.
 - Recurrent layers, PyTorch's nn.LSTM, nn.GRU and nn.RNN as ONNX's LSTM, GRU and RNN;
   <name>.onnx, <name>.input_<i>.npy and PyTorch's <name>.output_<i>.npy for every input
   and output. sequence_tagger (opset 17): a 2-layer bidirectional LSTM, a bidirectional
@@ -123,6 +127,25 @@ def export_segmenter(out_dir):
     return True
 
 
+def export_video(out_dir, name, frames, size):
+    base = os.path.join(out_dir, name)
+    files = [base + s for s in (".onnx", ".input.npy", ".output.npy")]
+    if all(os.path.exists(p) for p in files):
+        return False
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = getattr(torchvision.models.video, name)(weights=None).eval()
+    torch.manual_seed(1)
+    x = torch.randn(1, 3, frames, size, size)
+    with torch.no_grad():
+        ref = model(x)
+    export_onnx(model, (x,), files[0], input_names=["input"], output_names=["output"])
+    save_npy(files[1], x.numpy())
+    save_npy(files[2], ref.numpy())
+    return True
+
+
 def export_sequence_model(out_dir, name, model, inputs, input_names, output_names, opset):
     base = os.path.join(out_dir, name)
     files = ([base + ".onnx"] + [f"{base}.input_{i}.npy" for i in range(len(inputs))] +
@@ -204,7 +227,9 @@ def export_packed_sequences(out_dir):
 SEQUENCE_TAGGER = "sequence_tagger"
 PACKED_SEQUENCES = "packed_sequences"
 EXPORTERS = {DETECTOR: export_detector, SEGMENTER: export_segmenter, SEQUENCE_TAGGER: export_sequence_tagger,
-             PACKED_SEQUENCES: export_packed_sequences}
+             PACKED_SEQUENCES: export_packed_sequences,
+             "s3d": lambda out_dir: export_video(out_dir, "s3d", 16, 224),
+             "r2plus1d_18": lambda out_dir: export_video(out_dir, "r2plus1d_18", 8, 64)}
 
 
 def main():
