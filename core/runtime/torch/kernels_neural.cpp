@@ -988,15 +988,15 @@ std::optional<Kernel> factorizedConvolution(const KernelContext& c, ConvActivati
 
     // The same node in two dimensions, on a graph that only tells its input's rank.
     Node flat = n;
+    auto drop = [&](const std::string& name) {
+        auto& a = flat.attributes;
+        a.erase(std::remove_if(a.begin(), a.end(), [&](const Attribute& x) { return x.name == name; }), a.end());
+    };
     auto set = [&](const std::string& name, std::vector<int64_t> values) {
-        flat.attributes.erase(std::remove_if(flat.attributes.begin(), flat.attributes.end(),
-                                             [&](const Attribute& a) { return a.name == name; }),
-                              flat.attributes.end());
+        drop(name);
         flat.attributes.push_back(Attribute::ofInts(name, std::move(values)));
     };
-    flat.attributes.erase(std::remove_if(flat.attributes.begin(), flat.attributes.end(),
-                                         [](const Attribute& a) { return a.name == "auto_pad"; }),
-                          flat.attributes.end());
+    drop("auto_pad");
     if (planes) {
         set("kernel_shape", {kernel[1], kernel[2]});
         set("strides", {strides[1], strides[2]});
@@ -1027,8 +1027,6 @@ std::optional<Kernel> factorizedConvolution(const KernelContext& c, ConvActivati
                       : x.reshape({x.size(0), x.size(1), x.size(2), x.size(3) * x.size(4)});
     };
     return [conv, asImages, planes](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
-        const int64_t batch = in[0].size(0), h = in[0].dim() == 5 ? in[0].size(3) : 0,
-                      wd = in[0].dim() == 5 ? in[0].size(4) : 0, frames = in[0].dim() == 5 ? in[0].size(2) : 0;
         std::vector<at::Tensor> flatIn = in;
         flatIn[0] = asImages(in[0]);
         if (flatIn.size() > 3 && flatIn[3].defined())  // the summand, shaped as the output
@@ -1036,8 +1034,9 @@ std::optional<Kernel> factorizedConvolution(const KernelContext& c, ConvActivati
         std::vector<at::Tensor> flatOut(out.size());
         conv(flatIn, flatOut);
         const at::Tensor& y = flatOut[0];
-        out[0] = planes ? y.reshape({batch, frames, y.size(1), y.size(2), y.size(3)}).transpose(1, 2)
-                        : y.reshape({batch, y.size(1), y.size(2), h, wd});
+        const auto x = in[0].sizes();  // N, C, D, H, W
+        out[0] = planes ? y.reshape({x[0], x[2], y.size(1), y.size(2), y.size(3)}).transpose(1, 2)
+                        : y.reshape({x[0], y.size(1), y.size(2), x[3], x[4]});
     };
 }
 

@@ -23,6 +23,20 @@ std::array<int64_t, 3> pooledSizes(const at::Tensor& x, const Window& w)
     return out;
 }
 
+// The window of output o along axis `axis` of `w`: the starts of its slices inside the
+// input (`size` of them, `step` floats apart from `base`) into `taps`; returns their count.
+int64_t windowTaps(const Window& w, size_t axis, int64_t o, int64_t size, const float* base, int64_t step,
+                   const float** taps)
+{
+    int64_t count = 0;
+    for (int64_t j = 0; j < w.kernel[axis]; ++j) {
+        const int64_t at = o * w.strides[axis] - w.padBegin[axis] + j * w.dilations[axis];
+        if (at >= 0 && at < size)
+            taps[count++] = base + at * step;
+    }
+    return count;
+}
+
 bool channelsLast3d(const at::Tensor& x)
 {
     return x.size(1) > 1 && x.is_contiguous(at::MemoryFormat::ChannelsLast3d) && !x.is_contiguous();
@@ -63,13 +77,7 @@ at::Tensor maxPoolChannelsLast3d(const at::Tensor& x, const Window& w)
         at::parallel_for(0, n * od, grain, [&](int64_t begin, int64_t end) {
             std::vector<const float*> taps(static_cast<size_t>(kd));
             for (int64_t item = begin; item < end; ++item) {
-                const int64_t sample = item / od, z = item % od;
-                int64_t count = 0;
-                for (int64_t j = 0; j < kd; ++j) {
-                    const int64_t depth = z * w.strides[0] - w.padBegin[0] + j * w.dilations[0];
-                    if (depth >= 0 && depth < d)
-                        taps[size_t(count++)] = src + (sample * d + depth) * plane;
-                }
+                const int64_t count = windowTaps(w, 0, item % od, d, src + item / od * d * plane, plane, taps.data());
                 float* out = dst + item * plane;
                 if (count == 0)  // a window inside the padding only
                     std::fill(out, out + plane, -std::numeric_limits<float>::infinity());
@@ -105,14 +113,7 @@ at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
         std::vector<float> planeMax(static_cast<size_t>(h * wd)), line(static_cast<size_t>(wd));
         std::vector<const float*> taps(size_t(std::max(kd, kh)));
         for (int64_t item = begin; item < end; ++item) {
-            const float* in = src + (item / od) * d * h * wd;
-            const int64_t z = item % od;
-            int64_t count = 0;
-            for (int64_t j = 0; j < kd; ++j) {
-                const int64_t depth = z * w.strides[0] - w.padBegin[0] + j * w.dilations[0];
-                if (depth >= 0 && depth < d)
-                    taps[size_t(count++)] = in + depth * h * wd;
-            }
+            const int64_t count = windowTaps(w, 0, item % od, d, src + item / od * d * h * wd, h * wd, taps.data());
             float* out = dst + item * oh * ow;
             if (count == 0) {  // a window inside the padding only
                 std::fill(out, out + oh * ow, -std::numeric_limits<float>::infinity());
@@ -120,12 +121,7 @@ at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
             }
             const float* plane = maxOfRows(planeMax.data(), taps.data(), count, h * wd);
             for (int64_t row = 0; row < oh; ++row) {
-                int64_t rows = 0;
-                for (int64_t j = 0; j < kh; ++j) {
-                    const int64_t r = row * w.strides[1] - w.padBegin[1] + j * w.dilations[1];
-                    if (r >= 0 && r < h)
-                        taps[size_t(rows++)] = plane + r * wd;
-                }
+                const int64_t rows = windowTaps(w, 1, row, h, plane, wd, taps.data());
                 if (rows == 0) {
                     std::fill(out + row * ow, out + (row + 1) * ow, -std::numeric_limits<float>::infinity());
                     continue;
