@@ -210,11 +210,6 @@ RAMIEL_CLONES void interleaveRow(float* __restrict out, const float* __restrict 
             out[x * c + k] = in[k * plane + x];
 }
 
-// Elements touched per parallel chunk below which a loop stays on one thread:
-// a parallel region costs more than a few microseconds of copying.
-constexpr int64_t kGrainElements = 1 << 16;
-
-int64_t grainFor(int64_t elementsPerItem) { return std::max<int64_t>(1, kGrainElements / std::max<int64_t>(1, elementsPerItem)); }
 
 }  // namespace
 

@@ -20,6 +20,16 @@
 
 namespace ramiel {
 
+// Elements touched per parallel chunk below which a loop stays on one thread:
+// a parallel region costs more than a few microseconds of copying.
+constexpr int64_t kGrainElements = 1 << 16;
+
+// The items a chunk takes so that it touches about kGrainElements (at least one).
+inline int64_t grainFor(int64_t elementsPerItem)
+{
+    return std::max<int64_t>(1, kGrainElements / std::max<int64_t>(1, elementsPerItem));
+}
+
 // body(begin, end) over [0, n) in chunks of `chunk` (the last one shorter).
 template <typename Body>
 void parallelChunks(int64_t n, int64_t chunk, const Body& body)

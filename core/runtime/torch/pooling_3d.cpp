@@ -2,6 +2,7 @@
 
 #include "core/runtime/torch/channels_last.h"
 #include "core/runtime/torch/fresh_tensor.h"
+#include "core/runtime/torch/parallel_chunks.h"
 #include "core/runtime/torch/pooling_loops.h"
 
 #include <ATen/Parallel.h>
@@ -73,8 +74,7 @@ at::Tensor maxPoolChannelsLast3d(const at::Tensor& x, const Window& w)
         planes = emptyFloat({n * od, c, h, wd}, at::MemoryFormat::ChannelsLast);
         const float* src = x.data_ptr<float>();
         float* dst = planes.data_ptr<float>();
-        const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, kd * plane));
-        at::parallel_for(0, n * od, grain, [&](int64_t begin, int64_t end) {
+        at::parallel_for(0, n * od, grainFor(kd * plane), [&](int64_t begin, int64_t end) {
             std::vector<const float*> taps(static_cast<size_t>(kd));
             for (int64_t item = begin; item < end; ++item) {
                 const int64_t count = windowTaps(w, 0, item % od, d, src + item / od * d * plane, plane, taps.data());
@@ -107,9 +107,7 @@ at::Tensor maxPoolPlanar(const at::Tensor& x, const Window& w)
     at::Tensor y = emptyFloat({x.size(0), x.size(1), od, oh, ow}, at::MemoryFormat::Contiguous);
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
-    // An output plane a task: it reads kd input planes.
-    const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, kd * h * wd));
-    at::parallel_for(0, planes * od, grain, [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, planes * od, grainFor(kd * h * wd), [&](int64_t begin, int64_t end) {
         std::vector<float> planeMax(static_cast<size_t>(h * wd)), line(static_cast<size_t>(wd));
         std::vector<const float*> taps(size_t(std::max(kd, kh)));
         for (int64_t item = begin; item < end; ++item) {
