@@ -666,6 +666,40 @@ std::string layersModel()
     return b.bytes();
 }
 
+// A video model's 3-D layers: factorized convolutions (1 x 3 x 3 then 3 x 1 x 1, with a Relu and
+// a residual Add that the default passes fuse into them), max pooling over all three axes and
+// over planes only (ceil mode), a full 3 x 3 x 3 convolution and a pool with uneven padding.
+std::string videoModel()
+{
+    OnnxBuilder b(13);
+    b.input("x", {1, 4, 6, 10, 12});
+    auto weights = [&](const std::string& name, std::vector<int64_t> dims) {
+        b.initializer(name, dims, [](int64_t i) { return float((i * 7) % 11 - 5) * 0.04f; });
+    };
+    weights("w_planes", {8, 4, 1, 3, 3});
+    weights("w_depth", {8, 8, 3, 1, 1});
+    weights("w_full", {4, 8, 3, 3, 3});
+    b.initializer("bias", {8}, [](int64_t i) { return float(i) * 0.05f - 0.2f; });
+    OnnxBuilder::setInts(b.node("Conv", {"x", "w_planes", "bias"}, {"planes"}), "pads", {0, 1, 1, 0, 1, 1});
+    b.node("Relu", {"planes"}, {"a"});
+    OnnxBuilder::setInts(b.node("Conv", {"a", "w_depth"}, {"depth"}), "pads", {1, 0, 0, 1, 0, 0});
+    b.node("Add", {"depth", "a"}, {"sum"});
+    auto pool = [&](const std::string& in, const std::string& out, std::vector<int64_t> kernel,
+                    std::vector<int64_t> strides, std::vector<int64_t> pads, int ceil) {
+        auto& n = b.node("MaxPool", {in}, {out});
+        OnnxBuilder::setInts(n, "kernel_shape", std::move(kernel));
+        OnnxBuilder::setInts(n, "strides", std::move(strides));
+        OnnxBuilder::setInts(n, "pads", std::move(pads));
+        OnnxBuilder::setInt(n, "ceil_mode", ceil);
+    };
+    pool("sum", "pooled", {3, 3, 3}, {2, 2, 2}, {1, 1, 1, 1, 1, 1}, 0);
+    pool("pooled", "y1", {1, 3, 3}, {1, 2, 2}, {0, 0, 0, 0, 0, 0}, 1);
+    OnnxBuilder::setInts(b.node("Conv", {"sum", "w_full"}, {"full"}), "pads", {1, 1, 1, 1, 1, 1});
+    pool("full", "y2", {2, 2, 2}, {2, 2, 2}, {0, 0, 0, 1, 1, 1}, 0);
+    b.output("y1", {1, 8, 3, 2, 3}).output("y2", {1, 4, 3, 5, 6});
+    return b.bytes();
+}
+
 // Writes `bytes` to `path`; false when it cannot.
 bool writeFile(const QString& path, const std::string& bytes)
 {
@@ -842,6 +876,8 @@ private Q_SLOTS:
         built("layers", layersModel(), {"layers", {}, 1, 1});
         built("resize", resizeModel(), {"resize", {}, 1, 1});
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
+        // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
+        built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});
         // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes
         // are the Concat of the input's Shape (batch and channels) and constant spatial sizes.
         variants_["lraspp_passes"] = {"lraspp_passes", models + "/../real_models/lraspp_mobilenet_v3_large.onnx", 1, 1,

@@ -23,13 +23,15 @@ const FunctionName& functionName(const std::string& fn)
     static const std::map<std::string, FunctionName> table = {
         // The generated programs' own helpers, oneDNN primitives made once: a 2-D convolution
         // (Relu fused), as the runtime runs them, and max pooling without the indices that
-        // F.max_pool2d / at::max_pool2d compute (templates/python/onednn.py, templates/cpp/onednn.cpp).
+        // F.max_pool2d / at::max_pool2d compute (templates/python/onednn.py, templates/cpp/onednn.cpp);
+        // 3-D ones on them (templates/*/volumetric.*).
         {"conv2d", {"conv2d", "conv2d"}},
         {"max_pool2d", {"max_pool2d", "max_pool2d"}},
+        {"conv3d", {"conv3d", "conv3d"}},
+        {"max_pool3d", {"max_pool3d", "max_pool3d"}},
         {"convolution", {"torch.convolution", "at::convolution"}},
         {"constant_pad_nd", {"F.pad", "at::constant_pad_nd"}},
         {"max_pool1d", {"F.max_pool1d", "at::max_pool1d"}},
-        {"max_pool3d", {"F.max_pool3d", "at::max_pool3d"}},
         {"avg_pool1d", {"F.avg_pool1d", "at::avg_pool1d"}},
         {"avg_pool2d", {"F.avg_pool2d", "at::avg_pool2d"}},
         {"avg_pool3d", {"F.avg_pool3d", "at::avg_pool3d"}},
@@ -299,14 +301,15 @@ E conv(const Context& c, bool* relu = nullptr)
     }
     const int64_t groups = c.node.attrInt("group", 1);
     // As the runtime's convolution kernel: a 2-D float convolution with constant weights runs as
-    // a oneDNN primitive made once (the conv2d helper), with Relu fused when `relu`.
+    // a oneDNN primitive made once (the conv2d helper), with Relu fused when `relu`; a 3-D one
+    // through the conv3d helper, which runs the factorized kinds on conv2d.
     auto floatConstant = [&](size_t i) {
         return c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float;
     };
-    if (r == 4 && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
+    if ((r == 4 || r == 5) && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
         if (relu)
             *relu = true;
-        return E::call("conv2d", {std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+        return E::call(r == 4 ? "conv2d" : "conv3d", {std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
                                   E::list(win.strides).named("stride", allEqual(win.strides, 1)),
                                   E::list(pads).named("padding", allEqual(pads, 0)),
                                   E::list(win.dilations).named("dilation", allEqual(win.dilations, 1)),

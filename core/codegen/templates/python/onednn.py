@@ -322,9 +322,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     if ONEDNN is None or x.dtype != torch.float32 or x.dim() != 4 or not x.is_contiguous(
             memory_format=torch.channels_last):
         return F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
-    key = (x.shape, torch.get_num_threads(), kernel_size, stride, padding, dilation, ceil_mode)
+    settings = tuple(tuple(_pair(v)) for v in (kernel_size, kernel_size if stride is None else stride, padding, dilation))
+    key = (x.shape, torch.get_num_threads(), settings, ceil_mode)
     pooling = _poolings.get(key)
     if pooling is None:
-        pooling = _poolings[key] = _MaxPooling(x.shape, _pair(kernel_size), _pair(kernel_size if stride is None else stride),
-                                               _pair(padding), _pair(dilation), ceil_mode)
+        pooling = _poolings[key] = _MaxPooling(x.shape, *settings, ceil_mode)
     return pooling(x)
+
