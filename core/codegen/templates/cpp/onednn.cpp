@@ -1,6 +1,10 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "prelude.cpp"
 // </check-only>
+// The calls of a convolution in which its kernels take turns (a kernel trial); main() runs the
+// model serially and in parallel until every trial has chosen (kernelTrialsSettled).
+constexpr int kKernelTrialCalls = 8;
+
 #if HAVE_ONEDNN
 // conv2d and max_pool2d: at::conv2d (then at::relu when relu) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
@@ -8,7 +12,9 @@
 // layout for the input size and a convolution's thread split for the calling thread's intra-op
 // threads when it makes one, so one is made for each (weights, input size, threads, settings)
 // on first use and kept: a convolution's weights are reordered once into the layout it picked,
-// its Relu is a post-op, and each run only wraps the input and output tensors. libtorch's own
+// its Relu is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
+// that the runtime's rule admits also tries Winograd's algorithm in its first calls, as the
+// runtime does, and keeps the faster kernel. libtorch's own
 // convolution calls make the primitive's description anew every time (10-30 us each), and
 // at::max_pool2d also writes an int64 index per output.
 class OneDnn {
@@ -27,11 +33,18 @@ public:
             key.settings.insert(key.settings.end(), v->begin(), v->end());
         key.settings.insert(key.settings.end(), {groups, relu ? 1 : 0});
         std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = primitives_[key];
-        if (!p)
-            p = convolution(key.sizes, weight.contiguous(), bias, stride, padding, dilation, groups, relu);
+        std::unique_ptr<Trial>& trial = trials_[key];
+        if (!trial) {
+            trial = std::make_unique<Trial>();
+            const at::Tensor w = weight.contiguous();
+            trial->candidates[0] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, false);
+            if (wantsWinograd(w, trial->candidates[0]->outSizes, stride, dilation, groups))
+                trial->candidates[1] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true);
+            if (!trial->candidates[1])
+                trial->chosen = trial->candidates[0].get();
+        }
         lock.unlock();
-        return run(*p, x);
+        return runFaster(*trial, x);
     }
 
     at::Tensor maxPool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
@@ -42,11 +55,17 @@ public:
             key.settings.insert(key.settings.end(), v->begin(), v->end());
         key.settings.push_back(ceil ? 1 : 0);
         std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = primitives_[key];
+        std::unique_ptr<Primitive>& p = poolings_[key];
         if (!p)
             p = maxPooling(key.sizes, kernel, stride, padding, dilation, ceil);
         lock.unlock();
         return run(*p, x);
+    }
+
+    bool trialsSettled()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::all_of(trials_.begin(), trials_.end(), [](const auto& t) { return t.second->chosen.load() != nullptr; });
     }
 
 private:
@@ -67,24 +86,89 @@ private:
         Ints outSizes;
         std::unordered_map<int, dnnl::memory> constants;  // a convolution's weights and bias
         at::Tensor packedWeights, bias;                    // what they point into
+        // Where the primitive runs on a layout of its own (Winograd's): the input reordered
+        // into it from channels-last, and the output back.
+        std::optional<dnnl::reorder> into, outOf;
+        dnnl::memory::desc plainSrc, plainDst;
     };
+
+    // A convolution's kernels: the direct one and, where the runtime's rule admits Winograd's
+    // algorithm and oneDNN has a kernel for it, that one too, taking turns in the first
+    // kKernelTrialCalls calls, each timed where the model runs it (not its first call); then the
+    // faster stays. Which wins
+    // depends on the machine as much as on the shape, so the runtime chooses so too.
+    struct Trial {
+        std::unique_ptr<Primitive> candidates[2];
+        std::atomic<const Primitive*> chosen{nullptr};
+        std::mutex mutex;
+        int calls = 0, done = 0;
+        double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+    };
+
+    // The runtime's rule: a 3x3 convolution of stride 1 and dilation 1, one group, whose channels
+    // give Winograd's transforms enough work to save, on a 14x14 to 56x56 output.
+    static bool wantsWinograd(const at::Tensor& weight, const Ints& out, const Ints& stride, const Ints& dilation,
+                              int64_t groups)
+    {
+        const int64_t o = weight.size(0), i = weight.size(1), pixels = out[2] * out[3];
+        return groups == 1 && weight.size(2) == 3 && weight.size(3) == 3 && i >= 32 && o >= 64 &&
+               i * o >= 24 * (i + o) && pixels >= 14 * 14 && pixels <= 56 * 56 && stride == Ints{1, 1} &&
+               dilation == Ints{1, 1};
+    }
+
+    at::Tensor runFaster(Trial& t, const at::Tensor& x)
+    {
+        if (const Primitive* p = t.chosen.load(std::memory_order_acquire))
+            return run(*p, x);
+        int call = 0;
+        {
+            std::lock_guard<std::mutex> lock(t.mutex);
+            call = t.calls++;
+        }
+        const auto start = std::chrono::steady_clock::now();
+        at::Tensor y = run(*t.candidates[call % 2], x);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::lock_guard<std::mutex> lock(t.mutex);
+        if (call >= 2)
+            t.best[call % 2] = std::min(t.best[call % 2], seconds);
+        if (++t.done == kKernelTrialCalls)
+            t.chosen.store(t.candidates[t.best[0] <= t.best[1] ? 0 : 1].get(), std::memory_order_release);
+        return y;
+    }
 
     at::Tensor run(const Primitive& p, const at::Tensor& x)
     {
         at::Tensor y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+        if (!p.into) {
+            execute(p, x.data_ptr(), y.data_ptr());
+            return y;
+        }
+        auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
+        const at::Tensor src = bytes(p.src), dst = bytes(p.dst);
+        dnnl::stream stream(engine_);
+        dnnl::memory plainIn(p.plainSrc, engine_, x.data_ptr()), in(p.src, engine_, src.data_ptr());
+        p.into->execute(stream, plainIn, in);
+        execute(p, src.data_ptr(), dst.data_ptr());
+        dnnl::memory out(p.dst, engine_, dst.data_ptr()), plainOut(p.plainDst, engine_, y.data_ptr());
+        p.outOf->execute(stream, out, plainOut);
+        stream.wait();
+        return y;
+    }
+
+    void execute(const Primitive& p, void* src, void* dst)
+    {
         std::unordered_map<int, dnnl::memory> args = p.constants;
-        args.emplace(DNNL_ARG_SRC, dnnl::memory(p.src, engine_, x.data_ptr()));
-        args.emplace(DNNL_ARG_DST, dnnl::memory(p.dst, engine_, y.data_ptr()));
+        args.emplace(DNNL_ARG_SRC, dnnl::memory(p.src, engine_, src));
+        args.emplace(DNNL_ARG_DST, dnnl::memory(p.dst, engine_, dst));
         // Each run brings its own scratch memory, so that workers may run one primitive at once.
         at::Tensor scratch;
         if (p.scratch.get_size() > 0) {
-            scratch = at::empty({int64_t(p.scratch.get_size())}, x.options().dtype(at::kByte));
+            scratch = at::empty({int64_t(p.scratch.get_size())}, at::TensorOptions().dtype(at::kByte));
             args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratch, engine_, scratch.data_ptr()));
         }
         dnnl::stream stream(engine_);
         p.primitive.execute(stream, args);
         stream.wait();
-        return y;
     }
 
     static dnnl::memory::desc channelsLast(const Ints& sizes)
@@ -104,9 +188,11 @@ private:
         return p;
     }
 
+    // A direct convolution on channels-last tensors, or with `winograd` Winograd's on oneDNN's
+    // blocked layout (none where oneDNN has no such kernel for it).
     std::unique_ptr<Primitive> convolution(const Ints& sizes, const at::Tensor& weight, const at::Tensor& bias,
                                            const Ints& stride, const Ints& padding, const Ints& dilation,
-                                           int64_t groups, bool relu)
+                                           int64_t groups, bool relu, bool winograd)
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -124,12 +210,13 @@ private:
         const dnnl::memory::desc anyWeights(weightDims, f32, tag::any);  // the primitive picks the layout
         const dnnl::memory::desc biasDesc({o}, f32, tag::a);
         const auto kind = dnnl::prop_kind::forward_inference;
-        const auto direct = dnnl::algorithm::convolution_direct;
+        const auto alg = winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+        const dnnl::memory::desc src = winograd ? dnnl::memory::desc(sizes, f32, tag::any) : channelsLast(sizes);
+        const dnnl::memory::desc dst = winograd ? dnnl::memory::desc(out, f32, tag::any) : channelsLast(out);
         const dnnl::convolution_forward::desc desc =
-            bias.defined() ? dnnl::convolution_forward::desc(kind, direct, channelsLast(sizes), anyWeights, biasDesc,
-                                                             channelsLast(out), stride, gaps, padding, padding)
-                           : dnnl::convolution_forward::desc(kind, direct, channelsLast(sizes), anyWeights,
-                                                             channelsLast(out), stride, gaps, padding, padding);
+            bias.defined()
+                ? dnnl::convolution_forward::desc(kind, alg, src, anyWeights, biasDesc, dst, stride, gaps, padding, padding)
+                : dnnl::convolution_forward::desc(kind, alg, src, anyWeights, dst, stride, gaps, padding, padding);
         dnnl::primitive_attr attr;
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         if (relu) {
@@ -137,8 +224,21 @@ private:
             ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
             attr.set_post_ops(ops);
         }
-        const dnnl::convolution_forward::primitive_desc pd(desc, attr, engine_);
+        dnnl::convolution_forward::primitive_desc pd;
+        try {
+            pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine_);
+        } catch (const dnnl::error&) {
+            if (winograd)
+                return nullptr;
+            throw;
+        }
         auto p = made(dnnl::convolution_forward(pd), pd, out);
+        if (winograd) {
+            p->plainSrc = channelsLast(sizes);
+            p->plainDst = channelsLast(out);
+            p->into = dnnl::reorder(dnnl::reorder::primitive_desc(engine_, p->plainSrc, engine_, p->src));
+            p->outOf = dnnl::reorder(dnnl::reorder::primitive_desc(engine_, p->dst, engine_, p->plainDst));
+        }
         // The weights, reordered once from [O, I, kH, kW] into the layout the primitive picked.
         p->packedWeights = at::empty({int64_t(pd.weights_desc().get_size())}, weight.options().dtype(at::kByte));
         dnnl::memory packed(pd.weights_desc(), engine_, p->packedWeights.data_ptr());
@@ -179,7 +279,8 @@ private:
 
     dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
     std::mutex mutex_;
-    std::map<Key, std::unique_ptr<Primitive>> primitives_;
+    std::map<Key, std::unique_ptr<Trial>> trials_;        // convolutions
+    std::map<Key, std::unique_ptr<Primitive>> poolings_;
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
@@ -188,6 +289,8 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
     return OneDnn::instance().conv2d(input.contiguous(at::MemoryFormat::ChannelsLast), weight, bias, stride, padding,
                                      dilation, groups, relu);
 }
+
+bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
 
 // A float channels-last input runs oneDNN's max pooling; any other, at::max_pool2d.
 at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
@@ -291,4 +394,6 @@ at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& strid
 {
     return at::max_pool2d(x, kernel, stride, padding, dilation, ceil);
 }
+
+bool kernelTrialsSettled() { return true; }  // no trials without oneDNN
 #endif

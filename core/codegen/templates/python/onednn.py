@@ -1,6 +1,7 @@
 # <check-only> What the rest of the module imports, so that this file lints on its own.
 import ctypes
 import threading
+import time
 import torch
 import torch.nn.functional as F
 # </check-only>
@@ -8,9 +9,11 @@ import torch.nn.functional as F
 # A primitive is made once for each input size and intra-op thread count it meets (oneDNN fixes
 # a convolution's memory layout for the size and its thread split for the calling thread's
 # threads when it makes one) and kept: a convolution's weights are reordered once into the
-# layout it picked, its Relu is fused, and each run only hands it the tensors. PyTorch 1.13 has
-# no Python API that keeps a primitive: its convolutions make the primitive's description anew
-# on every call (10-30 us each), and F.max_pool2d also writes an int64 index per output. So the
+# layout it picked, its Relu is fused, and each run only hands it the tensors; a 3x3 one that the
+# runtime's rule admits also tries Winograd's algorithm in its first calls and keeps the faster
+# kernel, as the runtime does. PyTorch 1.13 has no Python API that keeps a primitive: its
+# convolutions make the primitive's description anew on every call (10-30 us each), and
+# F.max_pool2d also writes an int64 index per output. So the
 # primitives are made here through oneDNN's C API, by ctypes, in the libdnnl.so.2 that libtorch
 # itself runs on. Where libtorch has no such library or it is not oneDNN 2 (whose C API this
 # code speaks), libtorch's prepacked convolutions (the operators torch.jit.freeze uses) and
@@ -99,7 +102,7 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 
 # oneDNN 2's C constants (dnnl_types.h).
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
-_CONVOLUTION_DIRECT, _RELU, _POOLING_MAX = 0x1, 0x1f, 0x1ff
+_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x1ff
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD = 129, 131, 133, 136
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD = 1, 17, 33, 41, 80
 _Dims = ctypes.c_int64 * 12  # dnnl_dims_t
@@ -132,6 +135,13 @@ def _channels_last(shape):
     return desc
 
 
+def _any_layout(shape):
+    """A memory descriptor of a float tensor of `shape` whose layout the primitive picks."""
+    desc = _struct()
+    ONEDNN.dnnl_memory_desc_init_by_tag(desc, len(shape), _Dims(*shape), _F32, _ANY)
+    return desc
+
+
 class _Primitive:
     """A oneDNN primitive from a channels-last input to a new channels-last output."""
 
@@ -142,9 +152,13 @@ class _Primitive:
         self.pd, self.primitive = _handle(), _handle()  # made by _make()
         self.memories, self.local = [], threading.local()
         self.constants = []  # (argument, memory) for the weights and the bias
+        self.reorders = None  # (in, out) where the primitive runs on a layout of its own
 
     def _make(self, desc, attr):
         ONEDNN.dnnl_primitive_desc_create(ctypes.byref(self.pd), desc, attr, _ENGINE, None)
+        self._create()
+
+    def _create(self):
         ONEDNN.dnnl_primitive_create(ctypes.byref(self.primitive), self.pd)
         self.scratch_bytes = ONEDNN.dnnl_memory_desc_get_size(self._query(_SCRATCHPAD_MD))
 
@@ -177,8 +191,8 @@ class _Primitive:
         self.local.arguments = src, dst, scratch, (_Arg * len(args))(*args)
         return self.local.arguments
 
-    def __call__(self, x):
-        y = torch.empty(self.out_shape, memory_format=torch.channels_last)
+    def run(self, x, y):
+        """The primitive from x's memory into y's."""
         src, dst, scratch_memory, args = getattr(self.local, 'arguments', None) or self._arguments()
         ONEDNN.dnnl_memory_set_data_handle(src, x.data_ptr())
         ONEDNN.dnnl_memory_set_data_handle(dst, y.data_ptr())
@@ -186,6 +200,17 @@ class _Primitive:
             scratch = torch.empty(self.scratch_bytes, dtype=torch.uint8)  # each run its own
             ONEDNN.dnnl_memory_set_data_handle(scratch_memory, scratch.data_ptr())
         self._execute(self.primitive, args)
+
+    def __call__(self, x):
+        y = torch.empty(self.out_shape, memory_format=torch.channels_last)
+        if self.reorders is None:
+            self.run(x, y)
+        else:  # the input reordered into the primitive's layout, the output back
+            into, out_of = self.reorders
+            src, dst = torch.empty(into.bytes, dtype=torch.uint8), torch.empty(out_of.source_bytes, dtype=torch.uint8)
+            into.run(x, src)
+            self.run(src, dst)
+            out_of.run(dst, y)
         return y
 
     def __del__(self):
@@ -195,10 +220,23 @@ class _Primitive:
         ONEDNN.dnnl_primitive_desc_destroy(self.pd)
 
 
-class _Convolution(_Primitive):
-    """A convolution (then Relu when relu=True); bias may be None."""
+class _Reorder(_Primitive):
+    """A copy from one memory layout into another."""
 
-    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu):
+    def __init__(self, source, target):
+        super().__init__(None)
+        ONEDNN.dnnl_reorder_primitive_desc_create(ctypes.byref(self.pd), source, _ENGINE, target, _ENGINE, None)
+        self._create()
+        self.source_bytes = ONEDNN.dnnl_memory_desc_get_size(source)
+        self.bytes = ONEDNN.dnnl_memory_desc_get_size(target)
+
+
+class _Convolution(_Primitive):
+    """A convolution (then Relu when relu=True); bias may be None. Winograd's algorithm runs on
+    oneDNN's blocked layout, its input reordered in and its output out; a RuntimeError where oneDNN
+    has no Winograd kernel for the convolution."""
+
+    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu, winograd=False):
         o, i, kh, kw = weight.shape
         n, c, h, w = x_shape
         oh = (h + 2 * padding[0] - (kh - 1) * dilation[0] - 1) // stride[0] + 1
@@ -211,9 +249,10 @@ class _Convolution(_Primitive):
                                                 _Dims(*weight.stride()))
         ONEDNN.dnnl_memory_desc_init_by_tag(any_weights, weight.dim(), _Dims(*weight.shape), _F32, _ANY)
         ONEDNN.dnnl_memory_desc_init_by_strides(bias_desc, 1, _Dims(o), _F32, _Dims(1))
+        layout = _any_layout if winograd else _channels_last
         ONEDNN.dnnl_dilated_convolution_forward_desc_init(
-            desc, _FORWARD_INFERENCE, _CONVOLUTION_DIRECT, _channels_last(x_shape), any_weights,
-            bias_desc if bias is not None else None, _channels_last(self.out_shape), _Dims(*stride),
+            desc, _FORWARD_INFERENCE, _CONVOLUTION_WINOGRAD if winograd else _CONVOLUTION_DIRECT, layout(x_shape),
+            any_weights, bias_desc if bias is not None else None, layout(self.out_shape), _Dims(*stride),
             _Dims(*(d - 1 for d in dilation)), _Dims(*padding), _Dims(*padding))  # oneDNN counts dilation's gaps
         attr, post_ops = _handle(), _handle()
         ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
@@ -222,9 +261,14 @@ class _Convolution(_Primitive):
         if relu:
             ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, _RELU, 0.0, 0.0)
         ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
-        self._make(desc, attr)
-        ONEDNN.dnnl_post_ops_destroy(post_ops)
-        ONEDNN.dnnl_primitive_attr_destroy(attr)
+        try:
+            self._make(desc, attr)
+        finally:
+            ONEDNN.dnnl_post_ops_destroy(post_ops)
+            ONEDNN.dnnl_primitive_attr_destroy(attr)
+        if winograd:
+            self.reorders = (_Reorder(_channels_last(x_shape), self._query(_SRC_MD)),
+                             _Reorder(self._query(_DST_MD), _channels_last(self.out_shape)))
         # The weights, reordered once into the layout the primitive picked.
         packed_desc = self._query(_WEIGHTS_MD)
         self.packed = torch.empty(ONEDNN.dnnl_memory_desc_get_size(packed_desc), dtype=torch.uint8)
@@ -296,6 +340,64 @@ def _pair(v):
     return [v, v] if isinstance(v, int) else list(v)
 
 
+def _wants_winograd(weight, out_shape, stride, dilation, groups):
+    """The runtime's rule: a 3x3 convolution of stride 1 and dilation 1, one group, whose channels
+    give Winograd's transforms enough work to save, on a 14x14 to 56x56 output."""
+    o, i, kh, kw = weight.shape
+    return (groups == 1 and (kh, kw) == (3, 3) and i >= 32 and o >= 64 and i * o >= 24 * (i + o)
+            and 14 * 14 <= out_shape[2] * out_shape[3] <= 56 * 56 and stride == [1, 1] and dilation == [1, 1])
+
+
+KERNEL_TRIAL_CALLS = 8  # calls of a convolution in which its kernels take turns (_Faster)
+_trials = []  # every _Faster made
+
+
+def kernel_trials_settled():
+    """Whether every convolution's kernel trial has chosen."""
+    return all(trial.chosen is not None for trial in _trials)
+
+
+class _Faster:
+    """Two kernels of one convolution taking turns in its first KERNEL_TRIAL_CALLS calls, each
+    timed where the model runs it (not its first call); then the faster stays. Which of Winograd's
+    and the direct kernel wins depends on the machine as much as on the shape, so the runtime
+    chooses so too."""
+
+    def __init__(self, *candidates):
+        self.candidates, self.best, self.calls, self.done, self.chosen = candidates, [float('inf')] * 2, 0, 0, None
+        self.out_shape, self.lock = candidates[0].out_shape, threading.Lock()
+        _trials.append(self)
+
+    def __call__(self, x):
+        if self.chosen is not None:
+            return self.chosen(x)
+        with self.lock:
+            call, self.calls = self.calls, self.calls + 1
+        start = time.perf_counter()
+        y = self.candidates[call % 2](x)
+        seconds = time.perf_counter() - start
+        with self.lock:
+            if call >= 2:
+                self.best[call % 2] = min(self.best[call % 2], seconds)
+            self.done += 1
+            if self.done == KERNEL_TRIAL_CALLS:
+                self.chosen = self.candidates[0 if self.best[0] <= self.best[1] else 1]
+        return y
+
+
+def _onednn_convolution(*args):
+    """A convolution as a oneDNN primitive; where the runtime's rule admits Winograd's algorithm
+    and oneDNN has a kernel for it, that and the direct kernel in a trial (_Faster)."""
+    direct = _Convolution(*args)
+    x_shape, weight, bias, stride, padding, dilation, groups, relu = args
+    if not _wants_winograd(weight, direct.out_shape, stride, dilation, groups):
+        return direct
+    try:
+        return _Faster(direct, _Convolution(*args, winograd=True))
+    except RuntimeError:  # no Winograd kernel for it (or its post-op) here
+        return direct
+
+
 _convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
 _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 
@@ -311,7 +413,7 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
     entry = _convolutions.get(key)
     # (A tensor made later may reuse a freed one's id, or share its weights with other settings.)
     if entry is None or entry[0] is not weight or entry[1] is not bias or entry[2] != settings:
-        make = _Convolution if ONEDNN is not None else _packed_convolution
+        make = _onednn_convolution if ONEDNN is not None else _packed_convolution
         convolution = make(x.shape, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups, relu)
         entry = _convolutions[key] = (weight, bias, settings, convolution)
     return entry[3](x)
