@@ -38,8 +38,24 @@ public:
             trial = std::make_unique<Trial>();
             const at::Tensor w = weight.contiguous();
             trial->candidates[0] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, false);
-            if (wantsWinograd(w, trial->candidates[0]->outSizes, stride, dilation, groups))
-                trial->candidates[1] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true);
+            const Ints& out = trial->candidates[0]->outSizes;
+            if (wantsWinograd(w, out, stride, dilation, groups)) {
+                // More than one image, as many for each intra-op thread, outputs under 28x28:
+                // one image at a time, as the runtime runs them. oneDNN 2.6 has its F(2x2, 3x3)
+                // Winograd kernel for one image only and gives a batch its F(4x4, 3x3) one,
+                // whose transformed weights are 2.25x the size.
+                const int64_t batch = key.sizes[0];
+                const bool byImage = batch > 1 && batch % at::get_num_threads() == 0 && out[2] * out[3] < 28 * 28;
+                Ints sizes = key.sizes;
+                if (byImage)
+                    sizes[0] = 1;
+                auto& winograd = trial->candidates[1];
+                winograd = convolution(sizes, w, bias, stride, padding, dilation, groups, relu, true);
+                if (winograd && byImage) {
+                    winograd->images = batch;
+                    winograd->outSizes[0] = batch;
+                }
+            }
             if (!trial->candidates[1])
                 trial->chosen = trial->candidates[0].get();
         }
@@ -84,6 +100,7 @@ private:
         dnnl::primitive primitive;
         dnnl::memory::desc src, dst, scratch;
         Ints outSizes;
+        int64_t images = 1;  // more: a one-image primitive run on each image in turn
         std::unordered_map<int, dnnl::memory> constants;  // a convolution's weights and bias
         at::Tensor packedWeights, bias;                    // what they point into
         // Where the primitive runs on a layout of its own (Winograd's): the input reordered
@@ -139,10 +156,19 @@ private:
     at::Tensor run(const Primitive& p, const at::Tensor& x)
     {
         at::Tensor y = at::empty(p.outSizes, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+        for (int64_t i = 0; i < p.images; ++i)  // (one image where the primitive takes the batch)
+            compute(p, p.images > 1 ? x[i] : x, p.images > 1 ? y[i] : y);
+        return y;
+    }
+
+    // The output of x written into y, both channels-last.
+    void compute(const Primitive& p, const at::Tensor& x, const at::Tensor& y)
+    {
         if (!p.into) {
             execute(p, x.data_ptr(), y.data_ptr());
-            return y;
+            return;
         }
+        // The input reordered into the primitive's layout, the output back.
         auto bytes = [&](const dnnl::memory::desc& d) { return at::empty({int64_t(d.get_size())}, x.options().dtype(at::kByte)); };
         const at::Tensor src = bytes(p.src), dst = bytes(p.dst);
         dnnl::stream stream(engine_);
@@ -152,7 +178,6 @@ private:
         dnnl::memory out(p.dst, engine_, dst.data_ptr()), plainOut(p.plainDst, engine_, y.data_ptr());
         p.outOf->execute(stream, out, plainOut);
         stream.wait();
-        return y;
     }
 
     void execute(const Primitive& p, void* src, void* dst)
