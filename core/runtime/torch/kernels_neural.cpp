@@ -453,7 +453,7 @@ private:
                                               : runDirect(p, x, z);
     }
 
-    // A run while the slot's two kernels take turns (Slot): candidate k on every other
+    // A run while the slot's kernels take turns (Slot): candidate k on every count-th
     // call, timed in place inside the model, where its weights and input arrive as they
     // will later (on one host Winograd's 14x14 convolutions tied the direct kernel when
     // rerun back to back, and took 1.2-2.1x its time inside GoogLeNet). After each
@@ -467,7 +467,7 @@ private:
             if (slot.settled.load(std::memory_order_relaxed))
                 return run(*slot.primitive, x, z);
             call = slot.calls++;
-            candidate = slot.candidates[(call + slot.phase) % 2];
+            candidate = slot.candidates[(call + slot.phase) % slot.count];
         }
         const auto start = std::chrono::steady_clock::now();
         at::Tensor y = run(*candidate, x, z);
@@ -475,13 +475,14 @@ private:
         std::lock_guard<std::mutex> lock(slot.trial);
         if (slot.settled.load(std::memory_order_relaxed))
             return y;
-        double& best = slot.best[(call + slot.phase) % 2];
-        if (call >= 2)
+        double& best = slot.best[(call + slot.phase) % slot.count];
+        if (call >= slot.count)
             best = std::min(best, seconds);
         if (++slot.done == kKernelTrialCalls) {
-            slot.primitive = slot.best[0] <= slot.best[1] ? slot.candidates[0] : slot.candidates[1];
-            slot.candidates[0].reset();
-            slot.candidates[1].reset();
+            const int fastest = int(std::min_element(slot.best, slot.best + slot.count) - slot.best);
+            slot.primitive = slot.candidates[fastest];
+            for (auto& c : slot.candidates)
+                c.reset();
             slot.settled.store(true, std::memory_order_release);
         }
         return y;
@@ -735,6 +736,16 @@ private:
                 slot->phase = slots++ % 2;
                 slot->candidates[0] = p;
                 slot->candidates[1] = makePrimitive(sizes, threads, win, image, Layout::ChannelsLast);
+                slot->count = 2;
+                // Image by image is not always the faster Winograd: one thread, two images
+                // (AMD EPYC host), 96 -> 208 at 14x14 took 1.36 ms so and 0.48 as a batch
+                // (direct 0.71); 128 -> 256 0.65 and 0.80 (docs/runtime.md). So the batch's
+                // own Winograd primitive takes its turns too.
+                if (p->perImage) {
+                    auto batch = makePrimitive(sizes, threads, win, image, Layout::Winograd, false);
+                    if (batch->blocked)
+                        slot->candidates[slot->count++] = std::move(batch);
+                }
             } else {
                 slot->primitive = p;
                 slot->settled.store(true, std::memory_order_release);
@@ -744,9 +755,10 @@ private:
     }
 
     // A primitive as the rules say, on oneDNN's blocked layout where `layout` asks for it
-    // and oneDNN has a kernel for the shape there.
+    // and oneDNN has a kernel for the shape there; `byImage` false: a Winograd one for the
+    // whole batch where wantsImageByImage would run it image by image.
     std::shared_ptr<const Primitive> makePrimitive(const std::vector<int64_t>& sizes, int threads, const Window& win,
-                                                   bool image, Layout layout) const
+                                                   bool image, Layout layout, bool byImage = true) const
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -817,7 +829,7 @@ private:
         }
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
-        if (layout == Layout::Winograd && p->blocked && p->blocked->srcIs16c && p->blocked->dstIs16c &&
+        if (layout == Layout::Winograd && byImage && p->blocked && p->blocked->srcIs16c && p->blocked->dstIs16c &&
             wantsImageByImage(sizes[0], out[2] * out[3], threads)) {
             try {
                 IntraOpThreadsScope oneThread(1);
@@ -931,11 +943,15 @@ private:
         std::atomic<bool> settled{false};
         std::shared_ptr<const Primitive> primitive;  // set once settled
         std::mutex trial;
-        std::shared_ptr<const Primitive> candidates[2];  // blocked (Winograd or direct), channels-last
+        // Blocked (Winograd or direct), channels-last, and where the Winograd one runs image
+        // by image, the batch's Winograd one.
+        std::shared_ptr<const Primitive> candidates[3];
+        int count = 0;  // of candidates
         int phase = 0;  // the candidate of the first call: neighbours differ, so blocked
                         // values meet readers of both kinds in the trial runs
         int calls = 0, done = 0;
-        double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+        double best[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::infinity()};
     };
 
     at::Tensor weight_, bias_;  // [O, I, kH, kW] contiguous; [O] contiguous

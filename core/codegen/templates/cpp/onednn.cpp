@@ -38,25 +38,28 @@ public:
             trial = std::make_unique<Trial>();
             const at::Tensor w = weight.contiguous();
             trial->candidates[0] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, false);
+            trial->count = 1;
             const Ints& out = trial->candidates[0]->outSizes;
             if (wantsWinograd(w, out, stride, dilation, groups)) {
+                if (auto winograd = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true))
+                    trial->candidates[trial->count++] = std::move(winograd);
                 // More than one image, as many for each intra-op thread, outputs under 28x28:
-                // one image at a time, as the runtime runs them. oneDNN 2.6 has its F(2x2, 3x3)
+                // image by image too, as the runtime tries them. oneDNN 2.6 has its F(2x2, 3x3)
                 // Winograd kernel for one image only and gives a batch its F(4x4, 3x3) one,
-                // whose transformed weights are 2.25x the size.
+                // whose transformed weights are 2.25x the size; not always the faster (one
+                // thread, two images: 96 -> 208 at 14x14 1.36 ms so, 0.48 as a batch).
                 const int64_t batch = key.sizes[0];
-                const bool byImage = batch > 1 && batch % at::get_num_threads() == 0 && out[2] * out[3] < 28 * 28;
-                Ints sizes = key.sizes;
-                if (byImage)
-                    sizes[0] = 1;
-                auto& winograd = trial->candidates[1];
-                winograd = convolution(sizes, w, bias, stride, padding, dilation, groups, relu, true);
-                if (winograd && byImage) {
-                    winograd->images = batch;
-                    winograd->outSizes[0] = batch;
+                if (trial->count == 2 && batch > 1 && batch % at::get_num_threads() == 0 && out[2] * out[3] < 28 * 28) {
+                    Ints one = key.sizes;
+                    one[0] = 1;
+                    if (auto byImage = convolution(one, w, bias, stride, padding, dilation, groups, relu, true)) {
+                        byImage->images = batch;
+                        byImage->outSizes[0] = batch;
+                        trial->candidates[trial->count++] = std::move(byImage);
+                    }
                 }
             }
-            if (!trial->candidates[1])
+            if (trial->count == 1)
                 trial->chosen = trial->candidates[0].get();
         }
         lock.unlock();
@@ -110,16 +113,18 @@ private:
     };
 
     // A convolution's kernels: the direct one and, where the runtime's rule admits Winograd's
-    // algorithm and oneDNN has a kernel for it, that one too, taking turns in the first
-    // kKernelTrialCalls calls, each timed where the model runs it (not its first call); then the
-    // faster stays. Which wins
+    // algorithm and oneDNN has a kernel for it, that one too (and for a small batch, image by
+    // image), taking turns in the first kKernelTrialCalls calls, each timed where the model runs
+    // it (not its first call); then the fastest stays. Which wins
     // depends on the machine as much as on the shape, so the runtime chooses so too.
     struct Trial {
-        std::unique_ptr<Primitive> candidates[2];
+        std::unique_ptr<Primitive> candidates[3];
+        int count = 0;  // of candidates
         std::atomic<const Primitive*> chosen{nullptr};
         std::mutex mutex;
         int calls = 0, done = 0;
-        double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+        double best[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::infinity()};
     };
 
     // The runtime's rule: a 3x3 convolution of stride 1 and dilation 1, one group, whose channels
@@ -142,14 +147,16 @@ private:
             std::lock_guard<std::mutex> lock(t.mutex);
             call = t.calls++;
         }
+        const int k = call % t.count;
         const auto start = std::chrono::steady_clock::now();
-        at::Tensor y = run(*t.candidates[call % 2], x);
+        at::Tensor y = run(*t.candidates[k], x);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::lock_guard<std::mutex> lock(t.mutex);
-        if (call >= 2)
-            t.best[call % 2] = std::min(t.best[call % 2], seconds);
+        if (call >= t.count)
+            t.best[k] = std::min(t.best[k], seconds);
         if (++t.done == kKernelTrialCalls)
-            t.chosen.store(t.candidates[t.best[0] <= t.best[1] ? 0 : 1].get(), std::memory_order_release);
+            t.chosen.store(t.candidates[std::min_element(t.best, t.best + t.count) - t.best].get(),
+                           std::memory_order_release);
         return y;
     }
 
