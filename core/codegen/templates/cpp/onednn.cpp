@@ -14,7 +14,7 @@ constexpr int kKernelTrialCalls = 8;
 // on first use and kept: a convolution's weights are reordered once into the layout it picked,
 // its Relu is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
 // that the runtime's rule admits also tries Winograd's algorithm in its first calls, as the
-// runtime does, and keeps the faster kernel. libtorch's own
+// runtime does, and keeps the fastest kernel. libtorch's own
 // convolution calls make the primitive's description anew every time (10-30 us each), and
 // at::max_pool2d also writes an int64 index per output.
 class OneDnn {
@@ -115,8 +115,8 @@ private:
     // A convolution's kernels: the direct one and, where the runtime's rule admits Winograd's
     // algorithm and oneDNN has a kernel for it, that one too (and for a small batch, image by
     // image), taking turns in the first kKernelTrialCalls calls, each timed where the model runs
-    // it (not its first call); then the fastest stays. Which wins
-    // depends on the machine as much as on the shape, so the runtime chooses so too.
+    // it (not its first call); then the fastest stays. Which wins depends on the machine as much
+    // as on the shape, so the runtime chooses so too.
     struct Trial {
         std::unique_ptr<Primitive> candidates[3];
         int count = 0;  // of candidates

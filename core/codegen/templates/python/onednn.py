@@ -10,7 +10,7 @@ import torch.nn.functional as F
 # a convolution's memory layout for the size and its thread split for the calling thread's
 # threads when it makes one) and kept: a convolution's weights are reordered once into the
 # layout it picked, its Relu is fused, and each run only hands it the tensors; a 3x3 one that the
-# runtime's rule admits also tries Winograd's algorithm in its first calls and keeps the faster
+# runtime's rule admits also tries Winograd's algorithm in its first calls and keeps the fastest
 # kernel, as the runtime does. PyTorch 1.13 has no Python API that keeps a primitive: its
 # convolutions make the primitive's description anew on every call (10-30 us each), and
 # F.max_pool2d also writes an int64 index per output. So the
@@ -423,8 +423,11 @@ def _onednn_convolution(*args):
     if batch > 1 and batch % torch.get_num_threads() == 0 and pixels < 28 * 28:
         # Image by image too; not always the faster (one thread, two images: 96 -> 208 at
         # 14x14 1.36 ms so, 0.48 as a batch; 128 -> 256 0.65 and 0.80).
-        one = _Convolution((1,) + tuple(x_shape[1:]), *args[1:], winograd=True)
-        return _Faster(direct, winograd, _ImageByImage(one, batch))
+        try:
+            one = _Convolution((1,) + tuple(x_shape[1:]), *args[1:], winograd=True)
+            return _Faster(direct, winograd, _ImageByImage(one, batch))
+        except RuntimeError:  # none for one image
+            pass
     return _Faster(direct, winograd)
 
 
