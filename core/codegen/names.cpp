@@ -26,7 +26,7 @@ const char* const kReserved[] = {
     // the generated code's own names
     "torch", "np", "numpy", "os", "sys", "time", "argparse", "threading", "at", "c10", "std", "w", "inputs",
     "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel", "F", "nn",
-    "concurrent", "conv2d", "max_pool2d", "conv3d", "max_pool3d", "planarWeights", "KERNEL_TRIAL_CALLS", "kernel_trials_settled", "kKernelTrialCalls", "kernelTrialsSettled", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV",
+    "concurrent", "conv2d", "max_pool2d", "conv3d", "max_pool3d", "planarWeights", "pooledSize", "KERNEL_TRIAL_CALLS", "kernel_trials_settled", "kKernelTrialCalls", "kernelTrialsSettled", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV",
     "OneDnn", "ONEDNN", "ctypes", "WEIGHTS",
     "WEIGHTS_FILE", "WEIGHTS_BYTES", "INPUTS", "OUTPUTS", "THREADS", "BOUND", "SLOTS", "model", "Model", "super",
     "float", "id", "isinstance", "getattr", "tuple", "forward_parallel", "forwardParallel",

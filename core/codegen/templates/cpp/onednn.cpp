@@ -5,6 +5,15 @@
 // model serially and in parallel until every trial has chosen (kernelTrialsSettled).
 constexpr int kKernelTrialCalls = 8;
 
+// at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
+[[maybe_unused]] int64_t pooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
+                                    bool ceil)
+{
+    const int64_t span = (kernel - 1) * dilation + 1;
+    const int64_t n = (size + 2 * padding - span + (ceil ? stride - 1 : 0)) / stride + 1;
+    return ceil && (n - 1) * stride >= size + padding ? n - 1 : n;
+}
+
 #if HAVE_ONEDNN
 // conv2d and max_pool2d: at::conv2d (then at::relu when relu) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
@@ -292,12 +301,10 @@ private:
     {
         Ints out{sizes[0], sizes[1], 0, 0}, right(2), gaps(2);
         for (int d = 0; d < 2; ++d) {
-            const int64_t span = (kernel[d] - 1) * dilation[d] + 1;
-            int64_t n = (sizes[2 + d] + 2 * padding[d] - span + (ceil ? stride[d] - 1 : 0)) / stride[d] + 1;
-            if (ceil && (n - 1) * stride[d] >= sizes[2 + d] + padding[d])  // the last window starts inside
-                --n;
+            const int64_t n = pooledSize(sizes[2 + d], kernel[d], stride[d], padding[d], dilation[d], ceil);
             out[2 + d] = n;
-            right[d] = std::max(padding[d], (n - 1) * stride[d] + span - sizes[2 + d] - padding[d]);
+            right[d] = std::max(padding[d], (n - 1) * stride[d] + (kernel[d] - 1) * dilation[d] + 1 - sizes[2 + d] -
+                                                padding[d]);
             gaps[d] = dilation[d] - 1;
         }
         const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,

@@ -56,13 +56,9 @@ at::Tensor max_pool3d(const at::Tensor& input, const Ints& kernel, const Ints& s
     at::Tensor planes = max_pool2d(x.transpose(1, 2).reshape({n * d, c, h, w}), Ints{kernel[1], kernel[2]},
                                    Ints{stride[1], stride[2]}, Ints{padding[1], padding[2]}, Ints{dilation[1], dilation[2]}, ceil);
     planes = planes.reshape({n, d, c, planes.size(2), planes.size(3)});  // [N, D, C, H', W']
-    // The depth windows, as at::max_pool3d counts them.
-    const int64_t reach = (kernel[0] - 1) * dilation[0] + 1;
-    int64_t depth = (d + 2 * padding[0] - reach + (ceil ? stride[0] - 1 : 0)) / stride[0] + 1;
-    if (ceil && (depth - 1) * stride[0] >= d + padding[0])  // the last window starts inside
-        --depth;
+    const int64_t depth = pooledSize(d, kernel[0], stride[0], padding[0], dilation[0], ceil);
     const int64_t span = (depth - 1) * stride[0] + 1;  // the planes from a window's first to the last window's
-    const int64_t right = reach - 1 + span - d - padding[0];
+    const int64_t right = (kernel[0] - 1) * dilation[0] + span - d - padding[0];
     if (padding[0] > 0 || right > 0)  // planes outside the input count as -inf
         planes = at::constant_pad_nd(planes, {0, 0, 0, 0, 0, 0, padding[0], std::max<int64_t>(right, 0)}, -kInf);
     at::Tensor y = planes.slice(1, 0, span, stride[0]);
