@@ -97,10 +97,29 @@ def export_detector(out_dir):
     return True
 
 
-def export_segmenter(out_dir):
-    base = os.path.join(out_dir, SEGMENTER)
+def one_input_files(out_dir, name):
+    """<name>.onnx, <name>.input.npy and <name>.output.npy in out_dir, or None where all three
+    are there already."""
+    base = os.path.join(out_dir, name)
     files = [base + s for s in (".onnx", ".input.npy", ".output.npy")]
-    if all(os.path.exists(p) for p in files):
+    return None if all(os.path.exists(p) for p in files) else files
+
+
+def export_one_input(model, x, files):
+    """Exports `model` on its one input `x` as files[0], with x and PyTorch's output as files[1]
+    and files[2]."""
+    import torch
+    with torch.no_grad():
+        ref = model(x)
+    export_onnx(model, (x,), files[0], input_names=["input"], output_names=["output"])
+    save_npy(files[1], x.numpy())
+    save_npy(files[2], ref.numpy())
+    return True
+
+
+def export_segmenter(out_dir):
+    files = one_input_files(out_dir, SEGMENTER)
+    if files is None:
         return False
     import torch
     import torchvision
@@ -118,32 +137,19 @@ def export_segmenter(out_dir):
     calibrate_batch_norms(model.backbone, torch.randn(2, 3, 224, 224))
     wrapped = OutOnly(model).eval()
     torch.manual_seed(1)
-    x = torch.randn(1, 3, 224, 224)
-    with torch.no_grad():
-        ref = wrapped(x)
-    export_onnx(wrapped, (x,), files[0], input_names=["input"], output_names=["output"])
-    save_npy(files[1], x.numpy())
-    save_npy(files[2], ref.numpy())
-    return True
+    return export_one_input(wrapped, torch.randn(1, 3, 224, 224), files)
 
 
 def export_video(out_dir, name, frames, size):
-    base = os.path.join(out_dir, name)
-    files = [base + s for s in (".onnx", ".input.npy", ".output.npy")]
-    if all(os.path.exists(p) for p in files):
+    files = one_input_files(out_dir, name)
+    if files is None:
         return False
     import torch
     import torchvision
     torch.manual_seed(0)
     model = getattr(torchvision.models.video, name)(weights=None).eval()
     torch.manual_seed(1)
-    x = torch.randn(1, 3, frames, size, size)
-    with torch.no_grad():
-        ref = model(x)
-    export_onnx(model, (x,), files[0], input_names=["input"], output_names=["output"])
-    save_npy(files[1], x.numpy())
-    save_npy(files[2], ref.numpy())
-    return True
+    return export_one_input(model, torch.randn(1, 3, frames, size, size), files)
 
 
 def export_sequence_model(out_dir, name, model, inputs, input_names, output_names, opset):
