@@ -700,6 +700,46 @@ std::string videoModel()
     return b.bytes();
 }
 
+// Max pooling of a convolution's output (channels-last, so the generated max_pool2d takes
+// oneDNN's kernel) where the input holds NaNs (nanPoolingInput): every window over one must
+// give NaN, as F.max_pool2d and the runtime do, in whichever place the NaN is.
+std::string nanPoolingModel()
+{
+    OnnxBuilder b(13);
+    b.input("x", {1, 16, 9, 9});
+    b.initializer("w", {16, 16, 1, 1}, [](int64_t i) { return i % 17 == 0 ? 1.0f : 0.01f; });
+    b.node("Conv", {"x", "w"}, {"c"});
+    auto pool = [&](const std::string& out, int64_t stride, int64_t pad, int ceil) {
+        auto& n = b.node("MaxPool", {"c"}, {out});
+        OnnxBuilder::setInts(n, "kernel_shape", {3, 3});
+        OnnxBuilder::setInts(n, "strides", {stride, stride});
+        OnnxBuilder::setInts(n, "pads", {pad, pad, pad, pad});
+        OnnxBuilder::setInt(n, "ceil_mode", ceil);
+    };
+    pool("y1", 2, 0, 1);
+    pool("y2", 1, 1, 0);
+    b.output("y1", {1, 16, 4, 4}).output("y2", {1, 16, 9, 9});
+    return b.bytes();
+}
+
+// nanPoolingModel's input: normal numbers and a NaN at the first, a middle and the last pixel.
+Tensor nanPoolingInput()
+{
+    Tensor t;
+    t.dtype = DataType::Float;
+    t.dims = {1, 16, 9, 9};
+    std::mt19937 rng(11);
+    std::normal_distribution<float> normal;
+    std::vector<float> v(size_t(t.numel()));
+    for (float& f : v)
+        f = normal(rng);
+    for (size_t i : {size_t(0), size_t(7 * 81 + 4 * 9 + 5), v.size() - 1})
+        v[i] = std::numeric_limits<float>::quiet_NaN();
+    t.data.resize(v.size() * sizeof(float));
+    std::memcpy(t.data.data(), v.data(), t.data.size());
+    return t;
+}
+
 // Writes `bytes` to `path`; false when it cannot.
 bool writeFile(const QString& path, const std::string& bytes)
 {
@@ -878,6 +918,9 @@ private Q_SLOTS:
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
         built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});
+        const QString nanInput = work_ + "/nan_pooling.input.npy";
+        writeNpy(nanInput.toStdString(), nanPoolingInput());
+        built("nan_pooling", nanPoolingModel(), {"nan_pooling", {}, 1, 1, {}, true, {}, {nanInput}});
         // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes
         // are the Concat of the input's Shape (batch and channels) and constant spatial sizes.
         variants_["lraspp_passes"] = {"lraspp_passes", models + "/../real_models/lraspp_mobilenet_v3_large.onnx", 1, 1,

@@ -159,8 +159,14 @@ double relativeDifference(const Tensor& a, const Tensor& b)
         return INFINITY;
     double diff = 0, scale = 0;
     for (size_t i = 0; i < x->size(); ++i) {
-        diff = std::max(diff, std::abs((*x)[i] - (*y)[i]));
-        scale = std::max(scale, std::abs((*y)[i]));
+        const double p = (*x)[i], q = (*y)[i];
+        if (std::isnan(p) || std::isnan(q)) {  // a NaN matches only a NaN
+            if (std::isnan(p) != std::isnan(q))
+                return INFINITY;
+            continue;
+        }
+        diff = std::max(diff, std::abs(p - q));
+        scale = std::max(scale, std::abs(q));
     }
     return diff / std::max(scale, 1e-30);
 }

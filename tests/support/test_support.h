@@ -45,7 +45,8 @@ struct SpecGraph {
 SpecGraph graphFromSpec(const std::string& spec);
 
 // Largest |a - b| relative to the largest |b| (random-weight models reach
-// large magnitudes); infinite when the shapes or element counts differ.
+// large magnitudes); infinite when the shapes or element counts differ or a
+// NaN meets a number (a NaN matches a NaN).
 double relativeDifference(const Tensor& a, const Tensor& b);
 
 // Detections (boxes [N,4], labels [N], scores [N]) against the reference's as

@@ -331,11 +331,13 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
 
-// A float channels-last input runs oneDNN's max pooling; any other, at::max_pool2d.
+// A float channels-last input without NaN runs oneDNN's max pooling, which can drop a NaN that
+// at::max_pool2d carries to the output (any NaN makes the sum NaN); any other, at::max_pool2d.
 at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
                       const Ints& dilation, bool ceil)
 {
-    if (x.scalar_type() != at::kFloat || x.dim() != 4 || !x.is_contiguous(at::MemoryFormat::ChannelsLast))
+    if (x.scalar_type() != at::kFloat || x.dim() != 4 || !x.is_contiguous(at::MemoryFormat::ChannelsLast) ||
+        std::isnan(x.sum().item<float>()))
         return at::max_pool2d(x, kernel, stride, padding, dilation, ceil);
     return OneDnn::instance().maxPool2d(x, kernel, stride, padding, dilation, ceil);
 }

@@ -453,9 +453,10 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """F.max_pool2d; a float channels-last input runs oneDNN's max pooling."""
+    """F.max_pool2d; a float channels-last input without NaN runs oneDNN's max pooling, which
+    can drop a NaN that F.max_pool2d carries to the output (any NaN makes the sum NaN)."""
     if ONEDNN is None or x.dtype != torch.float32 or x.dim() != 4 or not x.is_contiguous(
-            memory_format=torch.channels_last):
+            memory_format=torch.channels_last) or torch.isnan(x.sum()):
         return F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
     settings = tuple(tuple(_pair(v)) for v in (kernel_size, kernel_size if stride is None else stride, padding, dilation))
     key = (x.shape, torch.get_num_threads(), settings, ceil_mode)
