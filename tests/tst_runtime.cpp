@@ -1691,6 +1691,122 @@ private Q_SLOTS:
         }
     }
 
+    void fusedActivationKeepsNonFinite_data()
+    {
+        QTest::addColumn<int>("in");
+        QTest::addColumn<int>("out");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<QString>("act");
+        QTest::addColumn<bool>("summand");
+        QTest::addColumn<QString>("poison");
+        // oneDNN's Relu and Clip post-ops turn NaN into a number. Where the NaN or infinity
+        // comes from: a graph input or summand (the run's inputs are not finite), or inside a
+        // run of finite inputs: 0 / 0, a NaN bias, a LeakyRelu with a NaN slope (graphs that
+        // finite_values.h does not call finite). Each of the convolution's kernels: Winograd
+        // (trial), Winograd in row bands, direct, and the graph's image in row bands.
+        QTest::newRow("Winograd, Relu, NaN input") << 64 << 64 << 1 << 16 << "Relu" << false << "nan input";
+        QTest::newRow("Winograd in row bands, summand and Relu, infinite input")
+            << 48 << 64 << 1 << 40 << "Relu" << true << "inf input";
+        QTest::newRow("direct, summand and Clip, NaN summand") << 32 << 32 << 1 << 16 << "Clip" << true << "nan summand";
+        QTest::newRow("image, Relu, NaN input") << 3 << 32 << 2 << 33 << "Relu" << false << "nan input";
+        QTest::newRow("direct, Relu, 0 / 0 inside") << 32 << 32 << 1 << 16 << "Relu" << false << "division";
+        QTest::newRow("direct, Clip, NaN bias") << 32 << 32 << 1 << 16 << "Clip" << false << "bias";
+        QTest::newRow("direct, Relu, NaN slope") << 32 << 32 << 1 << 16 << "Relu" << false << "slope";
+        QTest::newRow("direct, Relu, finite") << 32 << 32 << 1 << 16 << "Relu" << false << "none";
+    }
+
+    // A FusedConv with a Relu or Clip (and a summand) against the same nodes written out
+    // (Conv, Add, the activation), on one and two threads: NaN where they give NaN, the
+    // same infinities, the same numbers elsewhere.
+    void fusedActivationKeepsNonFinite()
+    {
+        QFETCH(int, in);
+        QFETCH(int, out);
+        QFETCH(int, stride);
+        QFETCH(int, size);
+        QFETCH(QString, act);
+        QFETCH(bool, summand);
+        QFETCH(QString, poison);
+        const int64_t h = size, w = size - 1, oh = (h - 1) / stride + 1, ow = (w - 1) / stride + 1;
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        auto build = [&](bool fused) {
+            OnnxBuilder b;
+            b.input("x", {1, in, h, w}).output("y", {1, out, oh, ow});
+            if (summand)
+                b.input("z", {1, out, oh, ow});
+            b.initializer("w", {out, in, 3, 3}, [](int64_t i) { return float(std::sin(0.37 * double(i))) * 0.1f; });
+            b.initializer("b", {out}, [&](int64_t i) { return poison == "bias" && i == 1 ? nan : 0.01f * float(i % 5); });
+            std::string x = "x";
+            if (poison == "division") {  // (x - x) / (x - x): NaN everywhere
+                b.node("Sub", {"x", "x"}, {"zero"});
+                b.node("Div", {"zero", "zero"}, {"x1"});
+                x = "x1";
+            } else if (poison == "slope") {  // NaN where x < 0
+                OnnxBuilder::setFloat(b.node("LeakyRelu", {"x"}, {"x1"}), "alpha", nan);
+                x = "x1";
+            }
+            const std::string a = act.toStdString();
+            if (fused) {
+                auto& n = b.node(kFusedConv, {x, "w", "b", summand ? "z" : ""}, {"y"});
+                if (!summand)
+                    n.mutable_input()->RemoveLast();
+                n.set_domain(kRamielDomain);
+                OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+                OnnxBuilder::setInts(n, "strides", {stride, stride});
+                setFusedActivation(n, a);
+                importRamielDomain(b);
+            } else {
+                auto& n = b.node("Conv", {x, "w", "b"}, {"c"});
+                OnnxBuilder::setInts(n, "pads", {1, 1, 1, 1});
+                OnnxBuilder::setInts(n, "strides", {stride, stride});
+                if (summand)
+                    b.node("Add", {"c", "z"}, {"s"});
+                writtenOutActivation(b, a, summand ? "s" : "c", "y");
+            }
+            return runtime().compile(loadOnnxFromBytes(b.bytes(), fused ? "fused.onnx" : "written_out.onnx", {}));
+        };
+        // The written-out convolution on the direct kernel: Winograd's transforms spread a NaN over
+        // the tiles around it and make NaN of some infinities (inf - inf).
+        const auto fused = build(true);
+        qputenv("RAMIEL_WINOGRAD", "never");
+        const auto writtenOut = build(false);
+        qunsetenv("RAMIEL_WINOGRAD");
+        std::vector<Tensor> inputs = fused->randomInputs(1, 17);
+        auto setFloat = [](Tensor& t, size_t i, float f) { std::memcpy(t.data.data() + i * 4, &f, 4); };
+        if (poison == "nan input" || poison == "inf input")
+            for (size_t i : {size_t(0), size_t(in * h * w / 2 + 5)})
+                setFloat(inputs[0], i, poison == "nan input" ? nan : std::numeric_limits<float>::infinity());
+        if (poison == "nan summand")
+            setFloat(inputs[1], size_t(out * oh * ow / 3), nan);
+        fused->setInputs(inputs);
+        writtenOut->setInputs(inputs);
+        for (int threads : {1, 2}) {
+            writtenOut->serialExecutor(threads)->run();
+            const std::vector<double> expected = *writtenOut->outputs()[0].toDoubles();
+            int nonFinite = 0;
+            double scale = 0;
+            for (double e : expected) {
+                nonFinite += !std::isfinite(e);
+                scale = std::isfinite(e) ? std::max(scale, std::abs(e)) : scale;
+            }
+            QVERIFY2((poison == "none") == (nonFinite == 0), qPrintable(QString("%1 non-finite outputs").arg(nonFinite)));
+            const auto executor = fused->serialExecutor(threads);
+            for (int run = 0; run <= kSettlingRuns; ++run) {  // through the Winograd trial and after it
+                executor->run();
+                const std::vector<double> got = *fused->outputs()[0].toDoubles();
+                QCOMPARE(got.size(), expected.size());
+                for (size_t i = 0; i < got.size(); ++i) {
+                    const double e = expected[i], g = got[i];
+                    const bool same = std::isnan(e) ? std::isnan(g) : std::isinf(e) ? g == e
+                                                                                     : std::abs(g - e) <= 1e-5 * scale;
+                    QVERIFY2(same, qPrintable(QString("%1 threads, run %2, element %3: %4, written out %5")
+                                                  .arg(threads).arg(run).arg(i).arg(g).arg(e)));
+                }
+            }
+        }
+    }
+
     void blockedStage_data()
     {
         QTest::addColumn<int>("channels");

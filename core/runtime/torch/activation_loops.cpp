@@ -30,4 +30,12 @@ RAMIEL_CLONES void hardSwishRun(float* __restrict x, int64_t n)
     }
 }
 
+RAMIEL_CLONES bool anyNonFinite(const float* __restrict x, int64_t n)
+{
+    int found = 0;
+    for (int64_t i = 0; i < n; ++i)
+        found |= !(x[i] - x[i] == 0.0f);  // NaN for NaN and for either infinity
+    return found != 0;
+}
+
 }  // namespace ramiel

@@ -3,11 +3,13 @@
 #include "core/onnx/node_checks.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
+#include "core/runtime/torch/finite_values.h"
 #include "core/runtime/torch/torch_errors.h"
 #include "core/runtime/torch/winograd.h"
 #include "core/util/error.h"
 #include "core/util/resources.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -89,6 +91,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             sampleRows_.push_back(shape && shape->rank() > 0 && shape->dims[0].isKnown() ? shape->dims[0].value : 1);
         }
 
+    keepsFinite_ = keepsValuesFinite(g);
     const BlockedLayout layout = blockedLayout(g, winogradChoice() != WinogradChoice::Never,
                                                groupedLayoutChoice() != GroupedLayoutChoice::ChannelsLast);
     blocked_ = layout.values;
@@ -97,6 +100,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         KernelContext ctx{g, n, {}};
         ctx.blockedOutput = !n.outputs.empty() && n.outputs[0] != kNone && blocked_[size_t(n.outputs[0])];
         ctx.blockedStage = layout.stages[size_t(n.id)];
+        ctx.finiteRun = &finiteRun_;
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {
@@ -165,6 +169,9 @@ void TorchCompiledModel::setInputs(const std::vector<Tensor>& inputs)
     }
     inputs_ = std::move(converted);
     batch_ = std::max(batch, 1);
+    finiteRun_.store(keepsFinite_ && std::all_of(inputs_.begin(), inputs_.end(), [](const at::Tensor& t) {
+                         return !at::isFloatingType(t.scalar_type()) || at::isfinite(t).all().item<bool>();
+                     }));
 }
 
 std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) const

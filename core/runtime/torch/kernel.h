@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -28,6 +29,9 @@ struct KernelContext {
     std::vector<at::Tensor> constants;  // by input index; undefined when not constant
     bool blockedOutput = false;  // a convolution may leave output 0 blocked (winograd.h)
     bool blockedStage = false;   // a convolution of a blocked stage (winograd.h)
+    // True while every value of the run is finite (TorchCompiledModel::setInputs and
+    // finite_values.h); null where nothing tells (subgraphs).
+    const std::atomic<bool>* finiteRun = nullptr;
 
     int64_t opset() const { return node.opset; }
     bool hasInput(size_t i) const { return node.input(i) != kNone; }

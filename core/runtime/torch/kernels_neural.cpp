@@ -1056,9 +1056,31 @@ std::optional<Kernel> factorizedConvolution(const KernelContext& c, ConvActivati
     };
 }
 
+// Whether a float tensor holds a NaN or an infinity: one pass that writes nothing, each
+// intra-op thread over a fixed share of a dense tensor's memory (ATen's test for any other).
+bool holdsNonFinite(const at::Tensor& t)
+{
+    if (!t.defined() || t.scalar_type() != at::kFloat)
+        return false;
+    if (!t.is_non_overlapping_and_dense())
+        return !at::isfinite(t).all().item<bool>();
+    const float* data = t.data_ptr<float>();
+    std::atomic<bool> found{false};
+    at::parallel_for(0, t.numel(), kGrainElements, [&](int64_t begin, int64_t end) {
+        if (anyNonFinite(data + begin, end - begin))
+            found.store(true, std::memory_order_relaxed);
+    });
+    return found.load();
+}
+
 // A convolution, plus its summand (a FusedConv's fourth input) where it has
 // one, then its activation `act` (fused into oneDNN's primitive where a
 // prepacked path applies it; otherwise applied in place on the output).
+// oneDNN applies Relu and Clip with vmaxps / vminps, which give a number where
+// the convolution gave NaN (ONNX's Relu, ATen's, ONNX Runtime's keep it): unless the
+// run's values are known finite (finite_values.h), a convolution whose weights, bias,
+// input or summand hold a NaN or an infinity (inf - inf is NaN) takes ATen's
+// convolution and then the activation.
 Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
 {
     if (auto k = factorizedConvolution(c, act))
@@ -1104,16 +1126,23 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
                                                      act.kind == ConvActivation::Relu);
         weight = c.constants[1];
     }
+    const bool postOpDropsNaN = act.kind == ConvActivation::Relu || act.kind == ConvActivation::Clip;
+    const bool finiteConstants = std::all_of(c.constants.begin(), c.constants.end(), [](const at::Tensor& t) {
+        return !t.defined() || !at::isFloatingType(t.scalar_type()) || at::isfinite(t).all().item<bool>();
+    });
+    const std::atomic<bool>* finiteRun = c.finiteRun;
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor& w = weight.defined() ? weight : in[1];
         const at::Tensor& b = bias.defined() ? bias : (in.size() > 2 ? in[2] : at::Tensor());
+        const bool fusable = !postOpDropsNaN || (finiteRun && finiteRun->load(std::memory_order_relaxed)) ||
+                             (finiteConstants && !holdsNonFinite(in[0]) && !(sum && in.size() > 3 && holdsNonFinite(in[3])));
         // The input, and the summand, may come held in a Winograd layout (winograd.h).
         const bool blockedIn = channelsLast && isBlocked(in[0]);
         const std::vector<int64_t> inSizes = channelsLast ? logicalSizes(in[0]) : in[0].sizes().vec();
         Window win = windowOf(n, kernelAttr.empty() ? kernelFromWeight(w) : kernelAttr,
                               std::vector<int64_t>(inSizes.begin() + 2, inSizes.end()));
 #if RAMIEL_HAVE_DNNL
-        if (direct && !sum && channelsLast && isPlanarImage(in[0])) {
+        if (direct && fusable && !sum && channelsLast && isPlanarImage(in[0])) {
             out[0] = direct->image(in[0], win);
             return;
         }
@@ -1133,7 +1162,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         static const at::Tensor none;
         const at::Tensor& z = sum && in.size() > 3 ? in[3] : none;  // a reference: its use count tells
 #if RAMIEL_HAVE_DNNL
-        if (direct && x.scalar_type() == at::kFloat && (x.dim() == 4 || blockedIn)) {
+        if (direct && fusable && x.scalar_type() == at::kFloat && (x.dim() == 4 || blockedIn)) {
             out[0] = (*direct)(x, win, z);  // asymmetric pads included
             if (out[0].defined())
                 return;
@@ -1148,7 +1177,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
             win.padBegin.assign(win.padBegin.size(), 0);
             win.padEnd.assign(win.padEnd.size(), 0);
         }
-        if (packed && x.scalar_type() == at::kFloat && x.dim() == 4) {
+        if (packed && fusable && x.scalar_type() == at::kFloat && x.dim() == 4) {
             out[0] = (*packed)(x, win);
             return;
         }
