@@ -700,15 +700,24 @@ std::string videoModel()
     return b.bytes();
 }
 
-// Max pooling of a convolution's output (channels-last, so the generated max_pool2d takes
-// oneDNN's kernel) where the input holds NaNs (nanPoolingInput): every window over one must
-// give NaN, as F.max_pool2d and the runtime do, in whichever place the NaN is.
-std::string nanPoolingModel()
+// NaN where the generated helpers run oneDNN's kernels, which do not keep it: max pooling of a
+// convolution's output (channels-last, so max_pool2d takes oneDNN's kernel) and a convolution
+// whose Relu the default passes fuse (oneDNN's post-op). The NaNs come with the input
+// (nanInput), or (`inside`) from x / x where the input holds zeros, in a graph that is then
+// not finite. Every value computed from a NaN must be NaN, as in F.max_pool2d, F.relu and the
+// runtime, in whichever place the NaN is.
+std::string nanModel(bool inside)
 {
     OnnxBuilder b(13);
     b.input("x", {1, 16, 9, 9});
     b.initializer("w", {16, 16, 1, 1}, [](int64_t i) { return i % 17 == 0 ? 1.0f : 0.01f; });
-    b.node("Conv", {"x", "w"}, {"c"});
+    b.initializer("w3", {8, 16, 3, 3}, [](int64_t i) { return float(i % 7 - 3) * 0.05f; });
+    const std::string a = inside ? "a" : "x";
+    if (inside)
+        b.node("Div", {"x", "x"}, {"a"});
+    b.node("Conv", {a, "w"}, {"c"});
+    OnnxBuilder::setInts(b.node("Conv", {a, "w3"}, {"c3"}), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c3"}, {"y3"});
     auto pool = [&](const std::string& out, int64_t stride, int64_t pad, int ceil) {
         auto& n = b.node("MaxPool", {"c"}, {out});
         OnnxBuilder::setInts(n, "kernel_shape", {3, 3});
@@ -718,12 +727,12 @@ std::string nanPoolingModel()
     };
     pool("y1", 2, 0, 1);
     pool("y2", 1, 1, 0);
-    b.output("y1", {1, 16, 4, 4}).output("y2", {1, 16, 9, 9});
+    b.output("y1", {1, 16, 4, 4}).output("y2", {1, 16, 9, 9}).output("y3", {1, 8, 9, 9});
     return b.bytes();
 }
 
-// nanPoolingModel's input: normal numbers and a NaN at the first, a middle and the last pixel.
-Tensor nanPoolingInput()
+// nanModel's input: normal numbers and `poison` at the first, a middle and the last pixel.
+Tensor nanInput(float poison)
 {
     Tensor t;
     t.dtype = DataType::Float;
@@ -734,7 +743,7 @@ Tensor nanPoolingInput()
     for (float& f : v)
         f = normal(rng);
     for (size_t i : {size_t(0), size_t(7 * 81 + 4 * 9 + 5), v.size() - 1})
-        v[i] = std::numeric_limits<float>::quiet_NaN();
+        v[i] = poison;
     t.data.resize(v.size() * sizeof(float));
     std::memcpy(t.data.data(), v.data(), t.data.size());
     return t;
@@ -918,9 +927,11 @@ private Q_SLOTS:
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
         built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});
-        const QString nanInput = work_ + "/nan_pooling.input.npy";
-        writeNpy(nanInput.toStdString(), nanPoolingInput());
-        built("nan_pooling", nanPoolingModel(), {"nan_pooling", {}, 1, 1, {}, true, {}, {nanInput}});
+        for (const bool inside : {false, true}) {
+            const QString name = inside ? "nan_inside" : "nan_inputs", input = work_ + "/" + name + ".input.npy";
+            writeNpy(input.toStdString(), nanInput(inside ? 0.0f : std::numeric_limits<float>::quiet_NaN()));
+            built(name, nanModel(inside), {name + "_passes", {}, 1, 1, "default", true, {}, {input}});
+        }
         // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes
         // are the Concat of the input's Shape (batch and channels) and constant spatial sizes.
         variants_["lraspp_passes"] = {"lraspp_passes", models + "/../real_models/lraspp_mobilenet_v3_large.onnx", 1, 1,

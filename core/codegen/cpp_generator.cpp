@@ -2,6 +2,7 @@
 // the schedule on one std::thread per worker, in ATen calls, and a benchmark main())
 // and the CMakeLists.txt that builds it against libtorch. main.cpp is the model's
 // tables and methods, spliced between the fixed code of templates/cpp/.
+#include "core/analysis/finite_values.h"
 #include "core/codegen/program.h"
 #include "core/codegen/templates.h"
 #include "core/util/text.h"
@@ -272,7 +273,9 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     o << "};  // intra-op threads of each worker\n"
       << "constexpr double kBound = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0"))
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
-      << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
+      << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n"
+      << "constexpr bool kFiniteGraph = " << (keepsValuesFinite(g) ? "true" : "false")
+      << ";  // whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kCppVolumetric) + "\n" : std::string())
@@ -290,7 +293,8 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     o << fillTemplate(templates::kCppModel, {{"RAMIEL_CLASS", cls}, {"RAMIEL_DECLARATIONS", decl.str()}}) << "\n";
 
     // forward(): serial.
-    o << "std::vector<at::Tensor> " << cls << "::forward(const std::vector<at::Tensor>& inputs) const\n{\n";
+    o << "std::vector<at::Tensor> " << cls << "::forward(const std::vector<at::Tensor>& inputs) const\n{\n"
+      << "    const NonFiniteRun nonFiniteInputs(inputs);  // conv2d's Relu keeps NaN\n";
     for (size_t k = 0; k < p.low.inputs.size(); ++k)
         o << "    at::Tensor " << p.var(p.low.inputs[k], -1) << " = inputs[" << k << "];\n";
     o << serialStatements(p) << "    return {" << returnedValues(p) << "};\n}\n\n";

@@ -1,6 +1,7 @@
 // Renders a Program as Python (docs/codegen.md shows an excerpt): model.py, a torch.nn.Module
 // whose forward() runs the model serially and forward_parallel() the schedule, with the fixed
 // code of templates/python/ spliced in; run.py, its benchmark; README.md.
+#include "core/analysis/finite_values.h"
 #include "core/codegen/program.h"
 #include "core/codegen/templates.h"
 #include "core/util/text.h"
@@ -205,7 +206,9 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
         o << (c ? ", " : "") << p.threads[c];
     o << "]  # intra-op threads of each worker\n"
       << "BOUND = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
-      << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
+      << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n"
+      << "FINITE_GRAPH = " << (keepsValuesFinite(g) ? "True" : "False")
+      << "  # whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
@@ -227,6 +230,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     for (ValueId v : p.low.inputs)
         params += ", " + p.var(v, -1);
     m << "    @torch.inference_mode()\n"
+      << "    @counts_nonfinite_inputs\n"
       << "    def forward(self" << params << "):\n"
       << "        \"\"\"Every node in one topological order.\"\"\"\n";
     m << serialStatements(p, "        ") << "        return " << returnedValues(p) << "\n\n";
@@ -235,7 +239,8 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     std::string args;
     for (ValueId v : p.low.inputs)
         args += (args.empty() ? "" : ", ") + p.var(v, -1);
-    m << "    def forward_parallel(self" << params << "):\n"
+    m << "    @counts_nonfinite_inputs\n"
+      << "    def forward_parallel(self" << params << "):\n"
       << "        \"\"\"The schedule on " << p.clusters.size() << " worker threads (the same result as forward()).\"\"\"\n"
       << "        return self._run_schedule([" << args << "])\n\n";
 

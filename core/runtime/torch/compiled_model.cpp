@@ -3,7 +3,7 @@
 #include "core/onnx/node_checks.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
-#include "core/runtime/torch/finite_values.h"
+#include "core/analysis/finite_values.h"
 #include "core/runtime/torch/torch_errors.h"
 #include "core/runtime/torch/winograd.h"
 #include "core/util/error.h"

@@ -4,6 +4,9 @@ struct Weights {};
 Weights loadWeights(const std::string& path);
 const std::vector<int> kThreads;
 constexpr size_t kSlots = 0;
+struct NonFiniteRun {
+    explicit NonFiniteRun(const std::vector<at::Tensor>&) {}
+};
 #ifndef RAMIEL_CLASS
 #define RAMIEL_CLASS Model  // placeholder: the class name
 #endif
@@ -45,6 +48,7 @@ public:
     std::vector<at::Tensor> forwardParallel(const std::vector<at::Tensor>& inputs)
     {
         std::lock_guard<std::mutex> oneRunAtATime(runMutex_);
+        const NonFiniteRun nonFiniteInputs(inputs);  // conv2d's Relu keeps NaN
         const size_t first = at::get_num_threads() == kThreads[0] ? 1 : 0;  // workers on threads of their own
         threads_.resize(kThreads.size());
         for (size_t c = first; c < kThreads.size(); ++c)

@@ -1,9 +1,51 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "prelude.cpp"
+constexpr bool kFiniteGraph = true;
 // </check-only>
 // The calls of a convolution in which its kernels take turns (a kernel trial); main() runs the
 // model serially and in parallel until every trial has chosen (kernelTrialsSettled).
 constexpr int kKernelTrialCalls = 8;
+
+// A fused Relu is oneDNN's post-op, which makes 0 of NaN where at::relu keeps it. While a call
+// of forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a
+// NonFiniteRun), or where the graph itself may make one (kFiniteGraph false), conv2d looks at
+// its tensors first and runs at::conv2d and at::relu where one holds a NaN or an infinity
+// (inf - inf is NaN).
+std::atomic<int> nonFiniteRuns{0};  // such calls under way
+
+// Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
+bool nonFinite(const at::Tensor& t)
+{
+    return t.defined() && t.is_floating_point() && !std::isfinite(t.sum().item<double>());
+}
+
+// Counts a forward() or forwardParallel() call in nonFiniteRuns while it lasts, where its inputs
+// hold a NaN or an infinity.
+class NonFiniteRun {
+public:
+    explicit NonFiniteRun(const std::vector<at::Tensor>& inputs)
+        : counted_(std::any_of(inputs.begin(), inputs.end(), nonFinite))
+    {
+        if (counted_)
+            ++nonFiniteRuns;
+    }
+    ~NonFiniteRun()
+    {
+        if (counted_)
+            --nonFiniteRuns;
+    }
+    NonFiniteRun(const NonFiniteRun&) = delete;
+    NonFiniteRun& operator=(const NonFiniteRun&) = delete;
+
+private:
+    bool counted_;
+};
+
+// Whether conv2d runs its Relu as at::relu: see nonFiniteRuns.
+bool exactRelu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias)
+{
+    return (!kFiniteGraph || nonFiniteRuns.load() > 0) && (nonFinite(x) || nonFinite(weight) || nonFinite(bias));
+}
 
 // at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
 [[maybe_unused]] int64_t pooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
@@ -325,8 +367,10 @@ private:
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
                   const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
 {
-    return OneDnn::instance().conv2d(input.contiguous(at::MemoryFormat::ChannelsLast), weight, bias, stride, padding,
-                                     dilation, groups, relu);
+    const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
+    if (relu && exactRelu(x, weight, bias))
+        return at::conv2d(x, weight, bias, stride, padding, dilation, groups).relu_();
+    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, relu);
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
@@ -424,7 +468,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     PackedConvolutions& packs = PackedConvolutions::instance();
-    if (packs.available())
+    if (packs.available() && !(relu && exactRelu(x, weight, bias)))
         return packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
     at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
     return relu ? y.relu_() : y;

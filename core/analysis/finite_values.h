@@ -1,8 +1,9 @@
 // Whether a graph keeps its values finite: the test that lets a convolution whose
 // oneDNN post-op turns NaN into a number (Relu, Clip) skip looking for NaN and
-// infinity in its input on every run (kernels_neural.cpp). A run's values are all
-// finite when its inputs are, the graph keeps them so, and no arithmetic overflows
-// float; the overflow is left out, as any float runtime leaves it to the model.
+// infinity in its input on every run (the runtime's kernels_neural.cpp, the exported
+// code's conv2d). A run's values are all finite when its inputs are, the graph keeps
+// them so, and no arithmetic overflows float; the overflow is left out, as any float
+// runtime leaves it to the model.
 #pragma once
 
 #include "core/ir/graph.h"

@@ -1,4 +1,4 @@
-#include "core/runtime/torch/finite_values.h"
+#include "core/analysis/finite_values.h"
 
 #include "core/ir/fused_ops.h"
 
