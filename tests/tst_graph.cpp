@@ -1,12 +1,15 @@
 // Graph IR: building, SSA checks, topological order, levels, cycles; the
 // byte and FLOP counts as text; a constant tensor's statistics.
+#include "core/analysis/finite_values.h"
 #include "core/analysis/grouping.h"
 #include "core/analysis/host_state.h"
 #include "core/analysis/tensor_stats.h"
 #include "core/ir/topology.h"
+#include "core/onnx/onnx_import.h"
 #include "core/report/host_report.h"
 #include "core/util/error.h"
 #include "core/util/text.h"
+#include "onnx_builder.h"
 #include "test_support.h"
 
 #include <QtTest>
@@ -16,6 +19,7 @@
 
 using namespace ramiel;
 using ramiel::test::graphFromSpec;
+using ramiel::test::OnnxBuilder;
 
 class TestGraph : public QObject {
     Q_OBJECT
@@ -311,6 +315,58 @@ private Q_SLOTS:
         QCOMPARE(groups.prefixes, std::vector<std::string>{"/f/"});
         QCOMPARE(groups.members[0].size(), size_t(4));
         QVERIFY(groupByModules(g, {}).prefixes.empty());
+    }
+
+    void valuesFiniteWithInputs_data()
+    {
+        QTest::addColumn<QString>("before");    // what makes `a` from the input x
+        QTest::addColumn<bool>("finiteA");      // a is finite whenever x is
+        QTest::newRow("Relu") << "Relu" << true;
+        QTest::newRow("division by a constant without zeros") << "Div 2" << true;
+        QTest::newRow("division by a constant with a zero") << "Div 0" << false;
+        QTest::newRow("division by a computed value") << "Div x" << false;
+        QTest::newRow("square root") << "Sqrt" << false;
+        QTest::newRow("LeakyRelu, NaN slope") << "LeakyRelu nan" << false;
+        QTest::newRow("Add of a NaN constant") << "Add nan" << false;
+    }
+
+    // Which values are finite whenever the graph's inputs are: a, made from x as `before`
+    // says, and c = Conv(Relu(a)), which inherits a's answer; the weights are finite.
+    void valuesFiniteWithInputs()
+    {
+        QFETCH(QString, before);
+        QFETCH(bool, finiteA);
+        const QStringList words = before.split(' ');
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        OnnxBuilder b;
+        b.input("x", {1, 2, 4, 4}).output("c", {1, 2, 4, 4});
+        b.initializer("w", {2, 2, 1, 1}, 0.5f);
+        if (words[0] == "Div" && words[1] != "x")
+            b.initializer("d", {2, 1, 1}, [&](int64_t i) { return i == 1 ? std::stof(words[1].toStdString()) : 1.0f; });
+        if (words[0] == "Add")
+            b.initializer("d", {}, nan);
+        if (words[0] == "Div" || words[0] == "Add")
+            b.node(words[0].toStdString(), {"x", words[1] == "x" ? "x" : "d"}, {"a"});
+        else if (words[0] == "LeakyRelu")
+            OnnxBuilder::setFloat(b.node("LeakyRelu", {"x"}, {"a"}), "alpha", nan);
+        else
+            b.node(words[0].toStdString(), {"x"}, {"a"});
+        b.node("Relu", {"a"}, {"r"});
+        b.node("Conv", {"r", "w"}, {"c"});
+        const Model m = loadOnnxFromBytes(b.bytes(), "finite.onnx", {});
+        const Graph& g = m.graph;
+        const std::vector<bool> finite = finiteWithInputs(g);
+        auto valueNamed = [&](const std::string& name) {
+            for (const Value& v : g.values())
+                if (v.name == name)
+                    return size_t(v.id);
+            return size_t(-1);
+        };
+        QVERIFY(finite[valueNamed("x")] && finite[valueNamed("w")]);
+        QCOMPARE(bool(finite[valueNamed("a")]), finiteA);
+        QCOMPARE(bool(finite[valueNamed("c")]), finiteA);
+        QCOMPARE(keepsValuesFinite(g), finiteA);
+        QCOMPARE(finiteConstants(g), words[0] != "Add");
     }
 };
 

@@ -1,7 +1,9 @@
 #include "core/analysis/finite_values.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/topology.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -74,19 +76,48 @@ bool finiteAttributes(const Node& n)
     return true;
 }
 
+// A Div by a constant without zeros (an image's normalization, attention's scale).
+bool dividesByNonZeroConstant(const Graph& g, const Node& n)
+{
+    if (n.opType != "Div" || !n.domain.empty() || n.inputs.size() != 2 || n.inputs[1] == kNone)
+        return false;
+    const Value& divisor = g.value(n.inputs[1]);
+    const auto values = divisor.isConstant() ? divisor.initializer->toDoubles() : std::nullopt;
+    return values && std::none_of(values->begin(), values->end(), [](double d) { return d == 0.0; });
+}
+
 }  // namespace
+
+std::vector<bool> finiteWithInputs(const Graph& g)
+{
+    std::vector<bool> finiteValue(g.valueCount(), false);
+    for (const Value& v : g.values())
+        finiteValue[size_t(v.id)] = v.isConstant() ? v.initializer && finite(*v.initializer) : v.producer == kNone;
+    for (NodeId id : buildTopology(g).order) {
+        const Node& n = g.node(id);
+        const std::string op = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + "." + n.opType;
+        const bool keeps = !n.hasSubgraphs() && (finiteOperators().count(op) || dividesByNonZeroConstant(g, n)) &&
+                           finiteAttributes(n) &&
+                           std::all_of(n.inputs.begin(), n.inputs.end(),
+                                       [&](ValueId v) { return v == kNone || finiteValue[size_t(v)]; });
+        for (ValueId v : n.outputs)
+            if (v != kNone)
+                finiteValue[size_t(v)] = keeps;
+    }
+    return finiteValue;
+}
 
 bool keepsValuesFinite(const Graph& g)
 {
-    for (const Node& n : g.nodes()) {
-        const std::string op = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + "." + n.opType;
-        if (n.hasSubgraphs() || !finiteOperators().count(op) || !finiteAttributes(n))
-            return false;
-    }
-    for (const Value& v : g.values())
-        if (v.isConstant() && v.initializer && !finite(*v.initializer))
-            return false;
-    return true;
+    const std::vector<bool> finiteValue = finiteWithInputs(g);
+    return std::all_of(finiteValue.begin(), finiteValue.end(), [](bool f) { return f; });
+}
+
+bool finiteConstants(const Graph& g)
+{
+    const std::vector<Value>& values = g.values();
+    return std::all_of(values.begin(), values.end(),
+                       [](const Value& v) { return !v.isConstant() || (v.initializer && finite(*v.initializer)); });
 }
 
 }  // namespace ramiel

@@ -10,10 +10,19 @@
 
 namespace ramiel {
 
-// True when every node (no subgraphs) is of an operator that makes finite outputs of
-// finite inputs, with finite float attributes, and every floating-point constant is
-// finite. Division, roots, logarithms, powers, reciprocals and normalizations can make
-// NaN or infinity of finite numbers, and graphs with them answer false.
+// By value id: whether the value is finite whenever the graph's inputs are. True for
+// the inputs, for constants whose data is finite, and for the outputs of a node of an
+// operator that makes finite outputs of finite inputs, with finite float attributes,
+// whose inputs all are (and of a division by a constant without zeros). Other
+// divisions, roots, logarithms, powers, reciprocals, normalizations and subgraphs can
+// make NaN or infinity of finite numbers: their outputs, and what is computed from
+// them, are false.
+std::vector<bool> finiteWithInputs(const Graph& g);
+
+// Whether every value of g is finite whenever its inputs are (finiteWithInputs).
 bool keepsValuesFinite(const Graph& g);
+
+// Whether every floating-point constant of g is finite.
+bool finiteConstants(const Graph& g);
 
 }  // namespace ramiel

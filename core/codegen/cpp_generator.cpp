@@ -275,7 +275,9 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n"
       << "constexpr bool kFiniteGraph = " << (keepsValuesFinite(g) ? "true" : "false")
-      << ";  // whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n\n"
+      << ";  // whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n"
+      << "constexpr bool kFiniteWeights = " << (finiteConstants(g) ? "true" : "false")
+      << ";  // whether every weight is finite\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kCppVolumetric) + "\n" : std::string())

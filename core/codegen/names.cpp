@@ -28,7 +28,7 @@ const char* const kReserved[] = {
     "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel", "F", "nn",
     "concurrent", "conv2d", "max_pool2d", "conv3d", "max_pool3d", "planarWeights", "pooledSize", "KERNEL_TRIAL_CALLS", "kernel_trials_settled", "kKernelTrialCalls", "kernelTrialsSettled", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV",
     "OneDnn", "ONEDNN", "ctypes", "WEIGHTS", "FINITE_GRAPH", "kFiniteGraph", "counts_nonfinite_inputs", "NonFiniteRun",
-    "nonFiniteRuns", "nonFiniteInputs",
+    "nonFiniteRuns", "nonFiniteInputs", "FINITE_WEIGHTS", "kFiniteWeights", "reluAfter", "nonFinite",
     "WEIGHTS_FILE", "WEIGHTS_BYTES", "INPUTS", "OUTPUTS", "THREADS", "BOUND", "SLOTS", "model", "Model", "super",
     "float", "id", "isinstance", "getattr", "tuple", "forward_parallel", "forwardParallel",
     // torch.nn.Module's attributes (weights are buffers of the generated module)

@@ -208,7 +208,8 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "BOUND = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n"
       << "FINITE_GRAPH = " << (keepsValuesFinite(g) ? "True" : "False")
-      << "  # whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n\n\n"
+      << "  # whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n"
+      << "FINITE_WEIGHTS = " << (finiteConstants(g) ? "True" : "False") << "  # whether every weight is finite\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())

@@ -91,7 +91,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
             sampleRows_.push_back(shape && shape->rank() > 0 && shape->dims[0].isKnown() ? shape->dims[0].value : 1);
         }
 
-    keepsFinite_ = keepsValuesFinite(g);
+    const std::vector<bool> finite = finiteWithInputs(g);
     const BlockedLayout layout = blockedLayout(g, winogradChoice() != WinogradChoice::Never,
                                                groupedLayoutChoice() != GroupedLayoutChoice::ChannelsLast);
     blocked_ = layout.values;
@@ -100,7 +100,8 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         KernelContext ctx{g, n, {}};
         ctx.blockedOutput = !n.outputs.empty() && n.outputs[0] != kNone && blocked_[size_t(n.outputs[0])];
         ctx.blockedStage = layout.stages[size_t(n.id)];
-        ctx.finiteRun = &finiteRun_;
+        if (std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v == kNone || finite[size_t(v)]; }))
+            ctx.finiteRun = &finiteRun_;
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {
@@ -169,9 +170,9 @@ void TorchCompiledModel::setInputs(const std::vector<Tensor>& inputs)
     }
     inputs_ = std::move(converted);
     batch_ = std::max(batch, 1);
-    finiteRun_.store(keepsFinite_ && std::all_of(inputs_.begin(), inputs_.end(), [](const at::Tensor& t) {
-                         return !at::isFloatingType(t.scalar_type()) || at::isfinite(t).all().item<bool>();
-                     }));
+    finiteRun_.store(std::all_of(inputs_.begin(), inputs_.end(), [](const at::Tensor& t) {
+        return !at::isFloatingType(t.scalar_type()) || at::isfinite(t).all().item<bool>();
+    }));
 }
 
 std::vector<Tensor> TorchCompiledModel::randomInputs(int batch, uint64_t seed) const

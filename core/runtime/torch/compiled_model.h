@@ -48,8 +48,7 @@ private:
     std::vector<at::Tensor> inputs_;
     std::vector<at::Tensor> outputs_;
     int batch_ = 1;
-    bool keepsFinite_ = false;           // finite_values.h
-    std::atomic<bool> finiteRun_{false};  // the inputs are finite and the graph keeps them so
+    std::atomic<bool> finiteRun_{false};  // the inputs are finite (setInputs)
 };
 
 }  // namespace ramiel

@@ -29,8 +29,9 @@ struct KernelContext {
     std::vector<at::Tensor> constants;  // by input index; undefined when not constant
     bool blockedOutput = false;  // a convolution may leave output 0 blocked (winograd.h)
     bool blockedStage = false;   // a convolution of a blocked stage (winograd.h)
-    // True while every value of the run is finite (TorchCompiledModel::setInputs and
-    // finite_values.h); null where nothing tells (subgraphs).
+    // True while the node's inputs are finite: set where they are finite whenever the
+    // graph's inputs are (core/analysis/finite_values.h), to whether the run's inputs
+    // are (TorchCompiledModel::setInputs); null elsewhere (and in subgraphs).
     const std::atomic<bool>* finiteRun = nullptr;
 
     int64_t opset() const { return node.opset; }

@@ -1077,8 +1077,8 @@ bool holdsNonFinite(const at::Tensor& t)
 // one, then its activation `act` (fused into oneDNN's primitive where a
 // prepacked path applies it; otherwise applied in place on the output).
 // oneDNN applies Relu and Clip with vmaxps / vminps, which give a number where
-// the convolution gave NaN (ONNX's Relu, ATen's, ONNX Runtime's keep it): unless the
-// run's values are known finite (finite_values.h), a convolution whose weights, bias,
+// the convolution gave NaN (ONNX's Relu, ATen's, ONNX Runtime's keep it): unless its
+// inputs are known finite (KernelContext::finiteRun), a convolution whose weights, bias,
 // input or summand hold a NaN or an infinity (inf - inf is NaN) takes ATen's
 // convolution and then the activation.
 Kernel convolutionKernel(const KernelContext& c, ConvActivation act)

@@ -1,6 +1,7 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "prelude.cpp"
 constexpr bool kFiniteGraph = true;
+constexpr bool kFiniteWeights = true;
 // </check-only>
 // The calls of a convolution in which its kernels take turns (a kernel trial); main() runs the
 // model serially and in parallel until every trial has chosen (kernelTrialsSettled).
@@ -9,8 +10,8 @@ constexpr int kKernelTrialCalls = 8;
 // A fused Relu is oneDNN's post-op, which makes 0 of NaN where at::relu keeps it. While a call
 // of forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a
 // NonFiniteRun), or where the graph itself may make one (kFiniteGraph false), conv2d looks at
-// its tensors first and runs at::conv2d and at::relu where one holds a NaN or an infinity
-// (inf - inf is NaN).
+// its input (and where a weight is not finite, kFiniteWeights false, at its weights) and runs
+// at::conv2d and at::relu where one holds a NaN or an infinity (inf - inf is NaN).
 std::atomic<int> nonFiniteRuns{0};  // such calls under way
 
 // Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
@@ -41,10 +42,12 @@ private:
     bool counted_;
 };
 
-// Whether conv2d runs its Relu as at::relu: see nonFiniteRuns.
-bool exactRelu(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias)
+// Whether conv2d runs at::relu after at::conv2d rather than oneDNN's post-op (above).
+bool reluAfter(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias)
 {
-    return (!kFiniteGraph || nonFiniteRuns.load() > 0) && (nonFinite(x) || nonFinite(weight) || nonFinite(bias));
+    if (kFiniteGraph && nonFiniteRuns.load() == 0)
+        return false;
+    return nonFinite(x) || (!kFiniteWeights && (nonFinite(weight) || nonFinite(bias)));
 }
 
 // at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
@@ -368,7 +371,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
                   const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
-    if (relu && exactRelu(x, weight, bias))
+    if (relu && reluAfter(x, weight, bias))
         return at::conv2d(x, weight, bias, stride, padding, dilation, groups).relu_();
     return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, relu);
 }
@@ -468,7 +471,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     PackedConvolutions& packs = PackedConvolutions::instance();
-    if (packs.available() && !(relu && exactRelu(x, weight, bias)))
+    if (packs.available() && !(relu && reluAfter(x, weight, bias)))
         return packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
     at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
     return relu ? y.relu_() : y;
