@@ -1772,18 +1772,23 @@ private Q_SLOTS:
         qputenv("RAMIEL_WINOGRAD", "never");
         const auto writtenOut = build(false);
         qunsetenv("RAMIEL_WINOGRAD");
-        std::vector<Tensor> inputs = fused->randomInputs(1, 17);
+        const std::vector<Tensor> clean = fused->randomInputs(1, 17);
+        std::vector<Tensor> poisoned = clean;
         auto setFloat = [](Tensor& t, size_t i, float f) { std::memcpy(t.data.data() + i * 4, &f, 4); };
         if (poison == "nan input" || poison == "inf input")
             for (size_t i : {size_t(0), size_t(in * h * w / 2 + 5)})
-                setFloat(inputs[0], i, poison == "nan input" ? nan : std::numeric_limits<float>::infinity());
+                setFloat(poisoned[0], i, poison == "nan input" ? nan : std::numeric_limits<float>::infinity());
         if (poison == "nan summand")
-            setFloat(inputs[1], size_t(out * oh * ow / 3), nan);
-        fused->setInputs(inputs);
-        writtenOut->setInputs(inputs);
+            setFloat(poisoned[1], size_t(out * oh * ow / 3), nan);
+        const bool inputsPoisoned = poison.endsWith("input") || poison.endsWith("summand");
         for (int threads : {1, 2}) {
+            // The written-out outputs for the poisoned inputs, then (where the poison is in them) the clean ones.
+            writtenOut->setInputs(poisoned);
             writtenOut->serialExecutor(threads)->run();
             const std::vector<double> expected = *writtenOut->outputs()[0].toDoubles();
+            writtenOut->setInputs(clean);
+            writtenOut->serialExecutor(threads)->run();
+            const std::vector<double> expectedClean = *writtenOut->outputs()[0].toDoubles();
             int nonFinite = 0;
             double scale = 0;
             for (double e : expected) {
@@ -1792,12 +1797,16 @@ private Q_SLOTS:
             }
             QVERIFY2((poison == "none") == (nonFinite == 0), qPrintable(QString("%1 non-finite outputs").arg(nonFinite)));
             const auto executor = fused->serialExecutor(threads);
-            for (int run = 0; run <= kSettlingRuns; ++run) {  // through the Winograd trial and after it
+            // Through the Winograd trial and after it; poisoned inputs take turns with clean ones
+            // in the same executor (the fused path and ATen's, and their memory, run by turns).
+            for (int run = 0; run <= kSettlingRuns; ++run) {
+                const bool turnClean = inputsPoisoned && run % 2 == 1;
+                fused->setInputs(turnClean ? clean : poisoned);
                 executor->run();
                 const std::vector<double> got = *fused->outputs()[0].toDoubles();
                 QCOMPARE(got.size(), expected.size());
                 for (size_t i = 0; i < got.size(); ++i) {
-                    const double e = expected[i], g = got[i];
+                    const double e = turnClean ? expectedClean[i] : expected[i], g = got[i];
                     const bool same = std::isnan(e) ? std::isnan(g) : std::isinf(e) ? g == e
                                                                                      : std::abs(g - e) <= 1e-5 * scale;
                     QVERIFY2(same, qPrintable(QString("%1 threads, run %2, element %3: %4, written out %5")
