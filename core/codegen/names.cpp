@@ -24,7 +24,7 @@ const char* const kReserved[] = {
     "virtual", "void", "volatile", "wchar_t", "and_eq", "bitand", "bitor", "compl", "not_eq", "or_eq", "xor",
     "xor_eq", "final", "override", "main", "errno", "assert", "NULL", "EOF", "stdin", "stdout", "stderr",
     // the generated code's own names
-    "torch", "np", "numpy", "os", "sys", "time", "argparse", "threading", "at", "c10", "std", "w", "inputs",
+    "torch", "np", "numpy", "os", "functools", "sys", "time", "argparse", "threading", "at", "c10", "std", "w", "inputs",
     "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel", "F", "nn",
     "concurrent", "conv2d", "max_pool2d", "conv3d", "max_pool3d", "planarWeights", "pooledSize", "KERNEL_TRIAL_CALLS", "kernel_trials_settled", "kKernelTrialCalls", "kernelTrialsSettled", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV",
     "OneDnn", "ONEDNN", "ctypes", "WEIGHTS", "FINITE_GRAPH", "kFiniteGraph", "counts_nonfinite_inputs", "NonFiniteRun",

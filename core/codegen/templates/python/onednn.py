@@ -1,5 +1,6 @@
 # <check-only> What the rest of the module imports, so that this file lints on its own.
 import ctypes
+import functools
 import threading
 import time
 import torch
@@ -460,6 +461,7 @@ def _relu_after(x, weight, bias):
 def counts_nonfinite_inputs(method):
     """forward() or forward_parallel(), counted in _nonfinite_calls while it runs on inputs that
     hold a NaN or an infinity."""
+    @functools.wraps(method)
     def counted(self, *inputs):
         nonfinite = any(isinstance(t, torch.Tensor) and _nonfinite(t) for t in inputs)
         if nonfinite:
@@ -471,7 +473,6 @@ def counts_nonfinite_inputs(method):
             if nonfinite:
                 with _nonfinite_lock:
                     _nonfinite_calls[0] -= 1
-    counted.__doc__ = method.__doc__
     return counted
 
 
