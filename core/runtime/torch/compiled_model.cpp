@@ -102,6 +102,9 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         ctx.blockedStage = layout.stages[size_t(n.id)];
         if (std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v == kNone || finite[size_t(v)]; }))
             ctx.finiteRun = &finiteRun_;
+        ctx.finiteConstants = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
+            return v == kNone || !g.value(v).isConstant() || finite[size_t(v)];
+        });
         for (ValueId v : n.inputs)
             ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
         try {

@@ -31,8 +31,10 @@ struct KernelContext {
     bool blockedStage = false;   // a convolution of a blocked stage (winograd.h)
     // True while the node's inputs are finite: set where they are finite whenever the
     // graph's inputs are (core/analysis/finite_values.h), to whether the run's inputs
-    // are (TorchCompiledModel::setInputs); null elsewhere (and in subgraphs).
+    // are (TorchCompiledModel::setInputs; false in a subgraph's body, which none reaches);
+    // null elsewhere.
     const std::atomic<bool>* finiteRun = nullptr;
+    bool finiteConstants = true;  // every constant input's data is finite
 
     int64_t opset() const { return node.opset; }
     bool hasInput(size_t i) const { return node.input(i) != kNone; }

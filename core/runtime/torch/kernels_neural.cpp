@@ -1127,9 +1127,7 @@ Kernel convolutionKernel(const KernelContext& c, ConvActivation act)
         weight = c.constants[1];
     }
     const bool postOpDropsNaN = act.kind == ConvActivation::Relu || act.kind == ConvActivation::Clip;
-    const bool finiteConstants = !postOpDropsNaN || std::all_of(c.constants.begin(), c.constants.end(), [](const at::Tensor& t) {
-        return !t.defined() || !at::isFloatingType(t.scalar_type()) || at::isfinite(t).all().item<bool>();
-    });
+    const bool finiteConstants = c.finiteConstants;
     const std::atomic<bool>* finiteRun = c.finiteRun;
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor& w = weight.defined() ? weight : in[1];
