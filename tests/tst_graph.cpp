@@ -365,8 +365,8 @@ private Q_SLOTS:
         QVERIFY(finite[valueNamed("x")] && finite[valueNamed("w")]);
         QCOMPARE(bool(finite[valueNamed("a")]), finiteA);
         QCOMPARE(bool(finite[valueNamed("c")]), finiteA);
-        QCOMPARE(keepsValuesFinite(g), finiteA);
-        QCOMPARE(finiteConstants(g), words[0] != "Add");
+        if (words[0] == "Add")
+            QVERIFY(!finite[valueNamed("d")]);  // the NaN constant
     }
 };
 

@@ -92,7 +92,8 @@ std::vector<bool> finiteWithInputs(const Graph& g)
 {
     std::vector<bool> finiteValue(g.valueCount(), false);
     for (const Value& v : g.values())
-        finiteValue[size_t(v.id)] = v.isConstant() ? v.initializer && finite(*v.initializer) : v.producer == kNone;
+        finiteValue[size_t(v.id)] =
+            v.isConstant() ? v.initializer && finite(*v.initializer) : v.producer == kNone && !v.isOuterScope;
     for (NodeId id : buildTopology(g).order) {
         const Node& n = g.node(id);
         const std::string op = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + "." + n.opType;
@@ -105,19 +106,6 @@ std::vector<bool> finiteWithInputs(const Graph& g)
                 finiteValue[size_t(v)] = keeps;
     }
     return finiteValue;
-}
-
-bool keepsValuesFinite(const Graph& g)
-{
-    const std::vector<bool> finiteValue = finiteWithInputs(g);
-    return std::all_of(finiteValue.begin(), finiteValue.end(), [](bool f) { return f; });
-}
-
-bool finiteConstants(const Graph& g)
-{
-    const std::vector<Value>& values = g.values();
-    return std::all_of(values.begin(), values.end(),
-                       [](const Value& v) { return !v.isConstant() || (v.initializer && finite(*v.initializer)); });
 }
 
 }  // namespace ramiel

@@ -1,7 +1,7 @@
 // Whether a graph keeps its values finite: the test that lets a convolution whose
 // oneDNN post-op turns NaN into a number (Relu, Clip) skip looking for NaN and
-// infinity in its input on every run (the runtime's kernels_neural.cpp, the exported
-// code's conv2d). A run's values are all finite when its inputs are, the graph keeps
+// infinity in its input on every run (the runtime's kernels_neural.cpp), and that
+// decides where the exported code fuses a Relu (lowering.cpp). A run's values are all finite when its inputs are, the graph keeps
 // them so, and no arithmetic overflows float; the overflow is left out, as any float
 // runtime leaves it to the model.
 #pragma once
@@ -11,18 +11,13 @@
 namespace ramiel {
 
 // By value id: whether the value is finite whenever the graph's inputs are. True for
-// the inputs, for constants whose data is finite, and for the outputs of a node of an
+// the inputs (not for a subgraph's outer values), for constants whose data is finite,
+// and for the outputs of a node of an
 // operator that makes finite outputs of finite inputs, with finite float attributes,
 // whose inputs all are (and of a division by a constant without zeros). Other
 // divisions, roots, logarithms, powers, reciprocals, normalizations and subgraphs can
 // make NaN or infinity of finite numbers: their outputs, and what is computed from
 // them, are false.
 std::vector<bool> finiteWithInputs(const Graph& g);
-
-// Whether every value of g is finite whenever its inputs are (finiteWithInputs).
-bool keepsValuesFinite(const Graph& g);
-
-// Whether every floating-point constant of g is finite.
-bool finiteConstants(const Graph& g);
 
 }  // namespace ramiel

@@ -2,7 +2,6 @@
 // the schedule on one std::thread per worker, in ATen calls, and a benchmark main())
 // and the CMakeLists.txt that builds it against libtorch. main.cpp is the model's
 // tables and methods, spliced between the fixed code of templates/cpp/.
-#include "core/analysis/finite_values.h"
 #include "core/codegen/program.h"
 #include "core/codegen/templates.h"
 #include "core/util/text.h"
@@ -273,11 +272,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     o << "};  // intra-op threads of each worker\n"
       << "constexpr double kBound = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0"))
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
-      << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n"
-      << "constexpr bool kFiniteGraph = " << (keepsValuesFinite(g) ? "true" : "false")
-      << ";  // whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n"
-      << "constexpr bool kFiniteWeights = " << (finiteConstants(g) ? "true" : "false")
-      << ";  // whether every weight is finite\n\n"
+      << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kCppVolumetric) + "\n" : std::string())

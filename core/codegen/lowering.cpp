@@ -1,5 +1,7 @@
 #include "core/codegen/lowering.h"
 
+#include "core/analysis/finite_values.h"
+
 #include "core/ir/batch_norm.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
@@ -145,6 +147,7 @@ struct Context {
     LoweredModel& out;
     const Node& node;
     int batch;  // the samples forward() runs at once; the shapes are at batch 1
+    const std::vector<bool>& finite;  // by value id: finite whenever the graph's inputs are (finite_values.h)
 
     [[noreturn]] void unsupported(const std::string& why) const
     {
@@ -759,11 +762,15 @@ const std::map<std::string, Lowering>& lowerings()
         std::map<std::string, Lowering> r;
         r["Conv"] = [](const Context& c) { return conv(c); };
         // Ramiel's fused convolution (fuse-conv-activation): the convolution, plus its summand
-        // where it has one, then its activation.
+        // where it has one, then its activation. oneDNN's Relu post-op makes 0 of NaN: conv2d fuses
+        // a Relu only where the node's inputs are finite whenever the graph's are (and looks at
+        // its input in a call whose inputs are not); elsewhere the Relu is written out.
         r[kFusedConv] = [](const Context& c) {
             bool fused = false;
-            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))})
-                                 : conv(c, c.node.attrString("activation", "") == "Relu" ? &fused : nullptr);
+            const bool finiteInputs = std::all_of(c.node.inputs.begin(), c.node.inputs.end(),
+                                                  [&](ValueId v) { return v == kNone || c.finite[size_t(v)]; });
+            const bool fusable = c.node.attrString("activation", "") == "Relu" && finiteInputs;
+            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, fusable ? &fused : nullptr);
             return fused ? y : activated(c, y);
         };
         // fuse-batchnorm's ai.ramiel.FusedBatchNorm: cat of the parts (more than one),
@@ -1388,9 +1395,10 @@ LoweredModel lowerModel(const Model& model, int batch)
     }
     out.nodeExpr.resize(g.nodeCount());
     out.outputCount.assign(g.nodeCount(), 1);
+    const std::vector<bool> finite = finiteWithInputs(g);
     std::set<ValueId> seen;
     for (const Node& n : g.nodes()) {
-        Context c{model, g, out, n, batch};
+        Context c{model, g, out, n, batch, finite};
         if (n.outputs.empty() || n.outputs[0] == kNone)
             c.unsupported("the node has no first output");
         out.nodeExpr[size_t(n.id)] = lowerings().at(n.opType)(c);

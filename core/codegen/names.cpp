@@ -27,8 +27,8 @@ const char* const kReserved[] = {
     "torch", "np", "numpy", "os", "functools", "sys", "time", "argparse", "threading", "at", "c10", "std", "w", "inputs",
     "slots", "Slot", "Slots", "Weights", "Ints", "load_weights", "serial", "parallel", "run_parallel", "F", "nn",
     "concurrent", "conv2d", "max_pool2d", "conv3d", "max_pool3d", "planarWeights", "pooledSize", "KERNEL_TRIAL_CALLS", "kernel_trials_settled", "kKernelTrialCalls", "kernelTrialsSettled", "kInf", "Aborted", "Workers", "PackedConvolutions", "PACKED_CONV",
-    "OneDnn", "ONEDNN", "ctypes", "WEIGHTS", "FINITE_GRAPH", "kFiniteGraph", "counts_nonfinite_inputs", "NonFiniteRun",
-    "nonFiniteRuns", "nonFiniteInputs", "FINITE_WEIGHTS", "kFiniteWeights", "reluAfter", "nonFinite",
+    "OneDnn", "ONEDNN", "ctypes", "WEIGHTS", "counts_nonfinite_inputs", "NonFiniteRun", "nonFiniteRuns",
+    "nonFiniteInputs", "reluAfter", "nonFinite",
     "WEIGHTS_FILE", "WEIGHTS_BYTES", "INPUTS", "OUTPUTS", "THREADS", "BOUND", "SLOTS", "model", "Model", "super",
     "float", "id", "isinstance", "getattr", "tuple", "forward_parallel", "forwardParallel",
     // torch.nn.Module's attributes (weights are buffers of the generated module)

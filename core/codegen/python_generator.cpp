@@ -1,7 +1,6 @@
 // Renders a Program as Python (docs/codegen.md shows an excerpt): model.py, a torch.nn.Module
 // whose forward() runs the model serially and forward_parallel() the schedule, with the fixed
 // code of templates/python/ spliced in; run.py, its benchmark; README.md.
-#include "core/analysis/finite_values.h"
 #include "core/codegen/program.h"
 #include "core/codegen/templates.h"
 #include "core/util/text.h"
@@ -206,10 +205,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
         o << (c ? ", " : "") << p.threads[c];
     o << "]  # intra-op threads of each worker\n"
       << "BOUND = " << (p.bound > 0 ? formatFixed(p.bound, 2) : std::string("0")) << "  # the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
-      << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n"
-      << "FINITE_GRAPH = " << (keepsValuesFinite(g) ? "True" : "False")
-      << "  # whether every node makes finite values of finite ones (no division, root, logarithm, ...)\n"
-      << "FINITE_WEIGHTS = " << (finiteConstants(g) ? "True" : "False") << "  # whether every weight is finite\n\n\n"
+      << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())

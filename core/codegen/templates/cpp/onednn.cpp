@@ -1,17 +1,14 @@
 // <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
 #include "prelude.cpp"
-constexpr bool kFiniteGraph = true;
-constexpr bool kFiniteWeights = true;
 // </check-only>
 // The calls of a convolution in which its kernels take turns (a kernel trial); main() runs the
 // model serially and in parallel until every trial has chosen (kernelTrialsSettled).
 constexpr int kKernelTrialCalls = 8;
 
-// A fused Relu is oneDNN's post-op, which makes 0 of NaN where at::relu keeps it. While a call
-// of forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a
-// NonFiniteRun), or where the graph itself may make one (kFiniteGraph false), conv2d looks at
-// its input (and where a weight is not finite, kFiniteWeights false, at its weights) and runs
-// at::conv2d and at::relu where one holds a NaN or an infinity (inf - inf is NaN).
+// A fused Relu is oneDNN's post-op, which makes 0 of NaN where at::relu keeps it. Ramiel fuses it
+// only into convolutions whose inputs are finite whenever the model's are; while a call of
+// forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a NonFiniteRun),
+// conv2d looks at its input and runs at::conv2d and at::relu where it holds one (inf - inf is NaN).
 std::atomic<int> nonFiniteRuns{0};  // such calls under way
 
 // Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
@@ -43,12 +40,7 @@ private:
 };
 
 // Whether conv2d runs at::relu after at::conv2d rather than oneDNN's post-op (above).
-bool reluAfter(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias)
-{
-    if (kFiniteGraph && nonFiniteRuns.load() == 0)
-        return false;
-    return nonFinite(x) || (!kFiniteWeights && (nonFinite(weight) || nonFinite(bias)));
-}
+bool reluAfter(const at::Tensor& x) { return nonFiniteRuns.load() > 0 && nonFinite(x); }
 
 // at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
 [[maybe_unused]] int64_t pooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
@@ -371,7 +363,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
                   const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
-    if (relu && reluAfter(x, weight, bias))
+    if (relu && reluAfter(x))
         return at::conv2d(x, weight, bias, stride, padding, dilation, groups).relu_();
     return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, relu);
 }
@@ -471,7 +463,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     PackedConvolutions& packs = PackedConvolutions::instance();
-    if (packs.available() && !(relu && reluAfter(x, weight, bias)))
+    if (packs.available() && !(relu && reluAfter(x)))
         return packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
     at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
     return relu ? y.relu_() : y;

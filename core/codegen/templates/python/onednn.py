@@ -5,8 +5,6 @@ import threading
 import time
 import torch
 import torch.nn.functional as F
-FINITE_GRAPH = True
-FINITE_WEIGHTS = True
 # </check-only>
 # 2-D convolutions and max pooling as oneDNN primitives, as Ramiel's runtime runs convolutions.
 # A primitive is made once for each input size and intra-op thread count it meets (oneDNN fixes
@@ -437,11 +435,10 @@ def _onednn_convolution(*args):
 _convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
 _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 
-# A fused Relu is oneDNN's post-op, which makes 0 of NaN where F.relu keeps it. While a call of
-# forward() or forward_parallel() runs on inputs that hold a NaN or an infinity, or where the
-# graph itself may make one (FINITE_GRAPH false), conv2d looks at its input (and where a weight
-# is not finite, FINITE_WEIGHTS false, at its weights) and runs F.conv2d and F.relu where one
-# holds a NaN or an infinity (inf - inf is NaN).
+# A fused Relu is oneDNN's post-op, which makes 0 of NaN where F.relu keeps it. Ramiel fuses it
+# only into convolutions whose inputs are finite whenever the model's are; while a call of
+# forward() or forward_parallel() runs on inputs that hold a NaN or an infinity, conv2d looks at
+# its input and runs F.conv2d and F.relu where it holds one (inf - inf is NaN).
 _nonfinite_calls = [0]  # such calls under way
 _nonfinite_lock = threading.Lock()
 
@@ -449,13 +446,6 @@ _nonfinite_lock = threading.Lock()
 def _nonfinite(t):
     """Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy."""
     return t is not None and t.is_floating_point() and not bool(torch.isfinite(t.sum()))
-
-
-def _relu_after(x, weight, bias):
-    """Whether conv2d runs F.relu after F.conv2d rather than oneDNN's post-op (above)."""
-    if FINITE_GRAPH and not _nonfinite_calls[0]:
-        return False
-    return _nonfinite(x) or not FINITE_WEIGHTS and (_nonfinite(weight) or _nonfinite(bias))
 
 
 def counts_nonfinite_inputs(method):
@@ -479,7 +469,7 @@ def counts_nonfinite_inputs(method):
 def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False):
     """F.conv2d (then F.relu when relu=True) on a channels-last input."""
     x = x.contiguous(memory_format=torch.channels_last)
-    if ONEDNN is None and not PACKED_CONV or relu and _relu_after(x, weight, bias):
+    if ONEDNN is None and not PACKED_CONV or relu and _nonfinite_calls[0] and _nonfinite(x):
         y = F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
         return F.relu(y, inplace=True) if relu else y
     key = (id(weight), x.shape, torch.get_num_threads())
