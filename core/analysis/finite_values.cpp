@@ -98,14 +98,17 @@ std::vector<bool> finiteWithInputs(const Graph& g)
         const Node& n = g.node(id);
         const std::string op = n.domain.empty() || n.domain == "ai.onnx" ? n.opType : n.domain + "." + n.opType;
         const bool keeps = !n.hasSubgraphs() && (finiteOperators().count(op) || dividesByNonZeroConstant(g, n)) &&
-                           finiteAttributes(n) &&
-                           std::all_of(n.inputs.begin(), n.inputs.end(),
-                                       [&](ValueId v) { return v == kNone || finiteValue[size_t(v)]; });
+                           finiteAttributes(n) && readsFiniteValues(n, finiteValue);
         for (ValueId v : n.outputs)
             if (v != kNone)
                 finiteValue[size_t(v)] = keeps;
     }
     return finiteValue;
+}
+
+bool readsFiniteValues(const Node& n, const std::vector<bool>& finite)
+{
+    return std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v == kNone || finite[size_t(v)]; });
 }
 
 }  // namespace ramiel

@@ -18,4 +18,7 @@ namespace ramiel {
 // outputs, and what is computed from them, are false.
 std::vector<bool> finiteWithInputs(const Graph& g);
 
+// Whether every value node n reads is so (`finite` from finiteWithInputs).
+bool readsFiniteValues(const Node& n, const std::vector<bool>& finite);
+
 }  // namespace ramiel

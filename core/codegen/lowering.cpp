@@ -767,9 +767,7 @@ const std::map<std::string, Lowering>& lowerings()
         // its input in a call whose inputs are not); elsewhere the Relu is written out.
         r[kFusedConv] = [](const Context& c) {
             bool fused = false;
-            const bool finiteInputs = std::all_of(c.node.inputs.begin(), c.node.inputs.end(),
-                                                  [&](ValueId v) { return v == kNone || c.finite[size_t(v)]; });
-            const bool fusable = c.node.attrString("activation", "") == "Relu" && finiteInputs;
+            const bool fusable = c.node.attrString("activation", "") == "Relu" && readsFiniteValues(c.node, c.finite);
             const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, fusable ? &fused : nullptr);
             return fused ? y : activated(c, y);
         };

@@ -100,7 +100,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         KernelContext ctx{g, n, {}};
         ctx.blockedOutput = !n.outputs.empty() && n.outputs[0] != kNone && blocked_[size_t(n.outputs[0])];
         ctx.blockedStage = layout.stages[size_t(n.id)];
-        if (std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) { return v == kNone || finite[size_t(v)]; }))
+        if (readsFiniteValues(n, finite))
             ctx.finiteRun = &finiteRun_;
         ctx.finiteConstants = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
             return v == kNone || !g.value(v).isConstant() || finite[size_t(v)];
