@@ -760,6 +760,29 @@ private Q_SLOTS:
         qInfo("%s: %d parallel configurations equal the serial output", qPrintable(name), runs);
     }
 
+    // Two graph copies on two workers (batch 4, d = 2) run the same convolutions at once, whose
+    // kernel trials each worker's calls feed (Winograd and direct in turns, then the choice):
+    // every run through the trials and after them gives the serial output.
+    void hyperclusteredThroughKernelTrials_data() { test::addTorchvisionRows(); }
+    void hyperclusteredThroughKernelTrials()
+    {
+        QFETCH(QString, name);
+        Loaded l(name);
+        l.compiled->setInputs(l.compiled->randomInputs(4, 11));
+        l.compiled->serialExecutor(1)->run();
+        const std::vector<Tensor> serial = l.compiled->outputs();
+        const auto executor = l.compiled->parallelExecutor(l.plan("linear", 2, 4, 2));
+        for (int run = 0; run < kKernelTrialCalls + 2; ++run) {
+            executor->run();
+            const auto parallel = l.compiled->outputs();
+            QCOMPARE(parallel.size(), serial.size());
+            for (size_t i = 0; i < serial.size(); ++i) {
+                const double d = relativeDifference(parallel[i], serial[i]);
+                QVERIFY2(d < 1e-5, qPrintable(QString("run %1, output %2: %3").arg(run).arg(i).arg(d)));
+            }
+        }
+    }
+
     // A hybrid schedule (serial parts on 2 intra-op threads, node by node) gives
     // the serial output, on batch 1 and run after run.
     void hybridEqualsSerial_data() { test::addTorchvisionRows(); }
