@@ -483,7 +483,7 @@ private:
             best = std::min(best, seconds);
         // Threads that come and go, a few calls each, end it too: on the fastest timed, or on
         // the rule's kernel (the first) where none was.
-        if (own + 1 == kKernelTrialCalls || ++slot.done == kKernelTrialCalls * Slot::kThreadsAtMost) {
+        if (own + 1 == kKernelTrialCalls || slot.calls >= kKernelTrialCalls * Slot::kThreadsAtMost) {
             const int fastest = int(std::min_element(slot.best, slot.best + slot.count) - slot.best);
             slot.primitive = slot.candidates[fastest];
             for (auto& c : slot.candidates)
@@ -954,7 +954,7 @@ private:
         int count = 0;  // of candidates
         int phase = 0;  // the candidate of the first call: neighbours differ, so blocked
                         // values meet readers of both kinds in the trial runs
-        int calls = 0, done = 0;
+        int calls = 0;  // by every thread
         // Each calling thread's calls so far. Two copies of GoogLeNet at batch 2 on two workers:
         // Winograd's 56x56 convolution took 15-60 ms in each thread's first five calls (the
         // direct kernel 12-13 ms from the start) and 5.6-6.2 ms from its seventh on, as once
