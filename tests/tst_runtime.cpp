@@ -1607,7 +1607,8 @@ private Q_SLOTS:
         QTest::addColumn<bool>("relu");
         QTest::addColumn<int>("batch");
         // 64 -> 64 on 16x16 takes oneDNN's Winograd kernel on the blocked layout, with reorders
-        // around it; 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
+        // around it (for one image, its F(2x2) and F(4x4) kernels both in the trial where the
+        // machine has them); 32 -> 32 the direct one on channels-last. Two groups of 16 channels run
         // in row bands on two threads (wantsRowBands), uneven ones on 17 rows; 32 groups of 16
         // channels on 28x28 or more outputs also try oneDNN's blocked layout with reorders
         // (wantsBlockedGroups), the trial running both kernels. An image of 3 or

@@ -309,6 +309,20 @@ bool wantsRowBands(int64_t batch, int64_t outRows, int64_t groups, int64_t inPer
            outRows >= 4 * threads && (stride > 1 || groups <= 2 * threads);
 }
 
+// Moves a primitive descriptor on to the next kernel oneDNN offers for its operation, whose
+// descriptor must still live (the iterator reads it again); false where there is none. oneDNN
+// 2.6 takes the first from its primitive cache where a primitive of the same operation was
+// made before, and its iterator then starts over, offering that kernel again: so the next is
+// the first whose name differs.
+bool nextImplementation(dnnl::convolution_forward::primitive_desc& pd)
+{
+    const std::string first = pd.impl_info_str();
+    while (pd.next_impl())
+        if (first != pd.impl_info_str())
+            return true;
+    return false;
+}
+
 // Whether a Winograd convolution of a batch runs image by image: a one-image primitive on
 // one thread, the images shared out evenly among the intra-op threads. oneDNN 2.6 has its
 // F(2x2, 3x3) kernel for one image only and gives a batch its F(4x4, 3x3) one, whose
@@ -750,6 +764,14 @@ private:
                     auto batch = makePrimitive(sizes, threads, win, image, Layout::Winograd, false);
                     if (batch->blocked)
                         slot->candidates[slot->count++] = std::move(batch);
+                } else if (p->bands.empty()) {
+                    // Nor is oneDNN's first Winograd kernel for one whole image, its F(2x2, 3x3),
+                    // always the faster: alone, one thread (Zen 4 host), its F(4x4, 3x3) took
+                    // 0.70x of its time on ResNet's 64 -> 64 at 56x56 and 0.44x on GoogLeNet's
+                    // 96 -> 208 at 14x14, but 1.08x on ResNet's 256 -> 256 at 14x14
+                    // (docs/runtime.md). So the next kernel oneDNN offers takes its turns too.
+                    if (auto next = makePrimitive(sizes, threads, win, image, Layout::Winograd, false, true))
+                        slot->candidates[slot->count++] = std::move(next);
                 }
             } else {
                 slot->primitive = p;
@@ -761,9 +783,12 @@ private:
 
     // A primitive as the rules say, on oneDNN's blocked layout where `layout` asks for it
     // and oneDNN has a kernel for the shape there; `byImage` false: a Winograd one for the
-    // whole batch where wantsImageByImage would run it image by image.
+    // whole batch where wantsImageByImage would run it image by image. `nextKernel`: the
+    // whole input's Winograd primitive on the kernel oneDNN offers after its first, in no
+    // bands; null where it offers none.
     std::shared_ptr<const Primitive> makePrimitive(const std::vector<int64_t>& sizes, int threads, const Window& win,
-                                                   bool image, Layout layout, bool byImage = true) const
+                                                   bool image, Layout layout, bool byImage = true,
+                                                   bool nextKernel = false) const
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -816,8 +841,12 @@ private:
             const dnnl::memory::desc anySrc(src.dims(), f32, blocked), anyDst(dst.dims(), f32, blocked);
             const auto alg = layout == Layout::Winograd ? dnnl::algorithm::convolution_winograd : direct;
             try {
-                p->pd = dnnl::convolution_forward::primitive_desc(convDesc(alg, anySrc, anyDst, padL, padR), attr,
-                                                                  dnnlEngine());
+                // The descriptor outlives the primitive descriptor's iterator, which reads it
+                // again for every next kernel.
+                const dnnl::convolution_forward::desc blockedDesc = convDesc(alg, anySrc, anyDst, padL, padR);
+                p->pd = dnnl::convolution_forward::primitive_desc(blockedDesc, attr, dnnlEngine());
+                if (nextKernel && !nextImplementation(p->pd))
+                    return nullptr;
                 const dnnl::engine& eng = dnnlEngine();
                 auto is16c = [&](const dnnl::memory::desc& d, const std::vector<int64_t>& s) {
                     return s[1] % 16 == 0 && d == dnnl::memory::desc(dims(s.begin(), s.end()), f32, tag::nChw16c);
@@ -831,6 +860,8 @@ private:
             } catch (const dnnl::error&) {  // none for this shape or these post-ops: the direct kernel
                 p->blocked.reset();
             }
+            if (nextKernel && !p->blocked)
+                return nullptr;
         }
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
@@ -880,7 +911,7 @@ private:
             p->bands.push_back(std::move(b));
             return *p->bands.back();
         };
-        if (layout == Layout::Winograd && p->blocked && !p->perImage &&
+        if (layout == Layout::Winograd && p->blocked && !p->perImage && !nextKernel &&
             wantsWinogradBands(sizes[0], sizes[1], o, out[2], out[3], threads)) {
             try {
                 IntraOpThreadsScope oneThread(1);
@@ -949,7 +980,8 @@ private:
         std::shared_ptr<const Primitive> primitive;  // set once settled
         std::mutex trial;
         // Blocked (Winograd or direct), channels-last, and where the Winograd one runs image
-        // by image, the batch's Winograd one.
+        // by image, the batch's Winograd one, or where it runs whole, oneDNN's next Winograd
+        // kernel for it.
         std::shared_ptr<const Primitive> candidates[3];
         int count = 0;  // of candidates
         int phase = 0;  // the candidate of the first call: neighbours differ, so blocked
