@@ -104,6 +104,11 @@ public:
                         trial->candidates[trial->count++] = std::move(byImage);
                     }
                 }
+                // Otherwise the next Winograd kernel oneDNN offers, as the runtime tries it: for
+                // one image its F(4x4, 3x3) after its F(2x2, 3x3), on some shapes the faster.
+                if (trial->count == 2)
+                    if (auto next = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true, true))
+                        trial->candidates[trial->count++] = std::move(next);
             }
             if (trial->count == 1)
                 trial->chosen = trial->candidates[0].get();
@@ -160,7 +165,7 @@ private:
 
     // A convolution's kernels: the direct one and, where the runtime's rule admits Winograd's
     // algorithm and oneDNN has a kernel for it, that one too (and for a small batch, image by
-    // image), taking turns in the first kKernelTrialCalls calls, each timed where the model runs
+    // image; otherwise oneDNN's next Winograd kernel where it offers one), taking turns in the first kKernelTrialCalls calls, each timed where the model runs
     // it (not its first call); then the fastest stays. Which wins depends on the machine as much
     // as on the shape, so the runtime chooses so too.
     struct Trial {
@@ -249,6 +254,19 @@ private:
         stream.wait();
     }
 
+    // Moves pd on to the next kernel oneDNN offers for its operation (whose description must
+    // outlive pd: the iterator reads it again); false where there is none. Where a primitive of
+    // the same operation is in oneDNN's cache, the iterator offers its kernel first and again
+    // as it starts over, so the next is the first whose name differs.
+    static bool nextImplementation(dnnl::convolution_forward::primitive_desc& pd)
+    {
+        const std::string first = pd.impl_info_str();
+        while (pd.next_impl())
+            if (first != pd.impl_info_str())
+                return true;
+        return false;
+    }
+
     static dnnl::memory::desc channelsLast(const Ints& sizes)
     {
         return {sizes, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc};
@@ -267,10 +285,11 @@ private:
     }
 
     // A direct convolution on channels-last tensors, or with `winograd` Winograd's on oneDNN's
-    // blocked layout (none where oneDNN has no such kernel for it).
+    // blocked layout (none where oneDNN has no such kernel for it); with `nextKernel` too, on the
+    // Winograd kernel oneDNN offers after its first (none where it offers no other).
     std::unique_ptr<Primitive> convolution(const Ints& sizes, const at::Tensor& weight, const at::Tensor& bias,
                                            const Ints& stride, const Ints& padding, const Ints& dilation,
-                                           int64_t groups, bool relu, bool winograd)
+                                           int64_t groups, bool relu, bool winograd, bool nextKernel = false)
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -310,6 +329,8 @@ private:
                 return nullptr;
             throw;
         }
+        if (nextKernel && !nextImplementation(pd))
+            return nullptr;
         auto p = made(dnnl::convolution_forward(pd), pd, out);
         if (winograd) {
             p->plainSrc = channelsLast(sizes);

@@ -71,6 +71,9 @@ def _load_onednn():
             ('dnnl_post_ops_append_eltwise', [p, f, i, f, f]),
             ('dnnl_post_ops_destroy', [p]),
             ('dnnl_primitive_desc_create', [p, p, p, p, p]),
+            ('dnnl_primitive_desc_iterator_create', [p, p, p, p, p]),
+            ('dnnl_primitive_desc_iterator_destroy', [p]),
+            ('dnnl_primitive_desc_query', [p, i, i, p]),
             ('dnnl_reorder_primitive_desc_create', [p, p, p, p, p, p]),
             ('dnnl_primitive_desc_destroy', [p]),
             ('dnnl_primitive_create', [p, p]),
@@ -81,6 +84,10 @@ def _load_onednn():
             ('dnnl_memory_destroy', [p])):
         function = getattr(lib, name)
         function.argtypes, function.restype, function.errcheck = argtypes, i, check
+    lib.dnnl_primitive_desc_iterator_next.argtypes = [p]  # its end is a status, not an error
+    lib.dnnl_primitive_desc_iterator_next.restype = i
+    lib.dnnl_primitive_desc_iterator_fetch.argtypes = [p]
+    lib.dnnl_primitive_desc_iterator_fetch.restype = p
     lib.dnnl_primitive_desc_query_md.argtypes = [p, i, i]
     lib.dnnl_primitive_desc_query_md.restype = p
     lib.dnnl_memory_desc_get_size.argtypes = [p]
@@ -104,7 +111,7 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 # oneDNN 2's C constants (dnnl_types.h).
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
 _CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x1ff
-_SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD = 129, 131, 133, 136
+_SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD = 1, 17, 33, 41, 80
 _Dims = ctypes.c_int64 * 12  # dnnl_dims_t
 
@@ -157,6 +164,29 @@ class _Primitive:
 
     def _make(self, desc, attr):
         ONEDNN.dnnl_primitive_desc_create(ctypes.byref(self.pd), desc, attr, _ENGINE, None)
+        self._create()
+
+    def _make_next(self, desc, attr):
+        """The primitive on the kernel oneDNN offers after its first for desc; a RuntimeError where
+        it offers no other. Where a primitive of the same operation is in oneDNN's cache, the
+        iterator offers its kernel first and again as it starts over, so the next is the first
+        whose name differs."""
+        iterator, first = _handle(), None
+        ONEDNN.dnnl_primitive_desc_iterator_create(ctypes.byref(iterator), desc, attr, _ENGINE, None)
+        try:
+            while True:
+                pd = ONEDNN.dnnl_primitive_desc_iterator_fetch(iterator)
+                name = ctypes.c_char_p()
+                ONEDNN.dnnl_primitive_desc_query(pd, _IMPL_INFO_STR, 0, ctypes.byref(name))
+                if first is not None and name.value != first:
+                    self.pd = ctypes.c_void_p(pd)
+                    break
+                first = name.value
+                ONEDNN.dnnl_primitive_desc_destroy(pd)
+                if ONEDNN.dnnl_primitive_desc_iterator_next(iterator) != 0:
+                    raise RuntimeError('oneDNN offers one kernel only')
+        finally:
+            ONEDNN.dnnl_primitive_desc_iterator_destroy(iterator)
         self._create()
 
     def _create(self):
@@ -239,9 +269,10 @@ class _Reorder(_Primitive):
 class _Convolution(_Primitive):
     """A convolution (then Relu when relu=True); bias may be None. Winograd's algorithm runs on
     oneDNN's blocked layout, its input reordered in and its output out; a RuntimeError where oneDNN
-    has no Winograd kernel for the convolution."""
+    has no Winograd kernel for the convolution (with next_kernel, none after its first)."""
 
-    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu, winograd=False):
+    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu, winograd=False,
+                 next_kernel=False):
         o, i, kh, kw = weight.shape
         n, c, h, w = x_shape
         oh = (h + 2 * padding[0] - (kh - 1) * dilation[0] - 1) // stride[0] + 1
@@ -267,7 +298,7 @@ class _Convolution(_Primitive):
             ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, _RELU, 0.0, 0.0)
         ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
         try:
-            self._make(desc, attr)
+            self._make_next(desc, attr) if next_kernel else self._make(desc, attr)
         finally:
             ONEDNN.dnnl_post_ops_destroy(post_ops)
             ONEDNN.dnnl_primitive_attr_destroy(attr)
@@ -429,7 +460,12 @@ def _onednn_convolution(*args):
             return _Faster(direct, winograd, _ImageByImage(one, batch))
         except RuntimeError:  # none for one image
             pass
-    return _Faster(direct, winograd)
+    try:
+        # The next Winograd kernel oneDNN offers too, as the runtime tries it: for one image its
+        # F(4x4, 3x3) after its F(2x2, 3x3), on some shapes the faster.
+        return _Faster(direct, winograd, _Convolution(*args, winograd=True, next_kernel=True))
+    except RuntimeError:  # it offers no other
+        return _Faster(direct, winograd)
 
 
 _convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
