@@ -770,7 +770,7 @@ private:
                     // 0.70x of its time on ResNet's 64 -> 64 at 56x56 and 0.44x on GoogLeNet's
                     // 96 -> 208 at 14x14, but 1.08x on ResNet's 256 -> 256 at 14x14
                     // (docs/runtime.md). So the next kernel oneDNN offers takes its turns too.
-                    if (auto next = makePrimitive(sizes, threads, win, image, Layout::Winograd, false, true))
+                    if (auto next = makePrimitive(sizes, threads, win, image, Layout::Winograd, true, true))
                         slot->candidates[slot->count++] = std::move(next);
                 }
             } else {
@@ -784,8 +784,8 @@ private:
     // A primitive as the rules say, on oneDNN's blocked layout where `layout` asks for it
     // and oneDNN has a kernel for the shape there; `byImage` false: a Winograd one for the
     // whole batch where wantsImageByImage would run it image by image. `nextKernel`: the
-    // whole input's Winograd primitive on the kernel oneDNN offers after its first, in no
-    // bands; null where it offers none.
+    // whole input's Winograd primitive on the kernel oneDNN offers after its first, neither
+    // image by image nor in bands; null where it offers none.
     std::shared_ptr<const Primitive> makePrimitive(const std::vector<int64_t>& sizes, int threads, const Window& win,
                                                    bool image, Layout layout, bool byImage = true,
                                                    bool nextKernel = false) const
@@ -865,8 +865,8 @@ private:
         }
         // The weights, reordered once from [O, I, kH, kW] (goihw for groups) into the primitive's layout.
         const dnnl::memory::desc plainWeights(weightDims, f32, groups_ == 1 ? tag::oihw : tag::goihw);
-        if (layout == Layout::Winograd && byImage && p->blocked && p->blocked->srcIs16c && p->blocked->dstIs16c &&
-            wantsImageByImage(sizes[0], out[2] * out[3], threads)) {
+        if (layout == Layout::Winograd && byImage && !nextKernel && p->blocked && p->blocked->srcIs16c &&
+            p->blocked->dstIs16c && wantsImageByImage(sizes[0], out[2] * out[3], threads)) {
             try {
                 IntraOpThreadsScope oneThread(1);
                 const dnnl::memory::desc imageSrc(dims{1, sizes[1], sizes[2], sizes[3]}, f32, tag::nChw16c);

@@ -165,9 +165,10 @@ private:
 
     // A convolution's kernels: the direct one and, where the runtime's rule admits Winograd's
     // algorithm and oneDNN has a kernel for it, that one too (and for a small batch, image by
-    // image; otherwise oneDNN's next Winograd kernel where it offers one), taking turns in the first kKernelTrialCalls calls, each timed where the model runs
-    // it (not its first call); then the fastest stays. Which wins depends on the machine as much
-    // as on the shape, so the runtime chooses so too.
+    // image; otherwise oneDNN's next Winograd kernel where it offers one), taking turns in the
+    // first kKernelTrialCalls calls, each timed where the model runs it (not its first call);
+    // then the fastest stays. Which wins depends on the machine as much as on the shape, so the
+    // runtime chooses so too.
     struct Trial {
         std::unique_ptr<Primitive> candidates[3];
         int count = 0;  // of candidates

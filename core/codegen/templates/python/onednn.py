@@ -298,7 +298,10 @@ class _Convolution(_Primitive):
             ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, _RELU, 0.0, 0.0)
         ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
         try:
-            self._make_next(desc, attr) if next_kernel else self._make(desc, attr)
+            if next_kernel:
+                self._make_next(desc, attr)
+            else:
+                self._make(desc, attr)
         finally:
             ONEDNN.dnnl_post_ops_destroy(post_ops)
             ONEDNN.dnnl_primitive_attr_destroy(attr)
@@ -441,8 +444,8 @@ class _ImageByImage:
 
 def _onednn_convolution(*args):
     """A convolution as a oneDNN primitive; where the runtime's rule admits Winograd's algorithm
-    and oneDNN has a kernel for it, that (for a small batch also image by image) and the direct
-    kernel in a trial (_Faster)."""
+    and oneDNN has a kernel for it, that (for a small batch also image by image, otherwise also
+    oneDNN's next Winograd kernel where it offers one) and the direct kernel in a trial (_Faster)."""
     direct = _Convolution(*args)
     x_shape, weight, bias, stride, padding, dilation, groups, relu = args
     if not _wants_winograd(weight, direct.out_shape, stride, dilation, groups):
