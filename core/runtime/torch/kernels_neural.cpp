@@ -768,7 +768,7 @@ private:
                     // Nor is oneDNN's first Winograd kernel for one whole image, its F(2x2, 3x3),
                     // always the faster: alone, one thread (Zen 4 host), its F(4x4, 3x3) took
                     // 0.70x of its time on ResNet's 64 -> 64 at 56x56 and 0.44x on GoogLeNet's
-                    // 96 -> 208 at 14x14, but 1.08x on ResNet's 256 -> 256 at 14x14
+                    // 96 -> 208 at 14x14, but 1.07x on ResNet's 256 -> 256 at 14x14
                     // (docs/runtime.md). So the next kernel oneDNN offers takes its turns too.
                     if (auto next = makePrimitive(sizes, threads, win, image, Layout::Winograd, true, true))
                         slot->candidates[slot->count++] = std::move(next);
