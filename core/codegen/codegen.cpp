@@ -48,6 +48,17 @@ int Program::inputIndex(ValueId v) const
     return -1;
 }
 
+std::vector<int64_t> Program::inputDims(ValueId v) const
+{
+    std::vector<int64_t> dims;
+    if (const auto& shape = model.graph.value(v).type.shape)
+        for (const Dim& d : shape->dims)
+            dims.push_back(d.value);
+    if (!dims.empty() && dims[0] > 0)
+        dims[0] *= schedule.batch;
+    return dims;
+}
+
 std::string formatReal(double v)
 {
     if (std::isnan(v))

@@ -253,13 +253,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
     o << "struct InputSpec {\n    const char* name;\n    at::ScalarType dtype;\n    Ints shape;  // at batch " << s.batch
       << "\n};\nconst std::vector<InputSpec> kInputs = {\n";
     for (ValueId v : p.low.inputs) {
-        const auto& shape = g.value(v).type.shape;
-        std::vector<int64_t> dims;
-        if (shape)
-            for (const Dim& d : shape->dims)
-                dims.push_back(d.value);
-        if (!dims.empty() && dims[0] > 0)
-            dims[0] *= s.batch;
+        const std::vector<int64_t> dims = p.inputDims(v);
         o << "    {" << cppLiteral(g.value(v).name) << ", " << atenDtype(g.value(v).type.dtype) << ", " << ints(dims)
           << "},\n";
     }

@@ -78,6 +78,9 @@ struct Program {
     std::string var(ValueId v, int copy) const;
     std::string outputsVarOf(NodeId node, int copy) const;  // outputsVar's entry
     int inputIndex(ValueId v) const;  // -1 when not a graph input
+    // A graph input's dimensions at the schedule's batch (a fixed first dimension scaled by
+    // it); empty where the input has no shape.
+    std::vector<int64_t> inputDims(ValueId v) const;
 };
 
 Program buildProgram(const CodegenRequest& request);

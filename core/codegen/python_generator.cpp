@@ -187,13 +187,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
     }
     o << "]\n# (ONNX name, dtype, shape at batch " << s.batch << ")\nINPUTS = [\n";
     for (ValueId v : p.low.inputs) {
-        const auto& shape = g.value(v).type.shape;
-        std::vector<int64_t> dims;
-        if (shape)
-            for (const Dim& d : shape->dims)
-                dims.push_back(d.value);
-        if (!dims.empty() && dims[0] > 0)
-            dims[0] *= s.batch;
+        const std::vector<int64_t> dims = p.inputDims(v);
         o << "    (" << pythonLiteral(g.value(v).name) << ", " << torchDtype(g.value(v).type.dtype) << ", " << ints(dims)
           << "),\n";
     }
