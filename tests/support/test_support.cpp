@@ -171,4 +171,14 @@ double relativeDifference(const Tensor& a, const Tensor& b)
     return diff / std::max(scale, 1e-30);
 }
 
+double largestDifference(const std::vector<Tensor>& got, const std::vector<Tensor>& ref)
+{
+    if (got.size() != ref.size())
+        return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < ref.size(); ++i)
+        worst = std::max(worst, relativeDifference(got[i], ref[i]));
+    return worst;
+}
+
 }  // namespace ramiel::test

@@ -49,6 +49,10 @@ SpecGraph graphFromSpec(const std::string& spec);
 // NaN meets a number (a NaN matches a NaN).
 double relativeDifference(const Tensor& a, const Tensor& b);
 
+// The largest relativeDifference of a run's outputs from the reference's, output by output;
+// infinite when their counts differ.
+double largestDifference(const std::vector<Tensor>& got, const std::vector<Tensor>& ref);
+
 // Detections (boxes [N,4], labels [N], scores [N]) against the reference's as
 // sets: each reference detection is matched to one of the same label whose box
 // and score are nearest; the largest difference, relative to the reference's
