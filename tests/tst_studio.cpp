@@ -230,8 +230,8 @@ private:
     static QStringList legendTexts(const GraphScene& scene)
     {
         QStringList out;
-        for (const auto& entry : scene.legend())
-            out << entry.second;
+        for (const GraphScene::LegendEntry& entry : scene.legend())
+            out << entry.text;
         return out;
     }
 

@@ -464,26 +464,27 @@ void GraphScene::recolor()
     Q_EMIT legendChanged();
 }
 
-QList<QPair<QColor, QString>> GraphScene::legend() const
+QList<GraphScene::LegendEntry> GraphScene::legend() const
 {
-    QList<QPair<QColor, QString>> out;
+    using Mark = LegendEntry::Mark;
+    QList<LegendEntry> out;
     if (!prepared_)
         return out;
     const PlannedModel* a = analysis_.get();
     if (!note_.isEmpty())
         for (const QString& line : note_.split(QLatin1Char('\n')))
-            out.append({QColor(Qt::transparent), line});
+            out.append({Mark::None, {}, line});
     if (teachingOverlay()) {
         if (std::find(teachClusters_.begin(), teachClusters_.end(), -1) != teachClusters_.end())
-            out.append({theme_->unclustered, tr("not clustered yet")});
-        out.append({theme_->critical, teachCaption_});
+            out.append({Mark::Box, theme_->unclustered, tr("not clustered yet")});
+        out.append({Mark::Stroke, theme_->critical, teachCaption_});
         return out;
     }
     switch (mode_) {
     case ColorMode::Cluster:
         if (a)
             for (size_t c = 0; c < a->loads.size(); ++c)
-                out.append({clusterColor(int(c)), tr("cluster %1: %2").arg(c).arg(formatSeconds(a->loads[c]))});
+                out.append({Mark::Box, clusterColor(int(c)), tr("cluster %1: %2").arg(c).arg(formatSeconds(a->loads[c]))});
         break;
     case ColorMode::OpType: {
         std::map<std::string, int> counts;
@@ -494,10 +495,10 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
             byCount.emplace_back(-count, op);
         std::sort(byCount.begin(), byCount.end());
         for (size_t k = 0; k < byCount.size() && k < 14; ++k)
-            out.append({opTypeColor(QString::fromStdString(byCount[k].second)),
+            out.append({Mark::Box, opTypeColor(QString::fromStdString(byCount[k].second)),
                         QStringLiteral("%1 (%2)").arg(QString::fromStdString(byCount[k].second)).arg(-byCount[k].first)});
         if (byCount.size() > 14)
-            out.append({QColor(Qt::transparent), tr("... %1 more").arg(byCount.size() - 14)});
+            out.append({Mark::None, {}, tr("... %1 more").arg(byCount.size() - 14)});
         break;
     }
     case ColorMode::Time: {
@@ -507,31 +508,31 @@ QList<QPair<QColor, QString>> GraphScene::legend() const
                 maxSeconds = std::max(maxSeconds, std::isfinite(s) ? s : 0.0);
         const QString source = a && a->costs.measured ? tr("measured") : tr("estimated");
         for (double t : {1.0, 0.25, 0.0625, 0.0})
-            out.append({heatColor(std::sqrt(t)), QStringLiteral("%1 (%2)").arg(formatMs(t * maxSeconds), source)});
+            out.append({Mark::Box, heatColor(std::sqrt(t)), QStringLiteral("%1 (%2)").arg(formatMs(t * maxSeconds), source)});
         break;
     }
     }
     if (a && showCritical_ && mode_ == ColorMode::Cluster)
-        out.append({theme_->critical, tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
+        out.append({Mark::Stroke, theme_->critical, tr("critical path (%1 nodes)").arg(a->metrics.criticalPath.size())});
     return out;
 }
 
 QSize GraphScene::legendSize(const QFont& font) const
 {
-    const QList<QPair<QColor, QString>> entries = legend();
+    const QList<LegendEntry> entries = legend();
     if (entries.isEmpty())
         return {};
     const QFontMetrics fm(font);
     int width = 0;
-    for (const auto& e : entries)
-        width = std::max(width, fm.horizontalAdvance(e.second));
+    for (const LegendEntry& e : entries)
+        width = std::max(width, fm.horizontalAdvance(e.text));
     const int row = fm.height() + 3;
     return QSize(width + 34, row * int(entries.size()) + 10);
 }
 
 void GraphScene::paintLegend(QPainter* painter, const QRect& box, const QFont& font) const
 {
-    const QList<QPair<QColor, QString>> entries = legend();
+    const QList<LegendEntry> entries = legend();
     if (entries.isEmpty())
         return;
     painter->save();
@@ -542,14 +543,18 @@ void GraphScene::paintLegend(QPainter* painter, const QRect& box, const QFont& f
     painter->setBrush(theme_->panel);
     painter->drawRoundedRect(box, 4, 4);
     int y = box.top() + 5;
-    for (const auto& [color, text] : entries) {
-        if (color.alpha() > 0) {
+    for (const LegendEntry& e : entries) {
+        const QRect mark(box.left() + 8, y + 2, 14, row - 7);
+        if (e.mark == LegendEntry::Mark::Box) {
             painter->setPen(theme_->swatchBorder);
-            painter->setBrush(color);
-            painter->drawRect(QRect(box.left() + 8, y + 2, 14, row - 7));
+            painter->setBrush(e.color);
+            painter->drawRect(mark);
+        } else if (e.mark == LegendEntry::Mark::Stroke) {  // as the edges are drawn (EdgeItem)
+            painter->setPen(QPen(e.color, 3.4, Qt::SolidLine, Qt::RoundCap));
+            painter->drawLine(QPointF(mark.left() + 1, mark.center().y() + 0.5), QPointF(mark.right(), mark.center().y() + 0.5));
         }
         painter->setPen(theme_->panelText);
-        painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, text);
+        painter->drawText(QRect(box.left() + 28, y, box.width() - 30, row), Qt::AlignVCenter | Qt::AlignLeft, e.text);
         y += row;
     }
     painter->restore();

@@ -62,8 +62,16 @@ public:
     void setTeachingOverlay(std::vector<int> clusters, std::vector<NodeId> current, QString caption = {});
     void clearTeachingOverlay();
     bool teachingOverlay() const { return !teachClusters_.empty(); }
-    // Swatches and captions for the legend of the current color mode.
-    QList<QPair<QColor, QString>> legend() const;
+    // One line of the legend: a caption beside a filled box (a node's color), a stroke (the
+    // edges of a path) or nothing.
+    struct LegendEntry {
+        enum class Mark { None, Box, Stroke };
+        Mark mark;
+        QColor color;
+        QString text;
+    };
+    // The legend of the current color mode.
+    QList<LegendEntry> legend() const;
     // The legend drawn in `font`: its size, and the legend painted into `box`
     // (the view draws it over the canvas, the exports beside the graph).
     QSize legendSize(const QFont& font) const;
