@@ -753,6 +753,7 @@ private Q_SLOTS:
                                      sameRun(w->session()->analysis()->plan.schedule, *config.schedule),
                                  30000);
         QVERIFY(w->session()->shownConfig());
+        QCOMPARE(table->currentRow(), pick);  // the row shown is the row selected
         QCOMPARE(w->tuning()->algorithmBox()->currentData().toString(),
                  QString::fromStdString(config.settings.algorithm));
         QCOMPARE(w->tuning()->workersBox()->value(), config.settings.workers);
@@ -785,6 +786,7 @@ private Q_SLOTS:
         }
         t->applyRow(threaded);
         QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->plan.schedule.maxThreads() > 1, 30000);
+        QCOMPARE(table->currentRow(), threaded);
         w->resizeDocks({w->findChild<QDockWidget*>("tune")}, {420}, Qt::Vertical);
         keepScreenshot(w.get(), "studio-tune-applied.png");
         action(*w, "Dark Theme")->setChecked(true);

@@ -293,6 +293,7 @@ void TunePanel::applyRow(int row)
         status_->setText(tr("That result is of %1, not of the open model.").arg(QString::fromStdString(result_->model)));
         return;
     }
+    table_->selectRow(row);  // the row shown is the row selected, however it was applied
     session_->showConfig(config);
 }
 
