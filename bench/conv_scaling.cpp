@@ -6,7 +6,7 @@
 // input just written by all threads in row bands, the output last written by the
 // other core, the weights pushed out of cache by a 64 MiB sweep). `bands`: each
 // thread runs a one-thread primitive on its share of the output rows instead of
-// one primitive on all threads (the runtime's row bands, kernels_neural.cpp).
+// one primitive on all threads (the runtime's row bands, kernels_convolution.cpp).
 // Prints figures; asserts nothing.
 //
 //   ./build/bin/bench_conv_scaling IN OUT SIZE KERNEL GROUPS [THREADS=2] [RUNS=600]

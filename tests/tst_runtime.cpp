@@ -2850,7 +2850,7 @@ private Q_SLOTS:
     }
 
     // 3-D convolutions whose window spans one plane or one axis run as 2-D ones
-    // (kernels_neural.cpp, factorizedConvolution): against the same convolution on ATen's
+    // (kernels_convolution.cpp, factorizedConvolution): against the same convolution on ATen's
     // 3-D path (its weights a graph input, so not packed), on 1 and 2 threads, one and two
     // samples (the planes of two samples are a copy, of one a view), the output fed to a
     // second such convolution (a channels-last input, a view), and as a FusedConv with a

@@ -1,6 +1,6 @@
 // Which values of a graph stay finite when its inputs are: the test that lets a
 // convolution whose oneDNN post-op turns NaN into a number (Relu, Clip) skip looking
-// for NaN and infinity in its input on every run (the runtime's kernels_neural.cpp),
+// for NaN and infinity in its input on every run (the runtime's kernels_convolution.cpp),
 // and that decides where the exported code fuses a Relu (lowering.cpp). Arithmetic
 // that overflows float is left out, as any float runtime leaves it to the model.
 #pragma once

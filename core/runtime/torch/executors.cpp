@@ -134,7 +134,7 @@ public:
             }
             in.clear();
             // A value's last reader gets the value itself rather than a second reference, so a
-            // kernel may reuse a buffer nobody else holds (a convolution's summand, kernels_neural).
+            // kernel may reuse a buffer nobody else holds (a convolution's summand, kernels_convolution).
             for (size_t i = 0; i < n.inputs.size(); ++i) {
                 const ValueId v = n.inputs[i];
                 if (v == kNone)

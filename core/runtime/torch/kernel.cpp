@@ -75,6 +75,7 @@ const KernelRegistry& kernelRegistry()
     static const KernelRegistry registry = [] {
         KernelRegistry r;
         registerElementwiseKernels(r);
+        registerConvolutionKernels(r);
         registerNeuralKernels(r);
         registerQuantizedKernels(r);
         registerShapeKernels(r);

@@ -54,6 +54,7 @@ using KernelRegistry = std::map<std::string, KernelFactory>;
 const KernelRegistry& kernelRegistry();
 
 void registerElementwiseKernels(KernelRegistry& r);
+void registerConvolutionKernels(KernelRegistry& r);
 void registerNeuralKernels(KernelRegistry& r);
 void registerQuantizedKernels(KernelRegistry& r);
 void registerShapeKernels(KernelRegistry& r);

@@ -32,7 +32,7 @@ enum class WinogradChoice { Measured, Always, Never };
 WinogradChoice winogradChoice();
 
 // RAMIEL_GROUPED_LAYOUT=channels-last or =blocked in the environment fixes the layout of
-// the grouped convolutions that try oneDNN's blocked one (kernels_neural.cpp,
+// the grouped convolutions that try oneDNN's blocked one (kernels_convolution.cpp,
 // wantsBlockedGroups), for comparisons; channels-last also turns the blocked stages off.
 // =measured is the default. Read when a model is compiled; any other value is an Error(Usage).
 enum class GroupedLayoutChoice { Measured, ChannelsLast, Blocked };
