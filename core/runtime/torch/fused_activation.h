@@ -10,8 +10,9 @@
 
 namespace ramiel {
 
-// The activation a fused node applies to its output: FusedConv's (a oneDNN post-op where
-// the convolution runs there, else in place after it) and FusedBatchNorm's.
+// The activation a fused node applies to its output, after the summand where a FusedConv has
+// one: FusedConv's (a oneDNN post-op where the convolution runs there, else in place after
+// it) and FusedBatchNorm's.
 struct FusedActivation {
     enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, HardSwish, Silu } kind = None;
     float a = 0.0f, b = 0.0f;  // LeakyRelu: alpha; Clip: lower and upper bounds
