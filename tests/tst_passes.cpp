@@ -107,6 +107,7 @@ onnx::NodeProto& conv(OnnxBuilder& b, const std::string& prefix, const std::stri
 
 Model load(const OnnxBuilder& b, const std::string& name) { return loadOnnxFromBytes(b.bytes(), name, {}); }
 
+using test::largestDifference;
 using test::relativeDifference;
 
 std::vector<Tensor> runOnce(const Model& m, const std::vector<Tensor>& inputs)
@@ -115,17 +116,6 @@ std::vector<Tensor> runOnce(const Model& m, const std::vector<Tensor>& inputs)
     compiled->setInputs(inputs);
     compiled->serialExecutor(1)->run();
     return compiled->outputs();
-}
-
-// The largest relative difference over all outputs.
-double worstDifference(const std::vector<Tensor>& a, const std::vector<Tensor>& b)
-{
-    if (a.size() != b.size())
-        return INFINITY;
-    double worst = 0;
-    for (size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, relativeDifference(a[i], b[i]));
-    return worst;
 }
 
 // ONNX's C++ checker on exported bytes; the message on failure, empty when valid.
@@ -1254,13 +1244,13 @@ private Q_SLOTS:
         auto compiledOriginal = runtime().compile(original);
         const std::vector<Tensor> inputs = compiledOriginal->randomInputs(1, 7);
         const std::vector<Tensor> expected = runOnce(original, inputs);
-        const double d = worstDifference(runOnce(m, inputs), expected);
+        const double d = largestDifference(runOnce(m, inputs), expected);
         QVERIFY2(d < c.tolerance, qPrintable(QString::number(d)));
         const std::string bytes = exportOnnx(m);
         const std::string problem = checkerProblem(bytes);
         QVERIFY2(problem.empty(), problem.c_str());
         const Model reloaded = loadOnnxFromBytes(bytes, "reloaded.onnx", {});
-        const double r = worstDifference(runOnce(reloaded, inputs), expected);
+        const double r = largestDifference(runOnce(reloaded, inputs), expected);
         QVERIFY2(r < c.tolerance, qPrintable(QString::number(r)));
     }
 
@@ -1294,7 +1284,7 @@ private Q_SLOTS:
             if (batch == 2 && !batchDynamic)
                 continue;
             const std::vector<Tensor> inputs = runtime().compile(original)->randomInputs(batch, 3);
-            const double d = worstDifference(runOnce(m, inputs), runOnce(original, inputs));
+            const double d = largestDifference(runOnce(m, inputs), runOnce(original, inputs));
             QVERIFY2(d < 1e-6, qPrintable(QString("batch %1: %2").arg(batch).arg(d)));
         }
     }
@@ -1342,7 +1332,7 @@ private Q_SLOTS:
             if (batch == 2 && !batchDynamic)
                 continue;
             const std::vector<Tensor> inputs = runtime().compile(original)->randomInputs(batch, 5);
-            const double d = worstDifference(runOnce(m, inputs), runOnce(original, inputs));
+            const double d = largestDifference(runOnce(m, inputs), runOnce(original, inputs));
             QVERIFY2(d < 1e-6, qPrintable(QString("batch %1: %2").arg(batch).arg(d)));
         }
     }
@@ -1403,7 +1393,7 @@ private Q_SLOTS:
         QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
         const auto inputs = compiledFloat->randomInputs(1, 3);
         const std::vector<Tensor> int8Outputs = runOnce(q, inputs);
-        const double r = worstDifference(runOnce(loadOnnx(file.toStdString()), inputs), int8Outputs);
+        const double r = largestDifference(runOnce(loadOnnx(file.toStdString()), inputs), int8Outputs);
         QVERIFY2(r < 1e-6, qPrintable(QString::number(r)));
 
         // ONNX Runtime runs the same int8 file: its QLinear kernels may round differently, so
@@ -1489,7 +1479,7 @@ private Q_SLOTS:
             auto parallel = compiled->parallelExecutor(schedule);
             for (int run = 0; run < 5; ++run) {
                 parallel->run();
-                const double d = worstDifference(compiled->outputs(), serial);
+                const double d = largestDifference(compiled->outputs(), serial);
                 QVERIFY2(d < 1e-5, qPrintable(QString("batch %1, d %2: %3").arg(batch).arg(degree).arg(d)));
             }
         }
@@ -1551,7 +1541,7 @@ private Q_SLOTS:
             const Schedule schedule =
                 planSchedule(SchedulingProblem::of(m.graph, topo, costs, 2, batch, batch), "linear").schedule;
             compiled->parallelExecutor(schedule)->run();
-            const double p = worstDifference(compiled->outputs(), serial);
+            const double p = largestDifference(compiled->outputs(), serial);
             QVERIFY2(p < 1e-5, qPrintable(QString("parallel, batch %1: %2").arg(batch).arg(p)));
         }
 
@@ -1601,7 +1591,7 @@ private Q_SLOTS:
         QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
 
         const std::vector<Tensor> optimized = runOnce(m, inputs);
-        const double d = worstDifference(optimized, expected);
+        const double d = largestDifference(optimized, expected);
         qInfo("%s: optimized vs original output, max relative difference %.2e", qPrintable(name), d);
         QVERIFY2(d < 1e-4, qPrintable(QString::number(d)));
 
@@ -1646,7 +1636,7 @@ private Q_SLOTS:
         QVERIFY2(checker.exitCode() == 0, checker.readAllStandardError().constData());
         const Model reloaded = loadOnnx(file.toStdString());
         const std::vector<Tensor> again2 = runOnce(reloaded, inputs);
-        const double r = worstDifference(again2, optimized);
+        const double r = largestDifference(again2, optimized);
         QVERIFY2(r < 1e-5, qPrintable(QString::number(r)));
 
         // ONNX Runtime on the exported file.
