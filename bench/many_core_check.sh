@@ -4,6 +4,8 @@
 # Node.js). Unpacks a bundle from bench/portable_bundle.sh, exports the models there, and
 # writes into OUT_DIR, each step's file as soon as the step ends (a step cut short by the
 # host's time limit leaves the ones before it):
+#   bandwidth.txt the host's memory read rate on 1..P threads (bench_memory_bandwidth), beside
+#                 its cache line round trip: the bound of kernels that stream their weights
 #   optype_M.txt  per operator type, 1 against P threads, Ramiel against ONNX Runtime (PROFILE)
 #   scaling.txt   bench/ort_compare.sh on 1 and P threads, every configuration alone
 #   bar4.txt      batch 4, P = 2, d = 2 hyperclustering pinned to two cores (BAR4)
@@ -48,6 +50,10 @@ models="$work/models"
 mkdir -p "$models"
 "$py" "$root/tests/models/export_models.py" "$models" "${names[@]}" 2>&1 | grep -v -i warn
 step exported
+
+{ "$ramiel" calibrate --host; "$build/bin/bench_memory_bandwidth" 400 "$P"; "$ramiel" calibrate --host; } |
+    tee "$out/bandwidth.txt"
+step "memory bandwidth"
 
 for m in $profile; do
     f="$models/$m.onnx"

@@ -64,8 +64,9 @@ PY
 
 # The programs, then every library they load with the stubs in place, each under its soname.
 cp "$build/bin/ramiel" "$root/bin/ramiel.bin"
+cp "$build/bin/bench_memory_bandwidth" "$root/bin/"  # libc and libstdc++ only
 cp "$build/lib/libramiel_core.so" "$build/lib/libramiel_runtime.so" "$root/lib/"
-strip --strip-debug "$root/bin/ramiel.bin" "$root/lib/"*.so
+strip --strip-debug "$root/bin/ramiel.bin" "$root/bin/bench_memory_bandwidth" "$root/lib/"*.so
 LD_LIBRARY_PATH="$scratch/stubs" ldd "$build/bin/ramiel" "$build/lib/libramiel_runtime.so" > "$scratch/ldd"
 if grep -q "not found" "$scratch/ldd"; then
   echo "portable_bundle: missing libraries: $(grep "not found" "$scratch/ldd" | awk '{print $1}' | sort -u | tr '\n' ' ')" >&2
