@@ -184,8 +184,11 @@ int main(int argc, char** argv)
     const std::string tunables = own ? own : "";
     if (tunables.find("glibc.malloc.hugetlb") == std::string::npos) {
         setenv("GLIBC_TUNABLES", ((tunables.empty() ? "" : tunables + ":") + "glibc.malloc.hugetlb=1").c_str(), 1);
-        // LLVM's OpenMP (where CMakeLists.txt linked it) lets an idle team spin 1 ms, not 200.
+        // LLVM's OpenMP (where CMakeLists.txt linked it) lets an idle team spin 1 ms, not 200,
+        // and its spinning threads yield the CPU only where they outnumber the CPUs, as the
+        // runtime's do (a yield hands the core to any background job for a scheduler tick).
         setenv("KMP_BLOCKTIME", "1", 0);
+        setenv("KMP_USE_YIELD", "2", 0);
         execv("/proc/self/exe", argv);
     }
 #endif
