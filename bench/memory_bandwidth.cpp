@@ -10,6 +10,7 @@
 // Prints figures; asserts nothing.
 //
 //   ./build/bin/bench_memory_bandwidth [MIB=400] [MAX_THREADS=hardware threads] [RUNS=8]
+#include "core/pipeline/tune.h"
 #include "core/runtime/torch/target_clones.h"
 
 #include <algorithm>
@@ -91,17 +92,6 @@ double bestSeconds(const uint64_t* data, size_t words, int threads, int runs, si
     return best;
 }
 
-// 1, 2, 3, 4, then doubling, and `most` itself.
-std::vector<int> threadCounts(int most)
-{
-    std::vector<int> counts;
-    for (int t = 1; t <= most; t = t < 4 ? t + 1 : t * 2)
-        counts.push_back(t);
-    if (counts.back() != most)
-        counts.push_back(most);
-    return counts;
-}
-
 }  // namespace
 
 int main(int argc, char** argv)
@@ -130,7 +120,7 @@ int main(int argc, char** argv)
     std::printf("reading %ld MiB, best of %d runs for each prefetch distance, %d streams a thread\n", mib, runs, kStreams);
     std::printf("threads | GB/s | over 1 thread\n");
     double one = 0;
-    for (int t : threadCounts(maxThreads)) {
+    for (int t : ramiel::pipeline::threadCounts(maxThreads)) {
         double seconds = 1e30;
         for (size_t ahead : kPrefetchDistances)
             seconds = std::min(seconds, bestSeconds(buffer.get(), words, t, runs, ahead));
