@@ -28,6 +28,17 @@ constexpr double kProfileShare = 0.4;  // of the budget, for profiling
 constexpr int kBlock = 3;              // timed runs per turn
 constexpr size_t kMaxMeasured = 8;     // configurations measured at most
 
+// The thread counts to profile: every one up to 4, then powers of two and P.
+std::vector<int> threadCounts(int cores)
+{
+    std::vector<int> counts;
+    for (int t = 1; t <= cores; t = t < 4 ? t + 1 : t * 2)
+        counts.push_back(t);
+    if (counts.back() != cores)
+        counts.push_back(cores);
+    return counts;
+}
+
 std::vector<int> divisors(int batch)
 {
     std::vector<int> d;
@@ -328,16 +339,6 @@ void chooseMeasured(TuneResult& r, const std::string& mainPasses)
                     "x over serial on 1 thread, " + formatFixed(best.median() / fastest.median(), 2) +
                     "x over the best serial configuration (" + best.config.label() + ")";
     }
-}
-
-std::vector<int> threadCounts(int cores)
-{
-    std::vector<int> counts;
-    for (int t = 1; t <= cores; t = t < 4 ? t + 1 : t * 2)
-        counts.push_back(t);
-    if (counts.back() != cores)
-        counts.push_back(cores);
-    return counts;
 }
 
 TuneResult tune(const std::string& model, const TuneOptions& o, const TuneProgress& progress,

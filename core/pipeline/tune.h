@@ -98,8 +98,4 @@ void dropDuplicates(std::vector<TuneCandidate>& candidates);
 // {"schema": "ramiel.tune/1", ..., "candidates": [...], "chosen": run configuration}.
 nlohmann::json tuneResultToJson(const TuneResult& result);
 
-// The thread counts worth measuring on `cores` CPUs: every one up to 4, then powers
-// of two, and `cores` itself (what tune profiles and times; bench_memory_bandwidth too).
-std::vector<int> threadCounts(int cores);
-
 }  // namespace ramiel::pipeline
