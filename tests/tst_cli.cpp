@@ -120,6 +120,7 @@ private Q_SLOTS:
         QCOMPARE(j["op_histogram"].toObject()["Conv"].toInt(), 33);
         QCOMPARE(j["op_histogram"].toObject()["Concat"].toInt(), 2);
         QVERIFY(j["costs_complete"].toBool());
+        QCOMPARE(j["unknown_costs"].toString(), QString("none"));
         const QJsonArray path = j["critical_path"].toArray();
         QVERIFY(path.size() > 2);
         QCOMPARE(path.first().toString(), QString("stem/Conv"));
@@ -201,6 +202,58 @@ private Q_SLOTS:
         const QJsonObject sized = infoJson(path, {"--shape", "x=5,3,16,16"});
         QCOMPARE(sized["inputs"].toArray()[0].toObject()["shape"].toArray()[0].toInt(), 5);
         QVERIFY(!sized["inputs"].toArray()[0].toObject().contains("symbolic_batch"));
+    }
+
+    // Nodes without a static cost: info and cluster say which, that the simulated figures
+    // count them 0, and what gives them a cost: the inputs' sizes, or, where the sizes
+    // depend on the data (after NonZero) or shape inference knows no sizes (an operator of
+    // another domain), a measured profile, with which cluster is quiet.
+    void unknownCostsSayWhatToDo_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("why");
+        QTest::addColumn<QString>("remedy");
+        QTest::newRow("sizes depend on the data") << "nonzero" << "data_dependent"
+                                                  << "their sizes depend on the data: 'ramiel profile'";
+        QTest::newRow("input sizes open") << "open input" << "input_sizes" << "give them with --shape";
+        QTest::newRow("operator shape inference does not know")
+            << "other domain" << "not_inferred" << "shape inference could not size them: where the model runs";
+    }
+    void unknownCostsSayWhatToDo()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, why);
+        QFETCH(QString, remedy);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("unsized.onnx");
+        if (model == "other domain") {
+            test::OnnxBuilder b;
+            b.input("x", {1, 8}).output("y");
+            b.node("Frobnicate", {"x"}, {"y"}, "frobnicate").set_domain("com.example");
+            auto* opset = b.model().add_opset_import();
+            opset->set_domain("com.example");
+            opset->set_version(1);
+            QVERIFY(test::writeModel(b, path.toStdString()));
+        } else {
+            QVERIFY(test::writeModel(test::dataDependentSizesModel(model == "nonzero"), path.toStdString()));
+        }
+        const auto info = test::runCli({"info", path, "--machine", kMachine});
+        QCOMPARE(info.exitCode, 0);
+        QVERIFY2(info.out.contains("unknown cost") && info.out.contains(remedy), qPrintable(info.out));
+        QCOMPARE(infoJson(path)["unknown_costs"].toString(), why);
+        const auto cluster = test::runCli({"cluster", path, "-p", "2", "--machine", kMachine});
+        QCOMPARE(cluster.exitCode, 0);
+        QVERIFY2(cluster.err.contains("have no static cost") && cluster.err.contains("count 0 in the simulated figures") &&
+                     cluster.err.contains(remedy),
+                 qPrintable(cluster.err));
+        if (model != "nonzero")
+            return;
+        const QString costs = dir.filePath("costs.json");
+        const auto profile = test::runCli({"profile", path, "--runs", "3", "-o", costs});
+        QVERIFY2(profile.exitCode == 0, qPrintable(profile.err));
+        const auto measured = test::runCli({"cluster", path, "-p", "2", "--costs", costs, "--machine", kMachine});
+        QCOMPARE(measured.exitCode, 0);
+        QVERIFY2(!measured.err.contains("warning"), qPrintable(measured.err));
     }
 
     // calibrate measures real constants, writes them, and info uses them;

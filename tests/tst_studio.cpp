@@ -1288,6 +1288,9 @@ private Q_SLOTS:
             values << r.name + "=" + r.value;
         QVERIFY2(values.join(';').contains("Speedup (simulated)=unknown"), qPrintable(values.join(';')));
         QVERIFY2(values.join(';').contains("FLOPs=>= "), qPrintable(values.join(';')));
+        QCOMPARE(w->session()->analysis()->metrics.unknownCosts, GraphMetrics::UnknownCosts::InputSizes);
+        QVERIFY2(w->tuning()->statusLabel()->text().contains("until the input sizes are set (Input Sizes)"),
+                 qPrintable(w->tuning()->statusLabel()->text()));
         QLineEdit* x = w->inputSizes()->sizesEdit("x");
         QVERIFY(x);
         QCOMPARE(x->text(), QString("Nx3xHxW"));
@@ -1322,6 +1325,32 @@ private Q_SLOTS:
         QVERIFY(open(again, path));
         QCOMPARE(again.session()->inputShapes(), std::vector<std::string>{"x=1,3,32,32"});
         QVERIFY(again.session()->analysis()->metrics.costsComplete());
+    }
+
+    // Sizes that depend on the data (after NonZero), every input sized: the tuning status and
+    // the Gantt chart say the nodes need measuring, not input sizes; a run's profile as the
+    // costs gives every node one.
+    void dataDependentSizesAskForAMeasurement()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("data_dependent.onnx");
+        QVERIFY(test::writeModel(test::dataDependentSizesModel(), path.toStdString()));
+        auto w = window();
+        QVERIFY(open(*w, path));
+        auto a = w->session()->analysis();
+        QCOMPARE(a->metrics.unknownCosts, GraphMetrics::UnknownCosts::DataDependent);
+        const QString status = w->tuning()->statusLabel()->text();
+        QVERIFY2(status.contains("depending on the data (e.g. nonzero)") && status.contains("Use as measured costs") &&
+                     !status.contains("input sizes"),
+                 qPrintable(status));
+        QVERIFY2(w->gantt()->caption().contains("until measured"), qPrintable(w->gantt()->caption()));
+
+        runsTwice(*w);
+        w->runPanel()->useProfile();
+        QTRY_VERIFY_WITH_TIMEOUT(w->session()->analysis()->costs.measured, 30000);
+        QVERIFY(w->session()->analysis()->metrics.costsComplete());
+        QVERIFY2(w->tuning()->statusLabel()->text().contains("simulated speedup"),
+                 qPrintable(w->tuning()->statusLabel()->text()));
     }
 
     // An input's data from a NumPy file (Data... in Input Sizes): its sizes fill the row, Apply

@@ -155,7 +155,9 @@ QString GanttChart::caption() const
     return what + QStringLiteral("  |  ") +
            (analysis_->metrics.costsComplete()
                 ? tr("makespan %1, speedup %2").arg(formatSeconds(sim.makespan)).arg(sim.speedup, 0, 'f', 2)
-                : tr("nodes of unknown cost: times not meaningful until the input sizes are set"));
+                : analysis_->metrics.unknownCosts == GraphMetrics::UnknownCosts::InputSizes
+                    ? tr("nodes of unknown cost: times not meaningful until the input sizes are set")
+                    : tr("nodes of unknown cost: times not meaningful until measured (Run)"));
 }
 
 int GanttChart::entryAt(QPointF pos) const

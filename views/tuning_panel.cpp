@@ -50,6 +50,7 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
     copy_->setRange(0, 0);
     copy_->setToolTip(tr("With d > 1 the batch runs as d graph copies: the copy whose clusters the graph shows"));
     status_->setWordWrap(true);
+    status_->setTextFormat(Qt::PlainText);  // node names are shown as they are
     status_->setForegroundRole(QPalette::PlaceholderText);
 
     auto* passBox = new QGroupBox(tr("Passes"), this);
@@ -84,14 +85,25 @@ TuningPanel::TuningPanel(StudioSession* session, QWidget* parent)
                                  .arg(QString::fromStdString(session_->shownConfig()->label()))
                                  .arg(a->plan.simulation.speedup, 0, 'f', 2));
         else if (a)
-            status_->setText(a->metrics.costsComplete()
-                                 ? tr("Planned in %1 (simulated speedup %2)")
-                                       .arg(formatSeconds(a->seconds))
-                                       .arg(a->plan.simulation.speedup, 0, 'f', 2)
-                                 : tr("Planned in %1; %n node(s) have no cost (sizes unknown): the simulated "
-                                      "figures mean nothing until the input sizes are set",
-                                      "", int(a->metrics.unknownCostNodes.size()))
-                                       .arg(formatSeconds(a->seconds)));
+            status_->setText(
+                a->metrics.costsComplete()
+                    ? tr("Planned in %1 (simulated speedup %2)")
+                          .arg(formatSeconds(a->seconds))
+                          .arg(a->plan.simulation.speedup, 0, 'f', 2)
+                : a->metrics.unknownCosts != GraphMetrics::UnknownCosts::InputSizes
+                    ? tr("Planned in %1; %n node(s) have no cost, %2 (e.g. %3): the simulated figures mean "
+                         "nothing until they are measured (Run, then Use as measured costs)",
+                         "", int(a->metrics.unknownCostNodes.size()))
+                          .arg(formatSeconds(a->seconds),
+                               a->metrics.unknownCosts == GraphMetrics::UnknownCosts::DataDependent
+                                   ? tr("their sizes depending on the data")
+                                   : tr("shape inference giving no sizes"),
+                               QString::fromStdString(
+                                   a->prepared->model.graph.node(a->metrics.unknownCostNodes.front()).name))
+                    : tr("Planned in %1; %n node(s) have no cost (sizes unknown): the simulated figures mean "
+                         "nothing until the input sizes are set (Input Sizes)",
+                         "", int(a->metrics.unknownCostNodes.size()))
+                          .arg(formatSeconds(a->seconds)));
     });
     showSettings();
 }

@@ -35,6 +35,7 @@ public:
     QComboBox* costsBox() const { return costs_; }
     QCheckBox* passBox(const std::string& name) const;
     QLabel* passStatsLabel() const { return passStats_; }
+    QLabel* statusLabel() const { return status_; }
     QSpinBox* copyBox() const { return copy_; }
 
 Q_SIGNALS:

@@ -85,11 +85,32 @@ std::shared_ptr<const pipeline::PreparedModel> prepareModel(const ModelOptions& 
     return pipeline::prepare(o.model, o.prepare);
 }
 
-void warnMissingCosts(const pipeline::Costs& costs)
+std::string unknownCostsRemedy(const GraphMetrics& metrics)
+{
+    switch (metrics.unknownCosts) {
+    case GraphMetrics::UnknownCosts::InputSizes:
+        return "the inputs' sizes are not all known: give them with --shape NAME=d1,d2,...";
+    case GraphMetrics::UnknownCosts::DataDependent:
+        return "their sizes depend on the data: 'ramiel profile' measures every node, and --costs FILE plans with "
+               "those times";
+    case GraphMetrics::UnknownCosts::NotInferred:
+        return "shape inference could not size them: where the model runs, 'ramiel profile' measures every node, "
+               "and --costs FILE plans with those times";
+    case GraphMetrics::UnknownCosts::None: break;
+    }
+    return {};
+}
+
+void warnMissingCosts(const pipeline::PreparedModel& prepared, const pipeline::Costs& costs)
 {
     if (!costs.missing.empty())
         std::cerr << "ramiel: warning: the measured-cost table lacks " << costs.missing.size() << " nodes (e.g. '"
                   << printable(costs.missing.front()) << "'); they keep static costs\n";
+    const GraphMetrics& m = prepared.staticMetrics;
+    if (!costs.measured && !m.costsComplete())
+        std::cerr << "ramiel: warning: " << m.unknownCostNodes.size() << " nodes have no static cost (e.g. '"
+                  << printable(prepared.model.graph.node(m.unknownCostNodes.front()).name)
+                  << "') and count 0 in the simulated figures; " << unknownCostsRemedy(m) << "\n";
 }
 
 }  // namespace ramiel::cli

@@ -91,7 +91,7 @@ Command addClusterCommand(CLI::App& app)
     return {sub, [o] {
                 const auto prepared = prepareModel(o->model);
                 pipeline::Costs costs = pipeline::costTable(*prepared, o->settings);
-                warnMissingCosts(costs);
+                warnMissingCosts(*prepared, costs);
                 const auto planned = pipeline::plan(prepared, o->settings, std::move(costs), o->gantt);
                 if (o->json)
                     std::cout << planToJson(prepared->model.graph, planned->problem, planned->plan, o->gantt)
@@ -111,7 +111,7 @@ Command addCompareCommand(CLI::App& app)
     return {sub, [o] {
                 const auto prepared = prepareModel(o->model);
                 pipeline::Costs costs = pipeline::costTable(*prepared, o->settings);
-                warnMissingCosts(costs);
+                warnMissingCosts(*prepared, costs);
                 const SchedulingProblem p = pipeline::problemOf(*prepared, *costs.table, o->settings);
                 nlohmann::json rows = nlohmann::json::array();
                 bool allValid = true;

@@ -58,6 +58,7 @@ Command addExportCommand(CLI::App& app)
                 const auto prepared = prepareModel(o.model);
                 Schedule schedule;
                 double bound = 0;
+                std::optional<pipeline::Costs> planCosts;  // what the plan used, warned about once the code is written
                 if (config) {
                     schedule = pipeline::scheduleFor(*config, *prepared, opts->config);
                     if (!schedule.threads.empty() &&
@@ -70,9 +71,8 @@ Command addExportCommand(CLI::App& app)
                     if (s.costs != "measured")
                         bound = pipeline::planWithSchedule(prepared, s, pipeline::costTable(*prepared, s), schedule, false)->bound;
                 } else {
-                    pipeline::Costs costs = pipeline::costTable(*prepared, s);
-                    warnMissingCosts(costs);
-                    const auto planned = pipeline::plan(prepared, s, std::move(costs), false);
+                    planCosts = pipeline::costTable(*prepared, s);
+                    const auto planned = pipeline::plan(prepared, s, *planCosts, false);
                     schedule = planned->plan.schedule;
                     bound = planned->bound;
                 }
@@ -89,6 +89,8 @@ Command addExportCommand(CLI::App& app)
                                           : " -p " + std::to_string(s.cores()) + " -b " + std::to_string(s.batch) +
                                                 " -d " + std::to_string(s.degree) + " --algo " + s.algorithm);
                 const CodegenResult r = generateCode(request);
+                if (planCosts)
+                    warnMissingCosts(*prepared, *planCosts);
                 if (o.json) {
                     nlohmann::json files = nlohmann::json::array();
                     for (const std::string& f : r.files)

@@ -102,7 +102,8 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
     if (!complete) {
         row("unknown cost") << m.unknownCostNodes.size() << " nodes, e.g. '"
                             << printable(g.node(m.unknownCostNodes.front()).name)
-                            << "': " << printable(costs[static_cast<size_t>(m.unknownCostNodes.front())].unknownReason) << "\n";
+                            << "': " << printable(costs[static_cast<size_t>(m.unknownCostNodes.front())].unknownReason)
+                            << "; " << unknownCostsRemedy(m) << "\n";
     }
     for (const std::string& w : model.warnings)
         row("warning") << w << "\n";

@@ -30,10 +30,19 @@ struct GraphMetrics {
     std::optional<double> parallelism;  // T1 / T-inf; absent while costs are incomplete
     std::vector<NodeId> criticalPath;
     std::vector<NodeId> unknownCostNodes;
+    // Why nodes have no cost: sizes the graph's inputs leave open (set them); or, with every
+    // input sized, sizes that depend on the data (after NonZero, NonMaxSuppression, a TopK
+    // of a computed k), or that shape inference could not give (an operator it does not
+    // know, a node that breaks its rules): only a run's measured times give those.
+    enum class UnknownCosts { None, InputSizes, DataDependent, NotInferred };
+    UnknownCosts unknownCosts = UnknownCosts::None;
     Distances distances;
 
     bool costsComplete() const { return unknownCostNodes.empty(); }
 };
+
+// "none", "input_sizes", "data_dependent" or "not_inferred" (the JSON's `unknown_costs`).
+const char* unknownCostsName(GraphMetrics::UnknownCosts why);
 
 // `costs` (FLOPs/bytes by node id) may be empty when only `seconds` are known
 // (measured costs); `seconds` holds NaN for nodes of unknown cost.

@@ -13,6 +13,7 @@
 // that changes is the batch's and is never folded, and a Reshape or Expand target
 // that differs only by the batch becomes a constant with -1 (Reshape) or 1
 // (Expand) in its place.
+#include "core/ir/output_sizes.h"
 #include "core/ir/topology.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
@@ -95,21 +96,6 @@ bool sizesFromSizes(const std::string& op)
         "Sin", "Sinh", "Softmax", "Softplus", "Softsign", "SpaceToDepth", "Sqrt", "Sub", "Sum", "Tan", "Tanh",
         "ThresholdedRelu", "Transpose", "Trilu", "Where", "Xor"};
     return ops.count(op) > 0;
-}
-
-// Operators whose output sizes depend on the values of some inputs (listed), and
-// on the sizes of the others. Inputs that are attributes at older opsets are absent.
-const std::vector<size_t>* sizeDecidingInputs(const Node& n)
-{
-    static const std::map<std::string, std::vector<size_t>> table = {
-        {"Reshape", {1}}, {"Expand", {1}}, {"Tile", {1}}, {"Slice", {1, 2, 3, 4}}, {"Pad", {1, 3}},
-        {"Squeeze", {1}}, {"Unsqueeze", {1}}, {"Split", {1}}, {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}},
-        {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"TopK", {1}}, {"OneHot", {1}}, {"MaxUnpool", {2}},
-        {"ReduceMean", {1}}, {"ReduceSum", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}}, {"ReduceProd", {1}},
-        {"ReduceL1", {1}}, {"ReduceL2", {1}}, {"ReduceSumSquare", {1}}, {"ReduceLogSum", {1}},
-        {"ReduceLogSumExp", {1}}};
-    const auto it = table.find(n.opType);
-    return it == table.end() ? nullptr : &it->second;
 }
 
 // What the probe learnt, by value id of the graph it ran on.

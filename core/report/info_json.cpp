@@ -85,6 +85,7 @@ nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const Machi
         {"critical_path_length", m.span},
         {"costs_complete", m.costsComplete()},
         {"unknown_cost_nodes", names(m.unknownCostNodes)},
+        {"unknown_costs", unknownCostsName(m.unknownCosts)},
         {"cost_model",
          {{"kind", "static"},
           {"formula", "overhead + max(flops / flops_per_second, bytes / bytes_per_second)"},

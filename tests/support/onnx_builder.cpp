@@ -144,6 +144,21 @@ OnnxBuilder symbolicBatchConvModel(const std::string& input)
     return b;
 }
 
+OnnxBuilder dataDependentSizesModel(bool sizedInput)
+{
+    OnnxBuilder b;
+    if (sizedInput)
+        b.input("x", {1, 8});
+    else
+        b.input("x", {1, -1}, onnx::TensorProto::FLOAT, {"", "width"});
+    b.initializer("threshold", {1}, 0.25f).output("y").output("z");
+    b.node("Greater", {"x", "threshold"}, {"above"}, "greater");
+    b.node("NonZero", {"above"}, {"where"}, "nonzero");
+    OnnxBuilder::setInt(b.node("Cast", {"where"}, {"y"}, "cast"), "to", onnx::TensorProto::FLOAT);
+    b.node("Relu", {"x"}, {"z"}, "relu");
+    return b;
+}
+
 bool writeModel(const OnnxBuilder& b, const std::string& path)
 {
     std::ofstream f(path, std::ios::binary);

@@ -60,6 +60,10 @@ private:
 // `input` [batch, 3, 16, 16], its batch symbolic as most exports declare it, through a
 // 3x3 convolution (4 filters, pads 1) and a Relu into y [batch, 4, 16, 16].
 OnnxBuilder symbolicBatchConvModel(const std::string& input = "x");
+// x [1, 8] (its width symbolic where `sizedInput` is false) into y, the float positions of
+// its elements above 0.25 (Greater, NonZero, Cast: sizes that depend on the data), and z, its
+// Relu.
+OnnxBuilder dataDependentSizesModel(bool sizedInput = true);
 // Writes the model's bytes to `path`; false where the file cannot be written.
 bool writeModel(const OnnxBuilder& b, const std::string& path);
 
