@@ -39,7 +39,8 @@ void addInputFilesOption(CLI::App* sub, ModelOptions& o);
 // pipeline::prepare for the options given.
 std::shared_ptr<const pipeline::PreparedModel> prepareModel(const ModelOptions& o);
 // What to do about nodes without a cost (metrics.unknownCosts): set the inputs' sizes, or
-// measure the nodes whose sizes depend on the data; empty where every node has one.
+// measure the nodes (sizes that depend on the data or that shape inference could not give);
+// empty where every node has one.
 std::string unknownCostsRemedy(const GraphMetrics& metrics);
 // Warns on stderr when a measured-cost table lacks nodes, or when static costs leave nodes
 // without a cost (they count 0 in the simulated figures).
