@@ -57,6 +57,7 @@
 #include <QProcess>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QValueAxis>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -279,6 +280,12 @@ private Q_SLOTS:
         QCOMPARE(criticalEdges, int(a->metrics.criticalPath.size()) - 1);
         QCOMPARE(w->loadsChart()->barCount(), int(a->plan.schedule.clusters.size()));
         QVERIFY(w->metrics()->tree()->topLevelItemCount() > 20);
+        // The load axis writes its round ticks as numbers, a second's worth too (not 1e+03).
+        const auto axes = w->loadsChart()->findChild<QChartView*>()->chart()->axes(Qt::Vertical);
+        QCOMPARE(axes.size(), 1);
+        const QString format = qobject_cast<QValueAxis*>(axes.first())->labelFormat();
+        for (double tick : {0.25, 20.0, 1000.0, 2500.0, 40000.0})
+            QCOMPARE(QString::asprintf(qPrintable(format), tick), QString::number(tick));
     }
 
     void settingsRecolorToTheSchedule_data()

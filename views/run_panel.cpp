@@ -80,7 +80,7 @@ RunPanel::RunPanel(StudioSession* session, QWidget* parent)
     xAxis_->setTickAnchor(0);
     xAxis_->setTitleText(tr("iteration"));
     yAxis_->setTitleText(tr("ms"));
-    yAxis_->setLabelFormat(QStringLiteral("%.3g"));
+    yAxis_->setLabelFormat(QStringLiteral("%g"));  // ticks are round: 1000, not %.3g's 1e+03
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     for (int row = 0; row < 3; ++row) {

@@ -310,7 +310,7 @@ void LoadsChart::setAnalysis(std::shared_ptr<const PlannedModel> analysis, std::
     y->setRange(0, maxMs * 1.1 + 1e-6);
     y->applyNiceNumbers();  // round ticks: 0, 20, 40, 60 rather than 0, 14, 28.1, 42.1
     y->setTitleText(tr("load (ms)"));
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setLabelFormat(QStringLiteral("%g"));  // ticks are round: 1000, not %.3g's 1e+03
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
