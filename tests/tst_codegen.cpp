@@ -423,8 +423,9 @@ std::string computedIndicesModel()
 // Shapes and bounds computed when the model runs, as detectors compute them: Reshape, Expand,
 // ConstantOfShape and Slice (a negative step) from a Shape, NonZero, Range of integers and of
 // floats, ReduceProd (several axes; every axis into one number), comparisons, rounding, integer
-// Div (truncating) and Mod (both signs), Xor, and operators on a tensor whose rank is known only
-// when the code runs.
+// Div (truncating) and Mod (both signs), Xor, operators on a tensor whose rank is known only
+// when the code runs, and the composed reductions (L1, L2, sum of squares, log-sum,
+// log-sum-exp; one over every axis, one a no-op without axes).
 std::string computedShapesModel()
 {
     OnnxBuilder b(18);
@@ -491,6 +492,14 @@ std::string computedShapesModel()
     for (const char* integer : {"quotient", "remainder", "fmod"})
         b.output(integer, {}, onnx::TensorProto::INT64);
     b.output("float_mod", {1, 4, 6}).output("xor_f", {1, 4, 6});
+    b.node("ReduceL2", {"x", "axes12"}, {"l2"});
+    OnnxBuilder::setInt(b.node("ReduceL1", {"x", "axis2"}, {"l1"}), "keepdims", 0);
+    OnnxBuilder::setInt(b.node("ReduceSumSquare", {"x"}, {"sum_squares"}), "keepdims", 0);
+    b.node("ReduceLogSum", {"l1", "i1"}, {"log_sum"});
+    b.node("ReduceLogSumExp", {"x", "minus_one"}, {"log_sum_exp"});
+    OnnxBuilder::setInt(b.node("ReduceSumSquare", {"x"}, {"kept"}), "noop_with_empty_axes", 1);
+    b.output("l2", {1, 1, 1}).output("l1", {1, 4}).output("sum_squares", {}).output("log_sum", {1, 1});
+    b.output("log_sum_exp", {1, 4, 1}).output("kept", {1, 4, 6});
     return b.bytes();
 }
 

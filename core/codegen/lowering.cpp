@@ -12,6 +12,7 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -41,6 +42,7 @@ const FunctionName& functionName(const std::string& fn)
         {"addmv", {"torch.addmv", "at::addmv"}},
         {"mv", {"torch.mv", "at::mv"}},
         {"amax", {"torch.amax", "at::amax"}},
+        {"logsumexp", {"torch.logsumexp", "at::logsumexp"}},
         {"relu", {"F.relu", "at::relu"}},
         {"sigmoid", {"torch.sigmoid", "at::sigmoid"}},
         {"tanh", {"torch.tanh", "at::tanh"}},
@@ -472,20 +474,14 @@ E gather(const Context& c)
     return E::call("index_select", {x, dim.named("dim"), E::val(c.in(1)).named("index")});
 }
 
-// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd: axes from the attribute, or the
-// constant input since `inputSince`; none: every axis, or no reduction with
-// noop_with_empty_axes. torch.prod takes one axis at a time: the last first.
-E reduce(const Context& c, const char* fn, int64_t inputSince)
+// A reduction's axes: from the attribute, or the constant input since `inputSince`; none:
+// every axis, or (nullopt) no reduction with noop_with_empty_axes.
+std::optional<std::vector<int64_t>> reduceAxes(const Context& c, int64_t inputSince)
 {
-    const bool keep = c.node.attrInt("keepdims", 1) != 0;
-    if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
-        c.unsupported("ReduceMean is generated for floating-point tensors only");
     std::vector<int64_t> axes = listOf(c, 1, "axes", inputSince);
     if (axes.empty()) {
         if (c.node.opset >= inputSince && c.node.attrInt("noop_with_empty_axes", 0) != 0)
-            return E::val(c.in(0));
-        if (!keep)
-            return E::call(fn, {E::val(c.in(0))});  // one number, whatever the rank
+            return std::nullopt;
         for (int64_t i = 0; i < c.rank(0); ++i)
             axes.push_back(i);
     }
@@ -494,6 +490,23 @@ E reduce(const Context& c, const char* fn, int64_t inputSince)
         if (std::count(axes.begin(), axes.begin() + i, axes[i]))
             c.unsupported("axes name axis " + std::to_string(axes[i]) + " twice");
     }
+    return axes;
+}
+
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd (reduceAxes). torch.prod takes one
+// axis at a time: the last first.
+E reduce(const Context& c, const char* fn, int64_t inputSince)
+{
+    const bool keep = c.node.attrInt("keepdims", 1) != 0;
+    if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
+        c.unsupported("ReduceMean is generated for floating-point tensors only");
+    if (!keep && listOf(c, 1, "axes", inputSince).empty() &&
+        !(c.node.opset >= inputSince && c.node.attrInt("noop_with_empty_axes", 0) != 0))
+        return E::call(fn, {E::val(c.in(0))});  // one number, whatever the rank
+    std::optional<std::vector<int64_t>> reduced = reduceAxes(c, inputSince);
+    if (!reduced)
+        return E::val(c.in(0));
+    std::vector<int64_t> axes = std::move(*reduced);
     if (std::string(fn) != "prod")
         return E::call(fn, {E::val(c.in(0)), E::list(axes).named("dim"), E::boolean(keep).named("keepdim")});
     std::sort(axes.rbegin(), axes.rend());
@@ -501,6 +514,28 @@ E reduce(const Context& c, const char* fn, int64_t inputSince)
     for (int64_t a : axes)
         y = E::call("prod", {std::move(y), E::integer(a).named("dim"), E::boolean(keep).named("keepdim")});
     return y;
+}
+
+// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp of floating-point
+// tensors, as the runtime computes them: a sum of |x|, x·x or x over the axes (reduceAxes),
+// then the square root or the log; logsumexp.
+E reduceComposed(const Context& c)
+{
+    const std::string& op = c.node.opType;
+    if (!isFloating(c.dtype(0)))
+        c.unsupported(op + " is generated for floating-point tensors only");
+    const std::optional<std::vector<int64_t>> axes = reduceAxes(c, 18);
+    if (!axes)
+        return E::val(c.in(0));
+    const E x = E::val(c.in(0)), dim = E::list(*axes).named("dim"),
+            keep = E::boolean(c.node.attrInt("keepdims", 1) != 0).named("keepdim");
+    if (op == "ReduceLogSumExp")
+        return E::call("logsumexp", {x, dim, keep});
+    const E summed = op == "ReduceL1"   ? E::call("abs", {x})
+                     : op == "ReduceLogSum" ? x
+                                            : E::call("mul", {x, x});
+    const E sum = E::call("sum", {summed, dim, keep});
+    return op == "ReduceL2" ? E::call("sqrt", {sum}) : op == "ReduceLogSum" ? E::call("log", {sum}) : sum;
 }
 
 // Squeeze (axes; none: every axis of size one, as ONNX) and Unsqueeze, one axis at a time.
@@ -1059,6 +1094,8 @@ const std::map<std::string, Lowering>& lowerings()
         r["ReduceMax"] = [](const Context& c) { return reduce(c, "amax", 18); };
         r["ReduceMin"] = [](const Context& c) { return reduce(c, "amin", 18); };
         r["ReduceProd"] = [](const Context& c) { return reduce(c, "prod", 18); };
+        for (const char* op : {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
+            r[op] = reduceComposed;
         r["Squeeze"] = [](const Context& c) { return squeeze(c, false); };
         r["Unsqueeze"] = [](const Context& c) { return squeeze(c, true); };
         // As the runtime's kernel: a constant one-element exponent (LayerNorm's x^2 written
