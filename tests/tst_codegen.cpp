@@ -774,7 +774,9 @@ class TestCodegen : public QObject {
     // next time, so ccache and ninja make a rerun's build take seconds.
     const QString work_ = QDir(test::modelsDir() + "/../codegen-test").absolutePath();
     std::map<QString, Variant> variants_;
-    std::map<QString, QStringList> inputArgs_;     // variant -> `--input FILE.npy` for each graph input
+    // variant -> `--input NAME=FILE.npy` for each graph input where the variant names its files
+    // (as `ramiel run` takes them), else `--input FILE.npy`
+    std::map<QString, QStringList> inputArgs_;
     std::map<QString, std::vector<Tensor>> reference_;  // variant -> runtime serial outputs
     std::map<QString, std::vector<std::string>> outputFiles_;
     bool cppBuilt_ = false;
@@ -792,9 +794,9 @@ class TestCodegen : public QObject {
         const Model model = loadOnnx(v.model.toStdString());
         std::vector<Tensor> inputs;
         QStringList& args = inputArgs_[name];
-        for (const QString& file : v.inputs) {
-            inputs.push_back(readNpy(file.toStdString()));
-            args << "--input" << file;
+        for (int k = 0; k < v.inputs.size(); ++k) {
+            inputs.push_back(readNpy(v.inputs[k].toStdString()));
+            args << "--input" << QString::fromStdString(model.graph.value(model.graph.inputs()[size_t(k)]).name) + "=" + v.inputs[k];
         }
         if (v.inputs.isEmpty()) {
             const QString npy = work_ + "/" + name + ".input.npy";
@@ -1052,6 +1054,44 @@ private Q_SLOTS:
         checkSerialParallel(variant, r.out);
         compareOutputs(variant, out + "/outputs");
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    // An input file that cannot be read, or files that fit neither form (NAME=FILE.npy, or one
+    // per graph input in order): one line naming the problem, no traceback.
+    void inputErrors_data()
+    {
+        QTest::addColumn<QString>("lang");
+        QTest::addColumn<QStringList>("inputs");
+        QTest::addColumn<QString>("message");
+        const QString missing = work_ + "/no_such_input.npy";
+        for (const QString lang : {"python", "cpp"}) {
+            QTest::addRow("%s, missing file", qPrintable(lang)) << lang << QStringList{missing} << "no_such_input.npy";
+            QTest::addRow("%s, two files for one input", qPrintable(lang))
+                << lang << QStringList{missing, missing} << "expected NAME=FILE.npy, or 1 --input files";
+        }
+    }
+    void inputErrors()
+    {
+        QFETCH(QString, lang);
+        QFETCH(QStringList, inputs);
+        QFETCH(QString, message);
+        const QString variant = "sample";
+        prepare(variant);
+        QStringList args;
+        for (const QString& input : inputs)
+            args << "--input" << input;
+        args << "--runs" << "1";
+        ProcessResult r;
+        if (lang == "python") {
+            exportTo(variant, "python");
+            r = runProcess(kPython, QStringList{dir(variant, "python") + "/run.py"} + args, work_);
+        } else {
+            buildCpp();
+            r = runProcess(work_ + "/cpp/build/" + variant + "/" + variant, args);
+        }
+        QVERIFY2(r.exitCode != 0, qPrintable(r.out));
+        const QStringList lines = r.out.trimmed().split('\n');
+        QVERIFY2(lines.last().contains(message) && !r.out.contains("Traceback"), qPrintable(r.out));
     }
 
     // The generated CMakeLists.txt links LLVM's libomp ahead of libtorch's libgomp, as

@@ -225,7 +225,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "// earlier in that order, so the workers cannot deadlock. Weights come from weights.bin\n"
       << "// (raw little-endian tensors at the offsets in kWeights).\n"
       << "//\n"
-      << "// Usage: ./model [--input X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n"
+      << "// Usage: ./model [--input [NAME=]X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n"
       << templates::kCppPrelude << "\n";
 
     // Weights.

@@ -327,7 +327,7 @@ std::string renderPythonRun(const Program& p, const std::string& command)
       << "#\n"
       << "# Runs model.py's " << p.className << " serially and in parallel, checks that both agree,\n"
       << "# and times them (serial and parallel alternating; medians).\n"
-      << "# Usage: python3 run.py [--input X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N]\n"
+      << "# Usage: python3 run.py [--input [NAME=]X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N]\n"
       << fillTemplate(templates::kPythonMain, {{"RAMIEL_CLASS", p.className}});
     return o.str();
 }
@@ -350,7 +350,7 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "| `weights.bin` | the weights, raw (no pickle), read by `model.py` |\n\n"
           << "```sh\n"
           << "python3 run.py --runs 20                 # serial and parallel timings, threads, bound, speedup\n"
-          << "python3 run.py --input x.npy --save-outputs out/\n"
+          << "python3 run.py --input x.npy --save-outputs out/   # or --input NAME=x.npy per graph input\n"
           << "```\n\n"
           << "From your own code (with this folder on `sys.path`):\n\n"
           << "```python\n"
@@ -373,7 +373,7 @@ std::string renderReadme(const Program& p, const std::string& command, bool pyth
           << "```sh\n"
           << "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build\n"
           << "./build/model --runs 20                  # serial and parallel timings, threads, bound, speedup\n"
-          << "./build/model --input x.npy --save-outputs out/\n"
+          << "./build/model --input x.npy --save-outputs out/    # or --input NAME=x.npy per graph input\n"
           << "```\n\n"
           << "Convolutions and max pooling run as oneDNN primitives made once each, through oneDNN's own\n"
           << "API: CMake looks for its headers (Debian: `libdnnl-dev`, the oneDNN that libtorch links).\n"

@@ -22,15 +22,39 @@ public:
 };
 namespace {  // prelude.cpp's, which this file closes
 // </check-only>
-std::vector<at::Tensor> makeInputs(const std::vector<std::string>& files)
+// Each graph input's .npy file or "": --input NAME=FILE.npy (as `ramiel run`; the others
+// random), or --input FILE.npy once per graph input, in order.
+std::vector<std::string> inputFiles(const std::vector<std::string>& specs)
 {
-    if (!files.empty() && files.size() != kInputs.size())
-        throw std::runtime_error("expected " + std::to_string(kInputs.size()) +
-                                 " --input files (one per graph input, in order), got " + std::to_string(files.size()));
+    std::vector<std::string> files(kInputs.size()), positional;
+    bool named = false;
+    for (const std::string& spec : specs) {
+        const size_t eq = spec.find('=');
+        size_t k = 0;
+        while (eq != std::string::npos && k < kInputs.size() && spec.compare(0, eq, kInputs[k].name) != 0)
+            ++k;
+        if (eq != std::string::npos && eq + 1 < spec.size() && k < kInputs.size()) {
+            files[k] = spec.substr(eq + 1);
+            named = true;
+        } else {
+            positional.push_back(spec);
+        }
+    }
+    if (positional.empty())
+        return files;
+    if (named || positional.size() != kInputs.size())
+        throw std::runtime_error("expected NAME=FILE.npy, or " + std::to_string(kInputs.size()) +
+                                 " --input files (one per graph input, in order), got " + std::to_string(specs.size()));
+    return positional;
+}
+
+std::vector<at::Tensor> makeInputs(const std::vector<std::string>& specs)
+{
+    const std::vector<std::string> files = inputFiles(specs);
     std::vector<at::Tensor> inputs;
     at::manual_seed(0);
     for (size_t k = 0; k < kInputs.size(); ++k) {
-        if (!files.empty()) {
+        if (!files[k].empty()) {
             at::Tensor t = readNpy(files[k]);
             if (t.scalar_type() != kInputs[k].dtype)
                 throw std::runtime_error(files[k] + ": input " + kInputs[k].name + " has another dtype");
@@ -85,7 +109,7 @@ int run(int argc, char** argv)
         const std::string a = argv[i];
         if (i + 1 >= argc) {
             std::cerr << "usage: " << argv[0]
-                      << " [--input X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n";
+                      << " [--input [NAME=]X.npy ...] [--save-outputs DIR] [--runs N] [--serial-threads N] [--weights FILE]\n";
             return 2;
         }
         const std::string v = argv[++i];

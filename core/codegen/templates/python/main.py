@@ -33,16 +33,37 @@ def keep_freed_memory():
         pass  # not glibc: its default stays
 
 
-def make_inputs(files):
-    if files and len(files) != len(INPUTS):
-        raise SystemExit('expected %d --input files (one per graph input, in order), got %d' % (len(INPUTS), len(files)))
+def input_files(specs):
+    """Each graph input's .npy file or None: --input NAME=FILE.npy (as `ramiel run`; the
+    others random), or --input FILE.npy once per graph input, in order."""
+    names = [name for name, _, _ in INPUTS]
+    files = [None] * len(INPUTS)
+    positional = []
+    for spec in specs:
+        name, _, path = spec.partition('=')
+        if path and name in names:
+            files[names.index(name)] = path
+        else:
+            positional.append(spec)
+    if positional:
+        if len(positional) != len(INPUTS) or any(files):
+            raise SystemExit('expected NAME=FILE.npy, or %d --input files (one per graph input, in order), got %s'
+                             % (len(INPUTS), ' '.join(specs)))
+        files = positional
+    return files
+
+
+def make_inputs(specs):
     inputs = []
     generator = torch.Generator().manual_seed(0)
-    for k, (name, dtype, shape) in enumerate(INPUTS):
-        if files:
-            t = torch.from_numpy(np.load(files[k], allow_pickle=False))
+    for (name, dtype, shape), path in zip(INPUTS, input_files(specs)):
+        if path:
+            try:
+                t = torch.from_numpy(np.load(path, allow_pickle=False))
+            except (OSError, ValueError) as e:
+                raise SystemExit('%s: cannot read input %s: %s' % (path, name, e))
             if t.dtype != dtype:
-                raise SystemExit('%s: input %s must have dtype %s, not %s' % (files[k], name, dtype, t.dtype))
+                raise SystemExit('%s: input %s must have dtype %s, not %s' % (path, name, dtype, t.dtype))
         elif dtype.is_floating_point:
             t = torch.randn(shape, generator=generator, dtype=dtype)
         else:
@@ -77,8 +98,9 @@ def median_seconds(serial_run, parallel_run, runs):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description='Run the generated model serially and in parallel, check, time.')
-    ap.add_argument('--input', action='append', default=[], metavar='FILE.npy',
-                    help='one per graph input, in order (default: seeded random data)')
+    ap.add_argument('--input', action='append', default=[], metavar='[NAME=]FILE.npy',
+                    help='NAME=FILE.npy for a graph input (the others random), or FILE.npy once per graph '
+                         'input, in order (default: seeded random data)')
     ap.add_argument('--save-outputs', metavar='DIR', help='write the parallel outputs as DIR/<name>.npy')
     ap.add_argument('--runs', type=int, default=10, help='timed runs of each (median reported)')
     ap.add_argument('--serial-threads', type=int, default=1, help='intra-op threads of the serial run')
