@@ -615,6 +615,17 @@ std::string detectionOpsModel()
     b.output("avg", {4, 3, 3, 4}).output("max", {4, 3, 2, 2});
     b.output("kept", {-1, 3}, onnx::TensorProto::INT64).output("kept_centres", {-1, 3}, onnx::TensorProto::INT64);
     b.output("kept_many", {-1, 3}, onnx::TensorProto::INT64);
+    // As torchvision exports batched suppression: 150 classes of 4 overlapping boxes each, every
+    // class offset 100 apart, no limit; more boxes than the generated Python compares at once,
+    // so it takes them in chunks of classes apart.
+    b.initializer("apart", {1, 600, 4}, [](int64_t i) {
+        const int64_t box = i / 4, corner = i % 4, offset = box / 4 * 100, shift = box % 4;
+        return float(offset + (corner >= 2 ? 10 : 0) + shift * (corner % 2 ? 1.0 : 1.5));
+    });
+    b.initializer("apart_scores", {1, 1, 600}, [](int64_t i) { return 0.5f + 0.4f * std::sin(float(i) * 0.7f); });
+    b.initializerInt64("unlimited", {std::numeric_limits<int64_t>::max()});
+    b.node("NonMaxSuppression", {"apart", "apart_scores", "unlimited", "iou"}, {"kept_apart"});
+    b.output("kept_apart", {-1, 3}, onnx::TensorProto::INT64);
     return b.bytes();
 }
 

@@ -84,8 +84,11 @@ def onnx_nms(boxes, scores, max_per_class, iou_threshold, score_threshold, cente
                 candidates = candidates[s > float(score_threshold.reshape(-1)[0])]
             order = candidates[torch.sort(s[candidates], descending=True, stable=True).indices]
             if TORCHVISION_NMS is not None:  # ranks for scores, so that equal scores keep this order
-                ranks = -torch.arange(order.shape[0], dtype=torch.float64)
-                kept = TORCHVISION_NMS(_as_xy(corners[order]), ranks, iou_max)[:limit]
+                ranked = corners[order]
+                xy, ranks = _as_xy(ranked), -torch.arange(order.shape[0], dtype=torch.float64)
+                kept = [chunk[TORCHVISION_NMS(xy[chunk], ranks[chunk], iou_max)]
+                        for chunk in _apart(ranked, iou_max)]
+                kept = torch.cat(kept).sort().values[:limit] if kept else torch.zeros(0, dtype=torch.int64)
                 rows += [[b, k, int(i)] for i in order[kept]]
                 continue
             alive = torch.ones(order.shape[0], dtype=torch.bool)
@@ -99,6 +102,27 @@ def onnx_nms(boxes, scores, max_per_class, iou_threshold, score_threshold, cente
                 rows.append([b, k, int(order[i])])
                 alive[i + 1:] &= _iou(corners[order[i]], corners[order[i + 1:]]) <= iou_max
     return torch.tensor(rows, dtype=torch.int64).reshape(-1, 3)
+
+
+def _apart(corners, iou_max, least=512):
+    """The positions of `corners` in chunks of at least `least` (the last may be smaller) that
+    suppression can take one at a time: sorted by top edge, a box whose top lies at or below
+    every bottom before it meets none of them, so the boxes split there. torchvision's batched
+    suppression, as exported, offsets each class's boxes apart, so its thousands of boxes split
+    into classes instead of being compared pair by pair (SSD300: 870 ms in one call). Where a
+    coordinate is not finite or the threshold is negative (a box apart exceeds it), one chunk."""
+    n = corners.shape[0]
+    if n <= least or iou_max < 0 or not bool(torch.isfinite(corners).all()):
+        return [torch.arange(n)]
+    by_top = torch.sort(corners[:, 0], stable=True).indices
+    reach = torch.cummax(corners[by_top, 2], 0).values
+    splits = (torch.nonzero(corners[by_top[1:], 0] >= reach[:-1]).flatten() + 1).tolist()
+    chunks, start = [], 0
+    for end in splits + [n]:
+        if end - start >= least or end == n:
+            chunks.append(by_top[start:end].sort().values)
+            start = end
+    return chunks
 
 
 def _corners(boxes, center_point_box):
