@@ -97,12 +97,6 @@ QString withoutCheckOnly(const QString& text)
     return QString(text).remove(block);
 }
 
-QString readText(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
 }  // namespace
 
 class TestCodegenTemplates : public QObject {
@@ -139,7 +133,7 @@ class TestCodegenTemplates : public QObject {
             QDir().mkpath(QFileInfo(copy + "/" + f).path());
             QFile::copy(dir_ + "/" + f, copy + "/" + f);
         }
-        QStringList lines = readText(dir_ + "/" + file).split('\n');
+        QStringList lines = test::readText(dir_ + "/" + file).split('\n');
         lines.insert(line, insert);
         QFile out(copy + "/" + file);
         QFile::remove(copy + "/" + file);
@@ -192,7 +186,7 @@ private Q_SLOTS:
     void embedded()
     {
         QFETCH(QString, file);
-        const QString expected = withoutCheckOnly(readText(dir_ + "/" + file));
+        const QString expected = withoutCheckOnly(test::readText(dir_ + "/" + file));
         QVERIFY(!expected.isEmpty());
         for (const codegen::templates::Template& t : codegen::templates::kAll)
             if (QString::fromUtf8(t.path.data(), int(t.path.size())) == file) {

@@ -48,28 +48,6 @@ QString compare(const Tensor& got, const Tensor& want, double rtol, double atol)
     return {};
 }
 
-QString readText(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-std::map<QString, QString> readSkips()
-{
-    std::map<QString, QString> skips;
-    QFile f(test::sourcePath("tests/data/conformance_skips.txt"));
-    if (!f.open(QIODevice::ReadOnly))
-        return skips;
-    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
-        const QString l = line.trimmed();
-        if (l.isEmpty() || l.startsWith('#'))
-            continue;
-        const int space = l.indexOf(' ');
-        skips[l.left(space)] = space > 0 ? l.mid(space + 1).trimmed() : QString();
-    }
-    return skips;
-}
-
 }  // namespace
 
 class TestConformanceRun : public QObject {
@@ -82,7 +60,7 @@ private Q_SLOTS:
             QFAIL("libonnx-testdata is missing: apt-get install libonnx-testdata");
         const auto ops = runtime().supportedOperators();
         const std::set<std::string> claimed(ops.begin(), ops.end());
-        const auto skips = readSkips();
+        const auto skips = test::readReasonList(test::sourcePath("tests/data/conformance_skips.txt"));
         int passed = 0, skipped = 0;
         QStringList failures;
         std::set<QString> unusedSkips;
@@ -148,13 +126,13 @@ private Q_SLOTS:
         QVERIFY(passed > 300);
 
         // The figures the README and docs/runtime.md give are these, and the docs list every operator.
-        const QString readme = readText(test::sourcePath("README.md"));
+        const QString readme = test::readText(test::sourcePath("README.md"));
         const QRegularExpression claim("runtime: (\\d+) ONNX operators \\((\\d+) of ONNX's conformance tests pass\\)");
         const auto m = claim.match(readme);
         QVERIFY2(m.hasMatch(), "README.md lacks 'runtime: N ONNX operators (P of ONNX's conformance tests pass)'");
         QCOMPARE(m.captured(1).toInt(), int(ops.size()));
         QCOMPARE(m.captured(2).toInt(), passed);
-        const QString doc = readText(test::sourcePath("docs/runtime.md"));
+        const QString doc = test::readText(test::sourcePath("docs/runtime.md"));
         const auto d = QRegularExpression("claimed: (\\d+) pass, 0 fail, (\\d+) are skipped").match(doc);
         QVERIFY2(d.hasMatch(), "docs/runtime.md lacks 'claimed: P pass, 0 fail, S are skipped'");
         QCOMPARE(d.captured(1).toInt(), passed);

@@ -114,6 +114,8 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_gather_nd", {"onnx_gather_nd", "onnxGatherNd"}},
         {"onnx_scatter_elements", {"onnx_scatter_elements", "onnxScatterElements"}},
         {"onnx_topk", {"onnx_topk", "onnxTopK"}},
+        {"onnx_gather_elements", {"onnx_gather_elements", "onnxGatherElements"}},
+        {"onnx_trilu", {"onnx_trilu", "onnxTrilu"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
         {"sizes_of", {"sizes_of", "sizesOf"}},
         {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
@@ -132,6 +134,34 @@ const FunctionName& functionName(const std::string& fn)
         {"floor", {"torch.floor", "at::floor"}},
         {"ceil", {"torch.ceil", "at::ceil"}},
         {"round", {"torch.round", "at::round"}},
+        {"sign", {"torch.sign", "at::sign"}},
+        {"isnan", {"torch.isnan", "at::isnan"}},
+        {"isinf", {"torch.isinf", "at::isinf"}},
+        {"isposinf", {"torch.isposinf", "at::isposinf"}},
+        {"isneginf", {"torch.isneginf", "at::isneginf"}},
+        {"sin", {"torch.sin", "at::sin"}},
+        {"cos", {"torch.cos", "at::cos"}},
+        {"tan", {"torch.tan", "at::tan"}},
+        {"asin", {"torch.asin", "at::asin"}},
+        {"acos", {"torch.acos", "at::acos"}},
+        {"atan", {"torch.atan", "at::atan"}},
+        {"sinh", {"torch.sinh", "at::sinh"}},
+        {"cosh", {"torch.cosh", "at::cosh"}},
+        {"asinh", {"torch.asinh", "at::asinh"}},
+        {"acosh", {"torch.acosh", "at::acosh"}},
+        {"atanh", {"torch.atanh", "at::atanh"}},
+        {"argmax", {"torch.argmax", "at::argmax"}},
+        {"argmin", {"torch.argmin", "at::argmin"}},
+        {"rsub", {"torch.rsub", "at::rsub"}},
+        {"zeros_like", {"torch.zeros_like", "at::zeros_like"}},
+        {"scalar_tensor", {"torch.scalar_tensor", "at::scalar_tensor"}},
+        {"triu", {"torch.triu", "at::triu"}},
+        {"tril", {"torch.tril", "at::tril"}},
+        {"cumsum", {"torch.cumsum", "at::cumsum"}},
+        {"log_softmax", {"F.log_softmax", "at::log_softmax"}},
+        {"celu", {"F.celu", "at::celu"}},
+        {"softplus", {"F.softplus", "at::softplus"}},
+        {"pixel_shuffle", {"F.pixel_shuffle", "at::pixel_shuffle"}},
     };
     const auto it = table.find(fn);
     if (it == table.end())
@@ -749,6 +779,189 @@ using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
 
+// Softmax, LogSoftmax and Hardmax along the node's axis. Before opset 13 ONNX coerces the input
+// to 2-D at the axis (the dimensions before it times those after): then flattened so, computed
+// along dimension 1 and reshaped back to the input's sizes; the same as the axis alone where it
+// is the last one.
+E alongAxis(const Context& c, const std::function<E(E, int64_t)>& f)
+{
+    const E x = E::val(c.in(0));
+    if (c.node.opset >= 13 && !c.graph.value(c.in(0)).type.shape)
+        return f(x, c.axisOrNegative(0, c.node.attrInt("axis", -1)));
+    const int64_t rank = c.rank(0);
+    const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
+    if (c.node.opset >= 13 || a == rank - 1)
+        return f(x, a);
+    const E flat = a == 0 ? E::call("reshape", {x, E::list({1, -1})})
+                          : E::call("flatten", {E::call("flatten", {x, E::integer(0).named("start_dim"),
+                                                                    E::integer(a - 1).named("end_dim")}),
+                                                E::integer(1).named("start_dim")});
+    return E::call("reshape", {f(flat, 1), E::sizes(x)});
+}
+
+// 1 at the first largest value along the axis, 0 elsewhere (as the runtime's kernel).
+E hardmax(E x, int64_t axis)
+{
+    const E index = E::call("argmax", {x, E::integer(axis).named("dim"), E::boolean(true).named("keepdim")});
+    return E::method(E::call("zeros_like", {x}), "scatter", {E::integer(axis), index, E::real(1.0)});
+}
+
+// ArgMax or ArgMin: ties give the first index, or with select_last_index the last one (the
+// axis searched flipped, as the runtime's kernel).
+E argReduce(const Context& c, const char* fn)
+{
+    const int64_t axis = c.axisOrNegative(0, c.node.attrInt("axis", 0));
+    const bool keep = c.node.attrInt("keepdims", 1) != 0, last = c.node.attrInt("select_last_index", 0) != 0;
+    const E x = E::val(c.in(0));
+    const E searched = last ? E::call("flip", {x, E::list({axis})}) : x;
+    const E index = E::call(fn, {searched, E::integer(axis).named("dim"), E::boolean(keep).named("keepdim")});
+    if (!last)
+        return index;
+    const E size = E::method(x, "size", {E::integer(axis)});
+    return E::call("sub", {E::call("rsub", {index, size}), E::integer(1)});  // size - 1 - index
+}
+
+// DepthToSpace (DCR or CRD) and SpaceToDepth of a 4-D input with known channels and spatial
+// sizes, as the runtime's kernel: reshape, permute, reshape (the batch left as -1).
+E depthSpace(const Context& c, bool toSpace)
+{
+    const int64_t b = c.node.attrInt("blocksize", 0);
+    const std::string mode = c.node.attrString("mode", "DCR");
+    if (b < 1)
+        c.unsupported("blocksize " + std::to_string(b) + " must be positive");
+    if (toSpace && mode != "DCR" && mode != "CRD")
+        c.unsupported("mode '" + printable(mode) + "' is not DCR or CRD");
+    const std::vector<int64_t> d = c.dims(c.in(0));
+    if (d.size() != 4 || d[1] < 0 || d[2] < 0 || d[3] < 0)
+        c.unsupported("the input must have rank 4 with known channels and spatial sizes (fix input sizes with --shape)");
+    const int64_t C = d[1], H = d[2], W = d[3];
+    const E x = E::val(c.in(0));
+    auto rearranged = [&](std::vector<int64_t> split, std::vector<int64_t> perm, std::vector<int64_t> shape) {
+        const E moved = E::call("permute", {E::call("reshape", {x, E::list(std::move(split))}), E::list(std::move(perm))});
+        return E::call("reshape", {moved, E::list(std::move(shape))});
+    };
+    if (!toSpace) {
+        if (H % b || W % b)
+            c.unsupported("height " + std::to_string(H) + " and width " + std::to_string(W) + " are not multiples of blocksize");
+        return rearranged({-1, C, H / b, b, W / b, b}, {0, 3, 5, 1, 2, 4}, {-1, C * b * b, H / b, W / b});
+    }
+    if (C % (b * b))
+        c.unsupported(std::to_string(C) + " channels are not a multiple of blocksize squared");
+    if (mode == "CRD")  // PyTorch's pixel shuffle
+        return E::call("pixel_shuffle", {x, E::integer(b)});
+    return rearranged({-1, b, b, C / (b * b), H, W}, {0, 3, 4, 1, 5, 2}, {-1, C / (b * b), H * b, W * b});
+}
+
+// LRN as the runtime computes it: the squares summed over a window of channels [c - floor((size-1)/2),
+// c + ceil((size-1)/2)] (an average pool over the padded channel axis, times size), then
+// x / (bias + alpha / size * sum)^beta. Needs the channels' and spatial sizes.
+E lrn(const Context& c)
+{
+    const int64_t size = c.node.attrInt("size", 0);
+    if (size < 1)
+        c.unsupported("size " + std::to_string(size) + " must be positive");
+    const double alpha = c.node.attrFloat("alpha", 1e-4f), beta = c.node.attrFloat("beta", 0.75f),
+                 bias = c.node.attrFloat("bias", 1.0f);
+    const std::vector<int64_t> d = c.dims(c.in(0));
+    if (d.size() < 3 || std::any_of(d.begin() + 1, d.end(), [](int64_t v) { return v < 1; }))
+        c.unsupported("the input needs rank 3 or more and known, nonzero channels and spatial sizes (fix input sizes with --shape)");
+    int64_t spatial = 1;
+    for (size_t i = 2; i < d.size(); ++i)
+        spatial *= d[i];
+    const E x = E::val(c.in(0));
+    const int64_t before = (size - 1) / 2, after = size - 1 - before;
+    std::vector<int64_t> pads(2 * (d.size() - 2), 0);
+    pads.push_back(before);
+    pads.push_back(after);
+    const E squares = pad(E::call("unsqueeze", {E::call("mul", {x, x}), E::integer(1)}), pads, 0.0);
+    const E flat = E::call("reshape", {squares, E::list({-1, 1, d[1] + size - 1, spatial})});
+    const E sum = E::call("mul", {E::call("avg_pool2d", {flat, E::list({size, 1}).named("kernel_size"),
+                                                         E::list({1, 1}).named("stride")}),
+                                  E::real(double(size))});
+    const E scaled = E::call("add", {E::call("mul", {E::call("reshape", {sum, E::sizes(x)}), E::real(alpha / double(size))}),
+                                     E::real(bias)});
+    return E::call("div", {x, E::call("pow", {scaled, E::real(beta)})});
+}
+
+// MeanVarianceNormalization over `axes` (N, H, W by default), as ONNX's function body and the
+// runtime's kernel: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9).
+E meanVarianceNormalization(const Context& c)
+{
+    if (!isFloating(c.dtype(0)))
+        c.unsupported("MeanVarianceNormalization is generated for floating-point tensors only");
+    std::vector<int64_t> axes = c.node.attr("axes") ? c.node.attrInts("axes") : std::vector<int64_t>{0, 2, 3};
+    for (int64_t& a : axes)
+        a = c.axisOf(0, a);
+    const E x = E::val(c.in(0));
+    auto mean = [&](E v) { return E::call("mean", {std::move(v), E::list(axes).named("dim"), E::boolean(true).named("keepdim")}); };
+    const E m = mean(x);
+    const E variance = E::call("sub", {mean(E::call("mul", {x, x})), E::call("mul", {m, m})});
+    return E::call("div", {E::call("sub", {x, m}), E::call("add", {E::call("sqrt", {variance}), E::real(1e-9)})});
+}
+
+// Trilu: the upper or lower triangle from diagonal k, a constant (0 where absent) clamped, as
+// the runtime's kernel, where the matrix's sizes are known; a computed k, the `onnx_trilu` helper.
+E trilu(const Context& c)
+{
+    const bool upper = c.node.attrInt("upper", 1) != 0;
+    if (c.has(1) && !c.out.isConstant(c.in(1)))
+        return E::call("onnx_trilu", {E::val(c.in(0)), E::val(c.in(1)), E::boolean(upper)});
+    int64_t k = 0;
+    if (c.has(1)) {
+        const std::vector<int64_t> given = c.constInts(1);
+        if (given.size() != 1)
+            c.unsupported("k has " + std::to_string(given.size()) + " values where one is expected");
+        k = given[0];
+    }
+    const auto& shape = c.graph.value(c.in(0)).type.shape;
+    if (shape && shape->rank() >= 2 && shape->dims[shape->rank() - 1].isKnown() && shape->dims[shape->rank() - 2].isKnown()) {
+        const int64_t limit = shape->dims[shape->rank() - 1].value + shape->dims[shape->rank() - 2].value + 1;
+        k = std::clamp<int64_t>(k, -limit, limit);
+    } else if (std::abs(k) > (int64_t(1) << 31)) {
+        c.unsupported("k " + std::to_string(k) + " is beyond any matrix whose sizes are unknown");
+    }
+    return E::call(upper ? "triu" : "tril", {E::val(c.in(0)), E::integer(k).named("diagonal", k == 0)});
+}
+
+// EyeLike: ones on diagonal k of a matrix of the input's shape (a lower triangle's upper one
+// from k), of the node's dtype or the input's.
+E eyeLike(const Context& c)
+{
+    const int64_t k = c.node.attrInt("k", 0);
+    const Attribute* type = c.node.attr("dtype");
+    const DataType t = type ? dataTypeFromOnnx(int32_t(type->i)) : c.dtype(0);
+    if (!castable(t))
+        c.unsupported("a matrix of type " + dataTypeName(t) + " is not generated");
+    if (c.rank(0) != 2)
+        c.unsupported("the input must have rank 2");
+    const E ones = E::call("ones_like", {E::val(c.in(0)), E::dtype(t).named("dtype")});
+    return E::call("triu", {E::call("tril", {ones, E::integer(k).named("diagonal", k == 0)}), E::integer(k).named("diagonal", k == 0)});
+}
+
+// CumSum along a constant axis, exclusive (shifted by one, the first sum 0) and reversed, as
+// the runtime's kernel.
+E cumSum(const Context& c)
+{
+    const std::vector<int64_t> given = c.constInts(1);
+    if (given.size() != 1)
+        c.unsupported("axis has " + std::to_string(given.size()) + " values where one is expected");
+    const int64_t axis = c.axisOf(0, given[0]);
+    const bool exclusive = c.node.attrInt("exclusive", 0) != 0, reverse = c.node.attrInt("reverse", 0) != 0;
+    const E x = E::val(c.in(0));
+    auto flipped = [&](E v) { return reverse ? E::call("flip", {std::move(v), E::list({axis})}) : v; };
+    E y = E::call("cumsum", {flipped(x), E::integer(axis).named("dim"), E::dtype(c.dtype(0)).named("dtype")});
+    if (exclusive) {
+        const int64_t n = c.dims(c.in(0))[size_t(axis)];
+        if (n < 0 || (axis == 0 && c.batch != 1))
+            c.unsupported("exclusive needs the axis's size, known here only at batch 1 and for known sizes");
+        if (n > 0)
+            y = E::call("cat", {E::tensors({E::call("zeros_like", {E::call("narrow", {y, E::integer(axis), E::integer(0), E::integer(1)})}),
+                                            E::call("narrow", {y, E::integer(axis), E::integer(0), E::integer(n - 1)})}),
+                                E::integer(axis).named("dim")});
+    }
+    return flipped(y);
+}
+
 // A fused node's activation (its `activation`, `activation_params`) applied to y.
 E activated(const Context& c, const E& y)
 {
@@ -852,7 +1065,9 @@ const std::map<std::string, Lowering>& lowerings()
         for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
                  {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Log", "log"},
                  {"Sqrt", "sqrt"}, {"Neg", "neg"}, {"Abs", "abs"}, {"Erf", "erf"}, {"Reciprocal", "reciprocal"},
-                 {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}}) {
+                 {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}, {"Sign", "sign"}, {"IsNaN", "isnan"},
+                 {"Sin", "sin"}, {"Cos", "cos"}, {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"},
+                 {"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"}}) {
             const char* f = fn;
             r[op] = [f](const Context& c) { return unary(c, f); };
         }
@@ -971,12 +1186,14 @@ const std::map<std::string, Lowering>& lowerings()
                 c.unsupported("no inputs");
             return E::call("cat", {E::tensors(std::move(parts)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", 0))).named("dim")});
         };
-        // With the rank unknown (a detector's boxes), an axis from the start: flatten's, which
-        // refuses an input of just `axis` dimensions when the code runs.
+        // The axis in [-rank, rank], a negative one counted from the end of the input's axes. With
+        // the rank unknown (a detector's boxes), an axis from the start: flatten's, which refuses an
+        // input of just `axis` dimensions when the code runs.
         r["Flatten"] = [](const Context& c) {
             const bool known = c.graph.value(c.in(0)).type.shape.has_value();
             const int64_t rank = known ? c.rank(0) : -1;
-            const int64_t a = c.axisOf(0, c.node.attrInt("axis", 1), 1);
+            const int64_t given = c.node.attrInt("axis", 1);
+            const int64_t a = given < 0 ? c.axisOf(0, given) : c.axisOf(0, given, 1);
             const E x = E::val(c.in(0));
             if (a == 0)
                 return E::call("reshape", {x, E::list({1, -1})});
@@ -1025,13 +1242,7 @@ const std::map<std::string, Lowering>& lowerings()
             return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {
-            if (c.node.opset >= 13 && !c.graph.value(c.in(0)).type.shape)
-                return E::call("softmax", {E::val(c.in(0)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", -1))).named("dim")});
-            const int64_t rank = c.rank(0);
-            const int64_t a = c.axis(c.node.attrInt("axis", c.node.opset < 13 ? 1 : -1), rank);
-            if (c.node.opset < 13 && a != rank - 1)
-                c.unsupported("before opset 13 only the last axis is supported");
-            return E::call("softmax", {E::val(c.in(0)), E::integer(a).named("dim")});
+            return alongAxis(c, [](E x, int64_t axis) { return E::call("softmax", {std::move(x), E::integer(axis).named("dim")}); });
         };
         r["Transpose"] = [](const Context& c) {
             std::vector<int64_t> perm = c.node.attrInts("perm");
@@ -1101,14 +1312,13 @@ const std::map<std::string, Lowering>& lowerings()
         // As the runtime's kernel: a constant one-element exponent (LayerNorm's x^2 written
         // out) as a number, which ATen squares; the result has the base's type.
         r["Pow"] = [](const Context& c) {
-            if (!isFloating(c.dtype(0)))
-                c.unsupported("Pow is generated for a floating-point base only");
+            if (!castable(c.dtype(0)) || !castable(c.dtype(1)))
+                c.unsupported("Pow of " + dataTypeName(c.dtype(0)) + " and " + dataTypeName(c.dtype(1)) + " is not generated");
             const auto e = c.constScalar(1);
-            if (e && c.rank(1) <= c.rank(0))
+            if (e && isFloating(c.dtype(0)) && c.rank(1) <= c.rank(0))
                 return E::call("pow", {E::val(c.in(0)), E::real(*e)});
-            if (c.dtype(1) != c.dtype(0))
-                c.unsupported("the exponent's type differs from the base's");
-            return E::call("pow", {E::val(c.in(0)), E::val(c.in(1))});
+            const E y = E::call("pow", {E::val(c.in(0)), E::val(c.in(1))});
+            return c.dtype(1) == c.dtype(0) ? y : E::method(y, "to", {E::dtype(c.dtype(0))});
         };
         r["Einsum"] = [](const Context& c) {
             const std::string eq = c.node.attrString("equation", "");
@@ -1127,10 +1337,10 @@ const std::map<std::string, Lowering>& lowerings()
                 const float hi = c.node.attrFloat("max", std::numeric_limits<float>::max());
                 return E::call("clamp", {E::val(c.in(0)), E::real(lo).named("min"), E::real(hi).named("max")});
             }
-            if (!isFloating(c.dtype(0)))
-                c.unsupported("Clip is generated for floating-point tensors only");
+            // Integer tensors: the bounds as tensors of their type (a number would make the result float).
+            const bool floating = isFloating(c.dtype(0));
             const auto lo = c.has(1) ? c.constScalar(1) : std::nullopt, hi = c.has(2) ? c.constScalar(2) : std::nullopt;
-            if ((c.has(1) && !lo) || (c.has(2) && !hi)) {
+            if ((c.has(1) && !lo) || (c.has(2) && !hi) || (!floating && (c.has(1) || c.has(2)))) {
                 E y = E::val(c.in(0));
                 if (c.has(1))
                     y = E::call("maximum", {y, E::val(c.in(1))});
@@ -1325,6 +1535,88 @@ const std::map<std::string, Lowering>& lowerings()
             args.push_back(E::boolean(c.node.attrInt("center_point_box", 0) != 0));
             return E::call("onnx_nms", std::move(args));
         };
+        r["LogSoftmax"] = [](const Context& c) {
+            return alongAxis(c, [](E x, int64_t axis) { return E::call("log_softmax", {std::move(x), E::integer(axis).named("dim")}); });
+        };
+        r["Hardmax"] = [](const Context& c) { return alongAxis(c, hardmax); };
+        r["ArgMax"] = [](const Context& c) { return argReduce(c, "argmax"); };
+        r["ArgMin"] = [](const Context& c) { return argReduce(c, "argmin"); };
+        // As the runtime's kernels: PRelu's slope broadcast (x where x >= 0, else x * slope),
+        // Selu, ThresholdedRelu and Shrink written out, Softsign x / (|x| + 1), Mish x tanh(softplus(x)).
+        r["PRelu"] = [](const Context& c) {
+            const E x = E::val(c.in(0));
+            return E::call("where", {E::call("ge", {x, E::integer(0)}), x, E::call("mul", {x, E::val(c.in(1))})});
+        };
+        r["Selu"] = [](const Context& c) {
+            const double alpha = c.node.attrFloat("alpha", 1.67326319217681884765625f);
+            const double gamma = c.node.attrFloat("gamma", 1.05070102214813232421875f);
+            const E x = E::val(c.in(0));
+            return E::call("where", {E::call("gt", {x, E::integer(0)}), E::call("mul", {x, E::real(gamma)}),
+                                     E::call("mul", {E::call("sub", {E::call("exp", {x}), E::integer(1)}), E::real(alpha * gamma)})});
+        };
+        r["Celu"] = [](const Context& c) {
+            return E::call("celu", {E::val(c.in(0)), E::real(c.node.attrFloat("alpha", 1.0f)).named("alpha")});
+        };
+        r["ThresholdedRelu"] = [](const Context& c) {
+            const E x = E::val(c.in(0));
+            return E::call("where", {E::call("gt", {x, E::real(c.node.attrFloat("alpha", 1.0f))}), x, E::call("zeros_like", {x})});
+        };
+        r["Shrink"] = [](const Context& c) {
+            const double bias = c.node.attrFloat("bias", 0.0f), lambd = c.node.attrFloat("lambd", 0.5f);
+            const E x = E::val(c.in(0));
+            auto shifted = [&](const char* fn) {  // x -/+ bias in x's type
+                const E y = E::call(fn, {x, E::real(bias)});
+                return isFloating(c.dtype(0)) ? y : E::method(y, "to", {E::dtype(c.dtype(0))});
+            };
+            if (!castable(c.dtype(0)))
+                c.unsupported("Shrink of " + dataTypeName(c.dtype(0)) + " tensors is not generated");
+            return E::call("where", {E::call("lt", {x, E::real(-lambd)}), shifted("add"),
+                                     E::call("where", {E::call("gt", {x, E::real(lambd)}), shifted("sub"), E::call("zeros_like", {x})})});
+        };
+        r["Softsign"] = [](const Context& c) {
+            return E::call("div", {E::val(c.in(0)), E::call("add", {unary(c, "abs"), E::integer(1)})});
+        };
+        r["Mish"] = [](const Context& c) { return E::call("mul", {E::val(c.in(0)), E::call("tanh", {unary(c, "softplus")})}); };
+        r["IsInf"] = [](const Context& c) {
+            const bool negative = c.node.attrInt("detect_negative", 1) != 0, positive = c.node.attrInt("detect_positive", 1) != 0;
+            if (!negative && !positive)
+                return E::call("zeros_like", {E::val(c.in(0)), E::dtype(DataType::Bool).named("dtype")});
+            return unary(c, negative && positive ? "isinf" : negative ? "isneginf" : "isposinf");
+        };
+        // Sum and Mean of one or more inputs, pairwise (Mean then divided by their count).
+        for (const char* op : {"Sum", "Mean"})
+            r[op] = [](const Context& c) {
+                E y = E::val(c.in(0));
+                for (size_t i = 1; i < c.node.inputs.size(); ++i)
+                    y = E::call("add", {y, E::val(c.in(i))});
+                if (c.node.inputs.size() == 1)
+                    return E::method(y, "clone");
+                return c.node.opType == "Mean" ? E::call("div", {y, E::integer(int64_t(c.node.inputs.size()))}) : y;
+            };
+        // The element count when the code runs, as an int64 scalar.
+        r["Size"] = [](const Context& c) {
+            return E::call("scalar_tensor", {E::method(E::val(c.in(0)), "numel"), E::dtype(DataType::Int64).named("dtype")});
+        };
+        r["CastLike"] = [](const Context& c) {
+            if (!castable(c.dtype(1)) || !castable(c.dtype(0)))
+                c.unsupported("a cast from " + dataTypeName(c.dtype(0)) + " to " + dataTypeName(c.dtype(1)) + " is not generated");
+            return E::method(E::val(c.in(0)), "to", {E::dtype(c.dtype(1))});
+        };
+        r["Trilu"] = trilu;
+        r["EyeLike"] = eyeLike;
+        r["DepthToSpace"] = [](const Context& c) { return depthSpace(c, true); };
+        r["SpaceToDepth"] = [](const Context& c) { return depthSpace(c, false); };
+        r["LRN"] = lrn;
+        r["MeanVarianceNormalization"] = meanVarianceNormalization;
+        r["CumSum"] = cumSum;
+        // Elements picked along the axis at computed indices, negative ones counted from the end
+        // (the `onnx_gather_elements` helper).
+        r["GatherElements"] = [](const Context& c) {
+            if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
+                c.unsupported("the indices are not int32 or int64");
+            return E::call("onnx_gather_elements", {E::val(c.in(0)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", 0))),
+                                                    E::val(c.in(1))});
+        };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;
     }();
@@ -1439,6 +1731,11 @@ LoweredModel lowerModel(const Model& model, int batch)
         out.nodeExpr[size_t(n.id)] = lowerings().at(n.opType)(c);
         collectWeights(out.nodeExpr[size_t(n.id)], out, seen);
     }
+    for (ValueId v : out.inputs)
+        if (!castable(g.value(v).type.dtype))
+            throw Error(ErrorKind::Unsupported, model.path,
+                        "code generation: input '" + printable(g.value(v).name) + "' has type " +
+                            dataTypeName(g.value(v).type.dtype) + ", which generated code does not take");
     for (ValueId v : g.outputs())  // a graph output may be a constant itself
         if (out.isConstant(v) && seen.insert(v).second)
             out.weights.push_back(v);

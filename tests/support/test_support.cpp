@@ -43,6 +43,28 @@ void addTorchvisionRows()
 }
 QString conformanceDataDir() { return QStringLiteral("/usr/share/libonnx-testdata/data"); }
 
+QString readText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+std::map<QString, QString> readReasonList(const QString& path)
+{
+    std::map<QString, QString> list;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return list;
+    for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
+        const QString l = line.trimmed();
+        if (l.isEmpty() || l.startsWith('#'))
+            continue;
+        const int space = l.indexOf(' ');
+        list[l.left(space)] = space > 0 ? l.mid(space + 1).trimmed() : QString();
+    }
+    return list;
+}
+
 CliResult runCli(const QStringList& args, int timeoutMs)
 {
     QProcess p;

@@ -26,6 +26,11 @@ const QStringList& torchvisionModels();
 // A data-driven test's "name" column with one row per torchvision model.
 void addTorchvisionRows();
 QString conformanceDataDir();                  // libonnx-testdata's data folder
+// A list of "NAME reason..." lines (tests/data/*.txt; '#' comments and blank lines skipped):
+// name -> reason. Empty when the file cannot be read.
+std::map<QString, QString> readReasonList(const QString& path);
+// A text file's contents, empty when it cannot be read.
+QString readText(const QString& path);
 
 struct CliResult {
     int exitCode = -1;

@@ -44,6 +44,13 @@ at::Tensor onnxGatherNd(const at::Tensor& data, const at::Tensor& indices, int64
     return data.reshape(flat).index_select(0, rows).reshape(shape);
 }
 
+// ONNX's GatherElements: x's entries along `axis` at indices of x's rank.
+at::Tensor onnxGatherElements(const at::Tensor& x, int64_t axis, const at::Tensor& indices)
+{
+    axis = axis < 0 ? axis + x.dim() : axis;
+    return at::gather(x, axis, fromStart(indices, x.size(axis)).to(at::kLong));
+}
+
 // ONNX's ScatterElements: data with updates written at indices along `axis`, or combined with
 // what is there by `reduction` ("add", "mul", "max", "min").
 at::Tensor onnxScatterElements(const at::Tensor& data, int64_t axis, const at::Tensor& indices, const at::Tensor& updates,
@@ -102,4 +109,13 @@ std::vector<at::Tensor> onnxTopK(const at::Tensor& x, int64_t k, int64_t axis, b
 std::vector<at::Tensor> onnxTopK(const at::Tensor& x, const at::Tensor& k, int64_t axis, bool largest)
 {
     return onnxTopK(x, k.item<int64_t>(), axis, largest);
+}
+
+// ONNX's Trilu with k computed (a tensor of one value): the upper or lower triangle from diagonal
+// k, clamped to the matrix (ATen refuses a k far beyond it).
+at::Tensor onnxTrilu(const at::Tensor& x, const at::Tensor& k, bool upper)
+{
+    const int64_t limit = x.size(-1) + x.size(-2) + 1;
+    const int64_t d = std::clamp<int64_t>(k.item<int64_t>(), -limit, limit);
+    return upper ? at::triu(x, d) : at::tril(x, d);
 }

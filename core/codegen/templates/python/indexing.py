@@ -35,6 +35,11 @@ def onnx_gather_nd(data, indices, batch_dims):
     return data.reshape([batch * positions] + rest).index_select(0, rows).reshape(list(indices.shape[:-1]) + rest)
 
 
+def onnx_gather_elements(x, axis, indices):
+    """ONNX's GatherElements: x's entries along `axis` at indices of x's rank."""
+    return torch.gather(x, axis, from_start(indices, x.shape[axis]).long())
+
+
 def onnx_scatter_elements(data, axis, indices, updates, reduction):
     """ONNX's ScatterElements: data with updates written at indices along `axis`, or combined
     with what is there by `reduction` ('add', 'mul', 'max', 'min')."""
@@ -52,3 +57,11 @@ def onnx_topk(x, k, axis, largest):
     k = int(k)
     values, indices = torch.sort(x, dim=axis, descending=largest, stable=True)
     return values.narrow(axis, 0, k), indices.narrow(axis, 0, k)
+
+
+def onnx_trilu(x, k, upper):
+    """ONNX's Trilu with k computed (a tensor of one value): the upper or lower triangle from
+    diagonal k, clamped to the matrix (ATen refuses a k far beyond it)."""
+    limit = x.shape[-1] + x.shape[-2] + 1
+    k = max(-limit, min(limit, int(k)))
+    return torch.triu(x, k) if upper else torch.tril(x, k)

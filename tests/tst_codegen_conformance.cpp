@@ -1,0 +1,168 @@
+// ONNX's own conformance node tests (libonnx-testdata) through code generation: every test
+// that the runtime passes is exported as Python (a linear schedule on two workers) and the
+// generated model runs forward() and forward_parallel() on the stored inputs under
+// /usr/bin/python3 (tests/support/check_generated.py); both must give the stored outputs.
+// A test that is not generated is listed with its reason in
+// tests/data/codegen_conformance_skips.txt, and that list must stay exact.
+#include "core/analysis/cost_model.h"
+#include "core/codegen/codegen.h"
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+#include "core/schedule/scheduler.h"
+#include "core/util/error.h"
+#include "core/util/npy.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+#include <set>
+
+using namespace ramiel;
+
+namespace {
+
+const QString kPython = "/usr/bin/python3";
+
+// Writes `name`'s Python into `folder`; empty, or why it is not generated (the generators'
+// refusal, or a stored tensor that .npy cannot hold). Appends its manifest line.
+QString generate(const QString& name, const QString& dir, const Model& model, const QString& folder, QString& manifest)
+{
+    const Topology topo = buildTopology(model.graph);
+    const CostTable costs =
+        CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph), MachineConstants{}, EdgeCostParameters{});
+    const Schedule schedule = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear").schedule;
+    QStringList inputs, outputs;
+    for (const auto& [kind, files] : {std::pair{QString("input"), &inputs}, std::pair{QString("output"), &outputs}})
+        for (int i = 0;; ++i) {
+            const QString pb = QString("%1/test_data_set_0/%2_%3.pb").arg(dir, kind).arg(i);
+            if (!QFile::exists(pb))
+                break;
+            const Tensor t = readTensorProto(pb.toStdString());
+            if (!npyCanStore(t.dtype))
+                return QString::fromStdString("a stored " + dataTypeName(t.dtype) + " tensor, which .npy cannot hold");
+            files->append(QString("%1/%2_%3.npy").arg(folder, kind).arg(i));
+            QDir().mkpath(folder);
+            writeNpy(files->back().toStdString(), t);
+        }
+    CodegenRequest request;
+    request.model = &model;
+    request.topo = &topo;
+    request.schedule = &schedule;
+    request.outputDir = folder.toStdString();
+    try {
+        generateCode(request);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Unsupported)
+            throw;
+        return QString::fromStdString(e.message());
+    }
+    manifest += QStringList{name, folder}.join('\t') + '\t' + inputs.join('\t') + (inputs.isEmpty() ? "" : "\t") + "--\t" +
+                outputs.join('\t') + '\n';
+    return {};
+}
+
+}  // namespace
+
+class TestCodegenConformance : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void generatedPythonPasses()
+    {
+        const QString root = test::conformanceDataDir() + "/node";
+        if (!QDir(root).exists())
+            QFAIL("libonnx-testdata is missing: apt-get install libonnx-testdata");
+        QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
+        const QString work = QDir(test::modelsDir() + "/../codegen-conformance").absolutePath();
+        QDir(work).removeRecursively();
+        QVERIFY(QDir().mkpath(work));
+        const auto ops = runtime().supportedOperators();
+        const std::set<std::string> claimed(ops.begin(), ops.end());
+        const auto runtimeSkips = test::readReasonList(test::sourcePath("tests/data/conformance_skips.txt"));
+        const auto listed = test::readReasonList(test::sourcePath("tests/data/codegen_conformance_skips.txt"));
+        std::set<QString> unusedSkips;
+        for (const auto& [name, reason] : listed)
+            unusedSkips.insert(name);
+
+        QStringList dirs;
+        for (QDirIterator it(root, QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();)
+            dirs << it.next();
+        dirs.sort();
+        QString manifest;
+        QStringList failures;
+        int generated = 0, skipped = 0;
+        for (const QString& dir : dirs) {
+            const QString name = QFileInfo(dir).fileName();
+            Model model;
+            try {
+                model = loadOnnx((dir + "/model.onnx").toStdString());
+            } catch (const Error&) {
+                continue;  // tst_conformance_run reports it
+            }
+            bool runs = !runtimeSkips.count(name);
+            for (const Node& n : model.graph.nodes())
+                runs = runs && n.domain.empty() && claimed.count(n.opType);
+            if (!runs)
+                continue;  // not a test the runtime passes
+            QString why;
+            try {
+                why = generate(name, dir, model, work + "/" + name, manifest);
+            } catch (const std::exception& e) {
+                failures << name + ": generation failed: " + e.what();
+                continue;
+            }
+            unusedSkips.erase(name);
+            if (why.isEmpty() && listed.count(name))
+                failures << name + ": listed in codegen_conformance_skips.txt but generated now";
+            else if (!why.isEmpty() && !listed.count(name))
+                failures << name + ": not generated and not listed: " + why;
+            why.isEmpty() ? ++generated : ++skipped;
+        }
+        const QString manifestPath = work + "/manifest.tsv";
+        {
+            QFile f(manifestPath);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(manifest.toUtf8());
+        }
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(kPython, {test::sourcePath("tests/support/check_generated.py"), manifestPath});
+        QVERIFY(p.waitForFinished(900000));
+        const QString out = QString::fromUtf8(p.readAll());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(out.right(4000)));
+        int passed = 0, reported = 0;
+        for (const QString& line : out.split('\n', Qt::SkipEmptyParts)) {
+            ++reported;
+            if (line.endsWith(" ok"))
+                ++passed;
+            else
+                failures << line;
+        }
+        if (reported != generated)
+            failures << QString("the check reported %1 of %2 generated tests").arg(reported).arg(generated);
+
+        // The plain closing line, then the details.
+        qInfo("codegen conformance: %d pass, %d fail, %d not generated", passed, int(failures.size()), skipped);
+        for (const QString& f : failures)
+            qWarning("%s", qPrintable(f));
+        for (const QString& s : unusedSkips)
+            qWarning("codegen_conformance_skips.txt: %s is not a test the runtime passes", qPrintable(s));
+        QVERIFY2(failures.isEmpty(), qPrintable(QString("%1 conformance tests failed through generated code").arg(failures.size())));
+        QVERIFY(unusedSkips.empty());
+        QVERIFY(passed > 500);
+
+        // docs/codegen.md gives these figures.
+        const auto d = QRegularExpression("conformance tests: (\\d+) pass through generated Python, (\\d+) are not generated")
+                           .match(test::readText(test::sourcePath("docs/codegen.md")).simplified());
+        QVERIFY2(d.hasMatch(), "docs/codegen.md lacks 'conformance tests: P pass through generated Python, S are not generated'");
+        QCOMPARE(d.captured(1).toInt(), passed);
+        QCOMPARE(d.captured(2).toInt(), skipped);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCodegenConformance)
+#include "tst_codegen_conformance.moc"
