@@ -279,6 +279,80 @@ std::string indexingModel()
     return b.bytes();
 }
 
+// The elementwise, normalization and rearranging operators beyond the test models' (opset 15:
+// Trilu, CastLike), each result a float output: C++ renders them through at:: functions of
+// their own (the conformance tests check the Python).
+std::string mathOpsModel()
+{
+    OnnxBuilder b(15);
+    b.input("x", {1, 8, 6, 6});
+    b.initializer("slope", {8, 1, 1}, [](int64_t i) { return float(i) * 0.1f - 0.3f; });
+    b.initializerInt64("k", {1}, {}).initializerInt64("cum_axis", {2}, {});
+    std::vector<int64_t> picks;  // along axis 2 (6 rows), negative ones counted from the end
+    for (int64_t i = 0; i < 96; ++i)
+        picks.push_back(i % 12 - 6);
+    b.initializerInt64("picks", picks, {1, 8, 2, 6});
+    b.node("Sin", {"x"}, {"sin"});
+    b.node("Cos", {"x"}, {"cos"});
+    b.node("Atan", {"x"}, {"atan"});
+    b.node("Sum", {"sin", "cos", "atan"}, {"y1"});
+    b.node("Sign", {"x"}, {"sign"});
+    b.node("Softsign", {"x"}, {"softsign"});
+    b.node("Selu", {"x"}, {"selu"});
+    b.node("Mean", {"sign", "softsign", "selu"}, {"y2"});
+    OnnxBuilder::setFloat(b.node("Celu", {"x"}, {"celu"}), "alpha", 0.5f);
+    OnnxBuilder::setFloat(b.node("ThresholdedRelu", {"x"}, {"thresholded"}), "alpha", 0.3f);
+    auto& shrink = b.node("Shrink", {"x"}, {"shrink"});
+    OnnxBuilder::setFloat(shrink, "lambd", 0.4f);
+    OnnxBuilder::setFloat(shrink, "bias", 0.1f);
+    b.node("PRelu", {"x", "slope"}, {"prelu"});
+    b.node("Sum", {"celu", "thresholded", "shrink", "prelu"}, {"y3"});
+    b.node("IsNaN", {"x"}, {"nan"});
+    OnnxBuilder::setInt(b.node("IsInf", {"x"}, {"inf"}), "detect_negative", 0);
+    b.node("Or", {"nan", "inf"}, {"odd"});
+    OnnxBuilder::setInt(b.node("Cast", {"odd"}, {"oddf"}), "to", onnx::TensorProto::FLOAT);
+    b.node("Add", {"x", "oddf"}, {"y4"});
+    OnnxBuilder::setInt(b.node("LogSoftmax", {"x"}, {"y5"}), "axis", 1);
+    OnnxBuilder::setInt(b.node("Hardmax", {"x"}, {"y6"}), "axis", -1);
+    auto& argmax = b.node("ArgMax", {"x"}, {"argmax"});
+    OnnxBuilder::setInt(argmax, "axis", 1);
+    OnnxBuilder::setInt(argmax, "select_last_index", 1);
+    OnnxBuilder::setInt(b.node("Cast", {"argmax"}, {"y7"}), "to", onnx::TensorProto::FLOAT);
+    auto& argmin = b.node("ArgMin", {"x"}, {"argmin"});
+    OnnxBuilder::setInt(argmin, "axis", 2);
+    OnnxBuilder::setInt(argmin, "keepdims", 0);
+    OnnxBuilder::setInt(b.node("Cast", {"argmin"}, {"y8"}), "to", onnx::TensorProto::FLOAT);
+    OnnxBuilder::setInt(b.node("DepthToSpace", {"x"}, {"space"}), "blocksize", 2);
+    OnnxBuilder::setInt(b.node("SpaceToDepth", {"space"}, {"y9"}), "blocksize", 2);
+    auto& crd = b.node("DepthToSpace", {"x"}, {"y10"});
+    OnnxBuilder::setInt(crd, "blocksize", 2);
+    OnnxBuilder::setString(crd, "mode", "CRD");
+    auto& lrn = b.node("LRN", {"x"}, {"y11"});
+    OnnxBuilder::setInt(lrn, "size", 4);
+    OnnxBuilder::setFloat(lrn, "alpha", 1e-3f);
+    OnnxBuilder::setFloat(lrn, "bias", 2.0f);
+    b.node("MeanVarianceNormalization", {"x"}, {"y12"});
+    OnnxBuilder::setInt(b.node("Trilu", {"x", "k"}, {"y13"}), "upper", 0);
+    auto& cumsum = b.node("CumSum", {"x", "cum_axis"}, {"y14"});
+    OnnxBuilder::setInt(cumsum, "exclusive", 1);
+    OnnxBuilder::setInt(cumsum, "reverse", 1);
+    OnnxBuilder::setInt(b.node("GatherElements", {"x", "picks"}, {"y15"}), "axis", 2);
+    OnnxBuilder::setInt(b.node("Flatten", {"x"}, {"rows"}), "axis", -1);
+    OnnxBuilder::setInt(b.node("EyeLike", {"rows"}, {"eye"}), "k", 1);
+    b.node("Add", {"rows", "eye"}, {"y16"});
+    b.node("Size", {"x"}, {"size"});
+    OnnxBuilder::setInt(b.node("Cast", {"size"}, {"sizef"}), "to", onnx::TensorProto::FLOAT);
+    b.node("Div", {"x", "sizef"}, {"y17"});
+    OnnxBuilder::setInt(b.node("Cast", {"x"}, {"like"}), "to", onnx::TensorProto::INT32);
+    b.node("CastLike", {"x", "like"}, {"whole"});
+    OnnxBuilder::setInt(b.node("Cast", {"whole"}, {"y18"}), "to", onnx::TensorProto::FLOAT);
+    for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y9", "y11", "y12", "y13", "y14", "y17", "y18"})
+        b.output(y, {1, 8, 6, 6});
+    b.output("y7", {1, 1, 6, 6}).output("y8", {1, 8, 6}).output("y10", {1, 2, 12, 12}).output("y15", {1, 8, 2, 6});
+    b.output("y16", {48, 6});
+    return b.bytes();
+}
+
 // Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
 // half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
 // asymmetric coordinates and floor.
@@ -946,6 +1020,7 @@ private Q_SLOTS:
         built("split_branches", splitBranchesModel(), {"split_branches", {}, 1, 1, {}, true, {"--no-clone"}});
         built("layers", layersModel(), {"layers", {}, 1, 1});
         built("resize", resizeModel(), {"resize", {}, 1, 1});
+        built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
         built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});
