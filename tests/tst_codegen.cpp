@@ -279,12 +279,12 @@ std::string indexingModel()
     return b.bytes();
 }
 
-// The elementwise, normalization and rearranging operators beyond the test models' (opset 15:
-// Trilu, CastLike), each result a float output: C++ renders them through at:: functions of
-// their own (the conformance tests check the Python).
+// The elementwise, normalization and rearranging operators beyond the test models' (opset 16:
+// Trilu, CastLike, ScatterND's reduction), each result a float output: C++ renders them through
+// at:: functions of their own (the conformance tests check the Python).
 std::string mathOpsModel()
 {
-    OnnxBuilder b(15);
+    OnnxBuilder b(16);
     b.input("x", {1, 8, 6, 6});
     b.initializer("slope", {8, 1, 1}, [](int64_t i) { return float(i) * 0.1f - 0.3f; });
     b.initializerInt64("k", {1}, {}).initializerInt64("cum_axis", {2}, {});
@@ -343,13 +343,30 @@ std::string mathOpsModel()
     b.node("Size", {"x"}, {"size"});
     OnnxBuilder::setInt(b.node("Cast", {"size"}, {"sizef"}), "to", onnx::TensorProto::FLOAT);
     b.node("Div", {"x", "sizef"}, {"y17"});
+    // Pads of H and W: reflected (2 and 1 before, 1 and 3 after), repeated at the edges.
+    b.initializerInt64("hw_pads", {0, 0, 2, 1, 0, 0, 1, 3});
+    OnnxBuilder::setString(b.node("Pad", {"x", "hw_pads"}, {"y19"}), "mode", "reflect");
+    OnnxBuilder::setString(b.node("Pad", {"x", "hw_pads"}, {"y20"}), "mode", "edge");
+    // Rows 5 and -2 (4) of channel 3 replaced, then channel 1 added to.
+    b.initializerInt64("nd_rows", {0, 3, 5, 0, 3, -2}, {2, 3});
+    b.initializer("nd_rows_new", {2, 6}, [](int64_t i) { return float(i) - 5.5f; });
+    b.initializerInt64("nd_channel", {0, 1}, {1, 2});
+    b.initializer("nd_channel_add", {1, 6, 6}, 0.25f);
+    b.node("ScatterND", {"x", "nd_rows", "nd_rows_new"}, {"scattered"});
+    OnnxBuilder::setString(b.node("ScatterND", {"scattered", "nd_channel", "nd_channel_add"}, {"y21"}), "reduction", "add");
+    // One-hot rows of the arg-max channel (negative: counted from the end) on axis 1.
+    b.initializerInt64("depth", {8}, {});
+    b.initializer("on_off", {2}, [](int64_t i) { return i == 0 ? -1.0f : 2.0f; });
+    b.initializerInt64("shift", {-8}, {});
+    b.node("Add", {"argmax", "shift"}, {"from_end"});
+    OnnxBuilder::setInt(b.node("OneHot", {"from_end", "depth", "on_off"}, {"y22"}), "axis", 1);
     OnnxBuilder::setInt(b.node("Cast", {"x"}, {"like"}), "to", onnx::TensorProto::INT32);
     b.node("CastLike", {"x", "like"}, {"whole"});
     OnnxBuilder::setInt(b.node("Cast", {"whole"}, {"y18"}), "to", onnx::TensorProto::FLOAT);
-    for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y9", "y11", "y12", "y13", "y14", "y17", "y18"})
+    for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y9", "y11", "y12", "y13", "y14", "y17", "y18", "y21"})
         b.output(y, {1, 8, 6, 6});
     b.output("y7", {1, 1, 6, 6}).output("y8", {1, 8, 6}).output("y10", {1, 2, 12, 12}).output("y15", {1, 8, 2, 6});
-    b.output("y16", {48, 6});
+    b.output("y16", {48, 6}).output("y19", {1, 8, 9, 10}).output("y20", {1, 8, 9, 10}).output("y22", {1, 8, 1, 6, 6});
     return b.bytes();
 }
 

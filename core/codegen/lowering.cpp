@@ -107,6 +107,13 @@ const FunctionName& functionName(const std::string& fn)
         // Resize as PyTorch's upsampling: F.interpolate with its mode, which C++ names in the function.
         {"interpolate_bilinear", {"F.interpolate", "at::upsample_bilinear2d"}},
         {"interpolate_nearest", {"F.interpolate", "at::upsample_nearest2d"}},
+        // Pad's reflect and edge modes: F.pad with its mode, which C++ names in the function.
+        {"reflection_pad1d", {"F.pad", "at::reflection_pad1d"}},
+        {"reflection_pad2d", {"F.pad", "at::reflection_pad2d"}},
+        {"reflection_pad3d", {"F.pad", "at::reflection_pad3d"}},
+        {"replication_pad1d", {"F.pad", "at::replication_pad1d"}},
+        {"replication_pad2d", {"F.pad", "at::replication_pad2d"}},
+        {"replication_pad3d", {"F.pad", "at::replication_pad3d"}},
         // The generated programs' own helper (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
         {"recurrent", {"recurrent", "recurrent"}},
         // The generated programs' ONNX indexing helpers (templates/python/indexing.py, templates/cpp/indexing.cpp).
@@ -116,6 +123,8 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_topk", {"onnx_topk", "onnxTopK"}},
         {"onnx_gather_elements", {"onnx_gather_elements", "onnxGatherElements"}},
         {"onnx_trilu", {"onnx_trilu", "onnxTrilu"}},
+        {"onnx_scatter_nd", {"onnx_scatter_nd", "onnxScatterNd"}},
+        {"onnx_one_hot", {"onnx_one_hot", "onnxOneHot"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
         {"sizes_of", {"sizes_of", "sizesOf"}},
         {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
@@ -1265,14 +1274,31 @@ const std::map<std::string, Lowering>& lowerings()
                 sizes.push_back(shape[i] == 0 ? E::method(E::val(c.in(0)), "size", {E::integer(int64_t(i))}) : E::integer(shape[i]));
             return E::call("reshape", {E::val(c.in(0)), E::tensors(std::move(sizes))});
         };
+        // Constant padding of any axes; 'reflect' and 'edge' (ATen's reflection and replication
+        // padding) of the axes after the first two of a 3-D to 5-D floating-point tensor, as the
+        // runtime's kernel pads them.
         r["Pad"] = [](const Context& c) {
             const std::string mode = c.node.attrString("mode", "constant");
-            if (mode != "constant")
+            if (mode != "constant" && mode != "reflect" && mode != "edge")
                 c.unsupported("pad mode '" + printable(mode) + "' is not supported");
             const int64_t rank = c.rank(0);
             const auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
             if (int64_t(pads.size()) != 2 * rank)
                 c.unsupported("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+            if (mode != "constant") {
+                if (rank < 3 || rank > 5 || pads[0] || pads[1] || pads[size_t(rank)] || pads[size_t(rank) + 1] ||
+                    !isFloating(c.dtype(0)))
+                    c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
+                                  "floating-point tensor");
+                std::vector<int64_t> p;
+                for (int64_t i = rank; i-- > 2;) {
+                    p.push_back(pads[size_t(i)]);
+                    p.push_back(pads[size_t(i + rank)]);
+                }
+                const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
+                return E::call(fn, {E::val(c.in(0)), E::list(p),
+                                    E::text(mode == "reflect" ? "reflect" : "replicate").named("mode").inPythonOnly()});
+            }
             double value = c.node.attrFloat("value", 0.0f);
             if (c.node.opset >= 11) {
                 value = 0.0;
@@ -1616,6 +1642,22 @@ const std::map<std::string, Lowering>& lowerings()
                 c.unsupported("the indices are not int32 or int64");
             return E::call("onnx_gather_elements", {E::val(c.in(0)), E::integer(c.axisOrNegative(0, c.node.attrInt("axis", 0))),
                                                     E::val(c.in(1))});
+        };
+        r["ScatterND"] = [](const Context& c) {
+            const std::string reduction = c.node.attrString("reduction", "none");
+            if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" && reduction != "min")
+                c.unsupported("reduction '" + printable(reduction) + "' is not one of none, add, mul, max, min");
+            if (c.dtype(1) != DataType::Int64)
+                c.unsupported("the indices are not int64");
+            return E::call("onnx_scatter_nd", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::text(reduction)});
+        };
+        // A new axis of `depth` entries (the `onnx_one_hot` helper; depth and values may be computed).
+        r["OneHot"] = [](const Context& c) {
+            if (!castable(c.dtype(2)))
+                c.unsupported("values of type " + dataTypeName(c.dtype(2)) + " are not generated");
+            const int64_t axis = c.node.attrInt("axis", -1);
+            const E where = E::integer(axis < 0 || !c.graph.value(c.in(0)).type.shape ? axis : c.axis(axis, c.rank(0) + 1));
+            return E::call("onnx_one_hot", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), where});
         };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;

@@ -21,16 +21,22 @@ at::Tensor onnxGather(const at::Tensor& x, int64_t axis, const at::Tensor& indic
     return at::index_select(x, axis, i.reshape({-1})).reshape(shape);
 }
 
+// The flat position among the first indices.size(-1) axes of `shape` that each row of indices'
+// last axis addresses.
+at::Tensor linearIndex(const at::Tensor& indices, at::IntArrayRef shape)
+{
+    at::Tensor linear = at::zeros(indices.sizes().slice(0, indices.dim() - 1), at::kLong);
+    for (int64_t j = 0; j < indices.size(-1); ++j)
+        linear = linear * shape[size_t(j)] + fromStart(indices.select(-1, j).to(at::kLong), shape[size_t(j)]);
+    return linear;
+}
+
 // ONNX's GatherND: the slices of data that the last axis of indices addresses, the first batchDims
 // axes of both shared.
 at::Tensor onnxGatherNd(const at::Tensor& data, const at::Tensor& indices, int64_t batchDims)
 {
     const int64_t k = indices.size(-1);
-    at::Tensor linear = at::zeros(indices.sizes().slice(0, indices.dim() - 1), at::kLong);
-    for (int64_t j = 0; j < k; ++j) {
-        const int64_t size = data.size(batchDims + j);
-        linear = linear * size + fromStart(indices.select(-1, j).to(at::kLong), size);
-    }
+    const at::Tensor linear = linearIndex(indices, data.sizes().slice(size_t(batchDims)));
     int64_t batch = 1, positions = 1;
     for (int64_t i = 0; i < batchDims; ++i)
         batch *= data.size(i);
@@ -62,6 +68,35 @@ at::Tensor onnxScatterElements(const at::Tensor& data, int64_t axis, const at::T
     if (reduction == "add")
         return at::scatter_add(data, axis, i, updates);
     return at::scatter_reduce(data, axis, i, updates, reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin");
+}
+
+// ONNX's ScatterND: data with the slices that the last axis of indices addresses replaced by
+// updates, or combined with them by `reduction` ("add", "mul", "max", "min").
+at::Tensor onnxScatterNd(const at::Tensor& data, const at::Tensor& indices, const at::Tensor& updates,
+                         const std::string& reduction)
+{
+    Ints rest{-1};
+    rest.insert(rest.end(), data.sizes().begin() + indices.size(-1), data.sizes().end());
+    at::Tensor y = data.clone().reshape(rest);
+    const at::Tensor rows = linearIndex(indices, data.sizes()).reshape({-1});
+    const at::Tensor parts = updates.to(data.scalar_type()).reshape(rest);
+    if (reduction == "none")
+        y.index_copy_(0, rows, parts);
+    else if (reduction == "add")
+        y.index_add_(0, rows, parts);
+    else
+        y.index_reduce_(0, rows, parts, reduction == "mul" ? "prod" : reduction == "max" ? "amax" : "amin", true);
+    return y.reshape(data.sizes());
+}
+
+// ONNX's OneHot: values[1] where an index (negative ones counted from the end) meets its position
+// along a new axis of `depth` entries, values[0] elsewhere.
+at::Tensor onnxOneHot(const at::Tensor& indices, const at::Tensor& depth, const at::Tensor& values, int64_t axis)
+{
+    const auto n = static_cast<int64_t>(depth.to(at::kDouble).item<double>());
+    const at::Tensor hot = fromStart(indices.to(at::kDouble).floor().to(at::kLong), n).unsqueeze(-1) == at::arange(n, at::kLong);
+    const at::Tensor v = values.reshape({2});
+    return at::where(hot, v[1], v[0]).movedim(-1, axis).contiguous();
 }
 
 // ONNX's TopK: the k largest (or smallest) values along `axis`, sorted, and their indices,

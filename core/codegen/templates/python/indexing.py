@@ -19,14 +19,20 @@ def onnx_gather(x, axis, indices):
     return y.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1:])
 
 
+def linear_index(indices, shape):
+    """The flat position among the first indices.shape[-1] axes of `shape` that each row of
+    indices' last axis addresses."""
+    linear = torch.zeros(indices.shape[:-1], dtype=torch.int64)
+    for j in range(indices.shape[-1]):
+        linear = linear * shape[j] + from_start(indices[..., j].long(), shape[j])
+    return linear
+
+
 def onnx_gather_nd(data, indices, batch_dims):
     """ONNX's GatherND: the slices of data that the last axis of indices addresses, the first
     batch_dims axes of both shared."""
     k = indices.shape[-1]
-    linear = torch.zeros(indices.shape[:-1], dtype=torch.int64)
-    for j in range(k):
-        size = data.shape[batch_dims + j]
-        linear = linear * size + from_start(indices[..., j].long(), size)
+    linear = linear_index(indices, data.shape[batch_dims:])
     batch = int(torch.tensor(data.shape[:batch_dims], dtype=torch.int64).prod())
     positions = int(torch.tensor(data.shape[batch_dims:batch_dims + k], dtype=torch.int64).prod())
     rest = list(data.shape[batch_dims + k:])
@@ -49,6 +55,31 @@ def onnx_scatter_elements(data, axis, indices, updates, reduction):
     if reduction == 'add':
         return torch.scatter_add(data, axis, indices, updates)
     return torch.scatter_reduce(data, axis, indices, updates, SCATTER_REDUCTIONS[reduction])
+
+
+def onnx_scatter_nd(data, indices, updates, reduction):
+    """ONNX's ScatterND: data with the slices that the last axis of indices addresses replaced
+    by updates, or combined with them by `reduction` ('add', 'mul', 'max', 'min')."""
+    rest = list(data.shape[indices.shape[-1]:])
+    y = data.clone().reshape([-1] + rest)
+    rows = linear_index(indices, data.shape).reshape(-1)
+    parts = updates.to(data.dtype).reshape([-1] + rest)
+    if reduction == 'none':
+        y.index_copy_(0, rows, parts)
+    elif reduction == 'add':
+        y.index_add_(0, rows, parts)
+    else:
+        y.index_reduce_(0, rows, parts, SCATTER_REDUCTIONS[reduction], include_self=True)
+    return y.reshape(data.shape)
+
+
+def onnx_one_hot(indices, depth, values, axis):
+    """ONNX's OneHot: values[1] where an index (negative ones counted from the end) meets its
+    position along a new axis of `depth` entries, values[0] elsewhere."""
+    depth = int(depth)
+    hot = from_start(indices.double().floor().long(), depth).unsqueeze(-1) == torch.arange(depth)
+    values = values.reshape(2)
+    return torch.where(hot, values[1], values[0]).movedim(-1, axis).contiguous()
 
 
 def onnx_topk(x, k, axis, largest):
