@@ -1038,6 +1038,14 @@ private Q_SLOTS:
         built("layers", layersModel(), {"layers", {}, 1, 1});
         built("resize", resizeModel(), {"resize", {}, 1, 1});
         built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
+        // The quantize pass's int8 googlenet (QuantizeLinear, QLinearConv, uint8 MaxPool and Concat,
+        // QLinearMatMul, DequantizeLinear), compared with the runtime on the same int8 model.
+        {
+            const QString int8 = work_ + "/googlenet_int8.onnx";
+            const auto r = test::runCli({"optimize", test::modelPath("googlenet"), "--passes", "all", "-o", int8}, 300000);
+            QVERIFY2(r.exitCode == 0 && r.out.contains("quantized 57 convolutions"), qPrintable(r.out + r.err));
+            variants_["googlenet_int8"] = {"googlenet_int8", int8, 1, 1};
+        }
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
         built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});

@@ -125,6 +125,12 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_trilu", {"onnx_trilu", "onnxTrilu"}},
         {"onnx_scatter_nd", {"onnx_scatter_nd", "onnxScatterNd"}},
         {"onnx_one_hot", {"onnx_one_hot", "onnxOneHot"}},
+        // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
+        {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
+        {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
+        {"qlinear_conv", {"qlinear_conv", "qlinearConv"}},
+        {"qlinear_matmul", {"qlinear_matmul", "qlinearMatmul"}},
+        {"max_pool2d_uint8", {"max_pool2d_uint8", "maxPool2dUint8"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
         {"sizes_of", {"sizes_of", "sizesOf"}},
         {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
@@ -376,12 +382,20 @@ E pool(const Context& c, bool max, bool includePad)
     if (kernel.empty() || kernel.size() > 3 || int64_t(kernel.size()) != r - 2)
         c.unsupported("only 1-D, 2-D and 3-D pooling is supported");
     const DataType t = c.dtype(0);
-    if (t != DataType::Float && t != DataType::Double)
-        c.unsupported("pooling is generated for float and double tensors only");
     if (max && c.node.attrInt("storage_order", 0) != 0)
         c.unsupported("storage_order = 1 is not supported");
     const Window w = windowOf(c, kernel);
     const size_t d = kernel.size();
+    // uint8 max pooling (the quantize pass keeps pooled values in int8), as the runtime: the
+    // quantized kernel, which skips padded cells.
+    if (max && t == DataType::UInt8 && d == 2 && w.symmetric() && w.padBegin[0] * 2 <= w.kernel[0] &&
+        w.padBegin[1] * 2 <= w.kernel[1])
+        return E::call("max_pool2d_uint8", {E::val(c.in(0)), E::list(w.kernel), E::list(w.strides),
+                                             E::list(w.padBegin).named("padding", allEqual(w.padBegin, 0)),
+                                             E::list(w.dilations).named("dilation", allEqual(w.dilations, 1)),
+                                             E::boolean(w.ceil).named("ceil_mode", !w.ceil)});
+    if (t != DataType::Float && t != DataType::Double)
+        c.unsupported("pooling is generated for float and double tensors, and uint8 max pooling in two dimensions");
     bool padded = !w.symmetric();
     for (size_t i = 0; i < d && !padded; ++i)
         padded = w.padBegin[i] * 2 > w.kernel[i];
@@ -828,6 +842,49 @@ E argReduce(const Context& c, const char* fn)
         return index;
     const E size = E::method(x, "size", {E::integer(axis)});
     return E::call("sub", {E::call("rsub", {index, size}), E::integer(1)});  // size - 1 - index
+}
+
+// The int8 operators (templates/*/quantized.*) in the form the quantize pass writes them and the
+// runtime's fast path runs them: constant scalar scales and zero points, uint8 activations,
+// constant int8 weights of zero offset.
+bool constantScalar(const Context& c, size_t i)
+{
+    return c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 1;
+}
+
+bool constantOfType(const Context& c, size_t i, DataType t)
+{
+    return c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == t;
+}
+
+bool zeroOrAbsent(const Context& c, size_t i)
+{
+    if (!c.has(i))
+        return true;
+    const auto it = c.out.constants.find(c.in(i));
+    const auto values = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+    return values && std::all_of(values->begin(), values->end(), [](double v) { return v == 0; });
+}
+
+// QLinearConv or QLinearMatMul (a at 0, its scale and zero point, the weights at 3, their scale
+// and zero point, the output's scale and zero point at 6 and 7), refused unless in that form.
+void checkQuantizedProduct(const Context& c)
+{
+    const bool form = constantScalar(c, 1) && constantScalar(c, 2) && constantScalar(c, 6) && constantScalar(c, 7) &&
+                      constantOfType(c, 2, DataType::UInt8) && constantOfType(c, 7, DataType::UInt8) &&
+                      constantOfType(c, 3, DataType::Int8) && c.out.isConstant(c.in(4)) && zeroOrAbsent(c, 5) &&
+                      c.dtype(0) == DataType::UInt8;
+    if (!form)
+        c.unsupported("generated in the form Ramiel's quantize pass writes: uint8 input and output with constant scalar "
+                      "scales and zero points, constant int8 weights of zero offset");
+}
+
+// QuantizeLinear and DequantizeLinear: a per-tensor scale, or one per entry of `axis`.
+int64_t quantizationAxis(const Context& c)
+{
+    const auto& shape = c.graph.value(c.in(1)).type.shape;
+    const bool perTensor = shape && std::all_of(shape->dims.begin(), shape->dims.end(), [](const Dim& d) { return d.value == 1; });
+    return perTensor ? 0 : c.axisOf(0, c.node.attrInt("axis", 1));
 }
 
 // DepthToSpace (DCR or CRD) and SpaceToDepth of a 4-D input with known channels and spatial
@@ -1658,6 +1715,47 @@ const std::map<std::string, Lowering>& lowerings()
             const int64_t axis = c.node.attrInt("axis", -1);
             const E where = E::integer(axis < 0 || !c.graph.value(c.in(0)).type.shape ? axis : c.axis(axis, c.rank(0) + 1));
             return E::call("onnx_one_hot", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), where});
+        };
+        r["QuantizeLinear"] = [](const Context& c) {
+            const DataType t = c.has(2) ? c.dtype(2) : DataType::UInt8;  // the zero point's type
+            if (t != DataType::UInt8 && t != DataType::Int8)
+                c.unsupported("quantization to " + dataTypeName(t) + " is not generated (uint8 and int8 are)");
+            if (!isFloating(c.dtype(0)))
+                c.unsupported("the input is not a floating-point tensor");
+            const bool u = t == DataType::UInt8;
+            return E::call("quantize_linear", {E::val(c.in(0)), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                               E::integer(quantizationAxis(c)), E::dtype(t), E::real(u ? 0 : -128),
+                                               E::real(u ? 255 : 127)});
+        };
+        r["DequantizeLinear"] = [](const Context& c) {
+            if (c.dtype(0) != DataType::UInt8 && c.dtype(0) != DataType::Int8 && c.dtype(0) != DataType::Int32)
+                c.unsupported("dequantization of " + dataTypeName(c.dtype(0)) + " is not generated");
+            return E::call("dequantize_linear", {E::val(c.in(0)), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                                 E::integer(quantizationAxis(c))});
+        };
+        r["QLinearConv"] = [](const Context& c) {
+            checkQuantizedProduct(c);
+            if (c.rank(0) != 4 || (c.has(8) && !constantOfType(c, 8, DataType::Int32)))
+                c.unsupported("generated for 2-D convolutions with a constant int32 bias or none");
+            std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+            if (kernel.empty()) {
+                const auto wd = c.dims(c.in(3));
+                kernel.assign(wd.begin() + 2, wd.end());
+            }
+            const Window w = windowOf(c, kernel);
+            if (!w.symmetric())
+                c.unsupported("pads differ between the two ends of an axis");
+            return E::call("qlinear_conv", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)), E::val(c.in(4)),
+                                            E::val(c.in(6)), E::val(c.in(7)), c.has(8) ? E::val(c.in(8)) : E::none(),
+                                            E::list(w.strides), E::list(w.padBegin), E::list(w.dilations),
+                                            E::integer(c.node.attrInt("group", 1))});
+        };
+        r["QLinearMatMul"] = [](const Context& c) {
+            checkQuantizedProduct(c);
+            if (c.rank(3) != 2)
+                c.unsupported("generated for a 2-D B");
+            return E::call("qlinear_matmul", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)),
+                                              E::val(c.in(4)), E::val(c.in(6)), E::val(c.in(7))});
         };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;

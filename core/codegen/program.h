@@ -102,13 +102,15 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the indexing, shapes, volumetric and detection pieces (templates/python/*.py, templates/cpp/*.cpp).
+// The functions of the indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "onnx_gather_nd",  "onnx_gather_elements",
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
                                                           "onnx_topk",        "onnx_trilu"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of", "onnx_reshape", "onnx_expand", "onnx_slice", "onnx_range"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
+inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear", "dequantize_linear", "qlinear_conv",
+                                                           "qlinear_matmul", "max_pool2d_uint8"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

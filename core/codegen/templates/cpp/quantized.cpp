@@ -1,0 +1,125 @@
+// <check-only> Declarations from the rest of main.cpp, so that this file compiles on its own.
+#include "prelude.cpp"
+// </check-only>
+// Int8 operators in the form Ramiel's quantize pass writes them, run as its runtime runs them:
+// libtorch's quantized kernels (oneDNN's engine, else QNNPACK's) on weights packed once. Quantized
+// values travel between them as plain uint8 and int8 tensors, as ONNX defines them.
+
+// A scale or zero point shaped to broadcast along `axis` of a rank-`rank` tensor.
+at::Tensor alongAxis(const at::Tensor& t, int64_t axis, int64_t rank)
+{
+    if (t.numel() == 1)
+        return t.reshape({});
+    Ints shape(size_t(rank), 1);
+    shape[size_t(axis)] = -1;
+    return t.reshape(shape);
+}
+
+// ONNX's QuantizeLinear: round(x / scale) + zero point (half to even), saturated to [low, high].
+at::Tensor quantizeLinear(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& zeroPoint, int64_t axis,
+                          at::ScalarType type, double low, double high)
+{
+    at::Tensor y = at::round(x.to(at::kFloat) / alongAxis(scale.to(at::kFloat), axis, x.dim()));
+    if (zeroPoint.defined())
+        y += alongAxis(zeroPoint.to(at::kFloat), axis, x.dim());
+    return y.clamp_(low, high).to(type);
+}
+
+// ONNX's DequantizeLinear: (x - zero point) * scale, in float.
+at::Tensor dequantizeLinear(const at::Tensor& x, const at::Tensor& scale, const at::Tensor& zeroPoint, int64_t axis)
+{
+    at::Tensor y = x.to(at::kFloat);
+    if (zeroPoint.defined())
+        y = y - alongAxis(zeroPoint.to(at::kFloat), axis, x.dim());
+    return y * alongAxis(scale.to(at::kFloat), axis, x.dim());
+}
+
+// The quantized engine the runtime takes: oneDNN's, else QNNPACK's; set once.
+void useQuantizedEngine()
+{
+    static const bool ready = [] {
+        const auto engines = at::globalContext().supportedQEngines();
+        for (at::QEngine e : {at::QEngine::ONEDNN, at::QEngine::QNNPACK})
+            if (std::find(engines.begin(), engines.end(), e) != engines.end()) {
+                at::globalContext().setQEngine(e);
+                return true;
+            }
+        return false;
+    }();
+    if (!ready)
+        throw std::runtime_error("this libtorch has no quantized engine (oneDNN or QNNPACK) for the int8 operators");
+}
+
+// A libtorch operator by name, called with boxed arguments; its first result.
+c10::IValue callOperator(const char* name, const char* overload, std::vector<c10::IValue> args)
+{
+    const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+    torch::jit::Stack stack(std::move(args));
+    op.callBoxed(&stack);
+    return stack.at(0);
+}
+
+// The packed form of `weight`, made by `make` once per weight tensor.
+const c10::IValue& packedWeights(const at::Tensor& weight, const std::function<c10::IValue()>& make)
+{
+    static std::mutex mutex;
+    static std::map<const void*, c10::IValue> made;  // the program's weights live as long as it does
+    useQuantizedEngine();
+    std::lock_guard<std::mutex> lock(mutex);
+    c10::IValue& packed = made[weight.unsafeGetTensorImpl()];
+    if (packed.isNone())
+        packed = make();
+    return packed;
+}
+
+// int8 weights [M, ...] with one scale per row (or one for all) as a quantized tensor; `scales` gets them.
+at::Tensor perChannel(const at::Tensor& weight, const at::Tensor& scale, at::Tensor& scales)
+{
+    const int64_t m = weight.size(0);
+    scales = scale.to(at::kDouble).reshape({-1}).expand({m}).contiguous();
+    return at::_make_per_channel_quantized_tensor(weight, scales, at::zeros({m}, at::kLong), 0);
+}
+
+// ONNX's QLinearConv of uint8 x and int8 weights of zero offset: quantized::conv2d, its int32 bias
+// in float (bias * weight scale * x scale) packed with the weights.
+at::Tensor qlinearConv(const at::Tensor& x, const at::Tensor& xScale, const at::Tensor& xZeroPoint, const at::Tensor& weight,
+                       const at::Tensor& wScale, const at::Tensor& yScale, const at::Tensor& yZeroPoint,
+                       const at::Tensor& bias, const Ints& stride, const Ints& padding, const Ints& dilation, int64_t groups)
+{
+    const c10::IValue& packed = packedWeights(weight, [&] {
+        at::Tensor scales;
+        const at::Tensor qw = perChannel(weight.contiguous(), wScale, scales);
+        const c10::IValue b = bias.defined() ? c10::IValue((bias.to(at::kDouble) * scales * xScale.item<double>()).to(at::kFloat))
+                                             : c10::IValue();
+        return callOperator("quantized::conv2d_prepack", "", {qw, b, c10::IValue(stride), c10::IValue(padding),
+                                                               c10::IValue(dilation), c10::IValue(groups)});
+    });
+    const at::Tensor qx = at::_make_per_tensor_quantized_tensor(x.contiguous(at::MemoryFormat::ChannelsLast),
+                                                                xScale.item<double>(), xZeroPoint.item<int64_t>());
+    return callOperator("quantized::conv2d", "new", {qx, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
+        .toTensor()
+        .int_repr();
+}
+
+// ONNX's QLinearMatMul of uint8 a and int8 b [K, N] of zero offset: quantized::linear.
+at::Tensor qlinearMatmul(const at::Tensor& a, const at::Tensor& aScale, const at::Tensor& aZeroPoint, const at::Tensor& b,
+                         const at::Tensor& bScale, const at::Tensor& yScale, const at::Tensor& yZeroPoint)
+{
+    const c10::IValue& packed = packedWeights(b, [&] {
+        at::Tensor scales;
+        return callOperator("quantized::linear_prepack", "", {perChannel(b.t().contiguous(), bScale, scales), c10::IValue()});
+    });
+    const at::Tensor qa = at::_make_per_tensor_quantized_tensor(a.contiguous(), aScale.item<double>(), aZeroPoint.item<int64_t>());
+    return callOperator("quantized::linear", "", {qa, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
+        .toTensor()
+        .int_repr();
+}
+
+// Max pooling of uint8 values (the quantize pass keeps pooled values in int8): the quantized kernel.
+at::Tensor maxPool2dUint8(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
+                          const Ints& dilation, bool ceilMode)
+{
+    useQuantizedEngine();
+    return at::max_pool2d(at::_make_per_tensor_quantized_tensor(x, 1.0, 0), kernel, stride, padding, dilation, ceilMode)
+        .int_repr();
+}
