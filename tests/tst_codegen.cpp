@@ -279,9 +279,10 @@ std::string indexingModel()
     return b.bytes();
 }
 
-// The elementwise, normalization and rearranging operators beyond the test models' (opset 16:
-// Trilu, CastLike, ScatterND's reduction), each result a float output: C++ renders them through
-// at:: functions of their own (the conformance tests check the Python).
+// The elementwise, normalization, rearranging and dynamic-quantization operators beyond the test
+// models' (opset 16: Trilu, CastLike, ScatterND's reduction), each result a float output: C++
+// renders them through at:: functions and helpers of their own (the conformance tests check the
+// Python).
 std::string mathOpsModel()
 {
     OnnxBuilder b(16);
@@ -360,13 +361,32 @@ std::string mathOpsModel()
     b.initializerInt64("shift", {-8}, {});
     b.node("Add", {"argmax", "shift"}, {"from_end"});
     OnnxBuilder::setInt(b.node("OneHot", {"from_end", "depth", "on_off"}, {"y22"}), "axis", 1);
+    // Dynamic quantization as ONNX Runtime's quantize_dynamic writes it: x to uint8 with its own
+    // scale and zero point, read by MatMulInteger and by ConvInteger with an asymmetric window.
+    std::vector<int64_t> b8, w8;
+    for (int64_t i = 0; i < 24; ++i)
+        b8.push_back(i * 11 % 255 - 127);
+    for (int64_t i = 0; i < 288; ++i)
+        w8.push_back(i * 37 % 256);
+    b.initializerInts("b8", onnx::TensorProto::INT8, b8, {6, 4}).initializerInts("b8_zero", onnx::TensorProto::INT8, {3}, {});
+    b.initializerInts("w8", onnx::TensorProto::UINT8, w8, {4, 8, 3, 3});
+    b.initializerInts("w8_zero", onnx::TensorProto::UINT8, {120, 128, 0, 255}, {4});
+    b.node("DynamicQuantizeLinear", {"x"}, {"q", "q_scale", "q_zero"});
+    b.node("MatMulInteger", {"q", "b8", "q_zero", "b8_zero"}, {"qm"});
+    OnnxBuilder::setInt(b.node("Cast", {"qm"}, {"y23"}), "to", onnx::TensorProto::FLOAT);
+    auto& convInteger = b.node("ConvInteger", {"q", "w8", "q_zero", "w8_zero"}, {"qc"});
+    OnnxBuilder::setInts(convInteger, "pads", {1, 0, 0, 1});
+    OnnxBuilder::setInt(b.node("Cast", {"qc"}, {"y24"}), "to", onnx::TensorProto::FLOAT);
+    OnnxBuilder::setInt(b.node("Cast", {"q"}, {"qf"}), "to", onnx::TensorProto::FLOAT);
+    b.node("Mul", {"qf", "q_scale"}, {"y25"});
     OnnxBuilder::setInt(b.node("Cast", {"x"}, {"like"}), "to", onnx::TensorProto::INT32);
     b.node("CastLike", {"x", "like"}, {"whole"});
     OnnxBuilder::setInt(b.node("Cast", {"whole"}, {"y18"}), "to", onnx::TensorProto::FLOAT);
-    for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y9", "y11", "y12", "y13", "y14", "y17", "y18", "y21"})
+    for (const char* y : {"y1", "y2", "y3", "y4", "y5", "y6", "y9", "y11", "y12", "y13", "y14", "y17", "y18", "y21", "y25"})
         b.output(y, {1, 8, 6, 6});
     b.output("y7", {1, 1, 6, 6}).output("y8", {1, 8, 6}).output("y10", {1, 2, 12, 12}).output("y15", {1, 8, 2, 6});
     b.output("y16", {48, 6}).output("y19", {1, 8, 9, 10}).output("y20", {1, 8, 9, 10}).output("y22", {1, 8, 1, 6, 6});
+    b.output("y23", {1, 8, 6, 4}).output("y24", {1, 4, 5, 5});
     return b.bytes();
 }
 

@@ -131,6 +131,9 @@ const FunctionName& functionName(const std::string& fn)
         {"qlinear_conv", {"qlinear_conv", "qlinearConv"}},
         {"qlinear_matmul", {"qlinear_matmul", "qlinearMatmul"}},
         {"max_pool2d_uint8", {"max_pool2d_uint8", "maxPool2dUint8"}},
+        {"dynamic_quantize_linear", {"dynamic_quantize_linear", "dynamicQuantizeLinear"}},
+        {"integer_matmul", {"integer_matmul", "integerMatmul"}},
+        {"integer_conv", {"integer_conv", "integerConv"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
         {"sizes_of", {"sizes_of", "sizesOf"}},
         {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
@@ -1756,6 +1759,36 @@ const std::map<std::string, Lowering>& lowerings()
                 c.unsupported("generated for a 2-D B");
             return E::call("qlinear_matmul", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)),
                                               E::val(c.in(4)), E::val(c.in(6)), E::val(c.in(7))});
+        };
+        // Dynamic quantization (ONNX Runtime's quantize_dynamic writes it: DynamicQuantizeLinear,
+        // MatMulInteger, ConvInteger), exact as the runtime computes it (the int8 helpers).
+        r["DynamicQuantizeLinear"] = [](const Context& c) {
+            if (c.dtype(0) != DataType::Float)
+                c.unsupported("the input is not a float tensor");
+            const E call = E::call("dynamic_quantize_linear", {E::val(c.in(0))});
+            return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 3);
+        };
+        r["MatMulInteger"] = [](const Context& c) {
+            return E::call("integer_matmul", {E::val(c.in(0)), c.has(2) ? E::val(c.in(2)) : E::none(), E::val(c.in(1)),
+                                              c.has(3) ? E::val(c.in(3)) : E::none()});
+        };
+        r["ConvInteger"] = [](const Context& c) {
+            std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+            if (kernel.empty()) {
+                const auto wd = c.dims(c.in(1));
+                if (wd.size() < 3)
+                    c.unsupported("the weight's rank is unknown");
+                kernel.assign(wd.begin() + 2, wd.end());
+            }
+            if (int64_t(kernel.size()) != c.rank(0) - 2 || kernel.empty() || kernel.size() > 3)
+                c.unsupported("only 1-D, 2-D and 3-D convolutions are supported");
+            const Window w = windowOf(c, kernel);
+            const bool symmetric = w.symmetric();
+            return E::call("integer_conv", {E::val(c.in(0)), c.has(2) ? E::val(c.in(2)) : E::none(), E::val(c.in(1)),
+                                            c.has(3) ? E::val(c.in(3)) : E::none(), E::list(w.strides),
+                                            E::list(symmetric ? w.padBegin : std::vector<int64_t>(kernel.size(), 0)),
+                                            symmetric ? E::none() : E::list(w.atenPads()), E::list(w.dilations),
+                                            E::integer(c.node.attrInt("group", 1))});
         };
         r["Constant"] = [](const Context&) { return E::none(); };
         return r;

@@ -109,8 +109,9 @@ inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "o
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of", "onnx_reshape", "onnx_expand", "onnx_slice", "onnx_range"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
-inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear", "dequantize_linear", "qlinear_conv",
-                                                           "qlinear_matmul", "max_pool2d_uint8"};
+inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",
+                                                           "qlinear_matmul",   "max_pool2d_uint8",        "integer_matmul",
+                                                           "integer_conv",     "dynamic_quantize_linear"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

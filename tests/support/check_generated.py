@@ -3,8 +3,8 @@
 
 Usage: check_generated.py MANIFEST
 MANIFEST: one case a line, tab-separated: its name, the folder `ramiel export --lang python`
-wrote, then its inputs' .npy files and its expected outputs' .npy files, the two lists
-separated by a lone '--' field (an empty file name: an optional input the case leaves out).
+wrote, then its inputs' .npy files (the generated model's inputs, in order) and its expected
+outputs' .npy files, the two lists separated by a lone '--' field.
 Prints one line a case: 'NAME ok' or 'NAME FAIL what differs', and exits 0 when all ran.
 Each model runs forward() (serial) and forward_parallel() (its schedule); both must match.
 """
@@ -46,14 +46,13 @@ def difference(got, want, rtol=1e-3, atol=1e-5):
 
 
 def check(index, fields):
-    name, folder, rest = fields[0], fields[1], fields[2:]
+    folder, rest = fields[1], fields[2:]
     split = rest.index('--')
-    inputs = [torch.from_numpy(np.load(f, allow_pickle=False)) if f else None for f in rest[:split]]
+    inputs = [torch.from_numpy(np.load(f, allow_pickle=False)) for f in rest[:split]]
     expected = [torch.from_numpy(np.load(f, allow_pickle=False)) for f in rest[split + 1:]]
     cls, module = model_class(folder, index)
-    # The model's own inputs, in its order: the stored ones by position.
     net = cls(folder + '/weights.bin')
-    given = [t for t in inputs[:len(module.INPUTS)]]
+    given = inputs[:len(module.INPUTS)]
     for how, run in (('forward', net.forward), ('forward_parallel', net.forward_parallel)):
         outputs = run(*given)
         outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]

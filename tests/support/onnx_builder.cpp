@@ -101,6 +101,19 @@ OnnxBuilder& OnnxBuilder::initializerInt64(const std::string& name, const std::v
     return *this;
 }
 
+OnnxBuilder& OnnxBuilder::initializerInts(const std::string& name, onnx::TensorProto::DataType type,
+                                          const std::vector<int64_t>& values, const std::vector<int64_t>& dims)
+{
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims)
+        t->add_dims(d);
+    for (int64_t v : values)
+        t->add_int32_data(int32_t(v));
+    return *this;
+}
+
 onnx::NodeProto& OnnxBuilder::node(const std::string& op, std::initializer_list<std::string> inputs,
                                    std::initializer_list<std::string> outputs, const std::string& name)
 {

@@ -35,6 +35,9 @@ public:
     // With the given dims (none: a scalar); their product must be values.size().
     OnnxBuilder& initializerInt64(const std::string& name, const std::vector<int64_t>& values,
                                   const std::vector<int64_t>& dims);
+    // An int8, uint8, int16 or int32 tensor (ONNX keeps them in int32_data) of the given dims.
+    OnnxBuilder& initializerInts(const std::string& name, onnx::TensorProto::DataType type, const std::vector<int64_t>& values,
+                                 const std::vector<int64_t>& dims);
     onnx::NodeProto& node(const std::string& op, std::initializer_list<std::string> inputs,
                           std::initializer_list<std::string> outputs, const std::string& name = {});
 

@@ -34,6 +34,48 @@ at::Tensor dequantizeLinear(const at::Tensor& x, const at::Tensor& scale, const 
     return y * alongAxis(scale.to(at::kFloat), axis, x.dim());
 }
 
+// ONNX's DynamicQuantizeLinear: x to uint8 over the range of its values and 0 (NaN left out and
+// quantized to 0), with that scale and zero point, computed in float as the runtime computes them.
+std::vector<at::Tensor> dynamicQuantizeLinear(const at::Tensor& x)
+{
+    const at::Tensor values = at::where(at::isnan(x), at::zeros({}, x.options()), x);
+    const float low = x.numel() ? std::min(0.0f, values.min().item<float>()) : 0.0f;
+    const float high = x.numel() ? std::max(0.0f, values.max().item<float>()) : 0.0f;
+    const float scale = high > low ? (high - low) / 255.0f : 1.0f;
+    const float zeroPoint = std::isfinite(-low / scale) ? std::clamp(std::nearbyint(-low / scale), 0.0f, 255.0f) : 0.0f;
+    return {at::nan_to_num(at::round(x / scale).add_(zeroPoint), 0.0, 255.0, 0.0).clamp_(0, 255).to(at::kByte),
+            at::scalar_tensor(scale, at::kFloat), at::scalar_tensor(int64_t(zeroPoint), at::kByte)};
+}
+
+// ONNX's MatMulInteger: (a - its zero point) times (b - its zero point), exact in double, as int32;
+// a's zero point one value or one per row, b's one or one per column.
+at::Tensor integerMatmul(const at::Tensor& a, const at::Tensor& aZeroPoint, const at::Tensor& b, const at::Tensor& bZeroPoint)
+{
+    at::Tensor x = a.to(at::kDouble), y = b.to(at::kDouble);
+    if (aZeroPoint.defined())
+        x = x - (aZeroPoint.numel() == 1 ? aZeroPoint.to(at::kDouble).reshape({}) : aZeroPoint.to(at::kDouble).unsqueeze(-1));
+    if (bZeroPoint.defined())
+        y = y - (bZeroPoint.numel() == 1 ? bZeroPoint.to(at::kDouble).reshape({}) : bZeroPoint.to(at::kDouble));
+    return at::matmul(x, y).to(at::kInt);
+}
+
+// ONNX's ConvInteger: the convolution of x and the weights less their zero points (x's one value, the
+// weights' one or one per output channel), exact in double, as int32; `pads` the explicit pads of an
+// asymmetric window (at::constant_pad_nd's order), else empty.
+at::Tensor integerConv(const at::Tensor& x, const at::Tensor& xZeroPoint, const at::Tensor& weight,
+                       const at::Tensor& wZeroPoint, const Ints& stride, const Ints& padding, const Ints& pads,
+                       const Ints& dilation, int64_t groups)
+{
+    at::Tensor input = x.to(at::kDouble), w = weight.to(at::kDouble);
+    if (xZeroPoint.defined())
+        input = input - xZeroPoint.to(at::kDouble).reshape({});
+    if (wZeroPoint.defined())
+        w = w - alongAxis(wZeroPoint.to(at::kDouble), 0, w.dim());
+    if (!pads.empty())
+        input = at::constant_pad_nd(input, pads, 0.0);
+    return at::convolution(input, w, {}, stride, padding, dilation, false, Ints(stride.size(), 0), groups).to(at::kInt);
+}
+
 // The quantized engine the runtime takes: oneDNN's, else QNNPACK's; set once.
 void useQuantizedEngine()
 {

@@ -36,6 +36,46 @@ def dequantize_linear(x, scale, zero_point, axis):
     return y * _along(scale.float(), axis, x.dim())
 
 
+def dynamic_quantize_linear(x):
+    """ONNX's DynamicQuantizeLinear: x to uint8 over the range of its values and 0 (NaN left out and
+    quantized to 0), with that scale and zero point, computed in float as the runtime computes them."""
+    values = torch.where(torch.isnan(x), torch.zeros((), dtype=x.dtype), x)
+    low = torch.clamp(values.min(), max=0) if x.numel() else torch.zeros((), dtype=x.dtype)
+    high = torch.clamp(values.max(), min=0) if x.numel() else torch.zeros((), dtype=x.dtype)
+    scale = (high - low) / 255 if high > low else torch.ones((), dtype=x.dtype)
+    zero_point = -low / scale
+    zero_point = torch.round(zero_point).clamp(0, 255) if torch.isfinite(zero_point) else torch.zeros((), dtype=x.dtype)
+    y = torch.nan_to_num(torch.round(x / scale) + zero_point, 0.0, 255.0, 0.0).clamp_(0, 255).to(torch.uint8)
+    return y, scale, zero_point.to(torch.uint8)
+
+
+def integer_matmul(a, a_zero_point, b, b_zero_point):
+    """ONNX's MatMulInteger: (a - its zero point) times (b - its zero point), exact in double, as int32;
+    a's zero point one value or one per row, b's one or one per column."""
+    a = a.double()
+    if a_zero_point is not None:
+        a = a - (a_zero_point.double().reshape(()) if a_zero_point.numel() == 1 else a_zero_point.double().unsqueeze(-1))
+    b = b.double()
+    if b_zero_point is not None:
+        b = b - (b_zero_point.double().reshape(()) if b_zero_point.numel() == 1 else b_zero_point.double())
+    return torch.matmul(a, b).int()
+
+
+def integer_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, dilation, groups):
+    """ONNX's ConvInteger: the convolution of x and the weights less their zero points (x's one value,
+    the weights' one or one per output channel), exact in double, as int32; `pads` the explicit pads of
+    an asymmetric window (F.pad's order), else None."""
+    x = x.double()
+    if x_zero_point is not None:
+        x = x - x_zero_point.double().reshape(())
+    w = weight.double()
+    if w_zero_point is not None:
+        w = w - _along(w_zero_point.double(), 0, w.dim())
+    if pads is not None:
+        x = F.pad(x, pads)
+    return torch.convolution(x, w, None, stride, padding, dilation, False, [0] * len(stride), groups).int()
+
+
 def _packed(weight, make):
     if QUANTIZED_ENGINE is None:
         raise RuntimeError('this PyTorch has no quantized engine (oneDNN or QNNPACK) for the int8 operators')
