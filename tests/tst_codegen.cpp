@@ -390,6 +390,17 @@ std::string mathOpsModel()
     return b.bytes();
 }
 
+// Upsample as opset 9 writes it (darknet's and older exporters' nearest upsampling by 2 and 3).
+std::string upsampleModel()
+{
+    OnnxBuilder b(9);
+    b.input("x", {1, 3, 5, 4});
+    b.initializer("scales", {4}, [](int64_t i) { return i < 2 ? 1.0f : float(i); });
+    b.node("Upsample", {"x", "scales"}, {"y"});
+    b.output("y", {1, 3, 10, 12});
+    return b.bytes();
+}
+
 // Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
 // half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
 // asymmetric coordinates and floor.
@@ -1057,6 +1068,7 @@ private Q_SLOTS:
         built("split_branches", splitBranchesModel(), {"split_branches", {}, 1, 1, {}, true, {"--no-clone"}});
         built("layers", layersModel(), {"layers", {}, 1, 1});
         built("resize", resizeModel(), {"resize", {}, 1, 1});
+        built("upsample", upsampleModel(), {"upsample", {}, 1, 1});
         built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
         // The quantize pass's int8 googlenet (QuantizeLinear, QLinearConv, uint8 MaxPool and Concat,
         // QLinearMatMul, DequantizeLinear), compared with the runtime on the same int8 model.

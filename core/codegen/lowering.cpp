@@ -1378,6 +1378,37 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r["Slice"] = slice;
         r["Resize"] = resize;
+        // Upsample (before opset 10) in nearest mode of a 4-D tensor's spatial axes by constant scales
+        // that give whole sizes: ONNX's asymmetric coordinates with floor, F.interpolate's nearest.
+        r["Upsample"] = [](const Context& c) {
+            const std::string mode = c.node.attrString("mode", "nearest");
+            if (mode != "nearest")
+                c.unsupported("mode '" + printable(mode) + "' (linear upsampling's asymmetric coordinates are not F.interpolate's)");
+            std::vector<double> scales;
+            if (c.node.opset < 9) {
+                for (float f : c.node.attr("scales") ? c.node.attr("scales")->floats : std::vector<float>{})
+                    scales.push_back(f);
+            } else {
+                const auto it = c.out.constants.find(c.in(1));
+                const auto given = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+                if (!given)
+                    c.unsupported("the scales must be constants for code generation");
+                scales = *given;
+            }
+            const std::vector<int64_t> in = c.dims(c.in(0));
+            if (in.size() != 4 || scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0)
+                c.unsupported("generated for the two spatial axes of a 4-D tensor");
+            std::vector<int64_t> size;
+            for (size_t i = 2; i < 4; ++i) {
+                const double out = double(in[i]) * scales[i];
+                if (in[i] < 0 || !(scales[i] >= 1.0) || out != std::floor(out) || out > double(int64_t(1) << 40))
+                    c.unsupported("scale " + std::to_string(scales[i]) + " of a size " + std::to_string(in[i]) +
+                                  " is not generated (at least 1, giving a whole size)");
+                size.push_back(int64_t(out));
+            }
+            return E::call("interpolate_nearest", {E::val(c.in(0)), E::list(size).named("size"),
+                                                   E::text("nearest").named("mode", true).inPythonOnly()});
+        };
         for (const char* op : {"LSTM", "GRU", "RNN"})
             r[op] = recurrent;
         r["Gather"] = gather;
