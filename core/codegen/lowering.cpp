@@ -331,20 +331,28 @@ bool allEqual(const std::vector<int64_t>& v, int64_t x)
     return std::all_of(v.begin(), v.end(), [x](int64_t e) { return e == x; });
 }
 
+// A convolution's kernel sizes: its kernel_shape, else the spatial sizes of the weights at input
+// `weights`; refused unless 1-D to 3-D and of the input's spatial rank.
+std::vector<int64_t> convolutionKernel(const Context& c, size_t weights)
+{
+    std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+    if (kernel.empty()) {
+        const auto w = c.dims(c.in(weights));
+        if (w.size() < 3)
+            c.unsupported("the weight's rank is unknown");
+        kernel.assign(w.begin() + 2, w.end());
+    }
+    if (int64_t(kernel.size()) != c.rank(0) - 2 || kernel.empty() || kernel.size() > 3)
+        c.unsupported("only 1-D, 2-D and 3-D convolutions are supported");
+    return kernel;
+}
+
 // A convolution. `relu`: the caller wants Relu after it; set to true when the
 // convolution fused it (the packed path), else left false for the caller to apply.
 E conv(const Context& c, bool* relu = nullptr)
 {
     const int64_t r = c.rank(0);
-    std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
-    if (kernel.empty()) {
-        const auto w = c.dims(c.in(1));
-        if (w.size() < 3)
-            c.unsupported("the weight's rank is unknown");
-        kernel.assign(w.begin() + 2, w.end());
-    }
-    if (int64_t(kernel.size()) != r - 2 || kernel.empty() || kernel.size() > 3)
-        c.unsupported("only 1-D, 2-D and 3-D convolutions are supported");
+    const std::vector<int64_t> kernel = convolutionKernel(c, 1);
     const Window win = windowOf(c, kernel);
     E x = E::val(c.in(0));
     std::vector<int64_t> pads = win.padBegin;
@@ -1771,12 +1779,7 @@ const std::map<std::string, Lowering>& lowerings()
             checkQuantizedProduct(c);
             if (c.rank(0) != 4 || (c.has(8) && !constantOfType(c, 8, DataType::Int32)))
                 c.unsupported("generated for 2-D convolutions with a constant int32 bias or none");
-            std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
-            if (kernel.empty()) {
-                const auto wd = c.dims(c.in(3));
-                kernel.assign(wd.begin() + 2, wd.end());
-            }
-            const Window w = windowOf(c, kernel);
+            const Window w = windowOf(c, convolutionKernel(c, 3));
             if (!w.symmetric())
                 c.unsupported("pads differ between the two ends of an axis");
             return E::call("qlinear_conv", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)), E::val(c.in(4)),
@@ -1804,15 +1807,7 @@ const std::map<std::string, Lowering>& lowerings()
                                               c.has(3) ? E::val(c.in(3)) : E::none()});
         };
         r["ConvInteger"] = [](const Context& c) {
-            std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
-            if (kernel.empty()) {
-                const auto wd = c.dims(c.in(1));
-                if (wd.size() < 3)
-                    c.unsupported("the weight's rank is unknown");
-                kernel.assign(wd.begin() + 2, wd.end());
-            }
-            if (int64_t(kernel.size()) != c.rank(0) - 2 || kernel.empty() || kernel.size() > 3)
-                c.unsupported("only 1-D, 2-D and 3-D convolutions are supported");
+            const std::vector<int64_t> kernel = convolutionKernel(c, 1);
             const Window w = windowOf(c, kernel);
             const bool symmetric = w.symmetric();
             return E::call("integer_conv", {E::val(c.in(0)), c.has(2) ? E::val(c.in(2)) : E::none(), E::val(c.in(1)),

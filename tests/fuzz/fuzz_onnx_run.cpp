@@ -1,10 +1,12 @@
 // libFuzzer target for the runtime: imports the model, runs the default graph
-// passes on a copy, then compiles the model and runs it serially and on a
-// 2-worker parallel schedule, on tiny seeded inputs. Any input must run or
-// raise ramiel::Error; a crash, a sanitizer report, a hang, another exception,
-// or a parallel run whose outputs differ from the serial run's is a bug.
+// passes on a copy and code generation's translation of its nodes, then compiles
+// the model and runs it serially and on a 2-worker parallel schedule, on tiny
+// seeded inputs. Any input must run or raise ramiel::Error; a crash, a sanitizer
+// report, a hang, another exception, or a parallel run whose outputs differ from
+// the serial run's is a bug.
 // See docs/fuzzing.md.
 #include "core/analysis/cost_model.h"
+#include "core/codegen/lowering.h"
 #include "core/ir/topology.h"
 #include "core/onnx/onnx_import.h"
 #include "core/passes/registry.h"
@@ -90,6 +92,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         try {
             Model optimized = model;
             passes::runPipeline(optimized, passes::parsePassList("default"), {});
+        } catch (const Error&) {
+        }
+        try {  // code generation's translation of every node (no file is written)
+            codegen::lowerModel(model, 1);
         } catch (const Error&) {
         }
 
