@@ -1094,6 +1094,10 @@ private Q_SLOTS:
         // nn.RNN (Relu): the generated `recurrent` helper, PyTorch's own kernels.
         variants_["sequence_tagger_passes"] = {"sequence_tagger_passes", models + "/../real_models/sequence_tagger.onnx",
                                                1, 1, "default"};
+        // A causal transformer language model: Gather embeddings, a Trilu mask, attention, GELU,
+        // LogSoftmax and ArgMax (int64 token ids in, the next token of each position out).
+        const QString lm = models + "/../real_models/causal_lm";
+        variants_["causal_lm_passes"] = {"causal_lm_passes", lm + ".onnx", 1, 1, "default", true, {}, {lm + ".input_0.npy"}};
         built("computed_indices", computedIndicesModel(), {"computed_indices", {}, 1, 1});
         built("computed_shapes", computedShapesModel(), {"computed_shapes", {}, 1, 1});
         built("branches", branchesModel(), {"branches", {}, 1, 1});

@@ -149,17 +149,19 @@ private Q_SLOTS:
         }
     }
 
-    void recurrentModels_data()
+    void sequenceModels_data()
     {
         QTest::addColumn<QString>("name");
         QTest::newRow("sequence_tagger") << "sequence_tagger";
         QTest::newRow("packed_sequences") << "packed_sequences";
+        QTest::newRow("causal_lm") << "causal_lm";
     }
 
     // PyTorch's LSTM, GRU and RNN layers (bidirectional, stacked, batch-first, ragged
-    // sequence lengths): every output within 1e-4 of PyTorch's range, serially on one
-    // and two threads (the two directions at once) and on 2 workers.
-    void recurrentModels()
+    // sequence lengths) and a causal transformer (a Trilu mask, attention, LogSoftmax, ArgMax):
+    // every output within 1e-4 of PyTorch's range, serially on one and two threads (the two
+    // directions at once) and on 2 workers.
+    void sequenceModels()
     {
         QFETCH(QString, name);
         const QString base = realModelsDir() + "/" + name;

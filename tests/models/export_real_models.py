@@ -25,6 +25,11 @@ box: otherwise every proposal gets the same score and which 100 survive is a tie
   a bidirectional LSTM and GRU on a batch of 9 sequences of 1 to 7 steps padded to 7
   (pack_padded_sequence: ONNX's sequence_lens, reverse directions starting at each
   sequence's own end), the padded outputs and both final hidden states.
+- causal_lm (opset 14): a small causal transformer language model of PyTorch's layers
+  (token and position embeddings, two pre-norm encoder layers with GELU under a causal
+  mask that torch.triu builds in the graph, a final LayerNorm and vocabulary head), on 16
+  tokens; its outputs are the log-probabilities (LogSoftmax) and the next token of each
+  position (ArgMax). <name>.input_0.npy (int64 ids), <name>.output_0.npy, .output_1.npy.
 
 Files already there are kept, so repeated test runs cost nothing.
 
@@ -230,10 +235,38 @@ def export_packed_sequences(out_dir):
     return export_sequence_model(out_dir, PACKED_SEQUENCES, model, inputs, ["x", "lengths"], ["y", "h", "hg"], 14)
 
 
+def export_causal_lm(out_dir):
+    import torch
+
+    class CausalLM(torch.nn.Module):
+        def __init__(self, vocabulary=100, width=32, heads=4, layers=2, tokens=16):
+            super().__init__()
+            self.token = torch.nn.Embedding(vocabulary, width)
+            self.position = torch.nn.Embedding(tokens, width)
+            layer = torch.nn.TransformerEncoderLayer(width, heads, 2 * width, dropout=0.0, activation="gelu",
+                                                     batch_first=True, norm_first=True)
+            self.encoder = torch.nn.TransformerEncoder(layer, layers)
+            self.norm = torch.nn.LayerNorm(width)
+            self.head = torch.nn.Linear(width, vocabulary)
+
+        def forward(self, ids):
+            steps = ids.shape[1]
+            mask = torch.triu(torch.full((steps, steps), float("-inf")), diagonal=1)
+            h = self.encoder(self.token(ids) + self.position(torch.arange(steps)), mask=mask)
+            log_probabilities = torch.log_softmax(self.head(self.norm(h)), dim=-1)
+            return log_probabilities, torch.argmax(log_probabilities, dim=-1)
+
+    torch.manual_seed(0)
+    model = CausalLM().eval()
+    ids = torch.randint(0, 100, (1, 16))
+    return export_sequence_model(out_dir, CAUSAL_LM, model, (ids,), ["ids"], ["log_probabilities", "next"], 14)
+
+
 SEQUENCE_TAGGER = "sequence_tagger"
 PACKED_SEQUENCES = "packed_sequences"
+CAUSAL_LM = "causal_lm"
 EXPORTERS = {DETECTOR: export_detector, SEGMENTER: export_segmenter, SEQUENCE_TAGGER: export_sequence_tagger,
-             PACKED_SEQUENCES: export_packed_sequences,
+             PACKED_SEQUENCES: export_packed_sequences, CAUSAL_LM: export_causal_lm,
              "s3d": lambda out_dir: export_video(out_dir, "s3d", 16, 224),
              "r2plus1d_18": lambda out_dir: export_video(out_dir, "r2plus1d_18", 8, 64)}
 
