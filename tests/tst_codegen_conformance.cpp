@@ -166,7 +166,11 @@ private Q_SLOTS:
         QVERIFY(unusedSkips.empty());
         QVERIFY(passed > 500);
 
-        // docs/codegen.md gives these figures.
+        // README.md and docs/codegen.md give these figures.
+        const auto readme = QRegularExpression("(\\d+) of ONNX's conformance tests pass through generated Python")
+                                .match(test::readText(test::sourcePath("README.md")).simplified());
+        QVERIFY2(readme.hasMatch(), "README.md lacks 'P of ONNX's conformance tests pass through generated Python'");
+        QCOMPARE(readme.captured(1).toInt(), passed);
         const auto d = QRegularExpression("conformance tests: (\\d+) pass through generated Python, (\\d+) are not generated")
                            .match(test::readText(test::sourcePath("docs/codegen.md")).simplified());
         QVERIFY2(d.hasMatch(), "docs/codegen.md lacks 'conformance tests: P pass through generated Python, S are not generated'");
