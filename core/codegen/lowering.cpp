@@ -858,10 +858,7 @@ E argReduce(const Context& c, const char* fn)
 // The int8 operators (templates/*/quantized.*) in the form the quantize pass writes them and the
 // runtime's fast path runs them: constant scalar scales and zero points, uint8 activations,
 // constant int8 weights of zero offset.
-bool constantScalar(const Context& c, size_t i)
-{
-    return c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 1;
-}
+bool constantScalar(const Context& c, size_t i) { return c.has(i) && c.constScalar(i).has_value(); }
 
 bool constantOfType(const Context& c, size_t i, DataType t)
 {

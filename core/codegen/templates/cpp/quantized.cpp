@@ -92,10 +92,9 @@ void useQuantizedEngine()
         throw std::runtime_error("this libtorch has no quantized engine (oneDNN or QNNPACK) for the int8 operators");
 }
 
-// A libtorch operator by name, called with boxed arguments; its first result.
-c10::IValue callOperator(const char* name, const char* overload, std::vector<c10::IValue> args)
+// A libtorch operator, called with boxed arguments; its first result.
+c10::IValue callOperator(const c10::OperatorHandle& op, std::vector<c10::IValue> args)
 {
-    const auto op = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
     torch::jit::Stack stack(std::move(args));
     op.callBoxed(&stack);
     return stack.at(0);
@@ -133,12 +132,13 @@ at::Tensor qlinearConv(const at::Tensor& x, const at::Tensor& xScale, const at::
         const at::Tensor qw = perChannel(weight.contiguous(), wScale, scales);
         const c10::IValue b = bias.defined() ? c10::IValue((bias.to(at::kDouble) * scales * xScale.item<double>()).to(at::kFloat))
                                              : c10::IValue();
-        return callOperator("quantized::conv2d_prepack", "", {qw, b, c10::IValue(stride), c10::IValue(padding),
-                                                               c10::IValue(dilation), c10::IValue(groups)});
+        return callOperator(c10::Dispatcher::singleton().findSchemaOrThrow("quantized::conv2d_prepack", ""),
+                            {qw, b, c10::IValue(stride), c10::IValue(padding), c10::IValue(dilation), c10::IValue(groups)});
     });
     const at::Tensor qx = at::_make_per_tensor_quantized_tensor(x.contiguous(at::MemoryFormat::ChannelsLast),
                                                                 xScale.item<double>(), xZeroPoint.item<int64_t>());
-    return callOperator("quantized::conv2d", "new", {qx, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
+    static const c10::OperatorHandle conv = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::conv2d", "new");
+    return callOperator(conv, {qx, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
         .toTensor()
         .int_repr();
 }
@@ -149,10 +149,12 @@ at::Tensor qlinearMatmul(const at::Tensor& a, const at::Tensor& aScale, const at
 {
     const c10::IValue& packed = packedWeights(b, [&] {
         at::Tensor scales;
-        return callOperator("quantized::linear_prepack", "", {perChannel(b.t().contiguous(), bScale, scales), c10::IValue()});
+        return callOperator(c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear_prepack", ""),
+                            {perChannel(b.t().contiguous(), bScale, scales), c10::IValue()});
     });
     const at::Tensor qa = at::_make_per_tensor_quantized_tensor(a.contiguous(), aScale.item<double>(), aZeroPoint.item<int64_t>());
-    return callOperator("quantized::linear", "", {qa, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
+    static const c10::OperatorHandle linear = c10::Dispatcher::singleton().findSchemaOrThrow("quantized::linear", "");
+    return callOperator(linear, {qa, packed, yScale.item<double>(), yZeroPoint.item<int64_t>()})
         .toTensor()
         .int_repr();
 }
