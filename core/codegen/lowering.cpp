@@ -1350,16 +1350,17 @@ const std::map<std::string, Lowering>& lowerings()
             const auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
             if (int64_t(pads.size()) != 2 * rank)
                 c.unsupported("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+            std::vector<int64_t> p;  // ATen's order: the last axis first
+            for (int64_t i = rank; i-- > 0;) {
+                p.push_back(pads[size_t(i)]);
+                p.push_back(pads[size_t(i + rank)]);
+            }
             if (mode != "constant") {
                 if (rank < 3 || rank > 5 || pads[0] || pads[1] || pads[size_t(rank)] || pads[size_t(rank) + 1] ||
                     !isFloating(c.dtype(0)))
                     c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
                                   "floating-point tensor");
-                std::vector<int64_t> p;
-                for (int64_t i = rank; i-- > 2;) {
-                    p.push_back(pads[size_t(i)]);
-                    p.push_back(pads[size_t(i + rank)]);
-                }
+                p.resize(size_t(2 * (rank - 2)));  // the first two axes', last in that order, are 0
                 const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
                 return E::call(fn, {E::val(c.in(0)), E::list(p),
                                     E::text(mode == "reflect" ? "reflect" : "replicate").named("mode").inPythonOnly()});
@@ -1373,11 +1374,6 @@ const std::map<std::string, Lowering>& lowerings()
                         c.unsupported("the constant value must be a constant scalar");
                     value = *v;
                 }
-            }
-            std::vector<int64_t> p;
-            for (int64_t i = rank; i-- > 0;) {
-                p.push_back(pads[size_t(i)]);
-                p.push_back(pads[size_t(i + rank)]);
             }
             return pad(E::val(c.in(0)), p, value);
         };
@@ -1483,14 +1479,17 @@ const std::map<std::string, Lowering>& lowerings()
         };
         // As the runtime's kernel and ONNX's definition, log(exp(x) + 1) (F.softplus turns linear past 20).
         r["Softplus"] = [](const Context& c) { return E::call("log1p", {unary(c, "exp")}); };
-        // Max and Min of one or more inputs, pairwise.
-        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{{"Max", "maximum"}, {"Min", "minimum"}}) {
+        // Max, Min, Sum and Mean of one or more inputs, pairwise (Mean then divided by their count).
+        for (const auto& [op, fn] : std::vector<std::pair<const char*, const char*>>{
+                 {"Max", "maximum"}, {"Min", "minimum"}, {"Sum", "add"}, {"Mean", "add"}}) {
             const std::string f = fn;
             r[op] = [f](const Context& c) {
                 E y = E::val(c.in(0));
                 for (size_t i = 1; i < c.node.inputs.size(); ++i)
                     y = E::call(f, {y, E::val(c.in(i))});
-                return c.node.inputs.size() == 1 ? E::method(y, "clone") : y;
+                if (c.node.inputs.size() == 1)
+                    return E::method(y, "clone");
+                return c.node.opType == "Mean" ? E::call("div", {y, E::integer(int64_t(c.node.inputs.size()))}) : y;
             };
         }
         r["Where"] = [](const Context& c) {
@@ -1705,16 +1704,6 @@ const std::map<std::string, Lowering>& lowerings()
                 return E::call("zeros_like", {E::val(c.in(0)), E::dtype(DataType::Bool).named("dtype")});
             return unary(c, negative && positive ? "isinf" : negative ? "isneginf" : "isposinf");
         };
-        // Sum and Mean of one or more inputs, pairwise (Mean then divided by their count).
-        for (const char* op : {"Sum", "Mean"})
-            r[op] = [](const Context& c) {
-                E y = E::val(c.in(0));
-                for (size_t i = 1; i < c.node.inputs.size(); ++i)
-                    y = E::call("add", {y, E::val(c.in(i))});
-                if (c.node.inputs.size() == 1)
-                    return E::method(y, "clone");
-                return c.node.opType == "Mean" ? E::call("div", {y, E::integer(int64_t(c.node.inputs.size()))}) : y;
-            };
         // The element count when the code runs, as an int64 scalar.
         r["Size"] = [](const Context& c) {
             return E::call("scalar_tensor", {E::method(E::val(c.in(0)), "numel"), E::dtype(DataType::Int64).named("dtype")});
