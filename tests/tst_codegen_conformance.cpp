@@ -14,7 +14,6 @@
 #include "test_support.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -46,18 +45,17 @@ QString generate(const QString& name, const QString& dir, const Model& model, co
         CostTable::fromStatic(model.graph, topo, estimateCosts(model.graph), MachineConstants{}, EdgeCostParameters{});
     const Schedule schedule = planSchedule(SchedulingProblem::of(model.graph, topo, costs, 2), "linear").schedule;
     QStringList inputs, outputs;
-    for (const auto& [kind, files] : {std::pair{QString("input"), &inputs}, std::pair{QString("output"), &outputs}})
-        for (int i = 0;; ++i) {
-            const QString pb = QString("%1/test_data_set_0/%2_%3.pb").arg(dir, kind).arg(i);
-            if (!QFile::exists(pb))
-                break;
-            const Tensor t = readTensorProto(pb.toStdString());
+    for (const auto& [kind, files] : {std::pair{QString("input"), &inputs}, std::pair{QString("output"), &outputs}}) {
+        const QStringList stored = test::conformanceData(dir, kind);
+        for (int i = 0; i < stored.size(); ++i) {
+            const Tensor t = readTensorProto(stored[i].toStdString());
             if (!npyCanStore(t.dtype))
                 return QString::fromStdString("a stored " + dataTypeName(t.dtype) + " tensor, which .npy cannot hold");
             files->append(QString("%1/%2_%3.npy").arg(folder, kind).arg(i));
             QDir().mkpath(folder);
             writeNpy(files->back().toStdString(), t);
         }
+    }
     CodegenRequest request;
     request.model = &model;
     request.topo = &topo;
@@ -82,44 +80,27 @@ class TestCodegenConformance : public QObject {
 private Q_SLOTS:
     void generatedPythonPasses()
     {
-        const QString root = test::conformanceDataDir() + "/node";
-        if (!QDir(root).exists())
+        if (!QDir(test::conformanceDataDir() + "/node").exists())
             QFAIL("libonnx-testdata is missing: apt-get install libonnx-testdata");
         QVERIFY2(QFile::exists(kPython), "/usr/bin/python3 is needed to run generated Python");
         const QString work = QDir(test::modelsDir() + "/../codegen-conformance").absolutePath();
         QDir(work).removeRecursively();
         QVERIFY(QDir().mkpath(work));
-        const auto ops = runtime().supportedOperators();
-        const std::set<std::string> claimed(ops.begin(), ops.end());
         const auto runtimeSkips = test::readReasonList(test::sourcePath("tests/data/conformance_skips.txt"));
         const auto listed = test::readReasonList(test::sourcePath("tests/data/codegen_conformance_skips.txt"));
         std::set<QString> unusedSkips;
         for (const auto& [name, reason] : listed)
             unusedSkips.insert(name);
 
-        QStringList dirs;
-        for (QDirIterator it(root, QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();)
-            dirs << it.next();
-        dirs.sort();
         QString manifest;
-        QStringList failures;
+        QStringList failures, unloadable;  // tst_conformance_run reports models that do not load
         int generated = 0, skipped = 0;
-        for (const QString& dir : dirs) {
-            const QString name = QFileInfo(dir).fileName();
-            Model model;
-            try {
-                model = loadOnnx((dir + "/model.onnx").toStdString());
-            } catch (const Error&) {
-                continue;  // tst_conformance_run reports it
-            }
-            bool runs = !runtimeSkips.count(name);
-            for (const Node& n : model.graph.nodes())
-                runs = runs && n.domain.empty() && claimed.count(n.opType);
-            if (!runs)
+        for (const auto& [name, dir, model] : test::claimedConformanceTests(unloadable)) {
+            if (runtimeSkips.count(name))
                 continue;  // not a test the runtime passes
             QString why;
             try {
-                why = generate(name, dir, model, work + "/" + name, manifest);
+                why = generate(name, dir, model, work + "/" + QString(name).replace('/', '_'), manifest);
             } catch (const std::exception& e) {
                 failures << name + ": generation failed: " + e.what();
                 continue;

@@ -863,6 +863,89 @@ private Q_SLOTS:
         QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{int64_t(1) << 40, 0, 4, 4}));
     }
 
+    // Broadcasting as before opset 7 (rewritten on import, core/onnx/legacy_broadcast.h): B's
+    // dimensions line up with A's from `axis`; PRelu's slope of C values is per channel.
+    // Against the element-wise loop, with B a constant or a graph input.
+    void legacyBroadcasting_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QVector<int>>("aDims");
+        QTest::addColumn<QVector<int>>("bDims");
+        QTest::addColumn<int>("axis");  // -1: none given (PRelu)
+        QTest::addColumn<bool>("bConstant");
+        QTest::newRow("Add, axis 1, constant") << "Add" << QVector<int>{2, 3, 4, 5} << QVector<int>{3} << 1 << true;
+        // numpy's broadcasting would line B up with the last axis here and give another answer
+        QTest::newRow("Add, axis 1, square") << "Add" << QVector<int>{2, 3, 3} << QVector<int>{3} << 1 << true;
+        QTest::newRow("Mul, axis 1, input") << "Mul" << QVector<int>{2, 3, 4, 5} << QVector<int>{3, 4} << 1 << false;
+        QTest::newRow("Sub, axis 0, constant") << "Sub" << QVector<int>{2, 3, 4} << QVector<int>{2} << 0 << true;
+        QTest::newRow("Div, last axis, input") << "Div" << QVector<int>{2, 3, 4} << QVector<int>{4} << 2 << false;
+        QTest::newRow("PRelu, constant slope") << "PRelu" << QVector<int>{2, 3, 4} << QVector<int>{3} << -1 << true;
+        QTest::newRow("PRelu, input slope") << "PRelu" << QVector<int>{2, 3, 4, 5} << QVector<int>{3} << -1 << false;
+    }
+    void legacyBroadcasting()
+    {
+        QFETCH(QString, op);
+        QFETCH(QVector<int>, aDims);
+        QFETCH(QVector<int>, bDims);
+        QFETCH(int, axis);
+        QFETCH(bool, bConstant);
+        const std::vector<int64_t> a(aDims.begin(), aDims.end()), bd(bDims.begin(), bDims.end());
+        OnnxBuilder b(6);
+        b.input("a", a).output("y", a);
+        if (bConstant)
+            b.initializer("b", bd, [](int64_t i) { return 0.75f - 0.5f * float(i); });
+        else
+            b.input("b", bd);
+        auto& n = b.node(op.toStdString(), {"a", "b"}, {"y"});
+        if (axis >= 0) {
+            OnnxBuilder::setInt(n, "broadcast", 1);
+            OnnxBuilder::setInt(n, "axis", axis);
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "legacy_broadcast.onnx", {});
+        const auto compiled = runtime().compile(m);
+        std::vector<Tensor> inputs = compiled->randomInputs(1, 9);
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(1)->run();
+        const Tensor y = compiled->outputs()[0];
+        QCOMPARE(y.dims, a);
+        const size_t from = axis >= 0 ? size_t(axis) : 1;
+        auto bAt = [&](int64_t i) { return bConstant ? 0.75f - 0.5f * float(i) : inputs[1].at<float>(i); };
+        for (int64_t i = 0; i < y.numel(); ++i) {
+            int64_t rest = i, bIndex = 0, bStride = 1;  // B's element under A's element i
+            for (size_t d = a.size(); d-- > 0;) {
+                const int64_t coord = rest % a[d];
+                rest /= a[d];
+                if (d >= from && d < from + bd.size()) {
+                    bIndex += coord * bStride;
+                    bStride *= a[d];
+                }
+            }
+            const float x = inputs[0].at<float>(i), v = bAt(bIndex);
+            const float want = op == "Add" ? x + v : op == "Mul" ? x * v : op == "Sub" ? x - v : op == "Div" ? x / v
+                                                                                          : (x >= 0 ? x : x * v);
+            QCOMPARE(y.at<float>(i), want);
+        }
+    }
+
+    // A broadcast from an axis that needs a rank nobody knows is refused in one line, not guessed.
+    void legacyBroadcastingWithoutRanksIsRefused()
+    {
+        OnnxBuilder b(6);
+        b.input("a", {2, 3, 4}).input("b", {}).output("y");
+        b.model().mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type()->clear_shape();
+        auto& n = b.node("Add", {"a", "b"}, {"y"});
+        OnnxBuilder::setInt(n, "broadcast", 1);
+        OnnxBuilder::setInt(n, "axis", 1);
+        const Model m = loadOnnxFromBytes(b.bytes(), "legacy_unknown_rank.onnx", {});
+        try {
+            runtime().compile(m);
+            QFAIL("compiled");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::InvalidGraph);
+            QVERIFY2(QString(e.what()).contains("broadcasting input 1 from axis 1 (opset 6) needs both inputs' ranks"), e.what());
+        }
+    }
+
     // Resize's tf_crop_and_resize: the output spans roi's part of each axis (fractions of its
     // last index; without a roi the whole axis), outputs whose source falls outside the
     // input are the extrapolation value; against ONNX's formulas written out in double.

@@ -1,5 +1,7 @@
 #include "core/onnx/node_checks.h"
 
+#include "core/onnx/legacy_broadcast.h"
+
 #include "core/ir/fused_ops.h"
 #include "core/ir/split_parts.h"
 #include "core/ir/window.h"
@@ -1031,6 +1033,8 @@ private:
             return checkConvolution(0, 1, false);
         if (!onnx)
             return;
+        if (const std::string why = legacyBroadcastProblem(g_, n_); !why.empty())
+            return fail(why);
         if (op == "Conv")
             checkConvolution(0, 1, false);
         else if (op == "ConvTranspose")

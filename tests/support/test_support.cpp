@@ -1,13 +1,19 @@
 #include "test_support.h"
 
+#include "core/onnx/onnx_import.h"
+#include "core/runtime/runtime.h"
+#include "core/util/error.h"
+
 #include <algorithm>
 #include <cmath>
 
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <set>
 #include <sstream>
 
 namespace ramiel::test {
@@ -42,6 +48,42 @@ void addTorchvisionRows()
         QTest::newRow(qPrintable(n)) << n;
 }
 QString conformanceDataDir() { return QStringLiteral("/usr/share/libonnx-testdata/data"); }
+
+std::vector<ConformanceTest> claimedConformanceTests(QStringList& unloadable)
+{
+    const auto ops = runtime().supportedOperators();
+    const std::set<std::string> claimed(ops.begin(), ops.end());
+    std::vector<ConformanceTest> tests;
+    for (const QString group : {"node", "pytorch-converted", "pytorch-operator", "simple"}) {
+        const QDir root(conformanceDataDir() + "/" + group);
+        for (const QString& folder : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            ConformanceTest t{group == "node" ? folder : group + "/" + folder, root.filePath(folder), {}};
+            try {
+                t.model = loadOnnx((t.dir + "/model.onnx").toStdString());
+            } catch (const Error& e) {
+                unloadable << t.name + ": does not load: " + e.what();
+                continue;
+            }
+            bool mine = true;
+            for (const Node& n : t.model.graph.nodes())
+                mine = mine && n.domain.empty() && claimed.count(n.opType);
+            if (mine)
+                tests.push_back(std::move(t));
+        }
+    }
+    return tests;
+}
+
+QStringList conformanceData(const QString& dir, const QString& kind)
+{
+    QStringList files;
+    for (int i = 0;; ++i) {
+        const QString pb = QString("%1/test_data_set_0/%2_%3.pb").arg(dir, kind).arg(i);
+        if (!QFileInfo::exists(pb))
+            return files;
+        files << pb;
+    }
+}
 
 QString readText(const QString& path)
 {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/ir/graph.h"
+#include "core/ir/model.h"
 
 #include <QString>
 #include <QStringList>
@@ -26,6 +27,19 @@ const QStringList& torchvisionModels();
 // A data-driven test's "name" column with one row per torchvision model.
 void addTorchvisionRows();
 QString conformanceDataDir();                  // libonnx-testdata's data folder
+// ONNX's conformance tests (libonnx-testdata's node, pytorch-converted, pytorch-operator and
+// simple groups, in name order) whose every node is an operator the runtime claims. A node
+// test is named as its folder (test_abs), the others with their group (simple/test_sign_model),
+// as the skip lists name them. A model that does not load is added to `unloadable` with why.
+struct ConformanceTest {
+    QString name;
+    QString dir;
+    Model model;
+};
+std::vector<ConformanceTest> claimedConformanceTests(QStringList& unloadable);
+// A conformance test's stored tensors of one kind ("input" or "output") in test_data_set_0,
+// in order: the paths of KIND_0.pb, KIND_1.pb, ... while they exist.
+QStringList conformanceData(const QString& dir, const QString& kind);
 // A list of "NAME reason..." lines (tests/data/*.txt; '#' comments and blank lines skipped):
 // name -> reason. Empty when the file cannot be read.
 std::map<QString, QString> readReasonList(const QString& path);

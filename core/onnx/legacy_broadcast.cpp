@@ -1,0 +1,133 @@
+#include "core/onnx/legacy_broadcast.h"
+
+#include "core/passes/graph_editor.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace ramiel {
+
+namespace {
+
+bool before7(const Node& n) { return n.domain.empty() && n.opset > 0 && n.opset < 7; }
+
+bool legacyBinary(const Node& n)
+{
+    static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Pow", "And",
+                                              "Or",  "Xor", "Equal", "Greater", "Less"};
+    return before7(n) && ops.count(n.opType) && n.inputs.size() == 2 && n.attrInt("broadcast", 0) == 1;
+}
+
+std::optional<int64_t> rankOf(const Graph& g, ValueId v)
+{
+    if (v == kNone || !g.value(v).type.shape)
+        return std::nullopt;
+    return int64_t(g.value(v).type.shape->rank());
+}
+
+// How many trailing dimensions of 1 input 1 needs for numpy's broadcasting to mean what
+// the node meant; nullopt when that cannot be known (or the axis is out of range).
+std::optional<int64_t> trailingOnes(const Graph& g, const Node& n)
+{
+    const auto a = rankOf(g, n.input(0)), b = rankOf(g, n.input(1));
+    if (legacyBinary(n) && n.attr("axis")) {
+        const int64_t axis = n.attrInt("axis", 0);
+        if (!a || !b || axis < 0 || axis + *b > *a)
+            return std::nullopt;
+        return *a - axis - *b;
+    }
+    if (before7(n) && n.opType == "PRelu" && b == 1) {
+        const auto& slope = g.value(n.input(1)).type.shape->dims[0];
+        if (slope.isKnown() && slope.value == 1)
+            return 0;  // one slope for every element
+        if (!a)
+            return std::nullopt;
+        return *a >= 3 ? *a - 2 : 0;
+    }
+    return 0;
+}
+
+// Input 1 of node `id` with `ones` trailing dimensions of 1.
+void appendOnes(passes::GraphEditor& edit, NodeId id, int64_t ones)
+{
+    Graph& g = edit.graph();
+    const ValueId b = g.node(id).inputs[1];
+    std::vector<Dim> dims = g.value(b).type.shape->dims;
+    const int64_t rank = int64_t(dims.size());
+    dims.resize(dims.size() + size_t(ones), Dim::known(1));
+    const TensorType type{g.value(b).type.dtype, Shape(std::move(dims))};
+    ValueId reshaped = kNone;
+    if (g.value(b).isConstant()) {
+        auto t = std::make_shared<Tensor>(*g.value(b).initializer);
+        t->dims.resize(t->dims.size() + size_t(ones), 1);
+        reshaped = edit.addConstant(g.value(b).name + "_broadcast", std::move(t));
+    } else {
+        reshaped = edit.addValue(g.value(b).name + "_broadcast", type);
+        std::vector<int64_t> axes;
+        for (int64_t i = 0; i < ones; ++i)
+            axes.push_back(rank + i);
+        Node unsqueeze;
+        unsqueeze.name = g.node(id).name + "_broadcast";
+        unsqueeze.opType = "Unsqueeze";  // axes as an attribute, as before opset 13
+        unsqueeze.opset = g.node(id).opset;
+        unsqueeze.inputs = {b};
+        unsqueeze.outputs = {reshaped};
+        unsqueeze.attributes.push_back(Attribute::ofInts("axes", axes));
+        edit.addNode(std::move(unsqueeze));
+    }
+    edit.setInput(id, 1, reshaped);
+}
+
+}  // namespace
+
+void rewriteLegacyBroadcasting(Graph& g)
+{
+    for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id)
+        for (Attribute& a : g.node(id).attributes) {
+            if (a.g)
+                rewriteLegacyBroadcasting(*a.g);
+            for (const auto& sub : a.graphs)
+                if (sub)
+                    rewriteLegacyBroadcasting(*sub);
+        }
+    passes::GraphEditor edit(g);
+    bool changed = false;
+    for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
+        const bool binary = legacyBinary(g.node(id)) && g.node(id).attr("axis");
+        if (!binary && !(before7(g.node(id)) && g.node(id).opType == "PRelu"))
+            continue;
+        const auto ones = trailingOnes(g, g.node(id));
+        if (!ones)
+            continue;  // legacyBroadcastProblem names it
+        if (*ones > 0) {
+            appendOnes(edit, id, *ones);  // adds a node: references into g.nodes() move
+            changed = true;
+        }
+        if (binary) {
+            auto& attrs = g.node(id).attributes;
+            attrs.erase(std::remove_if(attrs.begin(), attrs.end(), [](const Attribute& a) { return a.name == "axis"; }),
+                        attrs.end());
+        }
+    }
+    if (changed)
+        edit.commit();
+}
+
+std::string legacyBroadcastProblem(const Graph& g, const Node& n)
+{
+    if (!(legacyBinary(n) && n.attr("axis")) && !(before7(n) && n.opType == "PRelu"))
+        return {};
+    const auto ones = trailingOnes(g, n);
+    if (ones == 0)
+        return {};
+    if (ones)
+        return "broadcasts as before opset 7, which import rewrites and which was not rewritten";
+    if (n.opType == "PRelu")
+        return "a slope of one value per channel (opset " + std::to_string(n.opset) +
+               ") needs the rank of input 0, which shape inference did not give";
+    return "broadcasting input 1 from axis " + std::to_string(n.attrInt("axis", 0)) + " (opset " +
+           std::to_string(n.opset) + ") needs both inputs' ranks, and input 0's rank must be at least axis + input 1's";
+}
+
+}  // namespace ramiel
