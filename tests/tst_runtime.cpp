@@ -863,7 +863,7 @@ private Q_SLOTS:
         QCOMPARE(compiled->outputs()[0].dims, (std::vector<int64_t>{int64_t(1) << 40, 0, 4, 4}));
     }
 
-    // Broadcasting as before opset 7 (rewritten on import, core/onnx/legacy_broadcast.h): B's
+    // Broadcasting as before opset 7 (rewritten on import, core/onnx/legacy_forms.h): B's
     // dimensions line up with A's from `axis`; PRelu's slope of C values is per channel.
     // Against the element-wise loop, with B a constant or a graph input.
     void legacyBroadcasting_data()
@@ -925,6 +925,70 @@ private Q_SLOTS:
                                                                                           : (x >= 0 ? x : x * v);
             QCOMPARE(y.at<float>(i), want);
         }
+    }
+
+    // Other forms operators had at old opsets, against the loop of what they meant: Concat
+    // without an axis before opset 4 (axis 1, where the runtime used to join along 0), Cast
+    // naming its type before opset 6, Tile's tiles and axis inputs before opset 6, and
+    // BatchNormalization's statistics per activation (spatial 0) before opset 9.
+    void oldOperatorForms_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("opset");
+        QTest::newRow("Concat, no axis, opset 1") << "Concat" << 1;
+        QTest::newRow("Cast to 'DOUBLE', opset 1") << "Cast" << 1;
+        QTest::newRow("Tile, tiles and axis, opset 1") << "Tile" << 1;
+        QTest::newRow("BatchNormalization, spatial 0, opset 7") << "BatchNormalization" << 7;
+    }
+    void oldOperatorForms()
+    {
+        QFETCH(QString, op);
+        QFETCH(int, opset);
+        const std::vector<int64_t> x{2, 3, 4};
+        OnnxBuilder b(opset);
+        b.model().set_ir_version(3);
+        b.input("x", x).output("y");
+        std::vector<int64_t> y = x;
+        std::function<double(const Tensor&, int64_t)> want;  // output element i from x
+        auto at = [&](const Tensor& in, int64_t c, int64_t r, int64_t k) { return double(in.at<float>((c * 3 + r) * 4 + k)); };
+        if (op == "Concat") {
+            b.node("Concat", {"x", "x"}, {"y"});
+            y = {2, 6, 4};
+            want = [&](const Tensor& in, int64_t i) { return at(in, i / 24, i / 4 % 6 % 3, i % 4); };
+        } else if (op == "Cast") {
+            OnnxBuilder::setString(b.node("Cast", {"x"}, {"y"}), "to", "DOUBLE");
+            want = [](const Tensor& in, int64_t i) { return double(in.at<float>(i)); };
+        } else if (op == "Tile") {
+            b.initializer("tiles", {}, 2.0f).initializer("axis", {}, 2.0f);
+            b.node("Tile", {"x", "tiles", "axis"}, {"y"});
+            y = {2, 3, 8};
+            want = [&](const Tensor& in, int64_t i) { return at(in, i / 24, i / 8 % 3, i % 8 % 4); };
+        } else {
+            // Per element of a sample: scale e, bias 1, mean e / 2, variance 3 (epsilon 1).
+            b.initializer("scale", {3, 4}, [](int64_t e) { return float(e); }).initializer("bias", {3, 4}, 1.0f);
+            b.initializer("mean", {3, 4}, [](int64_t e) { return float(e) / 2; }).initializer("var", {3, 4}, 3.0f);
+            auto& n = b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
+            OnnxBuilder::setInt(n, "spatial", 0);
+            OnnxBuilder::setFloat(n, "epsilon", 1.0f);
+            want = [](const Tensor& in, int64_t i) {
+                const double e = double(i % 12);
+                return (double(in.at<float>(i)) - e / 2) / 2 * e + 1;
+            };
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "old_form.onnx", {});
+        const auto compiled = runtime().compile(m);
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 4);
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(1)->run();
+        const Tensor out = compiled->outputs()[0];
+        QCOMPARE(out.dims, y);
+        const auto got = out.toDoubles();
+        QVERIFY(got);
+        for (int64_t i = 0; i < out.numel(); ++i)
+            QVERIFY2(std::abs((*got)[size_t(i)] - want(inputs[0], i)) <= 1e-6 * (1 + std::abs(want(inputs[0], i))),
+                     qPrintable(QString("element %1: %2, expected %3").arg(i).arg((*got)[size_t(i)]).arg(want(inputs[0], i))));
+        if (op == "Cast")
+            QCOMPARE(out.dtype, DataType::Double);
     }
 
     // A broadcast from an axis that needs a rank nobody knows is refused in one line, not guessed.

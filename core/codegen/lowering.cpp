@@ -3,6 +3,7 @@
 #include "core/analysis/finite_values.h"
 
 #include "core/ir/batch_norm.h"
+#include "core/ir/cast_target.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
 #include "core/ir/slice_range.h"
@@ -1313,6 +1314,8 @@ const std::map<std::string, Lowering>& lowerings()
             c.onlyFirstOutput();
             if (batchNormTrains(c.node))
                 c.unsupported("training mode (the batch's statistics) is not supported");
+            if (c.node.attrInt("spatial", 1) == 0)
+                c.unsupported("statistics per activation (spatial = 0) are not supported");
             return batchNorm(c, E::val(c.in(0)), 1);
         };
         r["Softmax"] = [](const Context& c) {
@@ -1522,7 +1525,7 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r["ConvTranspose"] = convTranspose;
         r["Cast"] = [](const Context& c) {
-            const DataType to = dataTypeFromOnnx(int32_t(c.node.attrInt("to", 0)));
+            const DataType to = castTarget(c.node);
             if (!castable(to) || !castable(c.dtype(0)))
                 c.unsupported("a cast from " + dataTypeName(c.dtype(0)) + " to " + dataTypeName(to) + " is not generated");
             return E::method(E::val(c.in(0)), "to", {E::dtype(to)});
@@ -1544,7 +1547,11 @@ const std::map<std::string, Lowering>& lowerings()
                 c.unsupported("it expands the batch dimension at batch " + std::to_string(c.batch));
             return E::method(E::method(E::val(c.in(0)), "expand", {E::list(sizes)}), "contiguous");
         };
-        r["Tile"] = [](const Context& c) { return E::method(E::val(c.in(0)), "repeat", {E::list(c.constInts(1))}); };
+        r["Tile"] = [](const Context& c) {
+            if (c.node.opset < 6)
+                c.unsupported("tiles and axis as inputs (opset below 6) are not supported");
+            return E::method(E::val(c.in(0)), "repeat", {E::list(c.constInts(1))});
+        };
         // A shape filled with the node's value (zeros of float by default).
         r["ConstantOfShape"] = [](const Context& c) {
             const Attribute* v = c.node.attr("value");

@@ -1,6 +1,6 @@
 #include "core/onnx/node_checks.h"
 
-#include "core/onnx/legacy_broadcast.h"
+#include "core/onnx/legacy_forms.h"
 
 #include "core/ir/fused_ops.h"
 #include "core/ir/split_parts.h"

@@ -2,7 +2,7 @@
 
 #include "core/ir/topology.h"
 #include "core/onnx/isolated_inference.h"
-#include "core/onnx/legacy_broadcast.h"
+#include "core/onnx/legacy_forms.h"
 #include "core/onnx/wire_scan.h"
 #include "core/util/error.h"
 #include "core/util/resources.h"
@@ -625,7 +625,7 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
 
     std::map<std::string, int> unknownDomains, unknownOps;
     checkSchemas(model.graph, opsets, unknownDomains, unknownOps);
-    rewriteLegacyBroadcasting(model.graph);
+    rewriteLegacyForms(model.graph);
     for (const auto& [domain, count] : unknownDomains)
         model.warnings.push_back("unknown operator domain '" + domain + "' (" + std::to_string(count) +
                                  " nodes): they load, but their shapes and costs are unknown");

@@ -1,6 +1,7 @@
 // Identity elimination: nodes whose output equals their first input.
 // Identity; Dropout at inference (no mask read); Reshape to the same shape;
 // Transpose by the identity permutation; Cast to the type it already has.
+#include "core/ir/cast_target.h"
 #include "core/ir/dropout.h"
 #include "core/passes/graph_editor.h"
 #include "core/passes/passes.h"
@@ -53,7 +54,7 @@ bool isNoOp(const Graph& g, const Node& n)
         return dropoutMode(n, [&](size_t i) { return constantInput(g, n, i); }).dropsNothing();
     }
     if (n.opType == "Cast")
-        return in.type.dtype != DataType::Undefined && int64_t(in.type.dtype) == n.attrInt("to", -1);
+        return in.type.dtype != DataType::Undefined && in.type.dtype == castTarget(n);
     if (n.opType == "Transpose") {
         const auto perm = n.attrInts("perm");
         if (perm.empty())  // the default reverses the dimensions: a no-op for rank <= 1

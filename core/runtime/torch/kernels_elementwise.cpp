@@ -1,5 +1,6 @@
 // Elementwise operators: arithmetic with NumPy broadcasting, comparisons,
 // logic, activations, Cast, Clip, Where.
+#include "core/ir/cast_target.h"
 #include "core/ir/fused_ops.h"
 #include "core/runtime/torch/arithmetic_loops.h"
 #include "core/runtime/torch/aten_tensor.h"
@@ -341,7 +342,7 @@ void registerClipWhereCastKernels(KernelRegistry& r)
         };
     };
     r["Cast"] = [](const KernelContext& c) -> Kernel {
-        const DataType to = dataTypeFromOnnx(int32_t(c.node.attrInt("to", 0)));
+        const DataType to = castTarget(c.node);
         const auto type = scalarTypeOf(to);
         if (!type)
             c.unsupported("cast to " + dataTypeName(to) + " is not supported");

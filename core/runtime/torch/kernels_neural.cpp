@@ -488,6 +488,14 @@ void registerNormalizationKernels(KernelRegistry& r)
         const double eps = c.node.attrFloat("epsilon", 1e-5f);
         if (batchNormTrains(c.node))
             return batchNormTraining(c, eps);
+        if (c.node.attrInt("spatial", 1) == 0)  // before opset 9: statistics per activation
+            return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                const auto sample = in[0].sizes().slice(1);
+                auto p = [&](size_t i) { return in[i].reshape(sample); };
+                out[0] = (in[0] - p(3)) * at::rsqrt(p(4) + eps) * p(1) + p(2);
+                for (size_t i = 1; i < out.size(); ++i)
+                    out[i] = in[std::min<size_t>(i + 2, 4)];
+            };
         const ScaleShift folded = c.node.outputs.size() == 1 ? inferenceScaleShift(c, 1, eps) : ScaleShift{};
         return [eps, scale = folded.scale, shift = folded.shift](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
             if (scale.defined() && batchNormChannelsLastApplies({in[0]}, scale.numel())) {

@@ -741,7 +741,19 @@ void registerTransposeExpandTileKernels(KernelRegistry& r)
             out[0] = view ? x.expand(shape) : x.expand(shape).contiguous();
         };
     };
-    r["Tile"] = [](const KernelContext&) -> Kernel {
+    r["Tile"] = [](const KernelContext& c) -> Kernel {
+        if (c.opset() < 6)  // tiles copies along axis, both inputs
+            return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
+                const at::Tensor& x = in[0];
+                if (in.size() < 3 || in[1].numel() != 1 || in[2].numel() != 1)
+                    throw Error(ErrorKind::Runtime, {}, "Tile before opset 6 takes one number of tiles and one axis");
+                std::vector<int64_t> repeats(size_t(x.dim()), 1);
+                const int64_t tiles = int64_t(in[1].item<double>());
+                if (tiles < 0)
+                    throw Error(ErrorKind::Runtime, {}, "Tile of " + std::to_string(tiles) + " copies");
+                repeats[size_t(normalizeAxis(int64_t(in[2].item<double>()), x.dim()))] = tiles;
+                out[0] = x.repeat(repeats);
+            };
         return [](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) { out[0] = in[0].repeat(intsOf(in[1])); };
     };
 }

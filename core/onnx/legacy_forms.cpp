@@ -1,4 +1,4 @@
-#include "core/onnx/legacy_broadcast.h"
+#include "core/onnx/legacy_forms.h"
 
 #include "core/passes/graph_editor.h"
 
@@ -10,7 +10,8 @@ namespace ramiel {
 
 namespace {
 
-bool before7(const Node& n) { return n.domain.empty() && n.opset > 0 && n.opset < 7; }
+bool before(const Node& n, int64_t opset) { return n.domain.empty() && n.opset > 0 && n.opset < opset; }
+bool before7(const Node& n) { return before(n, 7); }
 
 bool legacyBinary(const Node& n)
 {
@@ -81,19 +82,21 @@ void appendOnes(passes::GraphEditor& edit, NodeId id, int64_t ones)
 
 }  // namespace
 
-void rewriteLegacyBroadcasting(Graph& g)
+void rewriteLegacyForms(Graph& g)
 {
     for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id)
         for (Attribute& a : g.node(id).attributes) {
             if (a.g)
-                rewriteLegacyBroadcasting(*a.g);
+                rewriteLegacyForms(*a.g);
             for (const auto& sub : a.graphs)
                 if (sub)
-                    rewriteLegacyBroadcasting(*sub);
+                    rewriteLegacyForms(*sub);
         }
     passes::GraphEditor edit(g);
     bool changed = false;
     for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
+        if (g.node(id).opType == "Concat" && before(g.node(id), 4) && !g.node(id).attr("axis"))
+            g.node(id).attributes.push_back(Attribute::ofInt("axis", 1));
         const bool binary = legacyBinary(g.node(id)) && g.node(id).attr("axis");
         if (!binary && !(before7(g.node(id)) && g.node(id).opType == "PRelu"))
             continue;
