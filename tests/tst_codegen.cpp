@@ -447,7 +447,8 @@ std::string splitBranchesModel()
 }
 
 // Recurrent layers whose final states are read: a bidirectional LSTM's Y, Y_h and Y_c (no
-// initial states given), and a GRU of which only Y_h is read.
+// initial states given), a GRU of which only Y_h is read, and a GRU and an RNN that give only
+// Y_h (their Y left out, as tf2onnx and ONNX's own tests write them).
 std::string recurrentStatesModel()
 {
     OnnxBuilder b(14);
@@ -462,10 +463,18 @@ std::string recurrentStatesModel()
     auto& lstm = b.node("LSTM", {"x", "lstm_w", "lstm_r", "lstm_b"}, {"y", "y_h", "y_c"}, "lstm");
     OnnxBuilder::setInt(lstm, "hidden_size", 3);
     OnnxBuilder::setString(lstm, "direction", "bidirectional");
-    auto& gru = b.node("GRU", {"x", "gru_w", "gru_r", "gru_b"}, {"g_y", "g_h"}, "gru");  // g_y: never read
-    OnnxBuilder::setInt(gru, "hidden_size", 4);
-    OnnxBuilder::setInt(gru, "linear_before_reset", 1);
+    weights("rnn_", 2, 1, 4);
+    for (const char* y : {"g_y", ""}) {  // g_y: never read
+        const std::string h = *y ? "g_h" : "g2_h";
+        auto& gru = b.node("GRU", {"x", "gru_w", "gru_r", "gru_b"}, {y, h});
+        OnnxBuilder::setInt(gru, "hidden_size", 4);
+        OnnxBuilder::setInt(gru, "linear_before_reset", 1);
+    }
+    auto& rnn = b.node("RNN", {"x", "rnn_w", "rnn_r", "rnn_b"}, {"", "r_h"}, "rnn");
+    OnnxBuilder::setInt(rnn, "hidden_size", 4);
+    OnnxBuilder::setString(rnn, "direction", "bidirectional");
     b.output("y", {6, 2, 2, 3}).output("y_h", {2, 2, 3}).output("y_c", {2, 2, 3}).output("g_h", {1, 2, 4});
+    b.output("g2_h", {1, 2, 4}).output("r_h", {2, 2, 4});
     return b.bytes();
 }
 

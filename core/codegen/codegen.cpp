@@ -279,14 +279,17 @@ void nameValues(Program& p, const std::vector<ValueId>& params)
             for (ValueId v : order)
                 p.copyValueId[size_t(copy)][size_t(v)] = values.make(p.valueId[size_t(v)], "c" + std::to_string(copy) + "_");
     }
-    // C++: the vector a node of several outputs gives, before its parts are moved out.
+    // C++: the vector a node of several outputs gives, before its parts are moved out, named
+    // after the first of them it gives.
     for (NodeId id : p.topo.order)
-        if (p.low.outputCount[size_t(id)] > 1)
+        if (p.low.outputCount[size_t(id)] > 1) {
+            const auto& outs = g.node(id).outputs;
+            const ValueId first = *std::find_if(outs.begin(), outs.end(), [](ValueId v) { return v != kNone; });
             for (int copy = -1; copy < s.degree; ++copy)
                 if (copy == -1 || s.degree > 1)
-                    p.outputsVar[{id, copy}] =
-                        values.make(p.valueId[size_t(g.node(id).outputs[0])] + "_outputs",
-                                    copy < 0 ? std::string() : "c" + std::to_string(copy) + "_");
+                    p.outputsVar[{id, copy}] = values.make(p.valueId[size_t(first)] + "_outputs",
+                                                           copy < 0 ? std::string() : "c" + std::to_string(copy) + "_");
+        }
 }
 
 // The functions of p's If branches, each the program of its own graph, run serially with its

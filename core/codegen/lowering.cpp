@@ -1918,9 +1918,13 @@ LoweredModel lowerModel(const Model& model, int batch)
     std::set<ValueId> seen;
     for (const Node& n : g.nodes()) {
         Context c{model, g, out, n, batch, finite};
-        if (n.outputs.empty() || n.outputs[0] == kNone)
+        // A recurrent layer may give only its final states; other lowerings read their first output.
+        const bool statesOnly = n.opType == "LSTM" || n.opType == "GRU" || n.opType == "RNN";
+        if (n.outputs.empty() || (n.outputs[0] == kNone && !statesOnly))
             c.unsupported("the node has no first output");
         out.nodeExpr[size_t(n.id)] = lowerings().at(n.opType)(c);
+        if (n.outputs[0] == kNone && out.outputCount[size_t(n.id)] == 1)
+            c.unsupported("the node gives none of its outputs");
         collectWeights(out.nodeExpr[size_t(n.id)], out, seen);
     }
     for (ValueId v : out.inputs)
