@@ -929,8 +929,9 @@ private Q_SLOTS:
 
     // Other forms operators had at old opsets, against the loop of what they meant: Concat
     // without an axis before opset 4 (axis 1, where the runtime used to join along 0), Cast
-    // naming its type before opset 6, Tile's tiles and axis inputs before opset 6, and
-    // BatchNormalization's statistics per activation (spatial 0) before opset 9.
+    // naming its type before opset 6, Tile's tiles and axis inputs before opset 6,
+    // BatchNormalization's statistics per activation (spatial 0) before opset 9, and the
+    // experimental ImageScaler of opsets 1-9.
     void oldOperatorForms_data()
     {
         QTest::addColumn<QString>("op");
@@ -939,12 +940,13 @@ private Q_SLOTS:
         QTest::newRow("Cast to 'DOUBLE', opset 1") << "Cast" << 1;
         QTest::newRow("Tile, tiles and axis, opset 1") << "Tile" << 1;
         QTest::newRow("BatchNormalization, spatial 0, opset 7") << "BatchNormalization" << 7;
+        QTest::newRow("ImageScaler, opset 8") << "ImageScaler" << 8;
     }
     void oldOperatorForms()
     {
         QFETCH(QString, op);
         QFETCH(int, opset);
-        const std::vector<int64_t> x{2, 3, 4};
+        const std::vector<int64_t> x = op == "ImageScaler" ? std::vector<int64_t>{2, 3, 2, 2} : std::vector<int64_t>{2, 3, 4};
         OnnxBuilder b(opset);
         b.model().set_ir_version(3);
         b.input("x", x).output("y");
@@ -963,6 +965,11 @@ private Q_SLOTS:
             b.node("Tile", {"x", "tiles", "axis"}, {"y"});
             y = {2, 3, 8};
             want = [&](const Tensor& in, int64_t i) { return at(in, i / 24, i / 8 % 3, i % 8 % 4); };
+        } else if (op == "ImageScaler") {  // replaced by Mul and Add before shape inference
+            auto& n = b.node("ImageScaler", {"x"}, {"y"});
+            OnnxBuilder::setFloat(n, "scale", 2.0f);
+            OnnxBuilder::setFloats(n, "bias", {1.0f, -2.0f, 3.0f});
+            want = [](const Tensor& in, int64_t i) { return 2.0 * double(in.at<float>(i)) + (i / 4 % 3 == 1 ? -2.0 : i / 4 % 3 == 0 ? 1.0 : 3.0); };
         } else {
             // Per element of a sample: scale e, bias 1, mean e / 2, variance 3 (epsilon 1).
             b.initializer("scale", {3, 4}, [](int64_t e) { return float(e); }).initializer("bias", {3, 4}, 1.0f);
@@ -976,6 +983,8 @@ private Q_SLOTS:
             };
         }
         const Model m = loadOnnxFromBytes(b.bytes(), "old_form.onnx", {});
+        for (const Value& v : m.graph.values())  // shape inference saw standard operators
+            QVERIFY2(op != "ImageScaler" || (v.type.shape && v.type.shape->isFullyKnown()), v.name.c_str());
         const auto compiled = runtime().compile(m);
         const std::vector<Tensor> inputs = compiled->randomInputs(1, 4);
         compiled->setInputs(inputs);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 namespace ramiel {
 
@@ -80,7 +81,93 @@ void appendOnes(passes::GraphEditor& edit, NodeId id, int64_t ones)
     edit.setInput(id, 1, reshaped);
 }
 
+// A value name the graph does not use yet, from `base`.
+std::string freshName(std::unordered_set<std::string>& taken, const std::string& base)
+{
+    std::string name = base;
+    for (int i = 1; !taken.insert(name).second; ++i)
+        name = base + "_" + std::to_string(i);
+    return name;
+}
+
 }  // namespace
+
+void replaceDeprecatedOperators(onnx::GraphProto& graph, int64_t opset, int64_t irVersion)
+{
+    bool any = false;
+    for (const auto& n : graph.node())
+        any |= n.op_type() == "ImageScaler" && (n.domain().empty() || n.domain() == "ai.onnx");
+    if (!any)
+        return;
+    std::unordered_set<std::string> taken;
+    for (const auto& n : graph.node())
+        for (const auto& v : n.output())
+            taken.insert(v);
+    for (const auto& v : graph.input())
+        taken.insert(v.name());
+    for (const auto& t : graph.initializer())
+        taken.insert(t.name());
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (const auto& n : graph.node()) {
+        if (n.op_type() != "ImageScaler" || !(n.domain().empty() || n.domain() == "ai.onnx") || n.input_size() != 1 ||
+            n.output_size() != 1) {
+            *nodes.Add() = n;
+            continue;
+        }
+        float scale = 1.0f;
+        std::vector<float> bias;
+        for (const auto& a : n.attribute()) {
+            if (a.name() == "scale")
+                scale = a.f();
+            else if (a.name() == "bias")
+                bias.assign(a.floats().begin(), a.floats().end());
+        }
+        if (bias.empty())
+            bias = {0.0f};  // no bias: one zero for every channel
+        const std::string base = n.name().empty() ? n.output(0) : n.name();
+        auto* s = graph.add_initializer();
+        s->set_name(freshName(taken, base + "_scale"));
+        s->set_data_type(onnx::TensorProto::FLOAT);
+        s->add_float_data(scale);
+        auto* b = graph.add_initializer();
+        b->set_name(freshName(taken, base + "_bias"));
+        b->set_data_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {int64_t(1), int64_t(bias.size()), int64_t(1), int64_t(1)})  // per channel of NCHW
+            b->add_dims(d);
+        for (float v : bias)
+            b->add_float_data(v);
+        if (irVersion < 4)  // initializers were graph inputs too, and shape inference reads them there
+            for (const auto* t : {s, b}) {
+                auto* in = graph.add_input();
+                in->set_name(t->name());
+                auto* type = in->mutable_type()->mutable_tensor_type();
+                type->set_elem_type(onnx::TensorProto::FLOAT);
+                type->mutable_shape();
+                for (int64_t d : t->dims())
+                    type->mutable_shape()->add_dim()->set_dim_value(d);
+            }
+        auto* mul = nodes.Add();
+        mul->set_op_type("Mul");
+        mul->set_name(freshName(taken, base + "_Mul"));
+        mul->add_input(n.input(0));
+        mul->add_input(s->name());
+        mul->add_output(freshName(taken, base + "_scaled"));
+        auto* add = nodes.Add();
+        add->set_op_type("Add");
+        add->set_name(freshName(taken, base + "_Add"));
+        add->add_input(mul->output(0));
+        add->add_input(b->name());
+        add->add_output(n.output(0));
+        if (opset < 7)  // numpy's broadcasting, which the Graph rewrite below keeps
+            for (auto* node : {mul, add}) {
+                auto* a = node->add_attribute();
+                a->set_name("broadcast");
+                a->set_type(onnx::AttributeProto::INT);
+                a->set_i(1);
+            }
+    }
+    graph.mutable_node()->Swap(&nodes);
+}
 
 void rewriteLegacyForms(Graph& g)
 {

@@ -9,13 +9,24 @@
 //   exporter and Caffe2 meant it; the slope gets trailing 1s the same way;
 // - Concat before opset 4 joins along axis 1 when it names none: the axis is written out.
 // A broadcast whose ranks are unknown keeps its axis, and validateNodes refuses it.
+//
+// Before that, on the file's protobuf (so that ONNX's shape inference sees standard operators):
+// ImageScaler, an experimental operator of opsets 1-9 that ONNX's registry no longer has
+// (old exports of YOLO and other vision models start with it), becomes the Mul by its scale and
+// the Add of its per-channel bias it stands for.
 #pragma once
 
 #include "core/ir/graph.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 
 namespace ramiel {
+
+// Replaces ImageScaler nodes of `graph` (not its subgraphs) by Mul and Add; `opset` is the
+// model's ONNX opset, `irVersion` its IR version.
+void replaceDeprecatedOperators(onnx::GraphProto& graph, int64_t opset, int64_t irVersion);
 
 // Rewrites `g` and its subgraphs. Node opsets must be set (checkSchemas).
 void rewriteLegacyForms(Graph& g);

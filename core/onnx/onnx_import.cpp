@@ -608,6 +608,7 @@ Model convert(std::string_view bytes, const std::string& displayName, const std:
     }
 
     applyInputShapes(*proto.mutable_graph(), options, ctx, model.oneSampleInputs);
+    replaceDeprecatedOperators(*proto.mutable_graph(), opsets.count("") ? opsets.at("") : 0, proto.ir_version());
 
     InferenceRequest inference;
     inference.runChecker = options.runChecker;
