@@ -491,7 +491,14 @@ void registerNormalizationKernels(KernelRegistry& r)
         if (c.node.attrInt("spatial", 1) == 0)  // before opset 9: statistics per activation
             return [eps](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
                 const auto sample = in[0].sizes().slice(1);
-                auto p = [&](size_t i) { return in[i].reshape(sample); };
+                auto p = [&](size_t i) {
+                    if (in[i].numel() != c10::multiply_integers(sample))
+                        throw Error(ErrorKind::Runtime, {},
+                                    "statistics per activation (spatial 0) take one value per element of a sample, " +
+                                        std::to_string(c10::multiply_integers(sample)) + " here; input " +
+                                        std::to_string(i) + " has " + std::to_string(in[i].numel()));
+                    return in[i].reshape(sample);
+                };
                 out[0] = (in[0] - p(3)) * at::rsqrt(p(4) + eps) * p(1) + p(2);
                 for (size_t i = 1; i < out.size(); ++i)
                     out[i] = in[std::min<size_t>(i + 2, 4)];
