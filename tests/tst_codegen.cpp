@@ -390,14 +390,16 @@ std::string mathOpsModel()
     return b.bytes();
 }
 
-// Upsample as opset 9 writes it (darknet's and older exporters' nearest upsampling by 2 and 3).
+// Upsample as opset 9 writes it (darknet's and older exporters' nearest upsampling by 2 and 3,
+// and PyTorch 1.0-1.2's bilinear, whose coordinates are asymmetric).
 std::string upsampleModel()
 {
     OnnxBuilder b(9);
     b.input("x", {1, 3, 5, 4});
     b.initializer("scales", {4}, [](int64_t i) { return i < 2 ? 1.0f : float(i); });
     b.node("Upsample", {"x", "scales"}, {"y"});
-    b.output("y", {1, 3, 10, 12});
+    OnnxBuilder::setString(b.node("Upsample", {"x", "scales"}, {"y_linear"}), "mode", "linear");  // asymmetric coordinates
+    b.output("y", {1, 3, 10, 12}).output("y_linear", {1, 3, 10, 12});
     return b.bytes();
 }
 
@@ -420,7 +422,13 @@ std::string resizeModel()
     mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y2"}), "linear", "pytorch_half_pixel");
     mode(b.node("Resize", {"x", "", "scales"}, {"y3"}), "linear", "align_corners");
     mode(b.node("Resize", {"x", "", "scales"}, {"y4"}), "nearest", "asymmetric", "floor");
+    // Linear in the modes PyTorch's bilinear upsampling lacks: the onnx_resize_linear helper.
+    b.initializerInt64("one_row", {1, 3, 1, 4});
+    mode(b.node("Resize", {"x", "", "scales"}, {"y5"}), "linear", "asymmetric");
+    mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y6"}), "linear", "tf_half_pixel_for_nn");
+    mode(b.node("Resize", {"x", "", "", "one_row"}, {"y7"}), "linear", "pytorch_half_pixel");
     b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
+    b.output("y5", {1, 3, 10, 21}).output("y6", {1, 3, 8, 3}).output("y7", {1, 3, 1, 4});
     return b.bytes();
 }
 

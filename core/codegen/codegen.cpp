@@ -66,10 +66,12 @@ std::string formatReal(double v)
     if (std::isinf(v))
         return v > 0 ? "inf" : "-inf";
     // Attributes are float32: the shortest text that reads back as the same float ("1e-05").
+    // Numbers from 1 up to 1e16 without an exponent ("10.0", "150.0", not "1e+01").
     const bool single = double(float(v)) == v;
+    const bool plain = std::abs(v) >= 1 && std::abs(v) < 1e16;
     char buf[64];
-    for (int precision = 1; precision <= 17; ++precision) {
-        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    for (int precision = plain ? 0 : 1; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, plain ? "%.*f" : "%.*g", precision, v);
         const double back = std::strtod(buf, nullptr);
         if (single ? float(back) == float(v) : back == v)
             break;

@@ -126,6 +126,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_trilu", {"onnx_trilu", "onnxTrilu"}},
         {"onnx_scatter_nd", {"onnx_scatter_nd", "onnxScatterNd"}},
         {"onnx_one_hot", {"onnx_one_hot", "onnxOneHot"}},
+        {"onnx_resize_linear", {"onnx_resize_linear", "onnxResizeLinear"}},
         // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
         {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
         {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
@@ -686,19 +687,33 @@ E recurrent(const Context& c)
     return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, op == "LSTM" ? 3 : 2);
 }
 
+// Linear resizing axis by axis (the onnx_resize_linear helper) of each axis whose size or scale
+// changes, as the runtime's separable path computes it: for the coordinate modes PyTorch's
+// bilinear upsampling lacks (asymmetric, as Upsample and TensorFlow's exports use it).
+E linearByAxis(const Context& c, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+               const std::vector<double>& scales, const std::vector<double>& lengths, const std::string& coord)
+{
+    E y = E::val(c.in(0));
+    for (size_t axis = 0; axis < in.size(); ++axis)
+        if (in[axis] != out[axis] || scales[axis] != 1.0)
+            y = E::call("onnx_resize_linear", {y, E::integer(int64_t(axis)), E::integer(out[axis]), E::real(scales[axis]),
+                                               E::real(lengths[axis]), E::text(coord)});
+    return y;
+}
+
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
-// F.interpolate exports). The output size comes from the inferred shapes; scales (no sizes)
-// must give whole sizes, for PyTorch reads a size's scale as out / in.
+// F.interpolate exports); linear in the other coordinate modes but tf_crop_and_resize axis by
+// axis (linearByAxis; opset 10's asymmetric too). The output size comes from the inferred
+// shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as out / in.
 E resize(const Context& c)
 {
-    if (c.node.opset < 11)
-        c.unsupported("opset below 11");
     if (c.rank(0) != 4)
         c.unsupported("only 4-D inputs (two spatial axes) are generated");
     const std::string mode = c.node.attrString("mode", "nearest");
-    const std::string coord = c.node.attrString("coordinate_transformation_mode", "half_pixel");
+    const std::string coord =
+        c.node.opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
     const std::vector<int64_t> in = c.dims(c.in(0)), out = c.dims(c.node.outputs[0]);
     if (out.size() != 4 || in[2] < 0 || in[3] < 0 || out[2] < 0 || out[3] < 0)
         c.unsupported("the spatial sizes are unknown (fix input sizes with --shape)");
@@ -714,25 +729,38 @@ E resize(const Context& c)
         const auto last = it == c.out.constants.end() ? std::nullopt : it->second->toInt64s();
         return last && *last == std::vector<int64_t>{out[2], out[3]};
     };
-    const bool sizesGiven = c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constants.at(c.in(3))->numel() > 0);
+    const bool sizesGiven =
+        c.node.opset >= 11 && c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constants.at(c.in(3))->numel() > 0);
     if (sizesGiven && !c.out.isConstant(c.in(3)) && !spatialConstant(c.in(3)))
         c.unsupported("the sizes are computed, with spatial sizes that are not constants");
+    // Each axis's scale and unrounded output length, as the runtime reads them.
+    std::vector<double> scales(4, 1.0), lengths(4, 0.0);
+    for (size_t i = 0; i < 4; ++i) {
+        scales[i] = in[i] > 0 ? double(out[i]) / double(in[i]) : 1.0;
+        lengths[i] = double(out[i]);
+    }
     if (!sizesGiven) {
-        const auto it = c.has(2) ? c.out.constants.find(c.in(2)) : c.out.constants.end();
-        const auto scales = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
-        if (!scales || scales->size() != 4)
+        const size_t scalesInput = c.node.opset < 11 ? 1 : 2;  // opset 10: X, scales
+        const auto it = c.has(scalesInput) ? c.out.constants.find(c.in(scalesInput)) : c.out.constants.end();
+        const auto given = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+        if (!given || given->size() != 4)
             c.unsupported("the scales or sizes must be constants for code generation");
-        for (size_t i = 2; i < 4; ++i)
-            if (std::abs(double(in[i]) * (*scales)[i] - double(out[i])) > 1e-6 * double(out[i]))
-                c.unsupported("scale " + std::to_string((*scales)[i]) + " gives a fractional size");
+        scales = *given;
+        for (size_t i = 2; i < 4; ++i) {
+            lengths[i] = double(in[i]) * scales[i];
+            if (std::abs(lengths[i] - double(out[i])) > 1e-6 * double(out[i]))
+                c.unsupported("scale " + std::to_string(scales[i]) + " gives a fractional size");
+        }
     }
     const E x = E::val(c.in(0)), size = E::list({out[2], out[3]}).named("size");
     if (mode == "linear") {
         const bool align = coord == "align_corners";
-        if (!align && coord != "half_pixel" && !(coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
+        if (align || coord == "half_pixel" || (coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
+            return E::call("interpolate_bilinear", {x, size, E::text("bilinear").named("mode").inPythonOnly(),
+                                                    E::boolean(align).named("align_corners")});
+        if (coord != "asymmetric" && coord != "tf_half_pixel_for_nn" && coord != "pytorch_half_pixel")
             c.unsupported("linear mode with coordinate_transformation_mode '" + printable(coord) + "'");
-        return E::call("interpolate_bilinear", {x, size, E::text("bilinear").named("mode").inPythonOnly(),
-                                                E::boolean(align).named("align_corners")});
+        return linearByAxis(c, in, out, scales, lengths, coord);
     }
     if (mode == "nearest" && coord == "asymmetric" && c.node.attrString("nearest_mode", "round_prefer_floor") == "floor")
         return E::call("interpolate_nearest", {x, size, E::text("nearest").named("mode", true).inPythonOnly()});
@@ -1386,8 +1414,8 @@ const std::map<std::string, Lowering>& lowerings()
         // that give whole sizes: ONNX's asymmetric coordinates with floor, F.interpolate's nearest.
         r["Upsample"] = [](const Context& c) {
             const std::string mode = c.node.attrString("mode", "nearest");
-            if (mode != "nearest")
-                c.unsupported("mode '" + printable(mode) + "' (linear upsampling's asymmetric coordinates are not F.interpolate's)");
+            if (mode != "nearest" && mode != "linear")
+                c.unsupported("mode '" + printable(mode) + "'");
             std::vector<double> scales;
             if (c.node.opset < 9) {
                 for (float f : c.node.attr("scales") ? c.node.attr("scales")->floats : std::vector<float>{})
@@ -1410,6 +1438,9 @@ const std::map<std::string, Lowering>& lowerings()
                                   " is not generated (at least 1, giving a whole size)");
                 size.push_back(int64_t(out));
             }
+            if (mode == "linear")  // asymmetric coordinates: x_out / scale
+                return linearByAxis(c, in, {in[0], in[1], size[0], size[1]}, scales,
+                                    {double(in[0]), double(in[1]), double(size[0]), double(size[1])}, "asymmetric");
             return E::call("interpolate_nearest", {E::val(c.in(0)), E::list(size).named("size"),
                                                    E::text("nearest").named("mode", true).inPythonOnly()});
         };

@@ -154,3 +154,30 @@ at::Tensor onnxTrilu(const at::Tensor& x, const at::Tensor& k, bool upper)
     const int64_t d = std::clamp<int64_t>(k.item<int64_t>(), -limit, limit);
     return upper ? at::triu(x, d) : at::tril(x, d);
 }
+
+// ONNX's linear Resize along one axis, in a coordinate mode upsample_bilinear2d lacks: output o
+// reads the input at its source coordinate (mode: ONNX's coordinate_transformation_mode; length:
+// the output's unrounded length, in * scale where scales were given), clamped to the axis,
+// between its two neighbours.
+at::Tensor onnxResizeLinear(const at::Tensor& x, int64_t axis, int64_t size, double scale, double length,
+                            const std::string& mode)
+{
+    const int64_t n = x.size(axis);
+    Ints lo(size_t(size), 0), hi(size_t(size), 0);
+    std::vector<float> w(size_t(size), 0.0f);
+    for (int64_t o = 0; o < size; ++o) {
+        double src = mode == "asymmetric"                              ? double(o) / scale
+                     : mode == "tf_half_pixel_for_nn"                  ? (double(o) + 0.5) / scale
+                     : mode == "pytorch_half_pixel" && length <= 1.0 ? 0.0
+                                                                       : (double(o) + 0.5) / scale - 0.5;
+        src = std::clamp(src, 0.0, double(n - 1));
+        lo[size_t(o)] = int64_t(std::floor(src));
+        hi[size_t(o)] = std::min(lo[size_t(o)] + 1, n - 1);
+        w[size_t(o)] = float(src - double(lo[size_t(o)]));
+    }
+    Ints shape(size_t(x.dim()), 1);
+    shape[size_t(axis)] = size;
+    const at::Tensor weight = at::tensor(w, at::kFloat).reshape(shape).to(x.scalar_type());
+    const at::Tensor a = x.index_select(axis, at::tensor(lo, at::kLong));
+    return a + (x.index_select(axis, at::tensor(hi, at::kLong)) - a) * weight;
+}

@@ -96,3 +96,28 @@ def onnx_trilu(x, k, upper):
     limit = x.shape[-1] + x.shape[-2] + 1
     k = max(-limit, min(limit, int(k)))
     return torch.triu(x, k) if upper else torch.tril(x, k)
+
+
+def onnx_resize_linear(x, axis, size, scale, length, mode):
+    """ONNX's linear Resize along one axis, in a coordinate mode F.interpolate lacks: output o
+    reads the input at its source coordinate (mode: ONNX's coordinate_transformation_mode;
+    length: the output's unrounded length, in * scale where scales were given), clamped to the
+    axis, between its two neighbours."""
+    n = x.shape[axis]
+    o = torch.arange(size, dtype=torch.float64)
+    if mode == 'asymmetric':
+        src = o / scale
+    elif mode == 'tf_half_pixel_for_nn':
+        src = (o + 0.5) / scale
+    elif mode == 'pytorch_half_pixel' and length <= 1:
+        src = torch.zeros_like(o)
+    else:  # half_pixel, pytorch_half_pixel
+        src = (o + 0.5) / scale - 0.5
+    src = src.clamp(0, n - 1)
+    lo = src.floor().long()
+    hi = (lo + 1).clamp(max=n - 1)
+    shape = [1] * x.dim()
+    shape[axis] = size
+    w = (src - lo).float().to(x.dtype).reshape(shape)
+    a = x.index_select(axis, lo)
+    return a + (x.index_select(axis, hi) - a) * w
