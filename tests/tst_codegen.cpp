@@ -405,7 +405,7 @@ std::string upsampleModel()
 
 // Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
 // half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
-// asymmetric coordinates and floor.
+// asymmetric coordinates and floor; linear and nearest in the other modes and roundings.
 std::string resizeModel()
 {
     OnnxBuilder b;
@@ -427,8 +427,13 @@ std::string resizeModel()
     mode(b.node("Resize", {"x", "", "scales"}, {"y5"}), "linear", "asymmetric");
     mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y6"}), "linear", "tf_half_pixel_for_nn");
     mode(b.node("Resize", {"x", "", "", "one_row"}, {"y7"}), "linear", "pytorch_half_pixel");
+    // Nearest in the roundings F.interpolate lacks (ONNX's default: half_pixel, round_prefer_floor).
+    b.node("Resize", {"x", "", "", "odd_sizes"}, {"y8"});
+    mode(b.node("Resize", {"x", "", "scales"}, {"y9"}), "nearest", "align_corners", "round_prefer_ceil");
+    mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y10"}), "nearest", "tf_half_pixel_for_nn", "ceil");
     b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
-    b.output("y5", {1, 3, 10, 21}).output("y6", {1, 3, 8, 3}).output("y7", {1, 3, 1, 4});
+    b.output("y5", {1, 3, 10, 21}).output("y6", {1, 3, 8, 3}).output("y7", {1, 3, 1, 4}).output("y8", {1, 3, 8, 3});
+    b.output("y9", {1, 3, 10, 21}).output("y10", {1, 3, 8, 3});
     return b.bytes();
 }
 

@@ -127,6 +127,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_scatter_nd", {"onnx_scatter_nd", "onnxScatterNd"}},
         {"onnx_one_hot", {"onnx_one_hot", "onnxOneHot"}},
         {"onnx_resize_linear", {"onnx_resize_linear", "onnxResizeLinear"}},
+        {"onnx_resize_nearest", {"onnx_resize_nearest", "onnxResizeNearest"}},
         // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
         {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
         {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
@@ -687,25 +688,31 @@ E recurrent(const Context& c)
     return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, op == "LSTM" ? 3 : 2);
 }
 
-// Linear resizing axis by axis (the onnx_resize_linear helper) of each axis whose size or scale
-// changes, as the runtime's separable path computes it: for the coordinate modes PyTorch's
-// bilinear upsampling lacks (asymmetric, as Upsample and TensorFlow's exports use it).
-E linearByAxis(const Context& c, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
-               const std::vector<double>& scales, const std::vector<double>& lengths, const std::string& coord)
+// Resizing axis by axis through a generated helper of each axis whose size or scale changes,
+// as the runtime's separable path computes it, where PyTorch's upsampling computes something
+// else: onnx_resize_linear, or onnx_resize_nearest where `nearest` (its rounding) is given.
+E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+               const std::vector<double>& scales, const std::vector<double>& lengths, const std::string& coord,
+               const std::string& nearest = {})
 {
     E y = E::val(c.in(0));
-    for (size_t axis = 0; axis < in.size(); ++axis)
-        if (in[axis] != out[axis] || scales[axis] != 1.0)
-            y = E::call("onnx_resize_linear", {y, E::integer(int64_t(axis)), E::integer(out[axis]), E::real(scales[axis]),
-                                               E::real(lengths[axis]), E::text(coord)});
+    for (size_t axis = 0; axis < in.size(); ++axis) {
+        if (in[axis] == out[axis] && scales[axis] == 1.0)
+            continue;
+        std::vector<E> args{y, E::integer(int64_t(axis)), E::integer(out[axis]), E::real(scales[axis]),
+                            E::real(lengths[axis]), E::text(coord)};
+        if (!nearest.empty())
+            args.push_back(E::text(nearest));
+        y = E::call(nearest.empty() ? "onnx_resize_linear" : "onnx_resize_nearest", std::move(args));
+    }
     return y;
 }
 
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
-// F.interpolate exports); linear in the other coordinate modes but tf_crop_and_resize axis by
-// axis (linearByAxis; opset 10's asymmetric too). The output size comes from the inferred
+// F.interpolate exports); linear and nearest in the other coordinate modes and roundings but
+// tf_crop_and_resize axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the inferred
 // shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as out / in.
 E resize(const Context& c)
 {
@@ -758,14 +765,17 @@ E resize(const Context& c)
         if (align || coord == "half_pixel" || (coord == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1))
             return E::call("interpolate_bilinear", {x, size, E::text("bilinear").named("mode").inPythonOnly(),
                                                     E::boolean(align).named("align_corners")});
-        if (coord != "asymmetric" && coord != "tf_half_pixel_for_nn" && coord != "pytorch_half_pixel")
-            c.unsupported("linear mode with coordinate_transformation_mode '" + printable(coord) + "'");
-        return linearByAxis(c, in, out, scales, lengths, coord);
     }
-    if (mode == "nearest" && coord == "asymmetric" && c.node.attrString("nearest_mode", "round_prefer_floor") == "floor")
+    if (coord == "tf_crop_and_resize")
+        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
+    if (mode == "linear")
+        return resizeByAxis(c, in, out, scales, lengths, coord);
+    const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
+    if (mode == "nearest" && coord == "asymmetric" && nearest == "floor")
         return E::call("interpolate_nearest", {x, size, E::text("nearest").named("mode", true).inPythonOnly()});
-    c.unsupported("mode '" + printable(mode) + "' with coordinate_transformation_mode '" + printable(coord) +
-                  "' (generated: linear, or nearest with asymmetric coordinates and floor)");
+    if (mode == "nearest")
+        return resizeByAxis(c, in, out, scales, lengths, coord, nearest);
+    c.unsupported("mode '" + printable(mode) + "' (generated: linear and nearest)");
 }
 
 // As the runtime's ConvTranspose kernel, for explicit pads the same at both ends of each axis
@@ -1439,7 +1449,7 @@ const std::map<std::string, Lowering>& lowerings()
                 size.push_back(int64_t(out));
             }
             if (mode == "linear")  // asymmetric coordinates: x_out / scale
-                return linearByAxis(c, in, {in[0], in[1], size[0], size[1]}, scales,
+                return resizeByAxis(c, in, {in[0], in[1], size[0], size[1]}, scales,
                                     {double(in[0]), double(in[1]), double(size[0]), double(size[1])}, "asymmetric");
             return E::call("interpolate_nearest", {E::val(c.in(0)), E::list(size).named("size"),
                                                    E::text("nearest").named("mode", true).inPythonOnly()});

@@ -105,7 +105,8 @@ bool callsFunction(const Program& p, const std::vector<std::string>& fns);
 // The functions of the indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "onnx_gather_nd",  "onnx_gather_elements",
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
-                                                          "onnx_topk",        "onnx_trilu",      "onnx_resize_linear"};
+                                                          "onnx_topk",        "onnx_trilu",      "onnx_resize_linear",
+                                                          "onnx_resize_nearest"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of", "onnx_reshape", "onnx_expand", "onnx_slice", "onnx_range"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};

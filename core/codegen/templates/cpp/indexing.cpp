@@ -155,10 +155,43 @@ at::Tensor onnxTrilu(const at::Tensor& x, const at::Tensor& k, bool upper)
     return upper ? at::triu(x, d) : at::tril(x, d);
 }
 
+// Where output o of an axis of n reads the input (ONNX's coordinate_transformation_mode `mode`;
+// length: the output's unrounded length, n * scale where scales were given).
+double onnxResizeSource(int64_t n, int64_t o, double scale, double length, const std::string& mode)
+{
+    const double x = double(o);
+    if (mode == "asymmetric")
+        return x / scale;
+    if (mode == "align_corners")
+        return length == 1.0 ? 0.0 : x * double(n - 1) / (length - 1.0);
+    if (mode == "tf_half_pixel_for_nn")
+        return (x + 0.5) / scale;
+    if (mode == "pytorch_half_pixel" && length <= 1.0)
+        return 0.0;
+    return (x + 0.5) / scale - 0.5;  // half_pixel, pytorch_half_pixel
+}
+
+// ONNX's nearest Resize along one axis: each output takes the input at its source coordinate
+// rounded as `nearest` says (floor, ceil, round_prefer_floor, round_prefer_ceil: which way halves
+// go), clamped to the axis.
+at::Tensor onnxResizeNearest(const at::Tensor& x, int64_t axis, int64_t size, double scale, double length,
+                             const std::string& mode, const std::string& nearest)
+{
+    const int64_t n = x.size(axis);
+    Ints index(size_t(size), 0);
+    for (int64_t o = 0; o < size; ++o) {
+        const double src = onnxResizeSource(n, o, scale, length, mode), fl = std::floor(src);
+        const double i = nearest == "floor" ? fl
+                         : nearest == "ceil" ? std::ceil(src)
+                         : src - fl == 0.5   ? fl + (nearest == "round_prefer_ceil" ? 1.0 : 0.0)
+                                             : std::round(src);
+        index[size_t(o)] = std::clamp<int64_t>(int64_t(i), 0, n - 1);
+    }
+    return x.index_select(axis, at::tensor(index, at::kLong));
+}
+
 // ONNX's linear Resize along one axis, in a coordinate mode upsample_bilinear2d lacks: output o
-// reads the input at its source coordinate (mode: ONNX's coordinate_transformation_mode; length:
-// the output's unrounded length, in * scale where scales were given), clamped to the axis,
-// between its two neighbours.
+// reads the input at its source coordinate, clamped to the axis, between its two neighbours.
 at::Tensor onnxResizeLinear(const at::Tensor& x, int64_t axis, int64_t size, double scale, double length,
                             const std::string& mode)
 {
@@ -166,11 +199,7 @@ at::Tensor onnxResizeLinear(const at::Tensor& x, int64_t axis, int64_t size, dou
     Ints lo(size_t(size), 0), hi(size_t(size), 0);
     std::vector<float> w(size_t(size), 0.0f);
     for (int64_t o = 0; o < size; ++o) {
-        double src = mode == "asymmetric"                              ? double(o) / scale
-                     : mode == "tf_half_pixel_for_nn"                  ? (double(o) + 0.5) / scale
-                     : mode == "pytorch_half_pixel" && length <= 1.0 ? 0.0
-                                                                       : (double(o) + 0.5) / scale - 0.5;
-        src = std::clamp(src, 0.0, double(n - 1));
+        const double src = std::clamp(onnxResizeSource(n, o, scale, length, mode), 0.0, double(n - 1));
         lo[size_t(o)] = int64_t(std::floor(src));
         hi[size_t(o)] = std::min(lo[size_t(o)] + 1, n - 1);
         w[size_t(o)] = float(src - double(lo[size_t(o)]));

@@ -98,22 +98,44 @@ def onnx_trilu(x, k, upper):
     return torch.triu(x, k) if upper else torch.tril(x, k)
 
 
-def onnx_resize_linear(x, axis, size, scale, length, mode):
-    """ONNX's linear Resize along one axis, in a coordinate mode F.interpolate lacks: output o
-    reads the input at its source coordinate (mode: ONNX's coordinate_transformation_mode;
-    length: the output's unrounded length, in * scale where scales were given), clamped to the
-    axis, between its two neighbours."""
-    n = x.shape[axis]
+
+def onnx_resize_source(n, size, scale, length, mode):
+    """Where each of `size` outputs along an axis of n reads the input (ONNX's
+    coordinate_transformation_mode `mode`; length: the output's unrounded length, n * scale
+    where scales were given), in double."""
     o = torch.arange(size, dtype=torch.float64)
     if mode == 'asymmetric':
-        src = o / scale
-    elif mode == 'tf_half_pixel_for_nn':
-        src = (o + 0.5) / scale
-    elif mode == 'pytorch_half_pixel' and length <= 1:
-        src = torch.zeros_like(o)
-    else:  # half_pixel, pytorch_half_pixel
-        src = (o + 0.5) / scale - 0.5
-    src = src.clamp(0, n - 1)
+        return o / scale
+    if mode == 'align_corners':
+        return o * (n - 1) / (length - 1) if length != 1 else torch.zeros_like(o)
+    if mode == 'tf_half_pixel_for_nn':
+        return (o + 0.5) / scale
+    if mode == 'pytorch_half_pixel' and length <= 1:
+        return torch.zeros_like(o)
+    return (o + 0.5) / scale - 0.5  # half_pixel, pytorch_half_pixel
+
+
+def onnx_resize_nearest(x, axis, size, scale, length, mode, nearest):
+    """ONNX's nearest Resize along one axis: each output takes the input at its source
+    coordinate rounded as `nearest` says (floor, ceil, round_prefer_floor, round_prefer_ceil:
+    which way halves go), clamped to the axis."""
+    n = x.shape[axis]
+    src = onnx_resize_source(n, size, scale, length, mode)
+    if nearest == 'floor':
+        index = src.floor()
+    elif nearest == 'ceil':
+        index = src.ceil()
+    else:
+        half = src - src.floor() == 0.5
+        index = torch.where(half, src.floor() + (1 if nearest == 'round_prefer_ceil' else 0), torch.round(src))
+    return x.index_select(axis, index.long().clamp(0, n - 1))
+
+
+def onnx_resize_linear(x, axis, size, scale, length, mode):
+    """ONNX's linear Resize along one axis, in a coordinate mode F.interpolate lacks: output o
+    reads the input at its source coordinate, clamped to the axis, between its two neighbours."""
+    n = x.shape[axis]
+    src = onnx_resize_source(n, size, scale, length, mode).clamp(0, n - 1)
     lo = src.floor().long()
     hi = (lo + 1).clamp(max=n - 1)
     shape = [1] * x.dim()
