@@ -405,7 +405,7 @@ std::string upsampleModel()
 
 // Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
 // half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
-// asymmetric coordinates and floor; linear and nearest in the other modes and roundings.
+// asymmetric coordinates and floor; linear and nearest in the other modes and roundings, cubic.
 std::string resizeModel()
 {
     OnnxBuilder b;
@@ -431,9 +431,14 @@ std::string resizeModel()
     b.node("Resize", {"x", "", "", "odd_sizes"}, {"y8"});
     mode(b.node("Resize", {"x", "", "scales"}, {"y9"}), "nearest", "align_corners", "round_prefer_ceil");
     mode(b.node("Resize", {"x", "", "", "odd_sizes"}, {"y10"}), "nearest", "tf_half_pixel_for_nn", "ceil");
+    mode(b.node("Resize", {"x", "", "scales"}, {"y11"}), "cubic", "half_pixel");  // Keys' kernel, A = -0.75
+    auto& cubic = b.node("Resize", {"x", "", "", "odd_sizes"}, {"y12"});
+    mode(cubic, "cubic", "align_corners");
+    OnnxBuilder::setFloat(cubic, "cubic_coeff_a", -0.5f);
+    OnnxBuilder::setInt(cubic, "exclude_outside", 1);
     b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
     b.output("y5", {1, 3, 10, 21}).output("y6", {1, 3, 8, 3}).output("y7", {1, 3, 1, 4}).output("y8", {1, 3, 8, 3});
-    b.output("y9", {1, 3, 10, 21}).output("y10", {1, 3, 8, 3});
+    b.output("y9", {1, 3, 10, 21}).output("y10", {1, 3, 8, 3}).output("y11", {1, 3, 10, 21}).output("y12", {1, 3, 8, 3});
     return b.bytes();
 }
 

@@ -128,6 +128,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_one_hot", {"onnx_one_hot", "onnxOneHot"}},
         {"onnx_resize_linear", {"onnx_resize_linear", "onnxResizeLinear"}},
         {"onnx_resize_nearest", {"onnx_resize_nearest", "onnxResizeNearest"}},
+        {"onnx_resize_cubic", {"onnx_resize_cubic", "onnxResizeCubic"}},
         // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
         {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
         {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
@@ -688,12 +689,13 @@ E recurrent(const Context& c)
     return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, op == "LSTM" ? 3 : 2);
 }
 
-// Resizing axis by axis through a generated helper of each axis whose size or scale changes,
-// as the runtime's separable path computes it, where PyTorch's upsampling computes something
-// else: onnx_resize_linear, or onnx_resize_nearest where `nearest` (its rounding) is given.
+// Resizing axis by axis through a generated helper `fn` (onnx_resize_linear, _nearest or
+// _cubic: x, axis, size, scale, unrounded length, coordinate mode, then `extra`) of each axis
+// whose size or scale changes, as the runtime's separable path computes it, where PyTorch's
+// upsampling computes something else.
 E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vector<int64_t>& out,
                const std::vector<double>& scales, const std::vector<double>& lengths, const std::string& coord,
-               const std::string& nearest = {})
+               const std::string& fn, const std::vector<E>& extra = {})
 {
     E y = E::val(c.in(0));
     for (size_t axis = 0; axis < in.size(); ++axis) {
@@ -701,9 +703,8 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
             continue;
         std::vector<E> args{y, E::integer(int64_t(axis)), E::integer(out[axis]), E::real(scales[axis]),
                             E::real(lengths[axis]), E::text(coord)};
-        if (!nearest.empty())
-            args.push_back(E::text(nearest));
-        y = E::call(nearest.empty() ? "onnx_resize_linear" : "onnx_resize_nearest", std::move(args));
+        args.insert(args.end(), extra.begin(), extra.end());
+        y = E::call(fn, std::move(args));
     }
     return y;
 }
@@ -711,8 +712,8 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
-// F.interpolate exports); linear and nearest in the other coordinate modes and roundings but
-// tf_crop_and_resize axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the inferred
+// F.interpolate exports); linear and nearest in the other coordinate modes and roundings, and
+// cubic, but tf_crop_and_resize, axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the inferred
 // shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as out / in.
 E resize(const Context& c)
 {
@@ -769,13 +770,17 @@ E resize(const Context& c)
     if (coord == "tf_crop_and_resize")
         c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
     if (mode == "linear")
-        return resizeByAxis(c, in, out, scales, lengths, coord);
+        return resizeByAxis(c, in, out, scales, lengths, coord, "onnx_resize_linear");
     const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");
     if (mode == "nearest" && coord == "asymmetric" && nearest == "floor")
         return E::call("interpolate_nearest", {x, size, E::text("nearest").named("mode", true).inPythonOnly()});
     if (mode == "nearest")
-        return resizeByAxis(c, in, out, scales, lengths, coord, nearest);
-    c.unsupported("mode '" + printable(mode) + "' (generated: linear and nearest)");
+        return resizeByAxis(c, in, out, scales, lengths, coord, "onnx_resize_nearest", {E::text(nearest)});
+    if (mode == "cubic")
+        return resizeByAxis(c, in, out, scales, lengths, coord, "onnx_resize_cubic",
+                            {E::real(c.node.attrFloat("cubic_coeff_a", -0.75f)),
+                             E::boolean(c.node.attrInt("exclude_outside", 0) != 0)});
+    c.unsupported("mode '" + printable(mode) + "'");
 }
 
 // As the runtime's ConvTranspose kernel, for explicit pads the same at both ends of each axis
@@ -1450,7 +1455,8 @@ const std::map<std::string, Lowering>& lowerings()
             }
             if (mode == "linear")  // asymmetric coordinates: x_out / scale
                 return resizeByAxis(c, in, {in[0], in[1], size[0], size[1]}, scales,
-                                    {double(in[0]), double(in[1]), double(size[0]), double(size[1])}, "asymmetric");
+                                    {double(in[0]), double(in[1]), double(size[0]), double(size[1])}, "asymmetric",
+                                    "onnx_resize_linear");
             return E::call("interpolate_nearest", {E::val(c.in(0)), E::list(size).named("size"),
                                                    E::text("nearest").named("mode", true).inPythonOnly()});
         };

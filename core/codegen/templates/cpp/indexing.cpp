@@ -210,3 +210,42 @@ at::Tensor onnxResizeLinear(const at::Tensor& x, int64_t axis, int64_t size, dou
     const at::Tensor a = x.index_select(axis, at::tensor(lo, at::kLong));
     return a + (x.index_select(axis, at::tensor(hi, at::kLong)) - a) * weight;
 }
+
+// ONNX's cubic Resize along one axis: four taps around each source coordinate weighted by Keys'
+// kernel with coefficient a, edge values outside the axis (with exclude_outside, those taps'
+// weights dropped and the others renormalized), summed in double.
+at::Tensor onnxResizeCubic(const at::Tensor& x, int64_t axis, int64_t size, double scale, double length,
+                           const std::string& mode, double a, bool excludeOutside)
+{
+    const int64_t n = x.size(axis);
+    auto keys = [a](double d) {
+        d = std::abs(d);
+        if (d <= 1)
+            return ((a + 2) * d - (a + 3)) * d * d + 1;
+        return d < 2 ? ((a * d - 5 * a) * d + 8 * a) * d - 4 * a : 0.0;
+    };
+    std::vector<Ints> taps(4, Ints(size_t(size), 0));
+    std::vector<std::vector<float>> weights(4, std::vector<float>(size_t(size), 0.0f));
+    for (int64_t o = 0; o < size; ++o) {
+        const double src = onnxResizeSource(n, o, scale, length, mode);
+        double w[4], total = 0;
+        for (int k = 0; k < 4; ++k) {
+            const int64_t tap = int64_t(std::floor(src)) + k - 1;
+            w[k] = excludeOutside && (tap < 0 || tap >= n) ? 0.0 : keys(src - double(tap));
+            total += w[k];
+            taps[size_t(k)][size_t(o)] = std::clamp<int64_t>(tap, 0, n - 1);
+        }
+        for (int k = 0; k < 4; ++k)
+            weights[size_t(k)][size_t(o)] = float(excludeOutside && total != 0 ? w[k] / total : w[k]);
+    }
+    Ints shape(size_t(x.dim()), 1);
+    shape[size_t(axis)] = size;
+    const at::Tensor xd = x.to(at::kDouble);
+    at::Tensor y;
+    for (int k = 0; k < 4; ++k) {
+        const at::Tensor part = xd.index_select(axis, at::tensor(taps[size_t(k)], at::kLong)) *
+                                at::tensor(weights[size_t(k)], at::kFloat).to(at::kDouble).reshape(shape);
+        y = k == 0 ? part : y + part;
+    }
+    return y.to(x.scalar_type());
+}

@@ -143,3 +143,31 @@ def onnx_resize_linear(x, axis, size, scale, length, mode):
     w = (src - lo).float().to(x.dtype).reshape(shape)
     a = x.index_select(axis, lo)
     return a + (x.index_select(axis, hi) - a) * w
+
+
+def onnx_resize_cubic(x, axis, size, scale, length, mode, a, exclude_outside):
+    """ONNX's cubic Resize along one axis: four taps around each source coordinate weighted by
+    Keys' kernel with coefficient a, edge values outside the axis (with exclude_outside, those
+    taps' weights dropped and the others renormalized), summed in double."""
+    n = x.shape[axis]
+    src = onnx_resize_source(n, size, scale, length, mode)
+    taps = [src.floor() + k - 1 for k in range(4)]
+
+    def keys(d):
+        d = d.abs()
+        near = ((a + 2) * d - (a + 3)) * d * d + 1
+        far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+        return torch.where(d <= 1, near, torch.where(d < 2, far, torch.zeros_like(d)))
+
+    weights = [keys(src - t) for t in taps]
+    if exclude_outside:
+        weights = [torch.where((t < 0) | (t >= n), torch.zeros_like(w), w) for t, w in zip(taps, weights)]
+        total = weights[0] + weights[1] + weights[2] + weights[3]
+        weights = [torch.where(total != 0, w / total, w) for w in weights]
+    shape = [1] * x.dim()
+    shape[axis] = size
+    xd = x.double()
+    y = 0
+    for t, w in zip(taps, weights):
+        y = y + xd.index_select(axis, t.long().clamp(0, n - 1)) * w.float().double().reshape(shape)
+    return y.to(x.dtype)
