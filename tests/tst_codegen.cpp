@@ -390,6 +390,24 @@ std::string mathOpsModel()
     return b.bytes();
 }
 
+// The training losses (opset 13): NegativeLogLikelihoodLoss on log-probabilities with class
+// weights and an ignored class (mean), unweighted (none), and SoftmaxCrossEntropyLoss (sum) with
+// its log-probabilities read too.
+std::string lossesModel()
+{
+    OnnxBuilder b;
+    b.input("x", {3, 5, 2});
+    b.initializerInt64("target", {0, 4, 2, 1, 1, 3}, {3, 2});
+    b.initializer("class_weight", {5}, [](int64_t i) { return 0.5f + 0.25f * float(i); });
+    OnnxBuilder::setInt(b.node("LogSoftmax", {"x"}, {"log_p"}), "axis", 1);
+    OnnxBuilder::setInt(b.node("NegativeLogLikelihoodLoss", {"log_p", "target", "class_weight"}, {"nll_mean"}), "ignore_index", 1);
+    OnnxBuilder::setString(b.node("NegativeLogLikelihoodLoss", {"log_p", "target"}, {"nll_none"}), "reduction", "none");
+    OnnxBuilder::setString(b.node("SoftmaxCrossEntropyLoss", {"x", "target", "class_weight"}, {"sce_sum", "sce_log_p"}),
+                           "reduction", "sum");
+    b.output("nll_mean", {}).output("nll_none", {3, 2}).output("sce_sum", {}).output("sce_log_p", {3, 5, 2});
+    return b.bytes();
+}
+
 // Upsample as opset 9 writes it (darknet's and older exporters' nearest upsampling by 2 and 3,
 // and PyTorch 1.0-1.2's bilinear, whose coordinates are asymmetric).
 std::string upsampleModel()
@@ -1097,6 +1115,7 @@ private Q_SLOTS:
         built("resize", resizeModel(), {"resize", {}, 1, 1});
         built("upsample", upsampleModel(), {"upsample", {}, 1, 1});
         built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
+        built("losses", lossesModel(), {"losses", {}, 1, 1});
         // The quantize pass's int8 googlenet (QuantizeLinear, QLinearConv, uint8 MaxPool and Concat,
         // QLinearMatMul, DequantizeLinear), compared with the runtime on the same int8 model.
         {

@@ -181,6 +181,7 @@ const FunctionName& functionName(const std::string& fn)
         {"tril", {"torch.tril", "at::tril"}},
         {"cumsum", {"torch.cumsum", "at::cumsum"}},
         {"log_softmax", {"F.log_softmax", "at::log_softmax"}},
+        {"nll_loss", {"F.nll_loss", "at::nll_loss_nd"}},
         {"celu", {"F.celu", "at::celu"}},
         {"softplus", {"F.softplus", "at::softplus"}},
         {"pixel_shuffle", {"F.pixel_shuffle", "at::pixel_shuffle"}},
@@ -1710,6 +1711,30 @@ const std::map<std::string, Lowering>& lowerings()
             args.push_back(E::boolean(c.node.attrInt("center_point_box", 0) != 0));
             return E::call("onnx_nms", std::move(args));
         };
+        // The training losses as the runtime's kernel computes them: ATen's nll_loss on the
+        // scores (SoftmaxCrossEntropyLoss: their log-softmax over axis 1, its second output), the
+        // class weights, ignore_index (none given: no class is ignored; ATen's default is -100)
+        // and the reduction ('mean': over the weights of the targets not ignored).
+        for (const bool softmaxFirst : {false, true})
+            r[softmaxFirst ? "SoftmaxCrossEntropyLoss" : "NegativeLogLikelihoodLoss"] = [softmaxFirst](const Context& c) {
+                const std::string reduction = c.node.attrString("reduction", "mean");
+                const int64_t mode = reduction == "none" ? 0 : reduction == "mean" ? 1 : reduction == "sum" ? 2 : -1;
+                if (mode < 0)
+                    c.unsupported("reduction '" + printable(reduction) + "'");
+                const Attribute* ignore = c.node.attr("ignore_index");
+                const E logProb = softmaxFirst ? E::call("log_softmax", {E::val(c.in(0)), E::integer(1).named("dim")})
+                                               : E::val(c.in(0));
+                auto as = [&](size_t i, DataType t) {
+                    return c.dtype(i) == t ? E::val(c.in(i)) : E::method(E::val(c.in(i)), "to", {E::dtype(t)});
+                };
+                const E weight = c.has(2) ? as(2, c.dtype(0)) : E::none();
+                const E loss = E::call(
+                    "nll_loss", {logProb, as(1, DataType::Int64), weight.named("weight", !c.has(2)),
+                                 E::text(reduction).named("reduction", reduction == "mean").inPythonOnly(),
+                                 E::integer(mode).inCppOnly(),
+                                 E::integer(ignore ? ignore->i : std::numeric_limits<int64_t>::min()).named("ignore_index")});
+                return softmaxFirst && c.outputsRead() > 1 ? c.outputs(E::tensors({loss, logProb}), 2) : loss;
+            };
         r["LogSoftmax"] = [](const Context& c) {
             return alongAxis(c, [](E x, int64_t axis) { return E::call("log_softmax", {std::move(x), E::integer(axis).named("dim")}); });
         };
