@@ -390,6 +390,30 @@ std::string mathOpsModel()
     return b.bytes();
 }
 
+// Operators of opset 17 and a few more: LayerNormalization with its mean and inverse standard
+// deviation read, the three windows (periodic and symmetric), Det of a stack of matrices and
+// BitShift of uint8 constants.
+std::string opset17Model()
+{
+    OnnxBuilder b(17);
+    b.input("x", {2, 3, 3});
+    b.initializer("ln_scale", {3, 3}, [](int64_t i) { return 0.5f + 0.1f * float(i); });
+    b.initializerInt64("size", {10}, {});
+    b.initializerInts("bits", onnx::TensorProto::UINT8, {1, 2, 3, 200}, {4});
+    b.initializerInts("shift", onnx::TensorProto::UINT8, {1, 0, 2, 3}, {4});
+    OnnxBuilder::setInt(b.node("LayerNormalization", {"x", "ln_scale"}, {"ln", "ln_mean", "ln_inv_std"}), "axis", 1);
+    b.node("HannWindow", {"size"}, {"hann"});
+    OnnxBuilder::setInt(b.node("HammingWindow", {"size"}, {"hamming"}), "periodic", 0);
+    OnnxBuilder::setInt(b.node("BlackmanWindow", {"size"}, {"blackman"}), "output_datatype", onnx::TensorProto::DOUBLE);
+    b.node("Det", {"x"}, {"det"});
+    OnnxBuilder::setString(b.node("BitShift", {"bits", "shift"}, {"left"}), "direction", "LEFT");
+    OnnxBuilder::setString(b.node("BitShift", {"bits", "shift"}, {"right"}), "direction", "RIGHT");
+    b.output("ln", {2, 3, 3}).output("ln_mean", {2, 1, 1}).output("ln_inv_std", {2, 1, 1}).output("hann", {10});
+    b.output("hamming", {10}).output("blackman", {10}, onnx::TensorProto::DOUBLE).output("det", {2});
+    b.output("left", {4}, onnx::TensorProto::UINT8).output("right", {4}, onnx::TensorProto::UINT8);
+    return b.bytes();
+}
+
 // The training losses (opset 13): NegativeLogLikelihoodLoss on log-probabilities with class
 // weights and an ignored class (mean), unweighted (none), and SoftmaxCrossEntropyLoss (sum) with
 // its log-probabilities read too.
@@ -1116,6 +1140,7 @@ private Q_SLOTS:
         built("upsample", upsampleModel(), {"upsample", {}, 1, 1});
         built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
         built("losses", lossesModel(), {"losses", {}, 1, 1});
+        built("opset17", opset17Model(), {"opset17", {}, 1, 1});
         // The quantize pass's int8 googlenet (QuantizeLinear, QLinearConv, uint8 MaxPool and Concat,
         // QLinearMatMul, DequantizeLinear), compared with the runtime on the same int8 model.
         {

@@ -13,6 +13,8 @@
 #include "core/util/text.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
 #include <cmath>
 #include <cstring>
@@ -56,6 +58,11 @@ const FunctionName& functionName(const std::string& fn)
         {"reciprocal", {"torch.reciprocal", "at::reciprocal"}},
         {"add", {"torch.add", "at::add"}},
         {"sub", {"torch.sub", "at::sub"}},
+        {"rsqrt", {"torch.rsqrt", "at::rsqrt"}},
+        {"det", {"torch.linalg.det", "at::linalg_det"}},
+        {"bitwise_left_shift", {"torch.bitwise_left_shift", "at::bitwise_left_shift"}},
+        {"bitwise_right_shift", {"torch.bitwise_right_shift", "at::bitwise_right_shift"}},
+        {"onnx_window", {"onnx_window", "onnxWindow"}},
         {"mul", {"torch.mul", "at::mul"}},
         {"div", {"torch.div", "at::div"}},
         {"matmul", {"torch.matmul", "at::matmul"}},
@@ -1219,17 +1226,29 @@ const std::map<std::string, Lowering>& lowerings()
         };
         // ONNX LayerNormalization (opset 17) and fuse-layer-norm's ai.ramiel.LayerNormalization:
         // layer_norm over the dimensions from `axis` on, which must leave the batch out.
+        // F.layer_norm; the mean and inverse standard deviation where they are read too, as the
+        // runtime's kernel computes them (the deviation's square's mean; shapes keep the
+        // normalized axes as 1).
         r["LayerNormalization"] = [](const Context& c) {
-            c.onlyFirstOutput();
             if (c.dtype(0) != DataType::Float)
                 c.unsupported("LayerNormalization is generated for float tensors only");
             const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", -1), rank);
             if (axis == 0)
                 c.unsupported("it normalizes over the batch dimension too");
             const std::vector<int64_t> d = c.dims(c.in(0));
-            return E::call("layer_norm", {E::val(c.in(0)), E::list(std::vector<int64_t>(d.begin() + axis, d.end())),
-                                          E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
-                                          E::real(c.node.attrFloat("epsilon", 1e-5f))});
+            const double eps = c.node.attrFloat("epsilon", 1e-5f);
+            const E x = E::val(c.in(0));
+            const E y = E::call("layer_norm", {x, E::list(std::vector<int64_t>(d.begin() + axis, d.end())), E::val(c.in(1)),
+                                               c.has(2) ? E::val(c.in(2)) : E::none(), E::real(eps)});
+            if (c.outputsRead() == 1)
+                return y;
+            std::vector<int64_t> reduce;
+            for (int64_t i = axis; i < rank; ++i)
+                reduce.push_back(i);
+            auto mean = [&](const E& t) { return E::method(t, "mean", {E::list(reduce), E::boolean(true)}); };
+            const E deviation = E::call("sub", {x, mean(x)});
+            const E invStd = E::call("rsqrt", {E::call("add", {mean(E::method(deviation, "pow", {E::integer(2)})), E::real(eps)})});
+            return c.outputs(E::tensors({y, mean(x), invStd}), c.outputsRead());
         };
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
@@ -1734,6 +1753,24 @@ const std::map<std::string, Lowering>& lowerings()
                                  E::integer(mode).inCppOnly(),
                                  E::integer(ignore ? ignore->i : std::numeric_limits<int64_t>::min()).named("ignore_index")});
                 return softmaxFirst && c.outputsRead() > 1 ? c.outputs(E::tensors({loss, logProb}), 2) : loss;
+            };
+        r["Det"] = [](const Context& c) { return E::call("det", {E::val(c.in(0))}); };
+        r["BitShift"] = [](const Context& c) {
+            const std::string direction = c.node.attrString("direction", "");
+            if (direction != "LEFT" && direction != "RIGHT")
+                c.unsupported("direction '" + printable(direction) + "'");
+            return E::call(direction == "LEFT" ? "bitwise_left_shift" : "bitwise_right_shift", {E::val(c.in(0)), E::val(c.in(1))});
+        };
+        // The windows as the runtime computes them: a0 + a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
+        const std::map<std::string, std::array<double, 3>> windows = {
+            {"HannWindow", {0.5, -0.5, 0.0}}, {"HammingWindow", {25.0 / 46, -21.0 / 46, 0.0}}, {"BlackmanWindow", {0.42, -0.5, 0.08}}};
+        for (const auto& [op, a] : windows)
+            r[op] = [a = a](const Context& c) {
+                const DataType t = dataTypeFromOnnx(int32_t(c.node.attrInt("output_datatype", 1)));
+                if (!castable(t))
+                    c.unsupported("output_datatype " + dataTypeName(t));
+                return E::call("onnx_window", {E::val(c.in(0)), E::real(a[0]), E::real(a[1]), E::real(a[2]),
+                                               E::boolean(c.node.attrInt("periodic", 1) != 0), E::dtype(t)});
             };
         r["LogSoftmax"] = [](const Context& c) {
             return alongAxis(c, [](E x, int64_t axis) { return E::call("log_softmax", {std::move(x), E::integer(axis).named("dim")}); });
