@@ -391,8 +391,8 @@ std::string mathOpsModel()
 }
 
 // Operators of opset 17 and a few more: LayerNormalization with its mean and inverse standard
-// deviation read, the three windows (periodic and symmetric), Det of a stack of matrices and
-// BitShift of uint8 constants.
+// deviation read, the three windows (periodic and symmetric), Det of a stack of matrices,
+// BitShift of uint8 constants, and Squeeze, Unsqueeze, ReduceSum, Split and Tile by computed inputs.
 std::string opset17Model()
 {
     OnnxBuilder b(17);
@@ -408,6 +408,18 @@ std::string opset17Model()
     b.node("Det", {"x"}, {"det"});
     OnnxBuilder::setString(b.node("BitShift", {"bits", "shift"}, {"left"}), "direction", "LEFT");
     OnnxBuilder::setString(b.node("BitShift", {"bits", "shift"}, {"right"}), "direction", "RIGHT");
+    // Axes, sizes and repeats computed when the code runs (an Identity of a constant here).
+    b.initializerInt64("axis_1", {1}).initializerInt64("last", {-1}).initializerInt64("parts", {1, 2});
+    b.initializerInt64("repeats", {1, 2, 1});
+    for (const char* v : {"axis_1", "last", "parts", "repeats"})
+        b.node("Identity", {v}, {std::string("computed_") + v});
+    b.node("Unsqueeze", {"x", "computed_axis_1"}, {"unsqueezed"});
+    b.node("Squeeze", {"unsqueezed", "computed_axis_1"}, {"squeezed"});
+    OnnxBuilder::setInt(b.node("ReduceSum", {"x", "computed_last"}, {"row_sums"}), "keepdims", 0);
+    OnnxBuilder::setInt(b.node("Split", {"x", "computed_parts"}, {"part_1", "part_2"}), "axis", 1);
+    b.node("Tile", {"x", "computed_repeats"}, {"tiled"});
+    b.output("squeezed", {2, 3, 3}).output("row_sums", {2, 3}).output("part_1", {2, 1, 3}).output("part_2", {2, 2, 3});
+    b.output("tiled", {2, 6, 3});
     b.output("ln", {2, 3, 3}).output("ln_mean", {2, 1, 1}).output("ln_inv_std", {2, 1, 1}).output("hann", {10});
     b.output("hamming", {10}).output("blackman", {10}, onnx::TensorProto::DOUBLE).output("det", {2});
     b.output("left", {4}, onnx::TensorProto::UINT8).output("right", {4}, onnx::TensorProto::UINT8);

@@ -63,6 +63,8 @@ const FunctionName& functionName(const std::string& fn)
         {"bitwise_left_shift", {"torch.bitwise_left_shift", "at::bitwise_left_shift"}},
         {"bitwise_right_shift", {"torch.bitwise_right_shift", "at::bitwise_right_shift"}},
         {"onnx_window", {"onnx_window", "onnxWindow"}},
+        {"onnx_squeeze", {"onnx_squeeze", "onnxSqueeze"}},
+        {"onnx_reduce_sum", {"onnx_reduce_sum", "onnxReduceSum"}},
         {"mul", {"torch.mul", "at::mul"}},
         {"div", {"torch.div", "at::div"}},
         {"matmul", {"torch.matmul", "at::matmul"}},
@@ -576,6 +578,9 @@ E reduce(const Context& c, const char* fn, int64_t inputSince)
     const bool keep = c.node.attrInt("keepdims", 1) != 0;
     if (std::string(fn) == "mean" && !isFloating(c.dtype(0)))
         c.unsupported("ReduceMean is generated for floating-point tensors only");
+    if (std::string(fn) == "sum" && c.node.opset >= inputSince && c.has(1) && !c.out.isConstant(c.in(1)))
+        return E::call("onnx_reduce_sum", {E::val(c.in(0)), E::val(c.in(1)), E::boolean(keep),
+                                           E::boolean(c.node.attrInt("noop_with_empty_axes", 0) != 0)});
     if (!keep && listOf(c, 1, "axes", inputSince).empty() &&
         !(c.node.opset >= inputSince && c.node.attrInt("noop_with_empty_axes", 0) != 0))
         return E::call(fn, {E::val(c.in(0))});  // one number, whatever the rank
@@ -617,6 +622,8 @@ E reduceComposed(const Context& c)
 // Squeeze (axes; none: every axis of size one, as ONNX) and Unsqueeze, one axis at a time.
 E squeeze(const Context& c, bool unsqueeze)
 {
+    if (c.node.opset >= 13 && c.has(1) && !c.out.isConstant(c.in(1)))  // axes computed when the code runs
+        return E::call("onnx_squeeze", {E::val(c.in(0)), E::val(c.in(1)), E::boolean(unsqueeze)});
     std::vector<int64_t> axes = listOf(c, 1, "axes", 13);
     if (axes.empty()) {
         if (unsqueeze)
@@ -1280,6 +1287,11 @@ const std::map<std::string, Lowering>& lowerings()
         // ONNX's equal parts of a known axis.
         r["Split"] = [](const Context& c) {
             const int64_t axis = c.axisOf(0, c.node.attrInt("axis", 0));
+            if (c.node.opset >= 13 && c.has(1) && !c.out.isConstant(c.in(1))) {  // sizes computed when the code runs
+                const E parts = E::call("split", {E::val(c.in(0)), E::call("sizes_of", {E::val(c.in(1))}),
+                                                  E::integer(axis).named("dim", axis == 0)});
+                return c.node.outputs.size() == 1 ? E::index(parts, 0) : c.outputs(parts, c.node.outputs.size());
+            }
             std::vector<int64_t> sizes = c.node.opset < 13 ? c.node.attrInts("split")
                                                              : (c.has(1) ? c.constInts(1) : std::vector<int64_t>{});
             if (sizes.empty()) {
@@ -1617,6 +1629,8 @@ const std::map<std::string, Lowering>& lowerings()
         r["Tile"] = [](const Context& c) {
             if (c.node.opset < 6)
                 c.unsupported("tiles and axis as inputs (opset below 6) are not supported");
+            if (!c.out.isConstant(c.in(1)))  // repeats computed when the code runs
+                return E::method(E::val(c.in(0)), "repeat", {E::call("sizes_of", {E::val(c.in(1))})});
             return E::method(E::val(c.in(0)), "repeat", {E::list(c.constInts(1))});
         };
         // A shape filled with the node's value (zeros of float by default).

@@ -107,8 +107,8 @@ inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "o
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
                                                           "onnx_topk",        "onnx_trilu",      "onnx_resize_linear",
                                                           "onnx_resize_nearest", "onnx_resize_cubic"};
-inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",
-                                                       "onnx_slice", "onnx_range",   "onnx_window"};
+inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",  "onnx_slice",
+                                                       "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",

@@ -71,3 +71,37 @@ at::Tensor onnxWindow(const at::Tensor& sizeTensor, double a0, double a1, double
     const at::Tensor phase = at::arange(size, at::kDouble) * (2 * M_PI / (n > 0 ? n : 1));
     return (at::full({size}, a0, at::kDouble) + a1 * at::cos(phase) + a2 * at::cos(phase * 2.0)).to(dtype);
 }
+
+// Squeeze or Unsqueeze at computed axes (ONNX counts a negative one from the end of the input,
+// for Unsqueeze of the output); Squeeze without axes drops every axis of size 1.
+at::Tensor onnxSqueeze(const at::Tensor& x, const at::Tensor& axesTensor, bool unsqueeze)
+{
+    Ints axes = sizesOf(axesTensor);
+    if (axes.empty() && !unsqueeze)
+        return x.squeeze();
+    const int64_t rank = x.dim() + (unsqueeze ? int64_t(axes.size()) : 0);
+    for (int64_t& a : axes)
+        a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    at::Tensor y = x;
+    if (unsqueeze)
+        for (int64_t a : axes)
+            y = y.unsqueeze(a);
+    else
+        for (auto a = axes.rbegin(); a != axes.rend(); ++a)  // later axes first
+            y = y.squeeze(*a);
+    return y;
+}
+
+// ReduceSum over computed axes; none: every axis, or none at all with noop_with_empty_axes.
+at::Tensor onnxReduceSum(const at::Tensor& x, const at::Tensor& axesTensor, bool keepdims, bool noopWithEmptyAxes)
+{
+    Ints axes = sizesOf(axesTensor);
+    if (axes.empty()) {
+        if (noopWithEmptyAxes)
+            return x;
+        for (int64_t i = 0; i < x.dim(); ++i)
+            axes.push_back(i);
+    }
+    return at::sum(x, axes, keepdims);
+}

@@ -57,3 +57,26 @@ def onnx_window(size, a0, a1, a2, periodic, dtype):
     n = size if periodic else size - 1
     phase = torch.arange(size, dtype=torch.float64) * (2 * 3.141592653589793 / (n if n > 0 else 1))
     return (torch.full((size,), a0, dtype=torch.float64) + a1 * torch.cos(phase) + a2 * torch.cos(phase * 2)).to(dtype)
+
+
+def onnx_squeeze(x, axes, unsqueeze):
+    """Squeeze or Unsqueeze at computed axes (ONNX counts a negative one from the end of the
+    input, for Unsqueeze of the output); Squeeze without axes drops every axis of size 1."""
+    axes = axes.tolist()
+    if not axes and not unsqueeze:
+        return x.squeeze()
+    rank = x.dim() + (len(axes) if unsqueeze else 0)
+    axes = sorted(a + rank if a < 0 else a for a in axes)
+    for a in (axes if unsqueeze else reversed(axes)):  # squeezed: later axes first
+        x = x.unsqueeze(a) if unsqueeze else x.squeeze(a)
+    return x
+
+
+def onnx_reduce_sum(x, axes, keepdims, noop_with_empty_axes):
+    """ReduceSum over computed axes; none: every axis, or none at all with noop_with_empty_axes."""
+    axes = axes.tolist()
+    if not axes:
+        if noop_with_empty_axes:
+            return x
+        axes = list(range(x.dim()))
+    return torch.sum(x, dim=axes, keepdim=keepdims)
