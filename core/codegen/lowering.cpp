@@ -138,6 +138,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_resize_linear", {"onnx_resize_linear", "onnxResizeLinear"}},
         {"onnx_resize_nearest", {"onnx_resize_nearest", "onnxResizeNearest"}},
         {"onnx_resize_cubic", {"onnx_resize_cubic", "onnxResizeCubic"}},
+        {"onnx_resize", {"onnx_resize", "onnxResize"}},
         // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
         {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
         {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
@@ -724,6 +725,36 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
     return y;
 }
 
+// Resize whose scales or sizes are computed when the code runs (other than the sizes PyTorch
+// writes for F.interpolate(x, size=...), which resize() reads): the onnx_resize helper, which
+// takes each axis as resizeByAxis does once it knows the sizes. None otherwise.
+E resizeComputed(const Context& c)
+{
+    const bool opset10 = c.node.opset < 11;
+    const size_t scalesInput = opset10 ? 1 : 2;
+    const bool scalesComputed = c.has(scalesInput) && !c.out.isConstant(c.in(scalesInput));
+    const bool sizesComputed = !opset10 && c.has(3) && !c.out.isConstant(c.in(3));
+    if (!scalesComputed && !sizesComputed)
+        return E::none();
+    if (sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
+        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat")
+        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides
+    const std::string coord =
+        opset10 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
+    if (coord == "tf_crop_and_resize")
+        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
+    const std::string mode = c.node.attrString("mode", "nearest");
+    if (mode != "nearest" && mode != "linear" && mode != "cubic")
+        c.unsupported("mode '" + printable(mode) + "'");
+    auto given = [&](size_t i) {  // an empty constant is no input
+        return c.has(i) && !(c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 0) ? E::val(c.in(i)) : E::none();
+    };
+    return E::call("onnx_resize", {E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode), E::text(coord),
+                                   E::text(c.node.attrString("nearest_mode", "round_prefer_floor")),
+                                   E::real(c.node.attrFloat("cubic_coeff_a", -0.75f)),
+                                   E::boolean(c.node.attrInt("exclude_outside", 0) != 0)});
+}
+
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
@@ -732,6 +763,8 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
 // shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as out / in.
 E resize(const Context& c)
 {
+    if (const E computed = resizeComputed(c); computed.kind != Expr::Kind::None)
+        return computed;
     if (c.rank(0) != 4)
         c.unsupported("only 4-D inputs (two spatial axes) are generated");
     const std::string mode = c.node.attrString("mode", "nearest");

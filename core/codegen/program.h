@@ -106,7 +106,8 @@ bool callsFunction(const Program& p, const std::vector<std::string>& fns);
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "onnx_gather_nd",  "onnx_gather_elements",
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
                                                           "onnx_topk",        "onnx_trilu",      "onnx_resize_linear",
-                                                          "onnx_resize_nearest", "onnx_resize_cubic"};
+                                                          "onnx_resize_nearest", "onnx_resize_cubic",
+                                                          "onnx_resize"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",  "onnx_slice",
                                                        "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};

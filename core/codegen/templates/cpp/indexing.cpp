@@ -249,3 +249,41 @@ at::Tensor onnxResizeCubic(const at::Tensor& x, int64_t axis, int64_t size, doub
     }
     return y.to(x.scalar_type());
 }
+
+// ONNX's Resize with scales or sizes computed when the model runs (one of them undefined): each
+// axis whose size or scale changes, in turn, through the helpers above (sizes: the output's, each
+// axis's scale out / in; scales: each output size floor(in * scale)).
+at::Tensor onnxResize(const at::Tensor& x, const at::Tensor& scales, const at::Tensor& sizes, const std::string& mode,
+                      const std::string& coordinates, const std::string& nearest, double cubicA, bool excludeOutside)
+{
+    const int64_t n = x.dim();
+    Ints out;
+    std::vector<double> scale, length;
+    if (sizes.defined() && sizes.numel() > 0) {
+        const at::Tensor values = sizes.to(at::kLong).contiguous();
+        out.assign(values.data_ptr<int64_t>(), values.data_ptr<int64_t>() + values.numel());
+        for (size_t i = 0; i < out.size() && int64_t(i) < n; ++i) {
+            scale.push_back(x.size(int64_t(i)) ? double(out[i]) / double(x.size(int64_t(i))) : 1.0);
+            length.push_back(double(out[i]));
+        }
+    } else {
+        const at::Tensor s = scales.to(at::kDouble).contiguous();
+        scale.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+        for (size_t i = 0; i < scale.size() && int64_t(i) < n; ++i) {
+            length.push_back(double(x.size(int64_t(i))) * scale[i]);
+            out.push_back(int64_t(std::floor(length.back())));
+        }
+    }
+    if (int64_t(out.size()) != n || int64_t(scale.size()) != n)
+        throw std::runtime_error("Resize: sizes or scales do not match the input's rank");
+    at::Tensor y = x;
+    for (int64_t axis = 0; axis < n; ++axis) {
+        const size_t a = size_t(axis);
+        if (y.size(axis) == out[a] && scale[a] == 1.0)
+            continue;
+        y = mode == "nearest" ? onnxResizeNearest(y, axis, out[a], scale[a], length[a], coordinates, nearest)
+            : mode == "cubic" ? onnxResizeCubic(y, axis, out[a], scale[a], length[a], coordinates, cubicA, excludeOutside)
+                              : onnxResizeLinear(y, axis, out[a], scale[a], length[a], coordinates);
+    }
+    return y;
+}

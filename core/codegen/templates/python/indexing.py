@@ -171,3 +171,31 @@ def onnx_resize_cubic(x, axis, size, scale, length, mode, a, exclude_outside):
     for t, w in zip(taps, weights):
         y = y + xd.index_select(axis, t.long().clamp(0, n - 1)) * w.float().double().reshape(shape)
     return y.to(x.dtype)
+
+
+def onnx_resize(x, scales, sizes, mode, coordinates, nearest, cubic_a, exclude_outside):
+    """ONNX's Resize with scales or sizes computed when the model runs (one of them None): each
+    axis whose size or scale changes, in turn, through the helpers above (sizes: the output's,
+    each axis's scale out / in; scales: each output size floor(in * scale))."""
+    n = x.dim()
+    if sizes is not None and sizes.numel() > 0:
+        out = [int(v) for v in sizes.tolist()]
+        scale = [o / i if i else 1.0 for o, i in zip(out, x.shape)]
+        length = [float(o) for o in out]
+    else:
+        scale = [float(v) for v in scales.tolist()]
+        out = [int(i * s) for i, s in zip(x.shape, scale)]  # floor: scales are positive
+        length = [i * s for i, s in zip(x.shape, scale)]
+    if len(out) != n:
+        raise ValueError(f'Resize: {len(out)} sizes or scales for an input of rank {n}')
+    for axis in range(n):
+        if x.shape[axis] == out[axis] and scale[axis] == 1.0:
+            continue
+        args = (x, axis, out[axis], scale[axis], length[axis], coordinates)
+        if mode == 'nearest':
+            x = onnx_resize_nearest(*args, nearest)
+        elif mode == 'cubic':
+            x = onnx_resize_cubic(*args, cubic_a, exclude_outside)
+        else:
+            x = onnx_resize_linear(*args)
+    return x

@@ -18,5 +18,8 @@ def load_weights(path):
         count = 1
         for d in shape:
             count *= d
+        if count == 0:  # torch.frombuffer takes no empty tensor
+            weights.append((name, torch.empty(shape, dtype=dtype)))
+            continue
         weights.append((name, torch.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape).clone()))
     return weights
