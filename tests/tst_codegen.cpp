@@ -392,7 +392,7 @@ std::string mathOpsModel()
 
 // Operators of opset 17 and a few more: LayerNormalization with its mean and inverse standard
 // deviation read, the three windows (periodic and symmetric), Det of a stack of matrices,
-// BitShift of uint8 constants, and Squeeze, Unsqueeze, ReduceSum, Split, Tile and Resize by
+// BitShift of uint8 constants, and Squeeze, Unsqueeze, ReduceSum, Split, Tile, CumSum and Resize by
 // computed inputs.
 std::string opset17Model()
 {
@@ -419,13 +419,16 @@ std::string opset17Model()
     OnnxBuilder::setInt(b.node("ReduceSum", {"x", "computed_last"}, {"row_sums"}), "keepdims", 0);
     OnnxBuilder::setInt(b.node("Split", {"x", "computed_parts"}, {"part_1", "part_2"}), "axis", 1);
     b.node("Tile", {"x", "computed_repeats"}, {"tiled"});
+    auto& cumsum = b.node("CumSum", {"x", "computed_last"}, {"cumsum"});
+    OnnxBuilder::setInt(cumsum, "exclusive", 1);
+    OnnxBuilder::setInt(cumsum, "reverse", 1);
     b.initializer("scales", {3}, [](int64_t i) { return i == 0 ? 1.0f : 2.0f; }).initializerInt64("sizes", {2, 5, 2});
     b.node("Identity", {"scales"}, {"computed_scales"});
     b.node("Identity", {"sizes"}, {"computed_sizes"});
     OnnxBuilder::setString(b.node("Resize", {"x", "", "computed_scales"}, {"resized_linear"}), "mode", "linear");
     OnnxBuilder::setString(b.node("Resize", {"x", "", "", "computed_sizes"}, {"resized_cubic"}), "mode", "cubic");
     b.output("squeezed", {2, 3, 3}).output("row_sums", {2, 3}).output("part_1", {2, 1, 3}).output("part_2", {2, 2, 3});
-    b.output("tiled", {2, 6, 3}).output("resized_linear", {2, 6, 6}).output("resized_cubic", {2, 5, 2});
+    b.output("tiled", {2, 6, 3}).output("cumsum", {2, 3, 3}).output("resized_linear", {2, 6, 6}).output("resized_cubic", {2, 5, 2});
     b.output("ln", {2, 3, 3}).output("ln_mean", {2, 1, 1}).output("ln_inv_std", {2, 1, 1}).output("hann", {10});
     b.output("hamming", {10}).output("blackman", {10}, onnx::TensorProto::DOUBLE).output("det", {2});
     b.output("left", {4}, onnx::TensorProto::UINT8).output("right", {4}, onnx::TensorProto::UINT8);

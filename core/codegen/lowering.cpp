@@ -65,6 +65,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_window", {"onnx_window", "onnxWindow"}},
         {"onnx_squeeze", {"onnx_squeeze", "onnxSqueeze"}},
         {"onnx_reduce_sum", {"onnx_reduce_sum", "onnxReduceSum"}},
+        {"onnx_cumsum", {"onnx_cumsum", "onnxCumSum"}},
         {"mul", {"torch.mul", "at::mul"}},
         {"div", {"torch.div", "at::div"}},
         {"matmul", {"torch.matmul", "at::matmul"}},
@@ -1108,11 +1109,13 @@ E eyeLike(const Context& c)
 // the runtime's kernel.
 E cumSum(const Context& c)
 {
+    const bool exclusive = c.node.attrInt("exclusive", 0) != 0, reverse = c.node.attrInt("reverse", 0) != 0;
+    if (!c.out.isConstant(c.in(1)))  // the axis computed when the code runs
+        return E::call("onnx_cumsum", {E::val(c.in(0)), E::val(c.in(1)), E::boolean(exclusive), E::boolean(reverse)});
     const std::vector<int64_t> given = c.constInts(1);
     if (given.size() != 1)
         c.unsupported("axis has " + std::to_string(given.size()) + " values where one is expected");
     const int64_t axis = c.axisOf(0, given[0]);
-    const bool exclusive = c.node.attrInt("exclusive", 0) != 0, reverse = c.node.attrInt("reverse", 0) != 0;
     const E x = E::val(c.in(0));
     auto flipped = [&](E v) { return reverse ? E::call("flip", {std::move(v), E::list({axis})}) : v; };
     E y = E::call("cumsum", {flipped(x), E::integer(axis).named("dim"), E::dtype(c.dtype(0)).named("dtype")});

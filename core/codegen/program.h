@@ -109,7 +109,8 @@ inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "o
                                                           "onnx_resize_nearest", "onnx_resize_cubic",
                                                           "onnx_resize"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",  "onnx_slice",
-                                                       "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum"};
+                                                       "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum",
+                                                       "onnx_cumsum"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",

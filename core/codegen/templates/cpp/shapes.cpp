@@ -105,3 +105,15 @@ at::Tensor onnxReduceSum(const at::Tensor& x, const at::Tensor& axesTensor, bool
     }
     return at::sum(x, axes, keepdims);
 }
+
+// CumSum along a computed axis (a tensor of one value, counted from the end where negative): from
+// the end where `reverse`, each sum without its own element where `exclusive`.
+at::Tensor onnxCumSum(const at::Tensor& x, const at::Tensor& axisTensor, bool exclusive, bool reverse)
+{
+    int64_t axis = axisTensor.item<int64_t>();
+    axis = axis < 0 ? axis + x.dim() : axis;
+    at::Tensor y = at::cumsum(reverse ? x.flip({axis}) : x, axis, x.scalar_type());
+    if (exclusive && x.size(axis) > 0)
+        y = at::cat({at::zeros_like(y.narrow(axis, 0, 1)), y.narrow(axis, 0, x.size(axis) - 1)}, axis);
+    return reverse ? y.flip({axis}) : y;
+}

@@ -80,3 +80,14 @@ def onnx_reduce_sum(x, axes, keepdims, noop_with_empty_axes):
             return x
         axes = list(range(x.dim()))
     return torch.sum(x, dim=axes, keepdim=keepdims)
+
+
+def onnx_cumsum(x, axis, exclusive, reverse):
+    """CumSum along a computed axis (a tensor of one value, counted from the end where negative):
+    from the end where `reverse`, each sum without its own element where `exclusive`."""
+    axis = int(axis)
+    axis = axis + x.dim() if axis < 0 else axis
+    y = torch.cumsum(x.flip([axis]) if reverse else x, dim=axis, dtype=x.dtype)
+    if exclusive and x.shape[axis] > 0:
+        y = torch.cat([torch.zeros_like(y.narrow(axis, 0, 1)), y.narrow(axis, 0, x.shape[axis] - 1)], dim=axis)
+    return y.flip([axis]) if reverse else y
