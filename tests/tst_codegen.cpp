@@ -1475,6 +1475,25 @@ private Q_SLOTS:
 
     // A recurrent layer PyTorch's kernels do not compute is refused in one line naming the
     // node and what it has; nothing is written.
+    // LayerNormalization over every axis, the batch's too: generated at batch 1 (the model's own
+    // samples, as given), refused where copies of the graph would each normalize their own.
+    void layerNormOverTheBatchOnlyAtBatchOne()
+    {
+        OnnxBuilder b(17);
+        b.input("x", {2, 3}).initializer("scale", {2, 3}, 0.5f).output("y", {2, 3});
+        OnnxBuilder::setInt(b.node("LayerNormalization", {"x", "scale"}, {"y"}, "norm"), "axis", 0);
+        const QString model = work_ + "/layer_norm_axis0.onnx", outDir = work_ + "/layer_norm_axis0-out";
+        QVERIFY(writeFile(model, b.bytes()));
+        const auto one = test::runCli({"export", model, "--lang", "python", "-o", outDir, "--machine", kMachine});
+        QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+        QDir(outDir).removeRecursively();
+        const auto two = test::runCli({"export", model, "--lang", "python", "-b", "2", "-o", outDir, "--machine", kMachine});
+        QCOMPARE(two.exitCode, 7);
+        QVERIFY2(two.err.contains("operator LayerNormalization (node 'norm')") && two.err.contains("at batch 1 only"),
+                 qPrintable(two.err));
+        QVERIFY(!QDir(outDir).exists());
+    }
+
     void refusesRecurrentLayersItCannotLower_data()
     {
         QTest::addColumn<QString>("op");

@@ -1276,8 +1276,8 @@ const std::map<std::string, Lowering>& lowerings()
             if (c.dtype(0) != DataType::Float)
                 c.unsupported("LayerNormalization is generated for float tensors only");
             const int64_t rank = c.rank(0), axis = c.axis(c.node.attrInt("axis", -1), rank);
-            if (axis == 0)
-                c.unsupported("it normalizes over the batch dimension too");
+            if (axis == 0 && c.batch != 1)  // copies of the graph would each normalize their own samples
+                c.unsupported("it normalizes over the batch dimension too, which is generated at batch 1 only");
             const std::vector<int64_t> d = c.dims(c.in(0));
             const double eps = c.node.attrFloat("epsilon", 1e-5f);
             const E x = E::val(c.in(0));
