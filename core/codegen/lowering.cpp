@@ -748,10 +748,11 @@ E resizeComputed(const Context& c)
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
         c.unsupported("mode '" + printable(mode) + "'");
     auto given = [&](size_t i) {  // an empty constant is no input
-        return c.has(i) && !(c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 0) ? E::val(c.in(i)) : E::none();
+        const bool empty = c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 0;
+        return c.has(i) && !empty ? E::val(c.in(i)) : E::none();
     };
-    return E::call("onnx_resize", {E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode), E::text(coord),
-                                   E::text(c.node.attrString("nearest_mode", "round_prefer_floor")),
+    return E::call("onnx_resize", {E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode),
+                                   E::text(coord), E::text(c.node.attrString("nearest_mode", "round_prefer_floor")),
                                    E::real(c.node.attrFloat("cubic_coeff_a", -0.75f)),
                                    E::boolean(c.node.attrInt("exclude_outside", 0) != 0)});
 }
@@ -760,8 +761,9 @@ E resizeComputed(const Context& c)
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
 // F.interpolate exports); linear and nearest in the other coordinate modes and roundings, and
-// cubic, but tf_crop_and_resize, axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the inferred
-// shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as out / in.
+// cubic, but tf_crop_and_resize, axis by axis (resizeByAxis; opset 10's asymmetric too). The
+// output size comes from the inferred shapes; scales (no sizes) must give whole sizes, for
+// PyTorch reads a size's scale as out / in. Scales or sizes computed: resizeComputed.
 E resize(const Context& c)
 {
     if (const E computed = resizeComputed(c); computed.kind != Expr::Kind::None)
