@@ -21,6 +21,13 @@ bool legacyBinary(const Node& n)
     return before7(n) && ops.count(n.opType) && n.inputs.size() == 2 && n.attrInt("broadcast", 0) == 1;
 }
 
+// A node whose broadcasting meant something else before opset 7: a binary operator's from an
+// axis, PRelu's slope.
+bool broadcastsAsBefore7(const Node& n)
+{
+    return (legacyBinary(n) && n.attr("axis")) || (before7(n) && n.opType == "PRelu");
+}
+
 std::optional<int64_t> rankOf(const Graph& g, ValueId v)
 {
     if (v == kNone || !g.value(v).type.shape)
@@ -184,9 +191,9 @@ void rewriteLegacyForms(Graph& g)
     for (NodeId id = 0; id < NodeId(g.nodeCount()); ++id) {
         if (g.node(id).opType == "Concat" && before(g.node(id), 4) && !g.node(id).attr("axis"))
             g.node(id).attributes.push_back(Attribute::ofInt("axis", 1));
-        const bool binary = legacyBinary(g.node(id)) && g.node(id).attr("axis");
-        if (!binary && !(before7(g.node(id)) && g.node(id).opType == "PRelu"))
+        if (!broadcastsAsBefore7(g.node(id)))
             continue;
+        const bool binary = g.node(id).opType != "PRelu";
         const auto ones = trailingOnes(g, g.node(id));
         if (!ones)
             continue;  // legacyBroadcastProblem names it
@@ -206,7 +213,7 @@ void rewriteLegacyForms(Graph& g)
 
 std::string legacyBroadcastProblem(const Graph& g, const Node& n)
 {
-    if (!(legacyBinary(n) && n.attr("axis")) && !(before7(n) && n.opType == "PRelu"))
+    if (!broadcastsAsBefore7(n))
         return {};
     const auto ones = trailingOnes(g, n);
     if (ones == 0)
