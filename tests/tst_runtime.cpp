@@ -584,6 +584,26 @@ std::vector<BadNode> badNodes()
              return b;
          },
          run, "Pad 'edge' pads axis 0, which is empty: there is no edge value to repeat"},
+        {"Pad whose pads do not match the axes it names",
+         [] {
+             OnnxBuilder b(18);
+             b.input("x", {2, 3}).output("y");
+             b.initializerInt64("p", {1, 1, 1}).initializerInt64("axes", {0});
+             b.node("Pad", {"x", "p", "", "axes"}, {"y"}, "pad");
+             return b;
+         },
+         invalid, "pads [1, 1, 1] has 3 values, axes [0] needs 2"},
+        {"Pad naming a computed axis twice",
+         [] {
+             OnnxBuilder b(18);
+             b.input("x", {2, 3}).input("z", {1, 1}).output("y");
+             b.initializerInt64("p", {1, 1, 1, 1}).initializerInt64("two", {2});
+             b.node("Shape", {"z"}, {"ones"});
+             b.node("Sub", {"ones", "two"}, {"axes"});  // [-1, -1]
+             b.node("Pad", {"x", "p", "", "axes"}, {"y"}, "pad");
+             return b;
+         },
+         run, "axes [-1, -1] names axis 1 twice"},
         {"Pad beyond what a size counts",
          [] {
              OnnxBuilder b;
@@ -998,6 +1018,76 @@ private Q_SLOTS:
                      qPrintable(QString("element %1: %2, expected %3").arg(i).arg((*got)[size_t(i)]).arg(want(inputs[0], i))));
         if (op == "Cast")
             QCOMPARE(out.dtype, DataType::Double);
+    }
+
+    // Pad on the axes opset 18 names (constant ones out of order, negative, computed): what a Pad
+    // of every axis gives with the same pads in place.
+    void padOnNamedAxes_data()
+    {
+        QTest::addColumn<bool>("computedAxes");
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("constant axes, constant") << false << "constant";
+        QTest::newRow("computed axes, constant") << true << "constant";
+        QTest::newRow("constant axes, reflect") << false << "reflect";
+        QTest::newRow("computed axes, edge") << true << "edge";
+    }
+    void padOnNamedAxes()
+    {
+        QFETCH(bool, computedAxes);
+        QFETCH(QString, mode);
+        OnnxBuilder b(18);
+        b.input("x", {2, 3, 4}).output("named").output("every");
+        b.initializerInt64("pads", {2, 1, 0, 2}).initializerInt64("every_pads", {0, 1, 2, 0, 2, 0});
+        b.initializerInt64("axes", {-1, 1}).initializerInt64("zero", {0});
+        if (computedAxes)
+            b.node("Add", {"axes", "zero"}, {"named_axes"});
+        auto& named = b.node("Pad", {"x", "pads", "", computedAxes ? "named_axes" : "axes"}, {"named"});
+        auto& every = b.node("Pad", {"x", "every_pads"}, {"every"});
+        OnnxBuilder::setString(named, "mode", mode.toStdString());
+        OnnxBuilder::setString(every, "mode", mode.toStdString());
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "pad_axes.onnx", {}));
+        compiled->setInputs(compiled->randomInputs(1, 5));
+        compiled->serialExecutor(1)->run();
+        const Tensor got = compiled->outputs()[0], want = compiled->outputs()[1];
+        QCOMPARE(got.dims, (std::vector<int64_t>{2, 3 + 1 + 2, 4 + 2}));
+        QCOMPARE(got.dims, want.dims);
+        QCOMPARE(*got.toDoubles(), *want.toDoubles());
+    }
+
+    // ConvTranspose's output_shape and auto_pad SAME_*: an odd total padding puts its larger half
+    // at the end for SAME_UPPER, at the start for SAME_LOWER and output_shape (ONNX's rule, as
+    // ONNX Runtime computes it); the result is the full transposed convolution cropped so.
+    void transposedConvolutionPadsFromTheOutputSize_data()
+    {
+        QTest::addColumn<QString>("autoPad");
+        QTest::addColumn<int>("start");  // where the 6 x 6 output starts in the full 7 x 7
+        QTest::newRow("output_shape") << "" << 1;
+        QTest::newRow("SAME_UPPER") << "SAME_UPPER" << 0;
+        QTest::newRow("SAME_LOWER") << "SAME_LOWER" << 1;
+    }
+    void transposedConvolutionPadsFromTheOutputSize()
+    {
+        QFETCH(QString, autoPad);
+        QFETCH(int, start);
+        OnnxBuilder b(13);
+        b.input("x", {1, 1, 3, 3}).output("y").output("full");
+        b.initializer("w", {1, 1, 3, 3}, [](int64_t i) { return float(i + 1); });
+        auto& n = b.node("ConvTranspose", {"x", "w"}, {"y"});
+        OnnxBuilder::setInts(n, "strides", {2, 2});
+        if (autoPad.isEmpty())
+            OnnxBuilder::setInts(n, "output_shape", {6, 6});
+        else
+            OnnxBuilder::setString(n, "auto_pad", autoPad.toStdString());
+        OnnxBuilder::setInts(b.node("ConvTranspose", {"x", "w"}, {"full"}), "strides", {2, 2});
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "conv_transpose.onnx", {}));
+        compiled->setInputs(compiled->randomInputs(1, 6));
+        compiled->serialExecutor(1)->run();
+        const Tensor y = compiled->outputs()[0], full = compiled->outputs()[1];
+        QCOMPARE(y.dims, (std::vector<int64_t>{1, 1, 6, 6}));
+        QCOMPARE(full.dims, (std::vector<int64_t>{1, 1, 7, 7}));
+        for (int64_t r = 0; r < 6; ++r)
+            for (int64_t c = 0; c < 6; ++c)
+                QCOMPARE(y.at<float>(r * 6 + c), full.at<float>((r + start) * 7 + c + start));
     }
 
     // A broadcast from an axis that needs a rank nobody knows is refused in one line, not guessed.

@@ -3,6 +3,7 @@
 #include "core/onnx/legacy_forms.h"
 
 #include "core/ir/fused_ops.h"
+#include "core/ir/pad_axes.h"
 #include "core/ir/split_parts.h"
 #include "core/ir/window.h"
 #include "core/util/error.h"
@@ -976,6 +977,13 @@ private:
         if (!pads)
             return;
         const int64_t r = rank(0);
+        if (n_.opset >= 18 && n_.input(3) != kNone) {  // pads of the axes input 3 names
+            const auto axes = constantInts(3);
+            std::string problem;
+            if (axes && r >= 0 && !padsOfEveryAxis(*pads, *axes, r, problem))
+                fail(problem);
+            return;
+        }
         if (pads->size() % 2 != 0 || (r >= 0 && int64_t(pads->size()) != 2 * r))
             fail("pads " + join(*pads) + " has " + std::to_string(pads->size()) + " values, " +
                  (r >= 0 ? "the input's rank " + std::to_string(r) + " needs " + std::to_string(2 * r)

@@ -1115,8 +1115,9 @@ void registerConvolutionKernels(KernelRegistry& r)
                         outPad[i] += -total;
                         total = 0;
                     }
-                    const bool upper = autoPad != "SAME_LOWER";
-                    begin[i] = upper ? total / 2 : total - total / 2;
+                    // ONNX's rule: SAME_UPPER pads the larger half at the end, output_shape and
+                    // SAME_LOWER at the start (as ONNX Runtime does).
+                    begin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
                     end[i] = total - begin[i];
                 } else if (pads.size() == 2 * d) {
                     begin[i] = pads[i];

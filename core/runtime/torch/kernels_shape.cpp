@@ -6,6 +6,7 @@
 
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/pad_axes.h"
 #include "core/ir/slice_range.h"
 #include "core/ir/split_parts.h"
 #include "core/runtime/torch/channels_last.h"
@@ -209,8 +210,15 @@ Kernel padKernel(const KernelContext& c)
         c.unsupported("pad mode '" + mode + "' is not supported");
     return [=](const std::vector<at::Tensor>& in, std::vector<at::Tensor>& out) {
         const at::Tensor& x = in[0];
-        const auto pads = opset < 11 ? padsAttr : intsOf(in[1]);
+        std::vector<int64_t> pads = opset < 11 ? padsAttr : intsOf(in[1]);
         const int64_t rank = x.dim();
+        if (opset >= 18 && in.size() > 3 && in[3].defined()) {  // pads of the axes input 3 names
+            std::string problem;
+            const auto every = padsOfEveryAxis(pads, intsOf(in[3]), rank, problem);
+            if (!every)
+                throw Error(ErrorKind::Runtime, {}, problem);
+            pads = *every;
+        }
         if (int64_t(pads.size()) != 2 * rank)
             throw Error(ErrorKind::Runtime, {}, "pads has " + std::to_string(pads.size()) + " values, the input's rank " +
                                                     std::to_string(rank) + " needs " + std::to_string(2 * rank));
