@@ -268,7 +268,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << ";  // the schedule's speedup bound: serial cost / max(critical path, work / workers)\n"
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
-      << (callsFunction(p, {"recurrent"}) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
+      << (callsFunction(p, kRecurrentHelpers) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kCppVolumetric) + "\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string())

@@ -6,6 +6,7 @@
 #include "core/ir/cast_target.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/pad_axes.h"
 #include "core/ir/slice_range.h"
 #include "core/ir/split_parts.h"
 #include "core/ir/window.h"
@@ -125,8 +126,11 @@ const FunctionName& functionName(const std::string& fn)
         {"replication_pad1d", {"F.pad", "at::replication_pad1d"}},
         {"replication_pad2d", {"F.pad", "at::replication_pad2d"}},
         {"replication_pad3d", {"F.pad", "at::replication_pad3d"}},
-        // The generated programs' own helper (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
+        // The generated programs' own helpers (templates/python/recurrent.py, templates/cpp/recurrent.cpp).
         {"recurrent", {"recurrent", "recurrent"}},
+        {"recurrent_steps", {"recurrent_steps", "recurrentSteps"}},
+        {"recurrent_batch_first", {"recurrent_batch_first", "recurrentBatchFirst"}},
+        {"reverse_within", {"reverse_within", "reverseWithin"}},
         // The generated programs' ONNX indexing helpers (templates/python/indexing.py, templates/cpp/indexing.cpp).
         {"onnx_gather", {"onnx_gather", "onnxGather"}},
         {"onnx_gather_nd", {"onnx_gather_nd", "onnxGatherNd"}},
@@ -155,6 +159,7 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_expand", {"onnx_expand", "onnxExpand"}},
         {"onnx_slice", {"onnx_slice", "onnxSlice"}},
         {"onnx_range", {"onnx_range", "onnxRange"}},
+        {"onnx_pad", {"onnx_pad", "onnxPad"}},
         // Their detection helpers (templates/python/detection.py, templates/cpp/detection.cpp).
         {"onnx_roi_align", {"onnx_roi_align", "onnxRoiAlign"}},
         {"onnx_nms", {"onnx_nms", "onnxNms"}},
@@ -337,7 +342,7 @@ Window windowOf(const Context& c, const std::vector<int64_t>& kernel)
     return w;
 }
 
-E pad(E x, const std::vector<int64_t>& atenPads, double value)
+E constantPad(E x, const std::vector<int64_t>& atenPads, double value)
 {
     return E::call("constant_pad_nd", {std::move(x), E::list(atenPads), E::real(value).named("value", value == 0.0)});
 }
@@ -373,7 +378,7 @@ E conv(const Context& c, bool* relu = nullptr)
     E x = E::val(c.in(0));
     std::vector<int64_t> pads = win.padBegin;
     if (!win.symmetric()) {
-        x = pad(std::move(x), win.atenPads(), 0.0);
+        x = constantPad(std::move(x), win.atenPads(), 0.0);
         pads.assign(pads.size(), 0);
     }
     const int64_t groups = c.node.attrInt("group", 1);
@@ -440,11 +445,11 @@ E pool(const Context& c, bool max, bool includePad)
     };
     if (!padded)
         return run(x, includePad);
-    E input = pad(x, w.atenPads(), max ? -std::numeric_limits<double>::infinity() : 0.0);
+    E input = constantPad(x, w.atenPads(), max ? -std::numeric_limits<double>::infinity() : 0.0);
     if (max || includePad)
         return run(std::move(input), includePad);
     // Padded cells must not count: divide by each window's real cell count.
-    return E::call("div", {run(std::move(input), true), run(pad(E::call("ones_like", {x}), w.atenPads(), 0.0), true)});
+    return E::call("div", {run(std::move(input), true), run(constantPad(E::call("ones_like", {x}), w.atenPads(), 0.0), true)});
 }
 
 std::vector<int64_t> spatialDims(int64_t rank)
@@ -649,26 +654,24 @@ E squeeze(const Context& c, bool unsqueeze)
     return y;
 }
 
-// LSTM, GRU and RNN as PyTorch's one-layer kernels (the `recurrent` helper; with sequence_lens
-// on packed sequences), where the node is what they compute: forward or bidirectional, layout 0,
-// the default activations (an RNN's Tanh or Relu), no clip, peepholes or input_forget, a GRU's
-// reset gate applied after its linear transformation; constant float weights.
+// LSTM, GRU and RNN with their default activations (an RNN's Tanh or Relu), no clip or
+// input_forget, float weights: as PyTorch's one-layer kernels (the `recurrent` helper; with
+// sequence_lens on packed sequences) where they compute the node (forward or bidirectional, a
+// GRU's reset gate applied after its linear transformation, no peepholes) and its weights are
+// constants, else step by step (`recurrent_steps`). Layout 1 runs on the input and initial states
+// transposed (`recurrent_batch_first` puts the outputs back).
 E recurrent(const Context& c)
 {
     const std::string& op = c.node.opType;
     const std::string direction = c.node.attrString("direction", "forward");
-    if (direction != "forward" && direction != "bidirectional")
-        c.unsupported("direction '" + printable(direction) + "' (PyTorch's layers run forward or both ways)");
-    if (c.node.attrInt("layout", 0) != 0)
-        c.unsupported("layout 1");
+    if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+        c.unsupported("direction '" + printable(direction) + "'");
+    const bool batchFirst = c.node.attrInt("layout", 0) != 0;
     if (c.node.attr("clip") || c.node.attr("activation_alpha") || c.node.attr("activation_beta"))
         c.unsupported("clip and activation parameters are not supported");
     if (c.node.attrInt("input_forget", 0) != 0)
         c.unsupported("input_forget 1");
-    if (op == "LSTM" && c.has(7))
-        c.unsupported("peepholes are given");
-    if (op == "GRU" && c.node.attrInt("linear_before_reset", 0) == 0)
-        c.unsupported("linear_before_reset 0 (PyTorch's GRU applies the reset gate after the linear transformation)");
+    const bool resetFirst = op == "GRU" && c.node.attrInt("linear_before_reset", 0) == 0;
     const Attribute* a = c.node.attr("activations");
     std::vector<std::string> acts = a ? a->strings : std::vector<std::string>{};
     const size_t directions = direction == "bidirectional" ? 2 : 1;
@@ -683,26 +686,45 @@ E recurrent(const Context& c)
             c.unsupported(std::to_string(acts.size()) + " activations for " + std::to_string(directions) + " direction(s)");
         for (size_t i = 0; i < acts.size(); ++i)
             if (acts[i] != standard[i % standard.size()] || (op == "RNN" && acts[i] != "Tanh" && acts[i] != "Relu"))
-                c.unsupported("activations other than PyTorch's (" + printable(acts[i]) + ")");
+                c.unsupported("activations other than ONNX's defaults and an RNN's Relu (" + printable(acts[i]) + ")");
     }
-    for (size_t i : {size_t(1), size_t(2), size_t(3)})
-        if (c.has(i) && !(c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float))
-            c.unsupported("W, R and B must be float constants");
+    const size_t last = op == "LSTM" ? 7 : 5;  // the last input: an LSTM's peepholes, else initial_h
+    bool constantWeights = true;
+    for (size_t i : {size_t(1), size_t(2), size_t(3), size_t(7)})
+        if (i <= last && c.has(i)) {
+            if (c.dtype(i) != DataType::Float)
+                c.unsupported("W, R, B and P must be float tensors");
+            constantWeights = constantWeights && c.out.isConstant(c.in(i));
+        }
     if (c.dtype(0) != DataType::Float)
         c.unsupported("recurrent layers are generated for float sequences only");
     if (c.has(4) && c.dtype(4) != DataType::Int32 && c.dtype(4) != DataType::Int64)
         c.unsupported("sequence_lens is not an integer tensor");
-    // X, W, R, then B, sequence_lens, initial_h and initial_c up to the last one given.
-    std::vector<E> args{E::text(kind), E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))};
-    const size_t last = op == "LSTM" ? 6 : 5;
+    const bool steps = direction == "reverse" || resetFirst || (op == "LSTM" && c.has(7)) || !constantWeights;
+    if (resetFirst)
+        kind = "gru_reset_first";
+    // X, W, R, then B, sequence_lens, initial_h, initial_c and P up to the last one given (the
+    // batch's axis first in layout 1: the sequence's, as the layer reads them).
+    auto input = [&](size_t i) {
+        return batchFirst && (i == 0 || i == 5 || i == 6)
+                   ? E::method(E::val(c.in(i)), "transpose", {E::integer(0), E::integer(1)})
+                   : E::val(c.in(i));
+    };
+    std::vector<E> args{E::text(kind)};
+    if (steps)
+        args.push_back(E::text(direction));
+    for (size_t i = 0; i <= 2; ++i)
+        args.push_back(input(i));
     size_t given = 2;
-    for (size_t i = 3; i <= last; ++i)
+    for (size_t i = 3; i <= (steps ? last : std::min<size_t>(last, 6)); ++i)
         if (c.has(i))
             given = i;
     for (size_t i = 3; i <= given; ++i)
-        args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
-    // Y alone, or Y and the final states (all of them: the helper gives them all).
-    const E call = E::call("recurrent", std::move(args));
+        args.push_back(c.has(i) ? input(i) : E::none());
+    // Y alone, or Y and the final states (all of them: the helpers give them all).
+    E call = E::call(steps ? "recurrent_steps" : "recurrent", std::move(args));
+    if (batchFirst)
+        call = E::call("recurrent_batch_first", {std::move(call)});
     return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, op == "LSTM" ? 3 : 2);
 }
 
@@ -834,13 +856,58 @@ E resize(const Context& c)
     c.unsupported("mode '" + printable(mode) + "'");
 }
 
-// As the runtime's ConvTranspose kernel, for explicit pads the same at both ends of each axis
-// (ATen's padding): at::convolution, transposed, with output_padding. output_shape and
-// auto_pad, which the runtime resolves per input size, are refused.
+// Pad as the runtime's kernel: constant pads (since opset 18 on the axes input 3 names) as
+// constant_pad_nd, or reflection_pad / replication_pad on the axes after the first two of a 3-D
+// to 5-D floating-point tensor; pads, axes or value computed when the code runs through `onnx_pad`.
+E pad(const Context& c)
+{
+    const std::string mode = c.node.attrString("mode", "constant");
+    if (mode != "constant" && mode != "reflect" && mode != "edge")
+        c.unsupported("pad mode '" + printable(mode) + "' is not supported");
+    const bool hasAxes = c.node.opset >= 18 && c.has(3);
+    if (c.node.opset >= 11 && (!c.out.isConstant(c.in(1)) || (hasAxes && !c.out.isConstant(c.in(3))) ||
+                               (c.has(2) && !c.constScalar(2)))) {
+        return E::call("onnx_pad", {E::val(c.in(0)), E::val(c.in(1)), hasAxes ? E::val(c.in(3)) : E::none(), E::text(mode),
+                                    c.has(2) ? E::val(c.in(2)) : E::none()});
+    }
+    const int64_t rank = c.rank(0);
+    auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
+    if (hasAxes) {
+        std::string problem;
+        const auto every = padsOfEveryAxis(pads, c.constInts(3), rank, problem);
+        if (!every)
+            c.unsupported(problem);
+        pads = *every;
+    }
+    if (int64_t(pads.size()) != 2 * rank)
+        c.unsupported("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+    std::vector<int64_t> p;  // ATen's order: the last axis first
+    for (int64_t i = rank; i-- > 0;) {
+        p.push_back(pads[size_t(i)]);
+        p.push_back(pads[size_t(i + rank)]);
+    }
+    if (mode != "constant") {
+        if (rank < 3 || rank > 5 || pads[0] || pads[1] || pads[size_t(rank)] || pads[size_t(rank) + 1] ||
+            !isFloating(c.dtype(0)))
+            c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
+                          "floating-point tensor");
+        p.resize(size_t(2 * (rank - 2)));  // the first two axes', last in that order, are 0
+        const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
+        return E::call(fn, {E::val(c.in(0)), E::list(p),
+                            E::text(mode == "reflect" ? "reflect" : "replicate").named("mode").inPythonOnly()});
+    }
+    double value = c.node.attrFloat("value", 0.0f);
+    if (c.node.opset >= 11)
+        value = c.has(2) ? *c.constScalar(2) : 0.0;
+    return constantPad(E::val(c.in(0)), p, value);
+}
+
+// As the runtime's ConvTranspose kernel: at::convolution, transposed, with output_padding. Pads
+// the same at both ends of each axis are ATen's padding; others (explicit, or those output_shape
+// and auto_pad SAME_* give, found here from the input's sizes as the runtime finds them) crop
+// the unpadded result, and an output_shape larger than that result extends its output_padding.
 E convTranspose(const Context& c)
 {
-    if (!c.node.attrInts("output_shape").empty() || c.node.attrString("auto_pad", "NOTSET") != "NOTSET")
-        c.unsupported("output_shape and auto_pad are not supported");
     std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
     if (kernel.empty()) {
         const auto w = c.dims(c.in(1));
@@ -857,16 +924,46 @@ E convTranspose(const Context& c)
             c.unsupported(std::string(name) + " has " + std::to_string(v.size()) + " values for " + std::to_string(d) + " axes");
         return v;
     };
-    const auto strides = values("strides", 1), dilations = values("dilations", 1), outPad = values("output_padding", 0);
-    std::vector<int64_t> pads = c.node.attrInts("pads");
-    if (pads.empty())
-        pads.assign(2 * d, 0);
-    if (pads.size() != 2 * d || !std::equal(pads.begin(), pads.begin() + std::ptrdiff_t(d), pads.begin() + std::ptrdiff_t(d)))
-        c.unsupported("pads differ between the two ends of an axis");
-    pads.resize(d);
-    return E::call("convolution", {E::val(c.in(0)), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(), E::list(strides),
-                                   E::list(pads), E::list(dilations), E::boolean(true), E::list(outPad),
-                                   E::integer(c.node.attrInt("group", 1))});
+    const auto strides = values("strides", 1), dilations = values("dilations", 1);
+    auto outPad = values("output_padding", 0);
+    const std::vector<int64_t> outputShape = c.node.attrInts("output_shape");
+    const std::string autoPad = c.node.attrString("auto_pad", "NOTSET");
+    std::vector<int64_t> begin(d, 0), end(d, 0);
+    if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        if (!outputShape.empty() && outputShape.size() < d)
+            c.unsupported("output_shape has " + std::to_string(outputShape.size()) + " values for " + std::to_string(d) + " axes");
+        const std::vector<int64_t> in = c.dims(c.in(0));
+        for (size_t i = 0; i < d; ++i) {
+            const int64_t size = in[i + 2];
+            if (size < 1)
+                c.unsupported("the input's spatial sizes are unknown (fix input sizes with --shape)");
+            const int64_t full = strides[i] * (size - 1) + outPad[i] + (kernel[i] - 1) * dilations[i] + 1;
+            const int64_t target = !outputShape.empty() ? outputShape[outputShape.size() - d + i] : size * strides[i];
+            int64_t total = full - target;
+            if (total < 0) {  // larger than the full result: extended at the end
+                outPad[i] += -total;
+                total = 0;
+            }
+            begin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            end[i] = total - begin[i];
+        }
+    } else if (const std::vector<int64_t> pads = c.node.attrInts("pads"); !pads.empty()) {
+        if (pads.size() != 2 * d)
+            c.unsupported("pads has " + std::to_string(pads.size()) + " values for " + std::to_string(d) + " axes");
+        if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; }))
+            c.unsupported("pads are negative");
+        begin.assign(pads.begin(), pads.begin() + std::ptrdiff_t(d));
+        end.assign(pads.begin() + std::ptrdiff_t(d), pads.end());
+    }
+    const bool symmetric = begin == end;
+    E y = E::call("convolution", {E::val(c.in(0)), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+                                  E::list(strides), E::list(symmetric ? begin : std::vector<int64_t>(d, 0)),
+                                  E::list(dilations), E::boolean(true), E::list(outPad),
+                                  E::integer(c.node.attrInt("group", 1))});
+    for (size_t i = 0; i < d && !symmetric; ++i)
+        if (begin[i] != 0 || end[i] != 0)
+            y = E::slice(std::move(y), int64_t(i) + 2, begin[i], end[i] != 0 ? -end[i] : E::kToEnd, 1);
+    return y;
 }
 
 // If: the branch the condition picks when the code runs, each a function of the values of this
@@ -1042,7 +1139,7 @@ E lrn(const Context& c)
     std::vector<int64_t> pads(2 * (d.size() - 2), 0);
     pads.push_back(before);
     pads.push_back(after);
-    const E squares = pad(E::call("unsqueeze", {E::call("mul", {x, x}), E::integer(1)}), pads, 0.0);
+    const E squares = constantPad(E::call("unsqueeze", {E::call("mul", {x, x}), E::integer(1)}), pads, 0.0);
     const E flat = E::call("reshape", {squares, E::list({-1, 1, d[1] + size - 1, spatial})});
     const E sum = E::call("mul", {E::call("avg_pool2d", {flat, E::list({size, 1}).named("kernel_size"),
                                                          E::list({1, 1}).named("stride")}),
@@ -1350,13 +1447,17 @@ const std::map<std::string, Lowering>& lowerings()
         // Inference's copy, or in training mode (is_test = 0 before opset 7, a constant
         // training_mode since opset 12) torch.dropout with the node's ratio.
         r["Dropout"] = [](const Context& c) {
-            c.onlyFirstOutput();
             const DropoutMode m = dropoutMode(c.node, [&](size_t i) -> const Tensor* {
                 const auto it = c.out.constants.find(c.node.input(i));
                 return it == c.out.constants.end() ? nullptr : it->second.get();
             });
+            if (m.dropsNothing() && c.outputsRead() == 2)  // and its mask, every element kept (the runtime's bool)
+                return c.outputs(E::tensors({E::val(c.in(0)), E::call("ones_like", {E::val(c.in(0)),
+                                                                                     E::dtype(DataType::Bool).named("dtype")})}),
+                                 2);
             if (m.dropsNothing())
                 return E::val(c.in(0));
+            c.onlyFirstOutput();
             if (!m.training)
                 c.unsupported("training_mode is computed, not a constant");
             if (!m.ratio)
@@ -1458,41 +1559,7 @@ const std::map<std::string, Lowering>& lowerings()
         // Constant padding of any axes; 'reflect' and 'edge' (ATen's reflection and replication
         // padding) of the axes after the first two of a 3-D to 5-D floating-point tensor, as the
         // runtime's kernel pads them.
-        r["Pad"] = [](const Context& c) {
-            const std::string mode = c.node.attrString("mode", "constant");
-            if (mode != "constant" && mode != "reflect" && mode != "edge")
-                c.unsupported("pad mode '" + printable(mode) + "' is not supported");
-            const int64_t rank = c.rank(0);
-            const auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
-            if (int64_t(pads.size()) != 2 * rank)
-                c.unsupported("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
-            std::vector<int64_t> p;  // ATen's order: the last axis first
-            for (int64_t i = rank; i-- > 0;) {
-                p.push_back(pads[size_t(i)]);
-                p.push_back(pads[size_t(i + rank)]);
-            }
-            if (mode != "constant") {
-                if (rank < 3 || rank > 5 || pads[0] || pads[1] || pads[size_t(rank)] || pads[size_t(rank) + 1] ||
-                    !isFloating(c.dtype(0)))
-                    c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
-                                  "floating-point tensor");
-                p.resize(size_t(2 * (rank - 2)));  // the first two axes', last in that order, are 0
-                const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
-                return E::call(fn, {E::val(c.in(0)), E::list(p),
-                                    E::text(mode == "reflect" ? "reflect" : "replicate").named("mode").inPythonOnly()});
-            }
-            double value = c.node.attrFloat("value", 0.0f);
-            if (c.node.opset >= 11) {
-                value = 0.0;
-                if (c.has(2)) {
-                    const auto v = c.constScalar(2);
-                    if (!v)
-                        c.unsupported("the constant value must be a constant scalar");
-                    value = *v;
-                }
-            }
-            return pad(E::val(c.in(0)), p, value);
-        };
+        r["Pad"] = pad;
         r["Slice"] = slice;
         r["Resize"] = resize;
         // Upsample (before opset 10) in nearest mode of a 4-D tensor's spatial axes by constant scales
@@ -1532,6 +1599,20 @@ const std::map<std::string, Lowering>& lowerings()
         };
         for (const char* op : {"LSTM", "GRU", "RNN"})
             r[op] = recurrent;
+        // ReverseSequence: each row's first sequence_lens steps in reverse order (the recurrent
+        // piece's reverse_within, which takes the time axis first).
+        r["ReverseSequence"] = [](const Context& c) {
+            const int64_t time = c.node.attrInt("time_axis", 0), batch = c.node.attrInt("batch_axis", 1);
+            if (!((time == 0 && batch == 1) || (time == 1 && batch == 0)))
+                c.unsupported("time_axis " + std::to_string(time) + " and batch_axis " + std::to_string(batch) +
+                              " are not 0 and 1");
+            if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
+                c.unsupported("sequence_lens is not an integer tensor");
+            if (time == 0)
+                return E::call("reverse_within", {E::val(c.in(0)), E::val(c.in(1))});
+            auto swap = [](E x) { return E::method(std::move(x), "transpose", {E::integer(0), E::integer(1)}); };
+            return swap(E::call("reverse_within", {swap(E::val(c.in(0))), E::val(c.in(1))}));
+        };
         r["Gather"] = gather;
         r["GatherND"] = [](const Context& c) {
             if (c.dtype(1) != DataType::Int64)

@@ -102,7 +102,9 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
+// The functions of the recurrent, indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
+inline const std::vector<std::string> kRecurrentHelpers = {"recurrent", "recurrent_steps", "recurrent_batch_first",
+                                                           "reverse_within"};
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "onnx_gather_nd",  "onnx_gather_elements",
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
                                                           "onnx_topk",        "onnx_trilu",      "onnx_resize_linear",
@@ -110,7 +112,7 @@ inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "o
                                                           "onnx_resize"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",  "onnx_slice",
                                                        "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum",
-                                                       "onnx_cumsum"};
+                                                       "onnx_cumsum",  "onnx_pad"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",

@@ -202,7 +202,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << "SLOTS = " << p.slotCount << "  # values handed from one worker to another in each run\n\n\n"
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
-      << (callsFunction(p, {"recurrent"}) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
+      << (callsFunction(p, kRecurrentHelpers) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kPythonVolumetric) + "\n\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string())

@@ -4,7 +4,8 @@
 // Recurrent layers (ONNX's LSTM, GRU and RNN) as PyTorch's own one-layer kernels: at::lstm,
 // at::gru, at::rnn_tanh and at::rnn_relu. ONNX orders an LSTM's gates i, o, f, c and a GRU's
 // z, r, h; PyTorch i, f, g, o and r, z, n. Each weight's gates are put in PyTorch's order once
-// and kept (the weights live as long as the program).
+// and kept (the weights live as long as the program). What those kernels do not compute runs
+// step by step (recurrentSteps).
 std::vector<at::Tensor> recurrentParams(const std::string& kind, const at::Tensor& w, const at::Tensor& r, const at::Tensor& b)
 {
     static std::mutex mutex;
@@ -93,4 +94,99 @@ std::vector<at::Tensor> recurrent(const std::string& kind, const at::Tensor& x, 
                                                          : runRecurrent(kind, x, h0, params, directions == 2);
     out[0] = out[0].reshape({x.size(0), x.size(1), directions, hidden}).transpose(1, 2);
     return out;
+}
+
+// One step of ONNX's cell: the next h and c (an LSTM's; c as given for the others) from the
+// input's projection xw (its bias added), the recurrent weights r and their bias rb, in ONNX's
+// gate order (LSTM i, o, f, c; GRU z, r, h) and with its default activations.
+std::pair<at::Tensor, at::Tensor> recurrentStep(const std::string& kind, const at::Tensor& xw, const at::Tensor& h,
+                                                const at::Tensor& c, const at::Tensor& r, const at::Tensor& rb,
+                                                const at::Tensor& p)
+{
+    const int64_t hidden = h.size(-1);
+    if (kind == "gru_reset_first") {
+        const at::Tensor zr = at::sigmoid(xw.slice(1, 0, 2 * hidden) +
+                                          at::addmm(rb.slice(0, 0, 2 * hidden), h, r.slice(0, 0, 2 * hidden).t()));
+        const at::Tensor z = zr.slice(1, 0, hidden), reset = zr.slice(1, hidden);
+        const at::Tensor n = at::tanh(xw.slice(1, 2 * hidden) + at::addmm(rb.slice(0, 2 * hidden), reset * h,
+                                                                          r.slice(0, 2 * hidden).t()));
+        return {(1 - z) * n + z * h, c};
+    }
+    const at::Tensor hr = at::addmm(rb, h, r.t());
+    if (kind == "gru") {
+        const at::Tensor zr = at::sigmoid(xw.slice(1, 0, 2 * hidden) + hr.slice(1, 0, 2 * hidden));
+        const at::Tensor z = zr.slice(1, 0, hidden), reset = zr.slice(1, hidden);
+        const at::Tensor n = at::tanh(xw.slice(1, 2 * hidden) + reset * hr.slice(1, 2 * hidden));
+        return {(1 - z) * n + z * h, c};
+    }
+    if (kind == "lstm") {
+        const std::vector<at::Tensor> g = (xw + hr).chunk(4, 1);  // i, o, f, c
+        at::Tensor in = g[0], out = g[1], forget = g[2];
+        if (p.defined()) {
+            in = in + p.slice(0, 0, hidden) * c;
+            forget = forget + p.slice(0, 2 * hidden) * c;
+        }
+        const at::Tensor next = at::sigmoid(forget) * c + at::sigmoid(in) * at::tanh(g[3]);
+        if (p.defined())
+            out = out + p.slice(0, hidden, 2 * hidden) * next;
+        return {at::sigmoid(out) * at::tanh(next), next};
+    }
+    return {kind == "rnn_relu" ? at::relu(xw + hr) : at::tanh(xw + hr), c};
+}
+
+// x [steps, batch, ...] with each row's first lengths[row] steps in reverse order (ONNX's
+// ReverseSequence; a reverse recurrent layer's input and output).
+at::Tensor reverseWithin(const at::Tensor& x, const at::Tensor& lengths)
+{
+    const at::Tensor n = lengths.to(at::kLong), t = at::arange(x.size(0), n.options()).unsqueeze(1);
+    return x.index({at::where(t < n, n - 1 - t, t), at::arange(x.size(1), n.options())});
+}
+
+// The outputs recurrent() gives, computed step by step as ONNX defines the cells, for what
+// PyTorch's kernels do not compute: direction "reverse", a GRU whose reset gate scales the state
+// before its recurrent weights (kind "gru_reset_first", ONNX's linear_before_reset 0), an LSTM's
+// peepholes p, and weights computed when the model runs. A row past its sequence_lens keeps its
+// states and gives zeros; in reverse it starts at its own last step.
+std::vector<at::Tensor> recurrentSteps(const std::string& kind, const std::string& direction, const at::Tensor& x,
+                                       const at::Tensor& w, const at::Tensor& r, const at::Tensor& b = {},
+                                       const at::Tensor& sequenceLens = {}, const at::Tensor& initialH = {},
+                                       const at::Tensor& initialC = {}, const at::Tensor& p = {})
+{
+    const int64_t steps = x.size(0), batch = x.size(1), hidden = r.size(-1), width = w.size(1);
+    const at::Tensor lengths = sequenceLens.defined() ? sequenceLens.to(at::kLong) : at::full({batch}, steps, at::kLong);
+    const at::Tensor running = (at::arange(steps, at::kLong).unsqueeze(1) < lengths).unsqueeze(2);  // [steps, batch, 1]
+    std::vector<at::Tensor> ys, hs, cs;
+    for (int64_t d = 0; d < w.size(0); ++d) {
+        const bool reverse = direction == "reverse" || d == 1;
+        const at::Tensor bias = b.defined() ? b[d] : at::zeros({2 * width}, x.options());
+        const at::Tensor xw = at::matmul(reverse ? reverseWithin(x, lengths) : x, w[d].t()) + bias.slice(0, 0, width);
+        at::Tensor h = initialH.defined() ? initialH[d] : at::zeros({batch, hidden}, x.options());
+        at::Tensor c = initialC.defined() ? initialC[d] : at::zeros_like(h);
+        at::Tensor y = at::zeros({steps, batch, hidden}, x.options());
+        for (int64_t t = 0; t < steps; ++t) {
+            const auto [hNext, cNext] =
+                recurrentStep(kind, xw[t], h, c, r[d], bias.slice(0, width), p.defined() ? p[d] : at::Tensor());
+            h = at::where(running[t], hNext, h);
+            c = at::where(running[t], cNext, c);
+            y[t].copy_(hNext.masked_fill(running[t].logical_not(), 0.0));
+        }
+        ys.push_back(reverse ? reverseWithin(y, lengths) : y);
+        hs.push_back(h);
+        cs.push_back(c);
+    }
+    const at::Tensor empty = (lengths == 0).view({1, -1, 1});  // a row of length 0 never ran: its states are zero
+    std::vector<at::Tensor> out{at::stack(ys, 1), at::stack(hs).masked_fill(empty, 0.0)};
+    if (kind == "lstm")
+        out.push_back(at::stack(cs).masked_fill(empty, 0.0));
+    return out;
+}
+
+// A layer's outputs in ONNX's layout 1: Y [batch, sequence, directions, hidden], the states
+// [batch, directions, hidden] (the layer ran on the input and states transposed).
+std::vector<at::Tensor> recurrentBatchFirst(std::vector<at::Tensor> outputs)
+{
+    outputs[0] = outputs[0].permute({2, 0, 1, 3});
+    for (size_t i = 1; i < outputs.size(); ++i)
+        outputs[i] = outputs[i].transpose(0, 1);
+    return outputs;
 }

@@ -117,3 +117,33 @@ at::Tensor onnxCumSum(const at::Tensor& x, const at::Tensor& axisTensor, bool ex
         y = at::cat({at::zeros_like(y.narrow(axis, 0, 1)), y.narrow(axis, 0, x.size(axis) - 1)}, axis);
     return reverse ? y.flip({axis}) : y;
 }
+
+// ONNX's Pad with computed pads: the begins, then the ends, of the axes `axes` names (every axis
+// where undefined); negative pads remove values. Mode "constant" pads with value (a scalar
+// tensor, else 0); "reflect" and "edge" gather each padded axis at reflected or clamped indices.
+at::Tensor onnxPad(at::Tensor x, const at::Tensor& pads, const at::Tensor& axesTensor, const std::string& mode,
+                   const at::Tensor& value = {})
+{
+    const int64_t rank = x.dim();
+    const Ints given = sizesOf(pads);
+    Ints axes = axesTensor.defined() ? sizesOf(axesTensor) : Ints();
+    for (int64_t a = 0; !axesTensor.defined() && a < rank; ++a)
+        axes.push_back(a);
+    for (int64_t& a : axes)
+        a = a < 0 ? a + rank : a;
+    if (mode == "constant") {
+        Ints spec(size_t(2 * rank), 0);  // ATen's order: the last axis first
+        for (size_t i = 0; i < axes.size(); ++i) {
+            spec[size_t(2 * (rank - 1 - axes[i]))] = given.at(i);
+            spec[size_t(2 * (rank - 1 - axes[i]) + 1)] = given.at(axes.size() + i);
+        }
+        return at::constant_pad_nd(x, spec, value.defined() && value.numel() ? value.item<double>() : 0.0);
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t last = x.size(axes[i]) - 1;
+        at::Tensor index = at::arange(-given.at(i), last + 1 + given.at(axes.size() + i), at::kLong);
+        index = mode == "edge" ? index.clamp(0, last) : last - (last - index.abs()).abs();
+        x = x.index_select(axes[i], index);
+    }
+    return x;
+}

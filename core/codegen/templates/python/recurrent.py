@@ -6,7 +6,8 @@ import torch
 # Recurrent layers (ONNX's LSTM, GRU and RNN) as PyTorch's own one-layer kernels: torch.lstm,
 # torch.gru, torch.rnn_tanh and torch.rnn_relu. ONNX orders an LSTM's gates i, o, f, c and a
 # GRU's z, r, h; PyTorch i, f, g, o and r, z, n. Each weight's gates are put in PyTorch's order
-# once and kept (the entry holds the weights, so their ids stay theirs).
+# once and kept (the entry holds the weights, so their ids stay theirs). What those kernels do not
+# compute runs step by step (recurrent_steps).
 RECURRENT_GATES = {'lstm': (0, 2, 3, 1), 'gru': (1, 0, 2), 'rnn_tanh': (0,), 'rnn_relu': (0,)}
 _recurrent_params = {}
 _recurrent_lock = threading.Lock()
@@ -64,3 +65,69 @@ def recurrent_packed(kind, x, lengths, h0, params, bidirectional):
         total_length=x.shape[0])
     last = [s.index_select(1, packed.unsorted_indices) for s in last]
     return [t.masked_fill(empty, 0.0) for t in [y, *last]]
+
+
+def recurrent_steps(kind, direction, x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None):
+    """The outputs recurrent() gives, computed step by step as ONNX defines the cells, for what
+    PyTorch's kernels do not compute: direction 'reverse', a GRU whose reset gate scales the state
+    before its recurrent weights (kind 'gru_reset_first', ONNX's linear_before_reset 0), an
+    LSTM's peepholes p, and weights computed when the model runs. A row past its sequence_lens
+    keeps its states and gives zeros; in reverse it starts at its own last step."""
+    steps, batch = x.shape[0], x.shape[1]
+    hidden, width = r.shape[-1], w.shape[1]
+    lengths = sequence_lens.long() if sequence_lens is not None else torch.full((batch,), steps, dtype=torch.long)
+    running = (torch.arange(steps).unsqueeze(1) < lengths).unsqueeze(2)  # [steps, batch, 1]
+    ys, hs, cs = [], [], []
+    for d in range(w.shape[0]):
+        reverse = direction == 'reverse' or d == 1
+        bias = b[d] if b is not None else x.new_zeros(2 * width)
+        xw = torch.matmul(reverse_within(x, lengths) if reverse else x, w[d].t()) + bias[:width]
+        h = initial_h[d] if initial_h is not None else x.new_zeros(batch, hidden)
+        c = initial_c[d] if initial_c is not None else torch.zeros_like(h)
+        y = x.new_zeros(steps, batch, hidden)
+        for t in range(steps):
+            h_next, c_next = recurrent_step(kind, xw[t], h, c, r[d], bias[width:], p[d] if p is not None else None)
+            h, c = torch.where(running[t], h_next, h), torch.where(running[t], c_next, c)
+            y[t] = h_next.masked_fill(~running[t], 0.0)
+        ys.append(reverse_within(y, lengths) if reverse else y)
+        hs.append(h)
+        cs.append(c)
+    empty = (lengths == 0).view(1, -1, 1)  # a row of length 0 never ran: its states are zero
+    states = [torch.stack(hs), torch.stack(cs)] if kind == 'lstm' else [torch.stack(hs)]
+    return [torch.stack(ys, 1), *[s.masked_fill(empty, 0.0) for s in states]]
+
+
+def recurrent_step(kind, xw, h, c, r, rb, p):
+    """One step of ONNX's cell: the next h and c (an LSTM's; c as given for the others) from the
+    input's projection xw (its bias added), the recurrent weights r and their bias rb, in ONNX's
+    gate order (LSTM i, o, f, c; GRU z, r, h) and with its default activations."""
+    hidden = h.shape[-1]
+    if kind == 'gru_reset_first':
+        z, reset = torch.sigmoid(xw[:, :2 * hidden] + h @ r[:2 * hidden].t() + rb[:2 * hidden]).chunk(2, 1)
+        n = torch.tanh(xw[:, 2 * hidden:] + (reset * h) @ r[2 * hidden:].t() + rb[2 * hidden:])
+        return (1 - z) * n + z * h, c
+    hr = h @ r.t() + rb
+    if kind == 'gru':
+        z, reset = torch.sigmoid(xw[:, :2 * hidden] + hr[:, :2 * hidden]).chunk(2, 1)
+        n = torch.tanh(xw[:, 2 * hidden:] + reset * hr[:, 2 * hidden:])
+        return (1 - z) * n + z * h, c
+    if kind == 'lstm':
+        i, o, f, g = (xw + hr).chunk(4, 1)
+        pi, po, pf = p.chunk(3) if p is not None else (0.0, 0.0, 0.0)
+        c = torch.sigmoid(f + pf * c) * c + torch.sigmoid(i + pi * c) * torch.tanh(g)
+        return torch.sigmoid(o + po * c) * torch.tanh(c), c
+    return (torch.relu if kind == 'rnn_relu' else torch.tanh)(xw + hr), c
+
+
+def reverse_within(x, lengths):
+    """x [steps, batch, ...] with each row's first lengths[row] steps in reverse order (ONNX's
+    ReverseSequence; a reverse recurrent layer's input and output)."""
+    t, lengths = torch.arange(x.shape[0]).unsqueeze(1), lengths.long()
+    return x[torch.where(t < lengths, lengths - 1 - t, t), torch.arange(x.shape[1])]
+
+
+def recurrent_batch_first(outputs):
+    """A layer's outputs in ONNX's layout 1: Y [batch, sequence, directions, hidden], the states
+    [batch, directions, hidden] (the layer ran on the input and states transposed)."""
+    y, *states = outputs
+    return [y.permute(2, 0, 1, 3), *[s.transpose(0, 1) for s in states]]

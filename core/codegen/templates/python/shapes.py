@@ -1,5 +1,6 @@
 # <check-only> What the rest of model.py defines, so that this file lints on its own.
 import torch
+import torch.nn.functional as F
 # </check-only>
 # Shapes and bounds computed when the model runs (a detector's, a dynamic sequence's), read as
 # ONNX reads them.
@@ -91,3 +92,22 @@ def onnx_cumsum(x, axis, exclusive, reverse):
     if exclusive and x.shape[axis] > 0:
         y = torch.cat([torch.zeros_like(y.narrow(axis, 0, 1)), y.narrow(axis, 0, x.shape[axis] - 1)], dim=axis)
     return y.flip([axis]) if reverse else y
+
+
+def onnx_pad(x, pads, axes, mode, value=None):
+    """ONNX's Pad with computed pads: the begins, then the ends, of the axes `axes` names (every
+    axis where None); negative pads remove values. Mode 'constant' pads with value (a scalar
+    tensor, else 0); 'reflect' and 'edge' gather each padded axis at reflected or clamped indices."""
+    rank, pads = x.dim(), pads.tolist()
+    axes = [a % rank for a in axes.tolist()] if axes is not None else list(range(rank))
+    if mode == 'constant':
+        spec = [0] * (2 * rank)  # F.pad's order: the last axis first
+        for i, a in enumerate(axes):
+            spec[2 * (rank - 1 - a)], spec[2 * (rank - 1 - a) + 1] = pads[i], pads[len(axes) + i]
+        return F.pad(x, spec, value=float(value) if value is not None and value.numel() else 0.0)
+    for i, a in enumerate(axes):
+        last = x.shape[a] - 1
+        index = torch.arange(-pads[i], last + 1 + pads[len(axes) + i])
+        index = index.clamp(0, last) if mode == 'edge' else last - (last - index.abs()).abs()
+        x = x.index_select(a, index)
+    return x
