@@ -616,7 +616,8 @@ std::string recurrentStatesModel()
 // last at a sort's indices), ScatterElements at computed and
 // constant indices (repeated, negative) with each reduction, and recurrent layers over ragged
 // sequences (a row of length 0, initial states given). And ONNX's GroupNormalization (opset 18:
-// its scale and bias per group), which the generated code repeats for each group's channels.
+// its scale and bias per group), which the generated code repeats for each group's channels;
+// Compress, Unique, MaxPool's indices and MaxUnpool.
 std::string computedIndicesModel()
 {
     OnnxBuilder b(18);
@@ -680,6 +681,45 @@ std::string computedIndicesModel()
     b.initializer("gn_scale", {4}, test::groupNormScale).initializer("gn_bias", {4}, test::groupNormBias);
     OnnxBuilder::setInt(b.node("GroupNormalization", {"x", "gn_scale", "gn_bias"}, {"gn"}), "num_groups", 4);
     b.output("gn", {1, 12, 5});
+
+    // Compress by a computed condition along an axis and over every element (the condition
+    // shorter than the elements), Unique (sorted along an axis; in order of appearance, every
+    // element), MaxPool's indices (row- and column-major) and MaxUnpool to the pooled input's
+    // shape and to a larger output_shape.
+    b.initializerInt64("axes02", {0, 2}).initializer("zero_f", {}, 0.0f).initializer("three", {}, 3.0f);
+    OnnxBuilder::setInt(b.node("ReduceSum", {"x", "axes02"}, {"row_sums"}), "keepdims", 0);
+    b.node("Greater", {"row_sums", "zero_f"}, {"rows_kept"});
+    OnnxBuilder::setInt(b.node("Compress", {"x", "rows_kept"}, {"compressed"}), "axis", 1);
+    b.node("Compress", {"x", "rows_kept"}, {"compressed_flat"});
+    b.node("Mul", {"x", "three"}, {"x3"});
+    b.node("Floor", {"x3"}, {"steps"});
+    OnnxBuilder::setInt(b.node("Unique", {"steps"}, {"u_y", "u_first", "u_inverse", "u_counts"}), "axis", -1);
+    OnnxBuilder::setInt(b.node("Unique", {"steps"}, {"f_y", "f_first", "f_inverse", "f_counts"}), "sorted", 0);
+    b.initializerInt64("grid_shape", {1, 15, 2, 2}).initializerInt64("larger_shape", {1, 15, 3, 3});
+    b.node("Reshape", {"x", "grid_shape"}, {"grid"});
+    auto pooled = [&](const std::string& values, const std::string& indices, int64_t stride) -> onnx::NodeProto& {
+        auto& n = b.node("MaxPool", {"grid"}, {values, indices});
+        OnnxBuilder::setInts(n, "kernel_shape", {2, 2});
+        OnnxBuilder::setInts(n, "strides", {stride, stride});
+        return n;
+    };
+    pooled("p_values", "p_indices", 2);
+    OnnxBuilder::setInt(pooled("c_values", "c_indices", 1), "storage_order", 1);
+    for (const char* out : {"unpooled", "unpooled_to_shape"}) {
+        const bool toShape = std::string(out) == "unpooled_to_shape";
+        auto& n = toShape ? b.node("MaxUnpool", {"p_values", "p_indices", "larger_shape"}, {out})
+                          : b.node("MaxUnpool", {"p_values", "p_indices"}, {out});
+        OnnxBuilder::setInts(n, "kernel_shape", {2, 2});
+        OnnxBuilder::setInts(n, "strides", {2, 2});
+    }
+    b.output("compressed", {1, -1, 5}).output("compressed_flat", {-1});
+    b.output("u_y", {1, 12, -1}).output("f_y", {-1});
+    for (const char* u : {"u", "f"}) {
+        for (const char* part : {"_first", "_inverse", "_counts"})
+            b.output(u + std::string(part), {-1}, onnx::TensorProto::INT64);
+    }
+    b.output("c_values", {1, 15, 1, 1}).output("c_indices", {1, 15, 1, 1}, onnx::TensorProto::INT64);
+    b.output("unpooled", {1, 15, 2, 2}).output("unpooled_to_shape", {1, 15, 3, 3});
     return b.bytes();
 }
 
@@ -1633,16 +1673,16 @@ private Q_SLOTS:
         // An operator the generators lack: a clear error naming it and the node, nothing written.
         const QString model = work_ + "/unsupported.onnx";
         {
-            OnnxBuilder u;
-            u.input("x", {4});
-            u.node("Unique", {"x"}, {"y"}, "unique node");
-            u.output("y", {-1});
+            OnnxBuilder u(17);
+            u.input("x", {1, 4, 1});
+            u.node("DFT", {"x"}, {"y"}, "dft node");
+            u.output("y", {1, 4, 2});
             QVERIFY(writeFile(model, u.bytes()));
         }
         const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
         QCOMPARE(r.exitCode, 7);
-        QVERIFY2(r.err.contains("Unique") && r.err.contains("unique node"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("DFT") && r.err.contains("dft node"), qPrintable(r.err));
         QVERIFY(!QDir(outDir).exists());
 
         // An output folder that cannot be made: Error(Io) naming it.

@@ -144,6 +144,10 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_resize_nearest", {"onnx_resize_nearest", "onnxResizeNearest"}},
         {"onnx_resize_cubic", {"onnx_resize_cubic", "onnxResizeCubic"}},
         {"onnx_resize", {"onnx_resize", "onnxResize"}},
+        {"onnx_compress", {"onnx_compress", "onnxCompress"}},
+        {"onnx_unique", {"onnx_unique", "onnxUnique"}},
+        {"onnx_max_pool_with_indices", {"onnx_max_pool_with_indices", "onnxMaxPoolWithIndices"}},
+        {"onnx_max_unpool", {"onnx_max_unpool", "onnxMaxUnpool"}},
         // The int8 helpers (templates/python/quantized.py, templates/cpp/quantized.cpp).
         {"quantize_linear", {"quantize_linear", "quantizeLinear"}},
         {"dequantize_linear", {"dequantize_linear", "dequantizeLinear"}},
@@ -408,16 +412,28 @@ E conv(const Context& c, bool* relu = nullptr)
 // As pool() in kernels_neural.cpp.
 E pool(const Context& c, bool max, bool includePad)
 {
-    c.onlyFirstOutput();
     const auto kernel = c.node.attrInts("kernel_shape");
     const int64_t r = c.rank(0);
     if (kernel.empty() || kernel.size() > 3 || int64_t(kernel.size()) != r - 2)
         c.unsupported("only 1-D, 2-D and 3-D pooling is supported");
     const DataType t = c.dtype(0);
-    if (max && c.node.attrInt("storage_order", 0) != 0)
-        c.unsupported("storage_order = 1 is not supported");
     const Window w = windowOf(c, kernel);
     const size_t d = kernel.size();
+    // MaxPool's indices, as the runtime computes them: 2-D, pads the same at both ends.
+    if (max && c.outputsRead() == 2) {
+        if (d != 2 || !w.symmetric() || w.padBegin[0] * 2 > w.kernel[0] || w.padBegin[1] * 2 > w.kernel[1] ||
+            (t != DataType::Float && t != DataType::Double))
+            c.unsupported("the indices are generated for 2-D float pooling with pads the same at both ends, at most "
+                          "half the kernel");
+        return c.outputs(E::call("onnx_max_pool_with_indices",
+                                 {E::val(c.in(0)), E::list(w.kernel), E::list(w.strides), E::list(w.padBegin),
+                                  E::list(w.dilations), E::boolean(w.ceil),
+                                  E::boolean(c.node.attrInt("storage_order", 0) != 0)}),
+                         2);
+    }
+    c.onlyFirstOutput();
+    if (max && c.node.attrInt("storage_order", 0) != 0)
+        c.unsupported("storage_order = 1 is not supported");
     // uint8 max pooling (the quantize pass keeps pooled values in int8), as the runtime: the
     // quantized kernel, which skips padded cells.
     if (max && t == DataType::UInt8 && d == 2 && w.symmetric() && w.padBegin[0] * 2 <= w.kernel[0] &&
@@ -1614,6 +1630,33 @@ const std::map<std::string, Lowering>& lowerings()
             return swap(E::call("reverse_within", {swap(E::val(c.in(0))), E::val(c.in(1))}));
         };
         r["Gather"] = gather;
+        r["Compress"] = [](const Context& c) {
+            const Attribute* axis = c.node.attr("axis");
+            return E::call("onnx_compress", {E::val(c.in(0)), E::val(c.in(1)), axis ? E::integer(axis->i) : E::none()});
+        };
+        r["Unique"] = [](const Context& c) {
+            const Attribute* axis = c.node.attr("axis");
+            const E call = E::call("onnx_unique", {E::val(c.in(0)), axis ? E::integer(axis->i) : E::none(),
+                                                   E::boolean(c.node.attrInt("sorted", 1) != 0)});
+            return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 4);
+        };
+        // MaxUnpool from its kernel, strides and pads (the pooled input's shape), then output_shape.
+        r["MaxUnpool"] = [](const Context& c) {
+            const std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+            if (kernel.empty() || int64_t(kernel.size()) != c.rank(0) - 2)
+                c.unsupported("kernel_shape does not name the input's spatial axes");
+            std::vector<int64_t> strides = c.node.attrInts("strides"), pads = c.node.attrInts("pads");
+            if (strides.empty())
+                strides.assign(kernel.size(), 1);
+            if (pads.empty())
+                pads.assign(2 * kernel.size(), 0);
+            if (strides.size() != kernel.size() || pads.size() != 2 * kernel.size())
+                c.unsupported("strides and pads do not match kernel_shape");
+            std::vector<E> args{E::val(c.in(0)), E::val(c.in(1)), E::list(kernel), E::list(strides), E::list(pads)};
+            if (c.has(2))
+                args.push_back(E::val(c.in(2)));
+            return E::call("onnx_max_unpool", std::move(args));
+        };
         r["GatherND"] = [](const Context& c) {
             if (c.dtype(1) != DataType::Int64)
                 c.unsupported("the indices are not int64");

@@ -109,7 +109,8 @@ inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "o
                                                           "onnx_scatter_elements", "onnx_scatter_nd", "onnx_one_hot",
                                                           "onnx_topk",        "onnx_trilu",      "onnx_resize_linear",
                                                           "onnx_resize_nearest", "onnx_resize_cubic",
-                                                          "onnx_resize"};
+                                                          "onnx_resize",      "onnx_compress",   "onnx_unique",
+                                                          "onnx_max_pool_with_indices", "onnx_max_unpool"};
 inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_reshape", "onnx_expand",  "onnx_slice",
                                                        "onnx_range", "onnx_window",  "onnx_squeeze", "onnx_reduce_sum",
                                                        "onnx_cumsum",  "onnx_pad"};

@@ -287,3 +287,67 @@ at::Tensor onnxResize(const at::Tensor& x, const at::Tensor& scales, const at::T
     }
     return y;
 }
+
+// ONNX's Compress: the slices of x along axis (of x flattened where axis is undefined) whose
+// condition is true; the condition may be shorter than the axis.
+at::Tensor onnxCompress(const at::Tensor& x, const at::Tensor& condition, std::optional<int64_t> axis)
+{
+    return (axis ? x : x.reshape({-1})).index_select(axis.value_or(0), at::nonzero(condition).reshape({-1}));
+}
+
+// ONNX's Unique: the distinct values (slices along axis; of x flattened where undefined), sorted
+// or in the order they first appear, with the index of each one's first appearance, each
+// element's (slice's) index among them, and how often each appears.
+std::vector<at::Tensor> onnxUnique(const at::Tensor& input, std::optional<int64_t> axis, bool sorted)
+{
+    const at::Tensor x = axis ? input : input.reshape({-1});
+    const int64_t a = axis.value_or(0), n = x.size(a);
+    auto [y, inverse, counts] = axis ? at::unique_dim(x, a, true, true, true) : at::_unique2(x, true, true, true);
+    inverse = inverse.reshape({-1});
+    const at::Tensor first = at::full({counts.numel()}, n, at::kLong)
+                                 .scatter_reduce(0, inverse, at::arange(n, at::kLong), "amin", /*include_self=*/true);
+    if (sorted)
+        return {y, first, inverse, counts};
+    const at::Tensor order = at::argsort(first);  // the distinct values by first appearance
+    const at::Tensor rank = at::empty_like(order).scatter_(0, order, at::arange(order.numel(), at::kLong));
+    return {y.index_select(a, order), first.index_select(0, order), rank.index_select(0, inverse),
+            counts.index_select(0, order)};
+}
+
+// 2-D MaxPool's values and ONNX's indices, which count over the whole tensor (row-major within
+// each plane, or column-major).
+std::vector<at::Tensor> onnxMaxPoolWithIndices(const at::Tensor& x, const Ints& kernel, const Ints& strides,
+                                               const Ints& padding, const Ints& dilation, bool ceilMode, bool columnMajor)
+{
+    auto [values, index] = at::max_pool2d_with_indices(x, kernel, strides, padding, dilation, ceilMode);
+    const int64_t h = x.size(2), w = x.size(3);
+    if (columnMajor)
+        index = index % w * h + index.div(w, "floor");
+    return {values, index + at::arange(x.size(0) * x.size(1), at::kLong).reshape({x.size(0), x.size(1), 1, 1}) * (h * w)};
+}
+
+// ONNX's MaxUnpool: x's values at their indices (over the whole tensor, as MaxPool's count) in
+// zeros of the pooled input's shape, extended with zeros at the end of each spatial axis to
+// output_shape where it is given.
+at::Tensor onnxMaxUnpool(const at::Tensor& x, const at::Tensor& indices, const Ints& kernel, const Ints& strides,
+                         const Ints& pads, const at::Tensor& outputShape = {})
+{
+    const size_t spatial = kernel.size();
+    Ints shape{x.size(0), x.size(1)};
+    for (size_t i = 0; i < spatial; ++i)
+        shape.push_back((x.size(int64_t(i) + 2) - 1) * strides[i] + kernel[i] - pads[i] - pads[i + spatial]);
+    const int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<int64_t>());
+    at::Tensor y = at::zeros({total}, x.options()).index_copy_(0, indices.reshape({-1}), x.reshape({-1})).reshape(shape);
+    if (!outputShape.defined())
+        return y;
+    const at::Tensor want = outputShape.to(at::kLong).contiguous();
+    if (want.numel() != y.dim())
+        throw std::runtime_error("MaxUnpool: output_shape has " + std::to_string(want.numel()) + " values for rank " +
+                                 std::to_string(y.dim()));
+    Ints pad;  // ATen's order: the last axis first
+    for (int64_t i = y.dim(); i-- > 2;) {
+        pad.push_back(0);
+        pad.push_back(want.data_ptr<int64_t>()[i] - shape[size_t(i)]);
+    }
+    return at::constant_pad_nd(y, pad, 0.0);
+}

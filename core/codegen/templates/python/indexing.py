@@ -1,8 +1,10 @@
 # <check-only> What the rest of model.py defines, so that this file lints on its own.
 import torch
+import torch.nn.functional as F
 # </check-only>
 # ONNX's indexing operators where their indices are computed when the model runs: ONNX counts
-# negative indices from the end, and TopK puts the lower index first among equal values.
+# negative indices from the end, and TopK puts the lower index first among equal values. And the
+# operators whose outputs are indices or selections: Compress, Unique, MaxPool's indices, MaxUnpool.
 SCATTER_REDUCTIONS = {'mul': 'prod', 'max': 'amax', 'min': 'amin'}
 
 
@@ -199,3 +201,51 @@ def onnx_resize(x, scales, sizes, mode, coordinates, nearest, cubic_a, exclude_o
         else:
             x = onnx_resize_linear(*args)
     return x
+
+
+def onnx_compress(x, condition, axis):
+    """ONNX's Compress: the slices of x along axis (of x flattened where axis is None) whose
+    condition is true; the condition may be shorter than the axis."""
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return x.index_select(axis, torch.nonzero(condition).reshape(-1))
+
+
+def onnx_unique(x, axis, sorted):
+    """ONNX's Unique: the distinct values (slices along axis; of x flattened where None), sorted or
+    in the order they first appear, with the index of each one's first appearance, each element's
+    (slice's) index among them, and how often each appears."""
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    y, inverse, counts = torch.unique(x, sorted=True, return_inverse=True, return_counts=True, dim=axis)
+    n = x.shape[axis]
+    first = torch.full((counts.numel(),), n).scatter_reduce(0, inverse, torch.arange(n), 'amin')
+    if sorted:
+        return [y, first, inverse, counts]
+    order = torch.argsort(first)  # the distinct values by first appearance
+    rank = torch.empty_like(order).scatter_(0, order, torch.arange(order.numel()))
+    return [y.index_select(axis, order), first[order], rank[inverse], counts[order]]
+
+
+def onnx_max_pool_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode, column_major):
+    """2-D MaxPool's values and ONNX's indices, which count over the whole tensor (row-major
+    within each plane, or column-major)."""
+    values, index = F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+    h, w = x.shape[2], x.shape[3]
+    if column_major:
+        index = index % w * h + torch.div(index, w, rounding_mode='floor')
+    return [values, index + torch.arange(x.shape[0] * x.shape[1]).reshape(x.shape[0], x.shape[1], 1, 1) * (h * w)]
+
+
+def onnx_max_unpool(x, indices, kernel, strides, pads, output_shape=None):
+    """ONNX's MaxUnpool: x's values at their indices (over the whole tensor, as MaxPool's count) in
+    zeros of the pooled input's shape, extended with zeros at the end of each spatial axis to
+    output_shape where it is given."""
+    spatial = len(kernel)
+    shape = list(x.shape[:2]) + [(x.shape[i + 2] - 1) * strides[i] + kernel[i] - pads[i] - pads[i + spatial]
+                                 for i in range(spatial)]
+    y = x.new_zeros(torch.Size(shape).numel()).index_copy(0, indices.reshape(-1), x.reshape(-1)).reshape(shape)
+    if output_shape is None:
+        return y
+    want = output_shape.tolist()
+    return F.pad(y, [p for i in reversed(range(2, y.dim())) for p in (0, want[i] - shape[i])])
