@@ -454,7 +454,7 @@ std::string lossesModel()
 }
 
 // Upsample as opset 9 writes it (darknet's and older exporters' nearest upsampling by 2 and 3,
-// and PyTorch 1.0-1.2's bilinear, whose coordinates are asymmetric).
+// and PyTorch 1.0-1.2's bilinear, whose coordinates are asymmetric), and by computed scales.
 std::string upsampleModel()
 {
     OnnxBuilder b(9);
@@ -462,7 +462,12 @@ std::string upsampleModel()
     b.initializer("scales", {4}, [](int64_t i) { return i < 2 ? 1.0f : float(i); });
     b.node("Upsample", {"x", "scales"}, {"y"});
     OnnxBuilder::setString(b.node("Upsample", {"x", "scales"}, {"y_linear"}), "mode", "linear");  // asymmetric coordinates
+    b.initializer("one", {}, 1.0f);
+    b.node("Add", {"scales", "one"}, {"computed_scales"});  // 2, 2, 3, 4
+    b.node("Upsample", {"x", "computed_scales"}, {"y_computed"});
+    OnnxBuilder::setString(b.node("Upsample", {"x", "computed_scales"}, {"y_computed_linear"}), "mode", "linear");
     b.output("y", {1, 3, 10, 12}).output("y_linear", {1, 3, 10, 12});
+    b.output("y_computed", {2, 6, 15, 16}).output("y_computed_linear", {2, 6, 15, 16});
     return b.bytes();
 }
 

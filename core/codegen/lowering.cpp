@@ -1579,20 +1579,25 @@ const std::map<std::string, Lowering>& lowerings()
         r["Slice"] = slice;
         r["Resize"] = resize;
         // Upsample (before opset 10) in nearest mode of a 4-D tensor's spatial axes by constant scales
-        // that give whole sizes: ONNX's asymmetric coordinates with floor, F.interpolate's nearest.
+        // that give whole sizes: ONNX's asymmetric coordinates with floor, F.interpolate's nearest;
+        // linear mode, or scales computed when the code runs, axis by axis as the runtime.
         r["Upsample"] = [](const Context& c) {
-            const std::string mode = c.node.attrString("mode", "nearest");
+            std::string mode = c.node.attrString("mode", "nearest");
+            if (mode == "bilinear")  // an old spelling the runtime takes too
+                mode = "linear";
             if (mode != "nearest" && mode != "linear")
                 c.unsupported("mode '" + printable(mode) + "'");
             std::vector<double> scales;
             if (c.node.opset < 9) {
                 for (float f : c.node.attr("scales") ? c.node.attr("scales")->floats : std::vector<float>{})
                     scales.push_back(f);
+            } else if (!c.out.isConstant(c.in(1))) {  // computed: every axis through onnx_resize
+                return E::call("onnx_resize", {E::val(c.in(0)), E::val(c.in(1)), E::none(), E::text(mode),
+                                               E::text("asymmetric"), E::text("floor"), E::real(-0.75), E::boolean(false)});
             } else {
-                const auto it = c.out.constants.find(c.in(1));
-                const auto given = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+                const auto given = c.out.constants.at(c.in(1))->toDoubles();
                 if (!given)
-                    c.unsupported("the scales must be constants for code generation");
+                    c.unsupported("the scales are not numbers");
                 scales = *given;
             }
             const std::vector<int64_t> in = c.dims(c.in(0));
