@@ -836,7 +836,7 @@ std::string computedShapesModel()
 // If as detectors use it, each branch reading values of the graph around it: a condition and
 // its negation pick the then branch of one If and the else branch of the other, so one run
 // takes both. Two outputs (one a constant in the else branch), a weight of the graph read in a
-// branch, constants written inside the branches, and an If nested in an else branch.
+// branch, constants written inside the branches, and an If nested in an else branch. And Loop.
 std::string branchesModel()
 {
     OnnxBuilder b(13);
@@ -889,6 +889,31 @@ std::string branchesModel()
     b.node("Add", {"a2", "b2"}, {"d2"});
     b.node("Add", {"y1", "y2"}, {"d3"});
     b.output("d1", {1, 4, 6}).output("d2", {}).output("d3", {1, 4, 6});
+
+    // Loop: a body that halves its carried value and adds the graph's w, counts, and gives each
+    // value as a scan output; stopped by its condition after 3 of at most 5 iterations, run for a
+    // trip count alone (its condition ignored), and not run at all (an empty scan output).
+    OnnxBuilder body(13);
+    body.input("i", {}, onnx::TensorProto::INT64).input("keep", {}, onnx::TensorProto::BOOL);
+    body.input("acc", {1, 4, 6}).input("count", {}, onnx::TensorProto::INT64);
+    constant(body, "half", {}, {0.5f});
+    body.node("Mul", {"acc", "half"}, {"halved"});
+    body.node("Add", {"halved", "w"}, {"acc_next"});
+    body.node("Add", {"count", "one"}, {"count_next"});
+    body.node("Less", {"i", "last"}, {"keep_next"});
+    body.node("Identity", {"acc_next"}, {"scanned"});
+    body.output("keep_next", {}, onnx::TensorProto::BOOL).output("acc_next", {1, 4, 6});
+    body.output("count_next", {}, onnx::TensorProto::INT64).output("scanned", {1, 4, 6});
+    b.initializerInt64("five", {5}, {}).initializerInt64("none", {0}, {}).initializerInt64("start", {0}, {});
+    b.initializerInt64("one", {1}, {}).initializerInt64("last", {2}, {});  // read by the body
+    b.initializerInts("yes", onnx::TensorProto::BOOL, {1}, {});
+    for (const auto& [trips, cond, out] : {std::tuple{"five", "yes", "l"}, std::tuple{"five", "", "m"},
+                                          std::tuple{"none", "yes", "n"}}) {
+        const std::string o = out;
+        auto& loop = b.node("Loop", {trips, cond, "x", "start"}, {o + "_acc", o + "_count", o + "_scan"}, "loop_" + o);
+        OnnxBuilder::setGraph(loop, "body", body);
+        b.output(o + "_acc", {1, 4, 6}).output(o + "_count", {}, onnx::TensorProto::INT64).output(o + "_scan", {-1, 1, 4, 6});
+    }
     return b.bytes();
 }
 

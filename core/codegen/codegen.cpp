@@ -191,6 +191,7 @@ std::string Renderer::expr(const Expr& e) const
         return syntax.python ? "(" + expr(e.args[1]) + " if bool(" + expr(e.args[0]) + ") else " + expr(e.args[2]) + ")"
                              : "(" + expr(e.args[0]) + ".item<bool>() ? " + expr(e.args[1]) + " : " + expr(e.args[2]) + ")";
     case Expr::Kind::Branch: return p.branches.at(size_t(e.i))->name + join("(", ")");
+    case Expr::Kind::Function: return p.branches.at(size_t(e.i))->name;
     }
     return syntax.none;
 }
@@ -294,25 +295,35 @@ void nameValues(Program& p, const std::vector<ValueId>& params)
         }
 }
 
-// The functions of p's If branches, each the program of its own graph, run serially with its
-// constants as literals (a branch's are a few numbers: thresholds, axes), then their own
-// branches'. `functions`: the file's branch function names.
+// The functions of p's If branches and Loop bodies, each the program of its own graph, run
+// serially with its constants as literals (a branch's are a few numbers: thresholds, axes), then
+// their own branches'. `functions`: the file's branch function names.
 void buildBranches(Program& p, IdentifierPool& functions)
 {
     for (const LoweredBranch& b : p.low.branches) {
         auto f = std::make_unique<BranchFunction>();
         const Node& ifNode = p.model.graph.node(b.node);
-        f->name = functions.make(nodeBaseName(ifNode.name), b.then ? "then_" : "else_");
+        f->name = functions.make(nodeBaseName(ifNode.name), b.loop ? "body_" : b.then ? "then_" : "else_");
         f->then = b.then;
+        f->loop = b.loop;
         f->ifName = ifNode.name;
         f->params = b.outer;
         f->model = std::make_unique<Model>();
         f->model->path = p.model.path;
         f->model->opsets = p.model.opsets;
         f->model->graph = *b.graph;
-        for (size_t k = 0; k < b.outer.size(); ++k)  // the outer values' types, as the enclosing graph knows them
-            if (!f->model->graph.value(b.outer[k]).type.shape || f->model->graph.value(b.outer[k]).type.dtype == DataType::Undefined)
-                f->model->graph.value(b.outer[k]).type = p.model.graph.value(b.params[k]).type;
+        const size_t own = b.loop ? b.graph->inputs().size() : 0;  // a body's own inputs come first
+        for (size_t k = 0; k < b.outer.size(); ++k) {  // the outer values' types, as the enclosing graph knows them
+            TensorType& type = f->model->graph.value(b.outer[k]).type;
+            if (k < own) {  // the iteration, the condition, the carried values (whose shapes may change)
+                if (type.dtype == DataType::Undefined)
+                    type.dtype = k == 0 ? DataType::Int64 : k == 1 ? DataType::Bool : p.model.graph.value(b.params[k]).type.dtype;
+                if (k < 2 && !type.shape)
+                    type.shape = Shape::of({});
+            } else if (!type.shape || type.dtype == DataType::Undefined) {
+                type = p.model.graph.value(b.params[k]).type;
+            }
+        }
         f->topo = buildTopology(f->model->graph);
         f->schedule.batch = p.schedule.batch;
         f->program = std::make_unique<Program>(*f->model, f->topo, f->schedule);
@@ -326,7 +337,7 @@ void buildBranches(Program& p, IdentifierPool& functions)
                                  t.dtype == DataType::Int64 || t.dtype == DataType::Bool;
             if (!literal || t.numel() > kMaxLiteralElements)
                 throw Error(ErrorKind::Unsupported, p.model.path,
-                            "code generation: If '" + printable(ifNode.name) + "': constant '" +
+                            "code generation: " + ifNode.opType + " '" + printable(ifNode.name) + "': constant '" +
                                 printable(bp.model.graph.value(v).name) + "' inside a branch (" + dataTypeName(t.dtype) +
                                 ", " + std::to_string(t.numel()) + " elements) is not written as a literal (numbers, at most " +
                                 std::to_string(kMaxLiteralElements) + ")");

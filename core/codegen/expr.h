@@ -12,10 +12,10 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType, IfElse, Branch };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType, IfElse, Branch, Function };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
-    int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType; Branch: its index
+    int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType; Branch, Function: its index
     double f = 0;            // Float
     std::vector<int64_t> ints;
     std::string fn;          // Call: an entry of the function table; Method: the method name; Text: the text
@@ -130,6 +130,14 @@ struct Expr {
         e.kind = Kind::Branch;
         e.i = int64_t(index);
         e.args = std::move(outerValues);
+        return e;
+    }
+    // The generated function of LoweredModel::branches[index] itself (a Loop's body, which a helper calls).
+    static Expr function(size_t index)
+    {
+        Expr e;
+        e.kind = Kind::Function;
+        e.i = int64_t(index);
         return e;
     }
     // object[i] along the first dimension, also the same in both languages.

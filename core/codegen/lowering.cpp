@@ -164,6 +164,8 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_slice", {"onnx_slice", "onnxSlice"}},
         {"onnx_range", {"onnx_range", "onnxRange"}},
         {"onnx_pad", {"onnx_pad", "onnxPad"}},
+        // The Loop helper (templates/python/loop.py, templates/cpp/loop.cpp).
+        {"onnx_loop", {"onnx_loop", "onnxLoop"}},
         // Their detection helpers (templates/python/detection.py, templates/cpp/detection.cpp).
         {"onnx_roi_align", {"onnx_roi_align", "onnxRoiAlign"}},
         {"onnx_nms", {"onnx_nms", "onnxNms"}},
@@ -1017,6 +1019,51 @@ E ifElse(const Context& c)
     return c.node.outputs.size() == 1 ? e : c.outputs(e, c.node.outputs.size());
 }
 
+// Loop: its body a function of its own inputs (the iteration, the condition, the N carried values)
+// and the enclosing graph's values it reads, run by the `onnx_loop` helper as the runtime's kernel
+// runs it; the N last carried values, then the K scan outputs stacked.
+E loop(const Context& c)
+{
+    const Attribute* a = c.node.attr("body");
+    if (!a || !a->g)
+        c.unsupported("it has no body");
+    const Graph& body = *a->g;
+    const size_t n = c.node.inputs.size() < 2 ? 0 : c.node.inputs.size() - 2;
+    if (body.inputs().size() != n + 2 || body.outputs().size() < 1 + n || c.node.outputs.size() != body.outputs().size() - 1)
+        c.unsupported("the body takes " + std::to_string(body.inputs().size()) + " inputs and gives " +
+                      std::to_string(body.outputs().size()) + " outputs for " + std::to_string(n) +
+                      " carried values and " + std::to_string(c.node.outputs.size()) + " outputs");
+    LoweredBranch b{c.node.id, true, a->g, {}, {}, true};
+    for (size_t k = 0; k < body.inputs().size(); ++k) {
+        b.outer.push_back(body.inputs()[k]);
+        b.params.push_back(k < 2 ? kNone : c.in(k));
+    }
+    std::vector<E> outer;
+    for (const Value& v : body.values())
+        if (v.isOuterScope && (!v.consumers.empty() || v.isGraphOutput)) {
+            const ValueId enclosing = c.graph.findValue(v.name);
+            if (enclosing == kNone)
+                c.unsupported("its body reads '" + printable(v.name) + "', which is not defined outside it");
+            b.outer.push_back(v.id);
+            b.params.push_back(enclosing);
+            outer.push_back(E::val(enclosing));
+        }
+    std::vector<E> carried, scanTypes;
+    for (size_t j = 0; j < n; ++j)
+        carried.push_back(E::val(c.in(2 + j)));
+    for (size_t j = 1 + n; j < body.outputs().size(); ++j) {
+        const DataType t = body.value(body.outputs()[j]).type.dtype;
+        if (t == DataType::Undefined)
+            c.unsupported("the type of scan output " + std::to_string(j - 1 - n) + " is unknown");
+        scanTypes.push_back(E::dtype(t));
+    }
+    const E call = E::call("onnx_loop", {E::function(c.out.branches.size()), c.has(0) ? E::val(c.in(0)) : E::none(),
+                                         c.has(1) ? E::val(c.in(1)) : E::none(), E::tensors(std::move(carried)),
+                                         E::tensors(std::move(outer)), E::tensors(std::move(scanTypes))});
+    c.out.branches.push_back(std::move(b));
+    return c.node.outputs.size() == 1 ? E::index(call, 0) : c.outputs(call, c.node.outputs.size());
+}
+
 using Lowering = std::function<E(const Context&)>;
 
 E unary(const Context& c, const char* fn) { return E::call(fn, {E::val(c.in(0))}); }
@@ -1864,6 +1911,7 @@ const std::map<std::string, Lowering>& lowerings()
             return E::call("onnx_range", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2))});
         };
         r["If"] = ifElse;
+        r["Loop"] = loop;
         // As the runtime's kernel: ATen's grid sampler (4-D), its modes by name in Python and by
         // code in C++ (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border,
         // 2 reflection).
@@ -2187,7 +2235,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If") ||
+        if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If" && n.opType != "Loop") ||
             ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kFusedGroupNorm || n.opType == kSilu ||
               n.opType == kMatMulAdd ||
               n.opType == kChannelShuffle) &&

@@ -42,7 +42,8 @@ struct Program;
 struct BranchFunction {
     std::string name;  // unique among the file's branch functions
     bool then = true;
-    std::string ifName;           // the If node's name
+    bool loop = false;            // a Loop's body: called with its own inputs, then the outer values
+    std::string ifName;           // the If (or Loop) node's name
     std::vector<ValueId> params;  // the outer values it reads, in its own graph (LoweredBranch::outer)
     std::unique_ptr<Model> model;
     Topology topo;

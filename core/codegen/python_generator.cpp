@@ -133,7 +133,8 @@ std::string returnedValues(const Program& p)
     return g.outputs().empty() ? "()" : s;
 }
 
-// The functions of p's If branches (theirs first), at the module's level: `def then_x(a, b):`.
+// The functions of p's If branches and Loop bodies (theirs first), at the module's level:
+// `def then_x(a, b):`; a body returns a list (the condition, the carried values, the scans').
 void writeBranchFunctions(std::ostream& o, const Program& p)
 {
     for (const auto& f : p.branches) {
@@ -143,8 +144,10 @@ void writeBranchFunctions(std::ostream& o, const Program& p)
         for (ValueId v : f->params)
             params += (params.empty() ? "" : ", ") + b.var(v, -1);
         o << "def " << f->name << "(" << params << "):\n"
-          << "    # The " << (f->then ? "then" : "else") << " branch of If " << quotedForComment(f->ifName) << ".\n"
-          << serialStatements(b, "    ") << "    return " << returnedValues(b) << "\n\n\n";
+          << "    # The " << (f->loop ? "body of Loop " : f->then ? "then branch of If " : "else branch of If ")
+          << quotedForComment(f->ifName) << ".\n"
+          << serialStatements(b, "    ") << "    return "
+          << (f->loop ? "[" + returnedValues(b) + "]" : returnedValues(b)) << "\n\n\n";
     }
 }
 
@@ -203,6 +206,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, kRecurrentHelpers) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
+      << (callsFunction(p, {"onnx_loop"}) ? std::string(templates::kPythonLoop) + "\n\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kPythonVolumetric) + "\n\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string())
