@@ -836,7 +836,8 @@ std::string computedShapesModel()
 // If as detectors use it, each branch reading values of the graph around it: a condition and
 // its negation pick the then branch of one If and the else branch of the other, so one run
 // takes both. Two outputs (one a constant in the else branch), a weight of the graph read in a
-// branch, constants written inside the branches, and an If nested in an else branch. And Loop.
+// branch, constants written inside the branches, and an If nested in an else branch. And Loop
+// and Scan.
 std::string branchesModel()
 {
     OnnxBuilder b(13);
@@ -914,6 +915,23 @@ std::string branchesModel()
         OnnxBuilder::setGraph(loop, "body", body);
         b.output(o + "_acc", {1, 4, 6}).output(o + "_count", {}, onnx::TensorProto::INT64).output(o + "_scan", {-1, 1, 4, 6});
     }
+
+    // Scan: a running sum over x's last axis from its end, each sum times the graph's `low` as a
+    // scan output stacked along the last axis in reverse.
+    OnnxBuilder sum(13);
+    sum.input("total", {1, 4}).input("slice", {1, 4});
+    sum.node("Add", {"total", "slice"}, {"total_next"});
+    sum.node("Mul", {"total_next", "low"}, {"scaled"});
+    sum.output("total_next", {1, 4}).output("scaled", {1, 4});
+    b.initializer("no_total", {1, 4}, 0.0f);
+    auto& scan = b.node("Scan", {"no_total", "x"}, {"s_total", "s_scan"}, "scan");
+    OnnxBuilder::setGraph(scan, "body", sum);
+    OnnxBuilder::setInt(scan, "num_scan_inputs", 1);
+    OnnxBuilder::setInts(scan, "scan_input_axes", {2});
+    OnnxBuilder::setInts(scan, "scan_input_directions", {1});
+    OnnxBuilder::setInts(scan, "scan_output_axes", {-1});
+    OnnxBuilder::setInts(scan, "scan_output_directions", {1});
+    b.output("s_total", {1, 4}).output("s_scan", {1, 4, 6});
     return b.bytes();
 }
 

@@ -303,22 +303,26 @@ void buildBranches(Program& p, IdentifierPool& functions)
     for (const LoweredBranch& b : p.low.branches) {
         auto f = std::make_unique<BranchFunction>();
         const Node& ifNode = p.model.graph.node(b.node);
-        f->name = functions.make(nodeBaseName(ifNode.name), b.loop ? "body_" : b.then ? "then_" : "else_");
+        f->name = functions.make(nodeBaseName(ifNode.name), b.body ? "body_" : b.then ? "then_" : "else_");
         f->then = b.then;
-        f->loop = b.loop;
+        f->body = b.body;
+        f->opType = ifNode.opType;
         f->ifName = ifNode.name;
         f->params = b.outer;
         f->model = std::make_unique<Model>();
         f->model->path = p.model.path;
         f->model->opsets = p.model.opsets;
         f->model->graph = *b.graph;
-        const size_t own = b.loop ? b.graph->inputs().size() : 0;  // a body's own inputs come first
+        const size_t own = b.body ? b.graph->inputs().size() : 0;  // a body's own inputs come first
         for (size_t k = 0; k < b.outer.size(); ++k) {  // the outer values' types, as the enclosing graph knows them
             TensorType& type = f->model->graph.value(b.outer[k]).type;
-            if (k < own) {  // the iteration, the condition, the carried values (whose shapes may change)
+            if (k < own) {  // a Loop's iteration and condition (scalars), carried values and scan slices:
+                            // the enclosing value's type, never its shape (which may change)
                 if (type.dtype == DataType::Undefined)
-                    type.dtype = k == 0 ? DataType::Int64 : k == 1 ? DataType::Bool : p.model.graph.value(b.params[k]).type.dtype;
-                if (k < 2 && !type.shape)
+                    type.dtype = b.params[k] != kNone ? p.model.graph.value(b.params[k]).type.dtype
+                                 : k == 0             ? DataType::Int64
+                                                      : DataType::Bool;
+                if (b.params[k] == kNone && !type.shape)
                     type.shape = Shape::of({});
             } else if (!type.shape || type.dtype == DataType::Undefined) {
                 type = p.model.graph.value(b.params[k]).type;

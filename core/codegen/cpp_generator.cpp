@@ -144,14 +144,14 @@ std::string returnedValues(const Program& p)
 }
 
 // The functions of p's If branches (theirs first): `at::Tensor then_x(at::Tensor a, at::Tensor b)`,
-// a vector for several outputs; a Loop's body takes and gives vectors.
+// a vector for several outputs; a Loop's or Scan's body takes and gives vectors.
 void writeBranchFunctions(std::ostream& o, const Program& p)
 {
     for (const auto& f : p.branches) {
         const Program& b = *f->program;
         writeBranchFunctions(o, b);
-        if (f->loop) {  // called by onnxLoop with its arguments in one vector
-            o << "// The body of Loop " << quotedForComment(f->ifName) << ".\n"
+        if (f->body) {  // called by onnxLoop or onnxScan with its arguments in one vector
+            o << "// The body of " << f->opType << " " << quotedForComment(f->ifName) << ".\n"
               << "std::vector<at::Tensor> " << f->name << "(const std::vector<at::Tensor>& args)\n{\n";
             for (size_t k = 0; k < f->params.size(); ++k)
                 o << "    at::Tensor " << b.var(f->params[k], -1) << " = args[" << k << "];\n";
@@ -277,7 +277,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << "constexpr size_t kSlots = " << p.slotCount << ";  // values handed from one worker to another in each run\n\n"
       << templates::kCppOnednn << "\n" << templates::kCppSlots << "\n"
       << (callsFunction(p, kRecurrentHelpers) ? std::string(templates::kCppRecurrent) + "\n" : std::string())
-      << (callsFunction(p, {"onnx_loop"}) ? std::string(templates::kCppLoop) + "\n" : std::string())
+      << (callsFunction(p, kLoopHelpers) ? std::string(templates::kCppLoops) + "\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kCppVolumetric) + "\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string())

@@ -164,8 +164,10 @@ const FunctionName& functionName(const std::string& fn)
         {"onnx_slice", {"onnx_slice", "onnxSlice"}},
         {"onnx_range", {"onnx_range", "onnxRange"}},
         {"onnx_pad", {"onnx_pad", "onnxPad"}},
-        // The Loop helper (templates/python/loop.py, templates/cpp/loop.cpp).
+        // The Loop and Scan helpers (templates/python/loops.py, templates/cpp/loops.cpp).
         {"onnx_loop", {"onnx_loop", "onnxLoop"}},
+        {"onnx_scan", {"onnx_scan", "onnxScan"}},
+        {"onnx_scan_batched", {"onnx_scan_batched", "onnxScanBatched"}},
         // Their detection helpers (templates/python/detection.py, templates/cpp/detection.cpp).
         {"onnx_roi_align", {"onnx_roi_align", "onnxRoiAlign"}},
         {"onnx_nms", {"onnx_nms", "onnxNms"}},
@@ -1019,27 +1021,31 @@ E ifElse(const Context& c)
     return c.node.outputs.size() == 1 ? e : c.outputs(e, c.node.outputs.size());
 }
 
-// Loop: its body a function of its own inputs (the iteration, the condition, the N carried values)
-// and the enclosing graph's values it reads, run by the `onnx_loop` helper as the runtime's kernel
-// runs it; the N last carried values, then the K scan outputs stacked.
-E loop(const Context& c)
+// The node's body attribute, refused unless it takes `inputs` and gives `outputs` values.
+const Graph& bodyOf(const Context& c, size_t inputs, size_t outputs)
 {
     const Attribute* a = c.node.attr("body");
     if (!a || !a->g)
         c.unsupported("it has no body");
-    const Graph& body = *a->g;
-    const size_t n = c.node.inputs.size() < 2 ? 0 : c.node.inputs.size() - 2;
-    if (body.inputs().size() != n + 2 || body.outputs().size() < 1 + n || c.node.outputs.size() != body.outputs().size() - 1)
-        c.unsupported("the body takes " + std::to_string(body.inputs().size()) + " inputs and gives " +
-                      std::to_string(body.outputs().size()) + " outputs for " + std::to_string(n) +
-                      " carried values and " + std::to_string(c.node.outputs.size()) + " outputs");
+    if (a->g->inputs().size() != inputs || a->g->outputs().size() != outputs)
+        c.unsupported("the body takes " + std::to_string(a->g->inputs().size()) + " inputs and gives " +
+                      std::to_string(a->g->outputs().size()) + " outputs, the node needs " + std::to_string(inputs) +
+                      " and " + std::to_string(outputs));
+    return *a->g;
+}
+
+// A Loop's or Scan's body as a function of its own inputs (each starting from `starts`' enclosing
+// value, kNone for none), then of the enclosing values it reads, whose expressions go to `outer`.
+// Returns the body's index among the lowered branches (Expr::function).
+size_t lowerBody(const Context& c, const std::vector<ValueId>& starts, std::vector<E>& outer)
+{
+    const Attribute* a = c.node.attr("body");
     LoweredBranch b{c.node.id, true, a->g, {}, {}, true};
-    for (size_t k = 0; k < body.inputs().size(); ++k) {
-        b.outer.push_back(body.inputs()[k]);
-        b.params.push_back(k < 2 ? kNone : c.in(k));
+    for (size_t k = 0; k < starts.size(); ++k) {
+        b.outer.push_back(a->g->inputs()[k]);
+        b.params.push_back(starts[k]);
     }
-    std::vector<E> outer;
-    for (const Value& v : body.values())
+    for (const Value& v : a->g->values())
         if (v.isOuterScope && (!v.consumers.empty() || v.isGraphOutput)) {
             const ValueId enclosing = c.graph.findValue(v.name);
             if (enclosing == kNone)
@@ -1048,19 +1054,89 @@ E loop(const Context& c)
             b.params.push_back(enclosing);
             outer.push_back(E::val(enclosing));
         }
-    std::vector<E> carried, scanTypes;
-    for (size_t j = 0; j < n; ++j)
-        carried.push_back(E::val(c.in(2 + j)));
-    for (size_t j = 1 + n; j < body.outputs().size(); ++j) {
+    c.out.branches.push_back(std::move(b));
+    return c.out.branches.size() - 1;
+}
+
+// The element types of the body's outputs from `first` on, its scan outputs (for empty ones).
+E scanTypes(const Context& c, const Graph& body, size_t first)
+{
+    std::vector<E> types;
+    for (size_t j = first; j < body.outputs().size(); ++j) {
         const DataType t = body.value(body.outputs()[j]).type.dtype;
         if (t == DataType::Undefined)
-            c.unsupported("the type of scan output " + std::to_string(j - 1 - n) + " is unknown");
-        scanTypes.push_back(E::dtype(t));
+            c.unsupported("the type of scan output " + std::to_string(j - first) + " is unknown");
+        types.push_back(E::dtype(t));
     }
-    const E call = E::call("onnx_loop", {E::function(c.out.branches.size()), c.has(0) ? E::val(c.in(0)) : E::none(),
-                                         c.has(1) ? E::val(c.in(1)) : E::none(), E::tensors(std::move(carried)),
-                                         E::tensors(std::move(outer)), E::tensors(std::move(scanTypes))});
-    c.out.branches.push_back(std::move(b));
+    return E::tensors(std::move(types));
+}
+
+// The values of inputs [first, first + count).
+E inputList(const Context& c, size_t first, size_t count)
+{
+    std::vector<E> values;
+    for (size_t j = first; j < first + count; ++j)
+        values.push_back(E::val(c.in(j)));
+    return E::tensors(std::move(values));
+}
+
+// Loop: its body a function of its own inputs (the iteration, the condition, the N carried values)
+// and the enclosing graph's values it reads, run by the `onnx_loop` helper as the runtime's kernel
+// runs it; the N last carried values, then the K scan outputs stacked.
+E loop(const Context& c)
+{
+    const size_t n = c.node.inputs.size() < 2 ? 0 : c.node.inputs.size() - 2;
+    const Graph& body = bodyOf(c, n + 2, c.node.outputs.size() + 1);
+    std::vector<ValueId> starts{kNone, kNone};
+    for (size_t j = 0; j < n; ++j)
+        starts.push_back(c.in(2 + j));
+    std::vector<E> outer;
+    const size_t index = lowerBody(c, starts, outer);
+    const E call = E::call("onnx_loop", {E::function(index), c.has(0) ? E::val(c.in(0)) : E::none(),
+                                         c.has(1) ? E::val(c.in(1)) : E::none(), inputList(c, 2, n),
+                                         E::tensors(std::move(outer)), scanTypes(c, body, 1 + n)});
+    return c.node.outputs.size() == 1 ? E::index(call, 0) : c.outputs(call, c.node.outputs.size());
+}
+
+// Scan: its body a function of the N states and M scan slices, then of the enclosing values it
+// reads, run by `onnx_scan` over the slices along each scan input's axis (Scan-8, whose inputs have
+// a batch axis first and a sequence_lens, by `onnx_scan_batched` once per batch entry); the N last
+// states, then the K scan outputs stacked along their axes.
+E scan(const Context& c)
+{
+    const bool batched = c.node.opset < 9;
+    const size_t first = batched ? 1 : 0, inputs = c.node.inputs.size();
+    const int64_t m = c.node.attrInt("num_scan_inputs", 0);
+    if (m < 1 || size_t(m) + first > inputs)
+        c.unsupported("num_scan_inputs " + std::to_string(m) + " is not between 1 and the node's inputs");
+    const size_t n = inputs - first - size_t(m);
+    if (c.node.outputs.size() < n)
+        c.unsupported("it has fewer outputs than states");
+    const size_t k = c.node.outputs.size() - n;
+    const Graph& body = bodyOf(c, n + size_t(m), n + k);
+    auto perEntry = [&](const char* name, size_t count) {
+        std::vector<int64_t> v = c.node.attrInts(name);
+        if (v.empty())
+            v.assign(count, 0);
+        if (v.size() != count)
+            c.unsupported(std::string(name) + " has " + std::to_string(v.size()) + " entries for " + std::to_string(count));
+        return v;
+    };
+    std::vector<ValueId> starts;
+    for (size_t j = first; j < inputs; ++j)
+        starts.push_back(c.in(j));
+    std::vector<E> outer;
+    const size_t index = lowerBody(c, starts, outer);
+    const E call =
+        batched ? E::call("onnx_scan_batched", {E::function(index), c.has(0) ? E::val(c.in(0)) : E::none(),
+                                                inputList(c, 1, n), inputList(c, 1 + n, size_t(m)),
+                                                E::tensors(std::move(outer)), E::list(perEntry("directions", size_t(m))),
+                                                scanTypes(c, body, n)})
+                : E::call("onnx_scan", {E::function(index), inputList(c, 0, n), inputList(c, n, size_t(m)),
+                                        E::tensors(std::move(outer)), E::list(perEntry("scan_input_axes", size_t(m))),
+                                        E::list(perEntry("scan_input_directions", size_t(m))),
+                                        E::list(perEntry("scan_output_axes", k)),
+                                        E::list(perEntry("scan_output_directions", k)), scanTypes(c, body, n)});
     return c.node.outputs.size() == 1 ? E::index(call, 0) : c.outputs(call, c.node.outputs.size());
 }
 
@@ -1912,6 +1988,7 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r["If"] = ifElse;
         r["Loop"] = loop;
+        r["Scan"] = scan;
         // As the runtime's kernel: ATen's grid sampler (4-D), its modes by name in Python and by
         // code in C++ (interpolation 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border,
         // 2 reflection).
@@ -2235,7 +2312,7 @@ LoweredModel lowerModel(const Model& model, int batch)
             throw Error(ErrorKind::Unsupported, model.path,
                         "code generation: operator " + printable(n.domain) + "." + printable(n.opType) + " (node '" +
                             printable(n.name) + "') is not supported");
-        if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If" && n.opType != "Loop") ||
+        if (!lowerings().count(n.opType) || (n.hasSubgraphs() && n.opType != "If" && n.opType != "Loop" && n.opType != "Scan") ||
             ((n.opType == kFusedConv || n.opType == kFusedBatchNorm || n.opType == kFusedGroupNorm || n.opType == kSilu ||
               n.opType == kMatMulAdd ||
               n.opType == kChannelShuffle) &&

@@ -15,17 +15,18 @@
 
 namespace ramiel::codegen {
 
-// One branch of an If, or a Loop's body: a graph of its own, generated as a function of the
-// enclosing graph's values it reads (`outer`, its values read there; `params`, the same values in
-// the enclosing graph). A body's `outer` starts with its own inputs (the iteration, the condition
-// and the carried values), whose `params` are kNone, kNone and the carried values' first ones.
+// One branch of an If, or a Loop's or Scan's body: a graph of its own, generated as a function of
+// the enclosing graph's values it reads (`outer`, its values read there; `params`, the same values
+// in the enclosing graph). A body's `outer` starts with its own inputs: a Loop's iteration and
+// condition (`params` kNone) and carried values, a Scan's states and scan slices (`params` the
+// node's inputs they start from).
 struct LoweredBranch {
     NodeId node = kNone;    // the If or Loop
     bool then = true;       // then_branch, else else_branch
     std::shared_ptr<const Graph> graph;
     std::vector<ValueId> outer;   // in `graph`
     std::vector<ValueId> params;  // in the enclosing graph, in the same order
-    bool loop = false;            // a Loop's body
+    bool body = false;            // a Loop's or Scan's body
 };
 
 struct LoweredModel {

@@ -42,8 +42,9 @@ struct Program;
 struct BranchFunction {
     std::string name;  // unique among the file's branch functions
     bool then = true;
-    bool loop = false;            // a Loop's body: called with its own inputs, then the outer values
-    std::string ifName;           // the If (or Loop) node's name
+    bool body = false;            // a Loop's or Scan's body: called with its own inputs, then the outer values
+    std::string opType;           // If, Loop or Scan
+    std::string ifName;           // the If (Loop, Scan) node's name
     std::vector<ValueId> params;  // the outer values it reads, in its own graph (LoweredBranch::outer)
     std::unique_ptr<Model> model;
     Topology topo;
@@ -103,7 +104,8 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the recurrent, indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
+// The functions of the loops, recurrent, indexing, shapes, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
+inline const std::vector<std::string> kLoopHelpers = {"onnx_loop", "onnx_scan", "onnx_scan_batched"};
 inline const std::vector<std::string> kRecurrentHelpers = {"recurrent", "recurrent_steps", "recurrent_batch_first",
                                                            "reverse_within"};
 inline const std::vector<std::string> kIndexingHelpers = {"onnx_gather",      "onnx_gather_nd",  "onnx_gather_elements",

@@ -133,8 +133,9 @@ std::string returnedValues(const Program& p)
     return g.outputs().empty() ? "()" : s;
 }
 
-// The functions of p's If branches and Loop bodies (theirs first), at the module's level:
-// `def then_x(a, b):`; a body returns a list (the condition, the carried values, the scans').
+// The functions of p's If branches and Loop and Scan bodies (theirs first), at the module's level:
+// `def then_x(a, b):`; a body returns a list (a Loop's condition, the carried values or states,
+// the scan outputs' values).
 void writeBranchFunctions(std::ostream& o, const Program& p)
 {
     for (const auto& f : p.branches) {
@@ -144,10 +145,10 @@ void writeBranchFunctions(std::ostream& o, const Program& p)
         for (ValueId v : f->params)
             params += (params.empty() ? "" : ", ") + b.var(v, -1);
         o << "def " << f->name << "(" << params << "):\n"
-          << "    # The " << (f->loop ? "body of Loop " : f->then ? "then branch of If " : "else branch of If ")
+          << "    # The " << (f->body ? "body of " + f->opType + " " : f->then ? "then branch of If " : "else branch of If ")
           << quotedForComment(f->ifName) << ".\n"
           << serialStatements(b, "    ") << "    return "
-          << (f->loop ? "[" + returnedValues(b) + "]" : returnedValues(b)) << "\n\n\n";
+          << (f->body ? "[" + returnedValues(b) + "]" : returnedValues(b)) << "\n\n\n";
     }
 }
 
@@ -206,7 +207,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << fillTemplate(templates::kPythonWeights, {{"RAMIEL_WEIGHTS_MAGIC", bytesLiteral(kWeightsMagic)}}) << "\n\n"
       << templates::kPythonOnednn << "\n\n" << templates::kPythonSlots << "\n\n"
       << (callsFunction(p, kRecurrentHelpers) ? std::string(templates::kPythonRecurrent) + "\n\n" : std::string())
-      << (callsFunction(p, {"onnx_loop"}) ? std::string(templates::kPythonLoop) + "\n\n" : std::string())
+      << (callsFunction(p, kLoopHelpers) ? std::string(templates::kPythonLoops) + "\n\n" : std::string())
       << (callsFunction(p, kVolumetricHelpers) ? std::string(templates::kPythonVolumetric) + "\n\n" : std::string())
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string())
