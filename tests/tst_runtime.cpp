@@ -1494,6 +1494,55 @@ private Q_SLOTS:
             QVERIFY2(std::abs(v[size_t(i)] - expected[i]) < 1e-5, qPrintable(QString("%1: %2").arg(i).arg(v[size_t(i)])));
     }
 
+    // A negative DFT axis counts over the whole input, the real/imaginary axis too: -2 is the
+    // signal's last axis (the runtime used to count it over the signal's axes alone, and
+    // transformed axis 1 of a [1, 4, 3, 1] input where ONNX Runtime transforms axis 2). Since
+    // opset 20 the axis is an input, -2 where it is left out.
+    void dftNegativeAxisCountsTheRealImaginaryAxis_data()
+    {
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<bool>("given");
+        QTest::newRow("opset 17, axis -2") << 17 << true;
+        QTest::newRow("opset 20, axis input -2") << 20 << true;
+        QTest::newRow("opset 20, no axis input") << 20 << false;
+    }
+    void dftNegativeAxisCountsTheRealImaginaryAxis()
+    {
+        QFETCH(int, opset);
+        QFETCH(bool, given);
+        OnnxBuilder b(opset);
+        b.input("x", {1, 4, 3, 1}).output("negative").output("positive");
+        if (opset < 20) {
+            OnnxBuilder::setInt(b.node("DFT", {"x"}, {"negative"}), "axis", -2);
+            OnnxBuilder::setInt(b.node("DFT", {"x"}, {"positive"}), "axis", 2);
+        } else {
+            b.initializerInt64("minus_two", {-2}, {}).initializerInt64("two", {2}, {});
+            if (given)
+                b.node("DFT", {"x", "", "minus_two"}, {"negative"});
+            else
+                b.node("DFT", {"x"}, {"negative"});
+            b.node("DFT", {"x", "", "two"}, {"positive"});
+        }
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "dft_axis.onnx", {}));
+        const std::vector<Tensor> inputs = compiled->randomInputs(1, 3);
+        compiled->setInputs(inputs);
+        compiled->serialExecutor(1)->run();
+        for (const Tensor& y : compiled->outputs()) {  // each row's 3-point DFT, written out
+            QCOMPARE(y.dims, (std::vector<int64_t>{1, 4, 3, 2}));
+            for (int64_t r = 0; r < 4; ++r)
+                for (int64_t k = 0; k < 3; ++k) {
+                    double re = 0, im = 0;
+                    for (int64_t t = 0; t < 3; ++t) {
+                        const double x = inputs[0].at<float>(r * 3 + t), angle = 2 * M_PI * double(k * t) / 3;
+                        re += x * std::cos(angle);
+                        im -= x * std::sin(angle);
+                    }
+                    QVERIFY(std::abs(y.at<float>((r * 3 + k) * 2) - re) < 1e-4);
+                    QVERIFY(std::abs(y.at<float>((r * 3 + k) * 2 + 1) - im) < 1e-4);
+                }
+        }
+    }
+
     // RandomNormal, RandomUniform(Like), Bernoulli and Multinomial draw from PyTorch's
     // generator, seeded by the node: the distribution's moments and bounds, certain
     // outcomes where the probabilities are 0 or 1, the same first draw from the same seed

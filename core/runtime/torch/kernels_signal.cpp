@@ -8,11 +8,14 @@ namespace ramiel {
 namespace {
 
 // DFT: the discrete Fourier transform along `axis` of a real ([..., 1]) or complex
-// ([..., 2], real and imaginary parts) signal, as [..., 2]; dft_length zero-pads
+// ([..., 2], real and imaginary parts) signal, as [..., 2] (a negative axis counted from the
+// real/imaginary axis's end, as ONNX counts it); dft_length zero-pads
 // or truncates the axis; `inverse` scales by 1 / n as NumPy's ifft; `onesided`
 // keeps the n / 2 + 1 frequencies a real signal's spectrum repeats.
 Kernel dftKernel(const KernelContext& c)
 {
+    // Since opset 20 the axis is input 2, -2 where it is left out; before, an attribute, 1 by default.
+    const bool axisInput = c.opset() >= 20;
     const int64_t axisAttr = c.node.attrInt("axis", 1);
     const bool inverse = c.node.attrInt("inverse", 0) != 0, onesided = c.node.attrInt("onesided", 0) != 0;
     if (inverse && onesided)
@@ -27,7 +30,20 @@ Kernel dftKernel(const KernelContext& c)
         const bool complex = x.size(-1) == 2;
         if (complex && onesided)
             throw Error(ErrorKind::Runtime, {}, "a one-sided DFT needs a real input");
-        const int64_t axis = normalizeAxis(axisAttr, x.dim() - 1);
+        int64_t given = axisAttr;
+        if (axisInput) {
+            given = -2;
+            if (in.size() > 2 && in[2].defined()) {
+                if (in[2].numel() != 1)
+                    throw Error(ErrorKind::Runtime, {}, "axis holds " + std::to_string(in[2].numel()) + " values, not one");
+                given = in[2].item<int64_t>();
+            }
+        }
+        // A negative axis counts over the whole input, its real/imaginary axis too (as ONNX's
+        // reference and ONNX Runtime count it): -2 is the signal's last axis.
+        const int64_t axis = normalizeAxis(given, x.dim());
+        if (axis == x.dim() - 1)
+            throw Error(ErrorKind::Runtime, {}, "axis " + std::to_string(given) + " is the real/imaginary axis, not one of the signal's");
         const at::Tensor signal = complex ? at::view_as_complex(x.to(x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat).contiguous())
                                           : x.squeeze(-1).to(x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat);
         c10::optional<int64_t> n;
