@@ -392,8 +392,8 @@ std::string mathOpsModel()
 
 // Operators of opset 17 and a few more: LayerNormalization with its mean and inverse standard
 // deviation read, the three windows (periodic and symmetric), Det of a stack of matrices,
-// BitShift of uint8 constants, and Squeeze, Unsqueeze, ReduceSum, Split, Tile, CumSum and Resize by
-// computed inputs.
+// BitShift of uint8 constants, Squeeze, Unsqueeze, ReduceSum, Split, Tile, CumSum and Resize by
+// computed inputs, and DFT.
 std::string opset17Model()
 {
     OnnxBuilder b(17);
@@ -432,6 +432,16 @@ std::string opset17Model()
     b.output("ln", {2, 3, 3}).output("ln_mean", {2, 1, 1}).output("ln_inv_std", {2, 1, 1}).output("hann", {10});
     b.output("hamming", {10}).output("blackman", {10}, onnx::TensorProto::DOUBLE).output("det", {2});
     b.output("left", {4}, onnx::TensorProto::UINT8).output("right", {4}, onnx::TensorProto::UINT8);
+    // DFT of x as a real signal [2, 3, 3, 1]: along axis 1, along -2 (the signal's last axis)
+    // one-sided and zero-padded to 4, and the inverse of the first.
+    b.initializerInt64("signal_shape", {2, 3, 3, 1}).initializerInt64("four", {4}, {});
+    b.node("Reshape", {"x", "signal_shape"}, {"signal"});
+    b.node("DFT", {"signal"}, {"spectrum"});
+    auto& onesided = b.node("DFT", {"signal", "four"}, {"half_spectrum"});
+    OnnxBuilder::setInt(onesided, "axis", -2);
+    OnnxBuilder::setInt(onesided, "onesided", 1);
+    OnnxBuilder::setInt(b.node("DFT", {"spectrum"}, {"back"}), "inverse", 1);
+    b.output("spectrum", {2, 3, 3, 2}).output("half_spectrum", {2, 3, 3, 2}).output("back", {2, 3, 3, 2});
     return b.bytes();
 }
 
@@ -1721,16 +1731,16 @@ private Q_SLOTS:
         // An operator the generators lack: a clear error naming it and the node, nothing written.
         const QString model = work_ + "/unsupported.onnx";
         {
-            OnnxBuilder u(17);
-            u.input("x", {1, 4, 1});
-            u.node("DFT", {"x"}, {"y"}, "dft node");
-            u.output("y", {1, 4, 2});
+            OnnxBuilder u;
+            u.input("x", {4});
+            u.node("RandomUniformLike", {"x"}, {"y"}, "random node");
+            u.output("y", {4});
             QVERIFY(writeFile(model, u.bytes()));
         }
         const QString outDir = work_ + "/unsupported-out";
         auto r = test::runCli({"export", model, "--lang", "python", "-o", outDir, "-p", "2", "--machine", kMachine});
         QCOMPARE(r.exitCode, 7);
-        QVERIFY2(r.err.contains("DFT") && r.err.contains("dft node"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("RandomUniformLike") && r.err.contains("random node"), qPrintable(r.err));
         QVERIFY(!QDir(outDir).exists());
 
         // An output folder that cannot be made: Error(Io) naming it.

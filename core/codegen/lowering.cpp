@@ -63,7 +63,9 @@ const FunctionName& functionName(const std::string& fn)
         {"det", {"torch.linalg.det", "at::linalg_det"}},
         {"bitwise_left_shift", {"torch.bitwise_left_shift", "at::bitwise_left_shift"}},
         {"bitwise_right_shift", {"torch.bitwise_right_shift", "at::bitwise_right_shift"}},
+        // The signal helpers (templates/python/signal.py, templates/cpp/signal.cpp).
         {"onnx_window", {"onnx_window", "onnxWindow"}},
+        {"onnx_dft", {"onnx_dft", "onnxDft"}},
         {"onnx_squeeze", {"onnx_squeeze", "onnxSqueeze"}},
         {"onnx_reduce_sum", {"onnx_reduce_sum", "onnxReduceSum"}},
         {"onnx_cumsum", {"onnx_cumsum", "onnxCumSum"}},
@@ -2078,6 +2080,25 @@ const std::map<std::string, Lowering>& lowerings()
                 return E::call("onnx_window", {E::val(c.in(0)), E::real(a[0]), E::real(a[1]), E::real(a[2]),
                                                E::boolean(c.node.attrInt("periodic", 1) != 0), E::dtype(t)});
             };
+        // DFT as the runtime's kernel: the axis an attribute (1 by default) before opset 20, a
+        // constant input 2 since (-2 where it is left out); dft_length read when the code runs.
+        r["DFT"] = [](const Context& c) {
+            const bool inverse = c.node.attrInt("inverse", 0) != 0, onesided = c.node.attrInt("onesided", 0) != 0;
+            if (inverse && onesided)
+                c.unsupported("an inverse one-sided DFT is not supported");
+            int64_t axis = c.node.attrInt("axis", 1);
+            if (c.node.opset >= 20) {
+                axis = -2;
+                if (c.has(2)) {
+                    const auto given = c.constInts(2);
+                    if (given.size() != 1)
+                        c.unsupported("axis holds " + std::to_string(given.size()) + " values, not one");
+                    axis = given[0];
+                }
+            }
+            return E::call("onnx_dft", {E::val(c.in(0)), c.has(1) ? E::val(c.in(1)) : E::none(), E::integer(axis),
+                                        E::boolean(inverse), E::boolean(onesided)});
+        };
         r["LogSoftmax"] = [](const Context& c) {
             return alongAxis(c, [](E x, int64_t axis) { return E::call("log_softmax", {std::move(x), E::integer(axis).named("dim")}); });
         };

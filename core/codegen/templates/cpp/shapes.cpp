@@ -62,16 +62,6 @@ at::Tensor onnxRange(const at::Tensor& start, const at::Tensor& limit, const at:
     return (at::arange(std::max<int64_t>(count, 0), at::kDouble) * d + s).to(start.scalar_type());
 }
 
-// HannWindow, HammingWindow, BlackmanWindow: `size` values of a0 + a1 cos(2 pi n / N) +
-// a2 cos(4 pi n / N), N the size (periodic) or the size - 1 (symmetric), in double.
-at::Tensor onnxWindow(const at::Tensor& sizeTensor, double a0, double a1, double a2, bool periodic, at::ScalarType dtype)
-{
-    const int64_t size = sizeTensor.item<int64_t>();
-    const double n = double(periodic ? size : size - 1);
-    const at::Tensor phase = at::arange(size, at::kDouble) * (2 * M_PI / (n > 0 ? n : 1));
-    return (at::full({size}, a0, at::kDouble) + a1 * at::cos(phase) + a2 * at::cos(phase * 2.0)).to(dtype);
-}
-
 // Squeeze or Unsqueeze at computed axes (ONNX counts a negative one from the end of the input,
 // for Unsqueeze of the output); Squeeze without axes drops every axis of size 1.
 at::Tensor onnxSqueeze(const at::Tensor& x, const at::Tensor& axesTensor, bool unsqueeze)

@@ -51,15 +51,6 @@ def onnx_range(start, limit, delta):
     return (torch.arange(max(count, 0), dtype=torch.float64) * float(delta) + float(start)).to(start.dtype)
 
 
-def onnx_window(size, a0, a1, a2, periodic, dtype):
-    """HannWindow, HammingWindow, BlackmanWindow: `size` values of a0 + a1 cos(2 pi n / N) +
-    a2 cos(4 pi n / N), N the size (periodic) or the size - 1 (symmetric), in double."""
-    size = int(size)
-    n = size if periodic else size - 1
-    phase = torch.arange(size, dtype=torch.float64) * (2 * 3.141592653589793 / (n if n > 0 else 1))
-    return (torch.full((size,), a0, dtype=torch.float64) + a1 * torch.cos(phase) + a2 * torch.cos(phase * 2)).to(dtype)
-
-
 def onnx_squeeze(x, axes, unsqueeze):
     """Squeeze or Unsqueeze at computed axes (ONNX counts a negative one from the end of the
     input, for Unsqueeze of the output); Squeeze without axes drops every axis of size 1."""
