@@ -1015,7 +1015,8 @@ std::string detectionOpsModel()
 // Elementwise and layer operators of the wild: Clip with both bounds and with one, LeakyRelu,
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, strided transposed convolutions (padded with output padding; pads that differ
-// between an axis's ends, given and from output_shape and auto_pad), Dropout's mask, Cast, Expand,
+// between an axis's ends, given and from output_shape and auto_pad), Dropout's mask, training
+// mode (BatchNormalization's statistics, Dropout's computed mode), Cast, Expand,
 // Tile, ConstantOfShape, and GridSample in each mode and padding (RAFT's).
 std::string layersModel()
 {
@@ -1058,6 +1059,16 @@ std::string layersModel()
     OnnxBuilder::setInts(transposed("t_shape"), "output_shape", {11, 14});
     OnnxBuilder::setString(transposed("t_same"), "auto_pad", "SAME_LOWER");
     b.node("Dropout", {"x"}, {"kept", "kept_mask"});  // inference: every element kept
+    // Training mode: BatchNormalization on the batch's statistics, its running ones moved towards
+    // them; a Dropout whose training mode is computed (a ratio of 0: everything kept).
+    b.initializer("bn_mean", {4}, [](int64_t i) { return float(i) * 0.1f; }).initializer("bn_var", {4}, 1.5f);
+    auto& bn = b.node("BatchNormalization", {"x", "scale", "shift", "bn_mean", "bn_var"}, {"bn_y", "bn_mean_out", "bn_var_out"});
+    OnnxBuilder::setInt(bn, "training_mode", 1);
+    OnnxBuilder::setFloat(bn, "momentum", 0.8f);
+    b.initializerInts("yes", onnx::TensorProto::BOOL, {1}, {});
+    b.node("Not", {"yes"}, {"no"});
+    b.node("Not", {"no"}, {"training"});
+    b.node("Dropout", {"x", "zero", "training"}, {"dropped", "dropped_mask"});
     OnnxBuilder::setInt(b.node("Cast", {"positive"}, {"mask"}), "to", onnx::TensorProto::FLOAT);
     b.node("Expand", {"column", "full_shape"}, {"columns"});
     b.node("Mul", {"mask", "columns"}, {"y5"});
@@ -1078,6 +1089,8 @@ std::string layersModel()
     b.output("y1", {1, 4, 6, 6}).output("y2", {1, 4, 6, 6}).output("y3", {1, 4, 6, 6}).output("y4", {1, 3, 12, 12});
     b.output("t_pads", {1, 3, 12, 11}).output("t_shape", {1, 3, 11, 14}).output("t_same", {1, 3, 12, 12});
     b.output("kept_mask", {1, 4, 6, 6}, onnx::TensorProto::BOOL);
+    b.output("bn_y", {1, 4, 6, 6}).output("bn_mean_out", {4}).output("bn_var_out", {4}).output("dropped", {1, 4, 6, 6});
+    b.output("dropped_mask", {1, 4, 6, 6}, onnx::TensorProto::BOOL);
     b.output("y5", {1, 4, 6, 6}).output("y6", {1, 4, 6, 12});
     b.output("y7", {1, 4, 5, 7}).output("y8", {1, 4, 5, 7}).output("y9", {1, 4, 5, 7});
     return b.bytes();

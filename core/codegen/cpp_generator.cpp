@@ -282,6 +282,7 @@ std::string renderCpp(const Program& p, const std::string& command, size_t weigh
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kCppIndexing) + "\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kCppShapes) + "\n" : std::string())
       << (callsFunction(p, kSignalHelpers) ? std::string(templates::kCppSignal) + "\n" : std::string())
+      << (callsFunction(p, kTrainingHelpers) ? std::string(templates::kCppTraining) + "\n" : std::string())
       << (callsFunction(p, kDetectionHelpers) ? std::string(templates::kCppDetection) + "\n" : std::string())
       << (callsFunction(p, kQuantizedHelpers) ? std::string(templates::kCppQuantized) + "\n" : std::string());
     writeBranchFunctions(o, p);

@@ -66,6 +66,9 @@ const FunctionName& functionName(const std::string& fn)
         // The signal helpers (templates/python/signal.py, templates/cpp/signal.cpp).
         {"onnx_window", {"onnx_window", "onnxWindow"}},
         {"onnx_dft", {"onnx_dft", "onnxDft"}},
+        // The training helpers (templates/python/training.py, templates/cpp/training.cpp).
+        {"onnx_dropout", {"onnx_dropout", "onnxDropout"}},
+        {"onnx_batch_norm_training", {"onnx_batch_norm_training", "onnxBatchNormTraining"}},
         {"onnx_squeeze", {"onnx_squeeze", "onnxSqueeze"}},
         {"onnx_reduce_sum", {"onnx_reduce_sum", "onnxReduceSum"}},
         {"onnx_cumsum", {"onnx_cumsum", "onnxCumSum"}},
@@ -1598,14 +1601,21 @@ const std::map<std::string, Lowering>& lowerings()
                                  2);
             if (m.dropsNothing())
                 return E::val(c.in(0));
-            c.onlyFirstOutput();
-            if (!m.training)
-                c.unsupported("training_mode is computed, not a constant");
-            if (!m.ratio)
-                c.unsupported("ratio is computed, not a constant");
-            if (!(*m.ratio > 0.0 && *m.ratio < 1.0))
-                c.unsupported("ratio " + std::to_string(*m.ratio) + " is outside [0, 1)");
-            return E::call("dropout", {E::val(c.in(0)), E::real(*m.ratio), E::boolean(true)});
+            if (m.training && m.ratio && c.outputsRead() == 1) {
+                if (!(*m.ratio > 0.0 && *m.ratio < 1.0))
+                    c.unsupported("ratio " + std::to_string(*m.ratio) + " is outside [0, 1)");
+                return E::call("dropout", {E::val(c.in(0)), E::real(*m.ratio), E::boolean(true)});
+            }
+            // The mask read, or the ratio or mode known only when the code runs: onnx_dropout (the
+            // attributes before opset 12 as scalar tensors).
+            auto given = [&](size_t i, E attribute) {
+                return c.node.opset < 12 ? E::call("scalar_tensor", {std::move(attribute)})
+                       : c.has(i)       ? E::val(c.in(i))
+                                        : E::none();
+            };
+            const E call = E::call("onnx_dropout", {E::val(c.in(0)), given(1, E::real(m.ratio.value_or(0.5))),
+                                                    given(2, E::boolean(m.training.value_or(false)))});
+            return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 2);
         };
         r["Concat"] = [](const Context& c) {
             std::vector<E> parts;
@@ -1666,9 +1676,15 @@ const std::map<std::string, Lowering>& lowerings()
             return y;
         };
         r["BatchNormalization"] = [](const Context& c) {
+            if (batchNormTrains(c.node)) {  // the batch's statistics, and the running ones moved towards them
+                if (c.node.attrInt("spatial", 1) == 0)
+                    c.unsupported("training with statistics per activation (spatial = 0) is not supported");
+                const E call = E::call("onnx_batch_norm_training",
+                                       {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)), E::val(c.in(4)),
+                                        E::real(c.node.attrFloat("epsilon", 1e-5f)), E::real(c.node.attrFloat("momentum", 0.9f))});
+                return c.outputsRead() == 1 ? E::index(call, 0) : c.outputs(call, 5);
+            }
             c.onlyFirstOutput();
-            if (batchNormTrains(c.node))
-                c.unsupported("training mode (the batch's statistics) is not supported");
             if (c.node.attrInt("spatial", 1) == 0)
                 c.unsupported("statistics per activation (spatial = 0) are not supported");
             return batchNorm(c, E::val(c.in(0)), 1);

@@ -104,7 +104,7 @@ std::vector<std::vector<VarKey>> serialDrops(const Program& p, std::vector<NodeI
 
 // Whether any node's expression calls one of `fns` (a template piece needed only then, such as `recurrent`).
 bool callsFunction(const Program& p, const std::vector<std::string>& fns);
-// The functions of the loops, recurrent, indexing, shapes, signal, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
+// The functions of the loops, recurrent, indexing, shapes, signal, training, volumetric, detection and quantized pieces (templates/python/*.py, templates/cpp/*.cpp).
 inline const std::vector<std::string> kLoopHelpers = {"onnx_loop", "onnx_scan", "onnx_scan_batched"};
 inline const std::vector<std::string> kRecurrentHelpers = {"recurrent", "recurrent_steps", "recurrent_batch_first",
                                                            "reverse_within"};
@@ -118,6 +118,7 @@ inline const std::vector<std::string> kShapeHelpers = {"sizes_of",   "onnx_resha
                                                        "onnx_range", "onnx_squeeze", "onnx_reduce_sum",
                                                        "onnx_cumsum",  "onnx_pad"};
 inline const std::vector<std::string> kSignalHelpers = {"onnx_window", "onnx_dft"};
+inline const std::vector<std::string> kTrainingHelpers = {"onnx_dropout", "onnx_batch_norm_training"};
 inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3d"};
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",

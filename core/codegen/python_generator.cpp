@@ -212,6 +212,7 @@ std::string renderPython(const Program& p, const std::string& command, size_t we
       << (callsFunction(p, kIndexingHelpers) ? std::string(templates::kPythonIndexing) + "\n\n" : std::string())
       << (callsFunction(p, kShapeHelpers) ? std::string(templates::kPythonShapes) + "\n\n" : std::string())
       << (callsFunction(p, kSignalHelpers) ? std::string(templates::kPythonSignal) + "\n\n" : std::string())
+      << (callsFunction(p, kTrainingHelpers) ? std::string(templates::kPythonTraining) + "\n\n" : std::string())
       << (callsFunction(p, kDetectionHelpers) ? std::string(templates::kPythonDetection) + "\n\n" : std::string())
       << (callsFunction(p, kQuantizedHelpers) ? std::string(templates::kPythonQuantized) + "\n\n" : std::string());
     writeBranchFunctions(o, p);
