@@ -1016,7 +1016,8 @@ std::string detectionOpsModel()
 // Elu, Softplus, Max and Min of several inputs, comparisons, logic and Where, an instance
 // normalization, strided transposed convolutions (padded with output padding; pads that differ
 // between an axis's ends, given and from output_shape and auto_pad), Dropout's mask, training
-// mode (BatchNormalization's statistics, Dropout's computed mode), Cast, Expand,
+// mode (BatchNormalization's statistics, Dropout's computed mode), QLinearConv and QLinearMatMul
+// on the reference path, Cast, Expand,
 // Tile, ConstantOfShape, and GridSample in each mode and padding (RAFT's).
 std::string layersModel()
 {
@@ -1069,6 +1070,34 @@ std::string layersModel()
     b.node("Not", {"yes"}, {"no"});
     b.node("Not", {"no"}, {"training"});
     b.node("Dropout", {"x", "zero", "training"}, {"dropped", "dropped_mask"});
+    // QLinearConv and QLinearMatMul in forms the quantize pass does not write (per-channel scales
+    // and nonzero zero points of the weights, an int8 output, pads that differ between an axis's
+    // ends): the runtime's exact reference path.
+    b.initializer("q_scale", {}, 0.05f).initializerInts("q_zero", onnx::TensorProto::UINT8, {128}, {});
+    b.node("QuantizeLinear", {"x", "q_scale", "q_zero"}, {"xq"});
+    b.initializerInts("qw", onnx::TensorProto::INT8, [] {
+        std::vector<int64_t> v;
+        for (int64_t i = 0; i < 108; ++i)
+            v.push_back((i * 37) % 255 - 127);
+        return v;
+    }(), {3, 4, 3, 3});
+    b.initializer("qw_scale", {3}, [](int64_t i) { return 0.01f * float(i + 1); });
+    b.initializerInts("qw_zero", onnx::TensorProto::INT8, {0, 3, -2}, {3});
+    b.initializer("qy_scale", {}, 0.5f).initializerInts("qy_zero", onnx::TensorProto::INT8, {-5}, {});
+    auto& qconv = b.node("QLinearConv", {"xq", "q_scale", "q_zero", "qw", "qw_scale", "qw_zero", "qy_scale", "qy_zero"}, {"qconv"});
+    OnnxBuilder::setInts(qconv, "pads", {1, 0, 0, 1});
+    b.initializerInt64("rows", {24, 6});
+    b.node("Reshape", {"xq", "rows"}, {"xq_rows"});
+    b.initializerInts("qb", onnx::TensorProto::UINT8, [] {
+        std::vector<int64_t> v;
+        for (int64_t i = 0; i < 30; ++i)
+            v.push_back((i * 53) % 256);
+        return v;
+    }(), {6, 5});
+    b.initializer("qb_scale", {5}, [](int64_t i) { return 0.02f * float(i + 1); });
+    b.initializerInts("qb_zero", onnx::TensorProto::UINT8, {120, 128, 130, 0, 255}, {5});
+    b.initializer("qm_scale", {}, 0.2f).initializerInts("qm_zero", onnx::TensorProto::UINT8, {100}, {});
+    b.node("QLinearMatMul", {"xq_rows", "q_scale", "q_zero", "qb", "qb_scale", "qb_zero", "qm_scale", "qm_zero"}, {"qmatmul"});
     OnnxBuilder::setInt(b.node("Cast", {"positive"}, {"mask"}), "to", onnx::TensorProto::FLOAT);
     b.node("Expand", {"column", "full_shape"}, {"columns"});
     b.node("Mul", {"mask", "columns"}, {"y5"});
@@ -1091,6 +1120,7 @@ std::string layersModel()
     b.output("kept_mask", {1, 4, 6, 6}, onnx::TensorProto::BOOL);
     b.output("bn_y", {1, 4, 6, 6}).output("bn_mean_out", {4}).output("bn_var_out", {4}).output("dropped", {1, 4, 6, 6});
     b.output("dropped_mask", {1, 4, 6, 6}, onnx::TensorProto::BOOL);
+    b.output("qconv", {1, 3, 5, 5}, onnx::TensorProto::INT8).output("qmatmul", {24, 5}, onnx::TensorProto::UINT8);
     b.output("y5", {1, 4, 6, 6}).output("y6", {1, 4, 6, 12});
     b.output("y7", {1, 4, 5, 7}).output("y8", {1, 4, 5, 7}).output("y9", {1, 4, 5, 7});
     return b.bytes();

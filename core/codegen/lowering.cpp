@@ -162,6 +162,8 @@ const FunctionName& functionName(const std::string& fn)
         {"dynamic_quantize_linear", {"dynamic_quantize_linear", "dynamicQuantizeLinear"}},
         {"integer_matmul", {"integer_matmul", "integerMatmul"}},
         {"integer_conv", {"integer_conv", "integerConv"}},
+        {"qlinear_conv_exact", {"qlinear_conv_exact", "qlinearConvExact"}},
+        {"qlinear_matmul_exact", {"qlinear_matmul_exact", "qlinearMatmulExact"}},
         // Their shape helpers (templates/python/shapes.py, templates/cpp/shapes.cpp).
         {"sizes_of", {"sizes_of", "sizesOf"}},
         {"onnx_reshape", {"onnx_reshape", "onnxReshape"}},
@@ -1212,15 +1214,21 @@ bool zeroOrAbsent(const Context& c, size_t i)
 
 // QLinearConv or QLinearMatMul (a at 0, its scale and zero point, the weights at 3, their scale
 // and zero point, the output's scale and zero point at 6 and 7), refused unless in that form.
-void checkQuantizedProduct(const Context& c)
+bool quantizePassForm(const Context& c)
 {
-    const bool form = constantScalar(c, 1) && constantScalar(c, 2) && constantScalar(c, 6) && constantScalar(c, 7) &&
-                      constantOfType(c, 2, DataType::UInt8) && constantOfType(c, 7, DataType::UInt8) &&
-                      constantOfType(c, 3, DataType::Int8) && c.out.isConstant(c.in(4)) && zeroOrAbsent(c, 5) &&
-                      c.dtype(0) == DataType::UInt8;
-    if (!form)
-        c.unsupported("generated in the form Ramiel's quantize pass writes: uint8 input and output with constant scalar "
-                      "scales and zero points, constant int8 weights of zero offset");
+    return constantScalar(c, 1) && constantScalar(c, 2) && constantScalar(c, 6) && constantScalar(c, 7) &&
+           constantOfType(c, 2, DataType::UInt8) && constantOfType(c, 7, DataType::UInt8) &&
+           constantOfType(c, 3, DataType::Int8) && c.out.isConstant(c.in(4)) && zeroOrAbsent(c, 5) &&
+           c.dtype(0) == DataType::UInt8;
+}
+
+// The inputs of a QLinear product from `first` to `last` (absent ones None).
+std::vector<E> quantizedInputs(const Context& c, size_t first, size_t last)
+{
+    std::vector<E> args;
+    for (size_t i = first; i <= last; ++i)
+        args.push_back(c.has(i) ? E::val(c.in(i)) : E::none());
+    return args;
 }
 
 // QuantizeLinear and DequantizeLinear: a per-tensor scale, or one per entry of `axis`.
@@ -2221,21 +2229,26 @@ const std::map<std::string, Lowering>& lowerings()
                                                  E::integer(quantizationAxis(c))});
         };
         r["QLinearConv"] = [](const Context& c) {
-            checkQuantizedProduct(c);
-            if (c.rank(0) != 4 || (c.has(8) && !constantOfType(c, 8, DataType::Int32)))
-                c.unsupported("generated for 2-D convolutions with a constant int32 bias or none");
-            const Window w = windowOf(c, convolutionKernel(c, 3));
-            if (!w.symmetric())
-                c.unsupported("pads differ between the two ends of an axis");
+            const std::vector<int64_t> kernel = convolutionKernel(c, 3);
+            const Window w = windowOf(c, kernel);
+            if (!quantizePassForm(c) || c.rank(0) != 4 || (c.has(8) && !constantOfType(c, 8, DataType::Int32)) ||
+                !w.symmetric()) {  // the runtime's reference path: exact in double
+                const bool symmetric = w.symmetric();
+                std::vector<E> args = quantizedInputs(c, 0, 8);
+                for (E e : {E::list(w.strides), E::list(symmetric ? w.padBegin : std::vector<int64_t>(kernel.size(), 0)),
+                            symmetric ? E::none() : E::list(w.atenPads()), E::list(w.dilations),
+                            E::integer(c.node.attrInt("group", 1))})
+                    args.push_back(std::move(e));
+                return E::call("qlinear_conv_exact", std::move(args));
+            }
             return E::call("qlinear_conv", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)), E::val(c.in(4)),
                                             E::val(c.in(6)), E::val(c.in(7)), c.has(8) ? E::val(c.in(8)) : E::none(),
                                             E::list(w.strides), E::list(w.padBegin), E::list(w.dilations),
                                             E::integer(c.node.attrInt("group", 1))});
         };
         r["QLinearMatMul"] = [](const Context& c) {
-            checkQuantizedProduct(c);
-            if (c.rank(3) != 2)
-                c.unsupported("generated for a 2-D B");
+            if (!quantizePassForm(c) || c.rank(3) != 2)  // the runtime's reference path: exact in double
+                return E::call("qlinear_matmul_exact", quantizedInputs(c, 0, 7));
             return E::call("qlinear_matmul", {E::val(c.in(0)), E::val(c.in(1)), E::val(c.in(2)), E::val(c.in(3)),
                                               E::val(c.in(4)), E::val(c.in(6)), E::val(c.in(7))});
         };

@@ -123,7 +123,8 @@ inline const std::vector<std::string> kVolumetricHelpers = {"conv3d", "max_pool3
 inline const std::vector<std::string> kDetectionHelpers = {"onnx_roi_align", "onnx_nms"};
 inline const std::vector<std::string> kQuantizedHelpers = {"quantize_linear",  "dequantize_linear",       "qlinear_conv",
                                                            "qlinear_matmul",   "max_pool2d_uint8",        "integer_matmul",
-                                                           "integer_conv",     "dynamic_quantize_linear"};
+                                                           "integer_conv",     "dynamic_quantize_linear",
+                                                           "qlinear_conv_exact", "qlinear_matmul_exact"};
 
 // Rendering of literals shared by both languages.
 std::string formatReal(double v);  // shortest text that reads back as the same float/double

@@ -47,24 +47,23 @@ std::vector<at::Tensor> dynamicQuantizeLinear(const at::Tensor& x)
             at::scalar_tensor(scale, at::kFloat), at::scalar_tensor(int64_t(zeroPoint), at::kByte)};
 }
 
-// ONNX's MatMulInteger: (a - its zero point) times (b - its zero point), exact in double, as int32;
-// a's zero point one value or one per row, b's one or one per column.
-at::Tensor integerMatmul(const at::Tensor& a, const at::Tensor& aZeroPoint, const at::Tensor& b, const at::Tensor& bZeroPoint)
+// (a - its zero point) times (b - its zero point), exact in double; a's zero point one value or one
+// per row, b's one or one per column.
+at::Tensor exactMatmul(const at::Tensor& a, const at::Tensor& aZeroPoint, const at::Tensor& b, const at::Tensor& bZeroPoint)
 {
     at::Tensor x = a.to(at::kDouble), y = b.to(at::kDouble);
     if (aZeroPoint.defined())
         x = x - (aZeroPoint.numel() == 1 ? aZeroPoint.to(at::kDouble).reshape({}) : aZeroPoint.to(at::kDouble).unsqueeze(-1));
     if (bZeroPoint.defined())
         y = y - (bZeroPoint.numel() == 1 ? bZeroPoint.to(at::kDouble).reshape({}) : bZeroPoint.to(at::kDouble));
-    return at::matmul(x, y).to(at::kInt);
+    return at::matmul(x, y);
 }
 
-// ONNX's ConvInteger: the convolution of x and the weights less their zero points (x's one value, the
-// weights' one or one per output channel), exact in double, as int32; `pads` the explicit pads of an
-// asymmetric window (at::constant_pad_nd's order), else empty.
-at::Tensor integerConv(const at::Tensor& x, const at::Tensor& xZeroPoint, const at::Tensor& weight,
-                       const at::Tensor& wZeroPoint, const Ints& stride, const Ints& padding, const Ints& pads,
-                       const Ints& dilation, int64_t groups)
+// The convolution of x and the weights less their zero points (x's one value, the weights' one or
+// one per output channel), exact in double; `pads` the explicit pads of an asymmetric window
+// (at::constant_pad_nd's order), else empty.
+at::Tensor exactConv(const at::Tensor& x, const at::Tensor& xZeroPoint, const at::Tensor& weight, const at::Tensor& wZeroPoint,
+                     const Ints& stride, const Ints& padding, const Ints& pads, const Ints& dilation, int64_t groups)
 {
     at::Tensor input = x.to(at::kDouble), w = weight.to(at::kDouble);
     if (xZeroPoint.defined())
@@ -73,7 +72,61 @@ at::Tensor integerConv(const at::Tensor& x, const at::Tensor& xZeroPoint, const 
         w = w - alongAxis(wZeroPoint.to(at::kDouble), 0, w.dim());
     if (!pads.empty())
         input = at::constant_pad_nd(input, pads, 0.0);
-    return at::convolution(input, w, {}, stride, padding, dilation, false, Ints(stride.size(), 0), groups).to(at::kInt);
+    return at::convolution(input, w, {}, stride, padding, dilation, false, Ints(stride.size(), 0), groups);
+}
+
+// ONNX's MatMulInteger: exactMatmul as int32.
+at::Tensor integerMatmul(const at::Tensor& a, const at::Tensor& aZeroPoint, const at::Tensor& b, const at::Tensor& bZeroPoint)
+{
+    return exactMatmul(a, aZeroPoint, b, bZeroPoint).to(at::kInt);
+}
+
+// ONNX's ConvInteger: exactConv as int32.
+at::Tensor integerConv(const at::Tensor& x, const at::Tensor& xZeroPoint, const at::Tensor& weight,
+                       const at::Tensor& wZeroPoint, const Ints& stride, const Ints& padding, const Ints& pads,
+                       const Ints& dilation, int64_t groups)
+{
+    return exactConv(x, xZeroPoint, weight, wZeroPoint, stride, padding, pads, dilation, groups).to(at::kInt);
+}
+
+// An exact accumulator as the output's integers: round(acc * multiplier) (half to even) plus the
+// zero point, saturated to its type (uint8 where there is none).
+at::Tensor requantize(const at::Tensor& acc, const at::Tensor& multiplier, const at::Tensor& zeroPoint)
+{
+    const at::ScalarType type = zeroPoint.defined() ? zeroPoint.scalar_type() : at::kByte;
+    at::Tensor y = at::round(acc * multiplier);
+    if (zeroPoint.defined())
+        y = y + zeroPoint.to(at::kDouble).reshape({});
+    return type == at::kChar ? y.clamp_(-128, 127).to(type) : y.clamp_(0, 255).to(type);
+}
+
+// ONNX's QLinearConv in any form (the runtime's reference path): the integer convolution plus the
+// int32 bias, exact in double, requantized by x_scale * w_scale / y_scale (w_scale one value or
+// one per output channel).
+at::Tensor qlinearConvExact(const at::Tensor& x, const at::Tensor& xScale, const at::Tensor& xZeroPoint, const at::Tensor& w,
+                            const at::Tensor& wScale, const at::Tensor& wZeroPoint, const at::Tensor& yScale,
+                            const at::Tensor& yZeroPoint, const at::Tensor& bias, const Ints& stride, const Ints& padding,
+                            const Ints& pads, const Ints& dilation, int64_t groups)
+{
+    at::Tensor acc = exactConv(x, xZeroPoint, w, wZeroPoint, stride, padding, pads, dilation, groups);
+    if (bias.defined())
+        acc = acc + alongAxis(bias.to(at::kDouble), 1, acc.dim());
+    const at::Tensor scales = wScale.to(at::kDouble).reshape({-1}).expand({w.size(0)});
+    const at::Tensor multiplier =
+        alongAxis(scales * xScale.to(at::kDouble).reshape({}) / yScale.to(at::kDouble).reshape({}), 1, acc.dim());
+    return requantize(acc, multiplier, yZeroPoint);
+}
+
+// ONNX's QLinearMatMul in any form (the runtime's reference path): the integer product, exact in
+// double, requantized by a_scale * b_scale / y_scale (b's scale and zero point one value or one
+// per column).
+at::Tensor qlinearMatmulExact(const at::Tensor& a, const at::Tensor& aScale, const at::Tensor& aZeroPoint, const at::Tensor& b,
+                              const at::Tensor& bScale, const at::Tensor& bZeroPoint, const at::Tensor& yScale,
+                              const at::Tensor& yZeroPoint)
+{
+    return requantize(exactMatmul(a, aZeroPoint, b, bZeroPoint),
+                      bScale.to(at::kDouble) * aScale.to(at::kDouble).reshape({}) / yScale.to(at::kDouble).reshape({}),
+                      yZeroPoint);
 }
 
 // The quantized engine the runtime takes: oneDNN's, else QNNPACK's; set once.

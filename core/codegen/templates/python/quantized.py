@@ -49,22 +49,22 @@ def dynamic_quantize_linear(x):
     return y, scale, zero_point.to(torch.uint8)
 
 
-def integer_matmul(a, a_zero_point, b, b_zero_point):
-    """ONNX's MatMulInteger: (a - its zero point) times (b - its zero point), exact in double, as int32;
-    a's zero point one value or one per row, b's one or one per column."""
+def exact_matmul(a, a_zero_point, b, b_zero_point):
+    """(a - its zero point) times (b - its zero point), exact in double; a's zero point one value or
+    one per row, b's one or one per column."""
     a = a.double()
     if a_zero_point is not None:
         a = a - (a_zero_point.double().reshape(()) if a_zero_point.numel() == 1 else a_zero_point.double().unsqueeze(-1))
     b = b.double()
     if b_zero_point is not None:
         b = b - (b_zero_point.double().reshape(()) if b_zero_point.numel() == 1 else b_zero_point.double())
-    return torch.matmul(a, b).int()
+    return torch.matmul(a, b)
 
 
-def integer_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, dilation, groups):
-    """ONNX's ConvInteger: the convolution of x and the weights less their zero points (x's one value,
-    the weights' one or one per output channel), exact in double, as int32; `pads` the explicit pads of
-    an asymmetric window (F.pad's order), else None."""
+def exact_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, dilation, groups):
+    """The convolution of x and the weights less their zero points (x's one value, the weights' one
+    or one per output channel), exact in double; `pads` the explicit pads of an asymmetric window
+    (F.pad's order), else None."""
     x = x.double()
     if x_zero_point is not None:
         x = x - x_zero_point.double().reshape(())
@@ -73,7 +73,48 @@ def integer_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, d
         w = w - _along(w_zero_point.double(), 0, w.dim())
     if pads is not None:
         x = F.pad(x, pads)
-    return torch.convolution(x, w, None, stride, padding, dilation, False, [0] * len(stride), groups).int()
+    return torch.convolution(x, w, None, stride, padding, dilation, False, [0] * len(stride), groups)
+
+
+def integer_matmul(a, a_zero_point, b, b_zero_point):
+    """ONNX's MatMulInteger: exact_matmul as int32."""
+    return exact_matmul(a, a_zero_point, b, b_zero_point).int()
+
+
+def integer_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, dilation, groups):
+    """ONNX's ConvInteger: exact_conv as int32."""
+    return exact_conv(x, x_zero_point, weight, w_zero_point, stride, padding, pads, dilation, groups).int()
+
+
+def requantize(acc, multiplier, zero_point):
+    """An exact accumulator as the output's integers: round(acc * multiplier) (half to even) plus
+    the zero point, saturated to its type (uint8 where there is none)."""
+    dtype = zero_point.dtype if zero_point is not None else torch.uint8
+    y = torch.round(acc * multiplier)
+    if zero_point is not None:
+        y = y + zero_point.double().reshape(())
+    return y.clamp_(torch.iinfo(dtype).min, torch.iinfo(dtype).max).to(dtype)
+
+
+def qlinear_conv_exact(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, bias, stride,
+                       padding, pads, dilation, groups):
+    """ONNX's QLinearConv in any form (the runtime's reference path): the integer convolution plus
+    the int32 bias, exact in double, requantized by x_scale * w_scale / y_scale (w_scale one value
+    or one per output channel)."""
+    acc = exact_conv(x, x_zero_point, w, w_zero_point, stride, padding, pads, dilation, groups)
+    if bias is not None:
+        acc = acc + _along(bias.double(), 1, acc.dim())
+    w_scale = w_scale.double().reshape(-1).expand(w.shape[0])
+    multiplier = _along(w_scale * x_scale.double().reshape(()) / y_scale.double().reshape(()), 1, acc.dim())
+    return requantize(acc, multiplier, y_zero_point)
+
+
+def qlinear_matmul_exact(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
+    """ONNX's QLinearMatMul in any form (the runtime's reference path): the integer product, exact in
+    double, requantized by a_scale * b_scale / y_scale (b's scale and zero point one value or one
+    per column)."""
+    acc = exact_matmul(a, a_zero_point, b, b_zero_point)
+    return requantize(acc, b_scale.double() * a_scale.double().reshape(()) / y_scale.double().reshape(()), y_zero_point)
 
 
 def _packed(weight, make):
