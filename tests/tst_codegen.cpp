@@ -483,7 +483,8 @@ std::string upsampleModel()
 
 // Resize as PyTorch exports F.interpolate and as other exporters write it: bilinear with
 // half_pixel sizes, with pytorch_half_pixel, with align_corners scales, and nearest with
-// asymmetric coordinates and floor; linear and nearest in the other modes and roundings, cubic.
+// asymmetric coordinates and floor; linear and nearest in the other modes and roundings, cubic;
+// tf_crop_and_resize.
 std::string resizeModel()
 {
     OnnxBuilder b;
@@ -517,6 +518,20 @@ std::string resizeModel()
     b.output("y1", {1, 3, 10, 14}).output("y2", {1, 3, 8, 3}).output("y3", {1, 3, 10, 21}).output("y4", {1, 3, 10, 21});
     b.output("y5", {1, 3, 10, 21}).output("y6", {1, 3, 8, 3}).output("y7", {1, 3, 1, 4}).output("y8", {1, 3, 8, 3});
     b.output("y9", {1, 3, 10, 21}).output("y10", {1, 3, 8, 3}).output("y11", {1, 3, 10, 21}).output("y12", {1, 3, 8, 3});
+    // tf_crop_and_resize: a region reaching past the last column (extrapolated), linear to sizes;
+    // a computed region, nearest by scales; cubic to one row (the region's middle).
+    b.initializer("roi", {8}, [](int64_t i) {
+        const float r[8] = {0, 0, 0.2f, 0.1f, 1, 1, 0.9f, 1.3f};
+        return r[i];
+    });
+    b.initializer("half", {}, 0.5f);
+    b.node("Mul", {"roi", "half"}, {"half_roi"});
+    auto& cropLinear = b.node("Resize", {"x", "roi", "", "odd_sizes"}, {"y13"});
+    mode(cropLinear, "linear", "tf_crop_and_resize");
+    OnnxBuilder::setFloat(cropLinear, "extrapolation_value", 9.0f);
+    mode(b.node("Resize", {"x", "half_roi", "scales"}, {"y14"}), "nearest", "tf_crop_and_resize");
+    mode(b.node("Resize", {"x", "roi", "", "one_row"}, {"y15"}), "cubic", "tf_crop_and_resize");
+    b.output("y13", {1, 3, 8, 3}).output("y14", {1, 3, 10, 21}).output("y15", {1, 3, 1, 4});
     return b.bytes();
 }
 

@@ -776,23 +776,23 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
 }
 
 // Resize whose scales or sizes are computed when the code runs (other than the sizes PyTorch
-// writes for F.interpolate(x, size=...), which resize() reads): the onnx_resize helper, which
-// takes each axis as resizeByAxis does once it knows the sizes. None otherwise.
+// writes for F.interpolate(x, size=...), which resize() reads), or in the tf_crop_and_resize
+// mode (with roi and extrapolation_value): the onnx_resize helper, which takes each axis as
+// resizeByAxis does once it knows the sizes. None otherwise.
 E resizeComputed(const Context& c)
 {
     const bool opset10 = c.node.opset < 11;
     const size_t scalesInput = opset10 ? 1 : 2;
     const bool scalesComputed = c.has(scalesInput) && !c.out.isConstant(c.in(scalesInput));
     const bool sizesComputed = !opset10 && c.has(3) && !c.out.isConstant(c.in(3));
-    if (!scalesComputed && !sizesComputed)
-        return E::none();
-    if (sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
-        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat")
-        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides
     const std::string coord =
         opset10 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
-    if (coord == "tf_crop_and_resize")
-        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
+    const bool crop = coord == "tf_crop_and_resize";
+    if (!scalesComputed && !sizesComputed && !crop)
+        return E::none();
+    if (!crop && sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
+        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat")
+        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides
     const std::string mode = c.node.attrString("mode", "nearest");
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
         c.unsupported("mode '" + printable(mode) + "'");
@@ -800,19 +800,24 @@ E resizeComputed(const Context& c)
         const bool empty = c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 0;
         return c.has(i) && !empty ? E::val(c.in(i)) : E::none();
     };
-    return E::call("onnx_resize", {E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode),
-                                   E::text(coord), E::text(c.node.attrString("nearest_mode", "round_prefer_floor")),
-                                   E::real(c.node.attrFloat("cubic_coeff_a", -0.75f)),
-                                   E::boolean(c.node.attrInt("exclude_outside", 0) != 0)});
+    std::vector<E> args{E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode),
+                        E::text(coord), E::text(c.node.attrString("nearest_mode", "round_prefer_floor")),
+                        E::real(c.node.attrFloat("cubic_coeff_a", -0.75f)),
+                        E::boolean(c.node.attrInt("exclude_outside", 0) != 0)};
+    if (crop) {  // roi's region of each axis, and the value of outputs from outside the input
+        args.push_back(given(1));
+        args.push_back(E::real(c.node.attrFloat("extrapolation_value", 0.0f)));
+    }
+    return E::call("onnx_resize", std::move(args));
 }
 
 // Resize of a 4-D tensor's two spatial axes as PyTorch's upsampling, where that computes what
 // the node does: bilinear with half_pixel coordinates (pytorch_half_pixel where no output axis
 // has one element) or align_corners, nearest with asymmetric coordinates and floor (what
 // F.interpolate exports); linear and nearest in the other coordinate modes and roundings, and
-// cubic, but tf_crop_and_resize, axis by axis (resizeByAxis; opset 10's asymmetric too). The
-// output size comes from the inferred shapes; scales (no sizes) must give whole sizes, for
-// PyTorch reads a size's scale as out / in. Scales or sizes computed: resizeComputed.
+// cubic, axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the
+// inferred shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as
+// out / in. Scales or sizes computed, and tf_crop_and_resize: resizeComputed.
 E resize(const Context& c)
 {
     if (const E computed = resizeComputed(c); computed.kind != Expr::Kind::None)
@@ -867,8 +872,6 @@ E resize(const Context& c)
             return E::call("interpolate_bilinear", {x, size, E::text("bilinear").named("mode").inPythonOnly(),
                                                     E::boolean(align).named("align_corners")});
     }
-    if (coord == "tf_crop_and_resize")
-        c.unsupported("coordinate_transformation_mode 'tf_crop_and_resize'");
     if (mode == "linear")
         return resizeByAxis(c, in, out, scales, lengths, coord, "onnx_resize_linear");
     const std::string nearest = c.node.attrString("nearest_mode", "round_prefer_floor");

@@ -155,11 +155,18 @@ at::Tensor onnxTrilu(const at::Tensor& x, const at::Tensor& k, bool upper)
     return upper ? at::triu(x, d) : at::tril(x, d);
 }
 
-// Where output o of an axis of n reads the input (ONNX's coordinate_transformation_mode `mode`;
-// length: the output's unrounded length, n * scale where scales were given).
-double onnxResizeSource(int64_t n, int64_t o, double scale, double length, const std::string& mode)
+// Where output o of `size` along an axis of n reads the input (ONNX's coordinate_transformation_mode
+// `mode`; length: the output's unrounded length, n * scale where scales were given; for
+// tf_crop_and_resize, scale and length are roi's start and end on the axis, fractions of its last
+// index).
+double onnxResizeSource(int64_t n, int64_t size, int64_t o, double scale, double length, const std::string& mode)
 {
     const double x = double(o);
+    if (mode == "tf_crop_and_resize") {  // beyond two of the input's ends only the side matters
+        const double start = scale, end = length, last = double(n - 1);
+        const double source = size > 1 ? start * last + x * (end - start) * last / double(size - 1) : 0.5 * (start + end) * last;
+        return std::clamp(source, -2.0, last + 2.0);
+    }
     if (mode == "asymmetric")
         return x / scale;
     if (mode == "align_corners")
@@ -180,7 +187,7 @@ at::Tensor onnxResizeNearest(const at::Tensor& x, int64_t axis, int64_t size, do
     const int64_t n = x.size(axis);
     Ints index(size_t(size), 0);
     for (int64_t o = 0; o < size; ++o) {
-        const double src = onnxResizeSource(n, o, scale, length, mode), fl = std::floor(src);
+        const double src = onnxResizeSource(n, size, o, scale, length, mode), fl = std::floor(src);
         const double i = nearest == "floor" ? fl
                          : nearest == "ceil" ? std::ceil(src)
                          : src - fl == 0.5   ? fl + (nearest == "round_prefer_ceil" ? 1.0 : 0.0)
@@ -199,7 +206,7 @@ at::Tensor onnxResizeLinear(const at::Tensor& x, int64_t axis, int64_t size, dou
     Ints lo(size_t(size), 0), hi(size_t(size), 0);
     std::vector<float> w(size_t(size), 0.0f);
     for (int64_t o = 0; o < size; ++o) {
-        const double src = std::clamp(onnxResizeSource(n, o, scale, length, mode), 0.0, double(n - 1));
+        const double src = std::clamp(onnxResizeSource(n, size, o, scale, length, mode), 0.0, double(n - 1));
         lo[size_t(o)] = int64_t(std::floor(src));
         hi[size_t(o)] = std::min(lo[size_t(o)] + 1, n - 1);
         w[size_t(o)] = float(src - double(lo[size_t(o)]));
@@ -227,7 +234,7 @@ at::Tensor onnxResizeCubic(const at::Tensor& x, int64_t axis, int64_t size, doub
     std::vector<Ints> taps(4, Ints(size_t(size), 0));
     std::vector<std::vector<float>> weights(4, std::vector<float>(size_t(size), 0.0f));
     for (int64_t o = 0; o < size; ++o) {
-        const double src = onnxResizeSource(n, o, scale, length, mode);
+        const double src = onnxResizeSource(n, size, o, scale, length, mode);
         double w[4], total = 0;
         for (int k = 0; k < 4; ++k) {
             const int64_t tap = int64_t(std::floor(src)) + k - 1;
@@ -250,11 +257,15 @@ at::Tensor onnxResizeCubic(const at::Tensor& x, int64_t axis, int64_t size, doub
     return y.to(x.scalar_type());
 }
 
-// ONNX's Resize with scales or sizes computed when the model runs (one of them undefined): each
-// axis whose size or scale changes, in turn, through the helpers above (sizes: the output's, each
-// axis's scale out / in; scales: each output size floor(in * scale)).
+// ONNX's Resize with scales or sizes computed when the model runs (one of them undefined), or in
+// the tf_crop_and_resize mode: each axis whose size, scale or region changes, in turn, through the
+// helpers above (sizes: the output's, each axis's scale out / in; scales: each output size
+// floor(in * scale)). tf_crop_and_resize spans roi's part of each axis (its starts, then its ends;
+// the whole axis without a roi), and an output whose source lies outside the input on any axis is
+// `extrapolation`, set last.
 at::Tensor onnxResize(const at::Tensor& x, const at::Tensor& scales, const at::Tensor& sizes, const std::string& mode,
-                      const std::string& coordinates, const std::string& nearest, double cubicA, bool excludeOutside)
+                      const std::string& coordinates, const std::string& nearest, double cubicA, bool excludeOutside,
+                      const at::Tensor& roi = {}, double extrapolation = 0.0)
 {
     const int64_t n = x.dim();
     Ints out;
@@ -276,15 +287,38 @@ at::Tensor onnxResize(const at::Tensor& x, const at::Tensor& scales, const at::T
     }
     if (int64_t(out.size()) != n || int64_t(scale.size()) != n)
         throw std::runtime_error("Resize: sizes or scales do not match the input's rank");
+    const bool crop = coordinates == "tf_crop_and_resize";
+    std::vector<double> region(size_t(2 * n), 0.0);
+    std::fill(region.begin() + n, region.end(), 1.0);
+    if (crop && roi.defined() && roi.numel() > 0) {
+        if (roi.numel() != 2 * n)
+            throw std::runtime_error("Resize: roi has " + std::to_string(roi.numel()) + " values for an input of rank " +
+                                     std::to_string(n));
+        const at::Tensor values = roi.to(at::kDouble).contiguous();
+        region.assign(values.data_ptr<double>(), values.data_ptr<double>() + 2 * n);
+    }
+    std::vector<std::pair<int64_t, Ints>> outside;
     at::Tensor y = x;
     for (int64_t axis = 0; axis < n; ++axis) {
         const size_t a = size_t(axis);
-        if (y.size(axis) == out[a] && scale[a] == 1.0)
+        if (y.size(axis) == out[a] && scale[a] == 1.0 && region[a] == 0.0 && region[a + size_t(n)] == 1.0)
             continue;
-        y = mode == "nearest" ? onnxResizeNearest(y, axis, out[a], scale[a], length[a], coordinates, nearest)
-            : mode == "cubic" ? onnxResizeCubic(y, axis, out[a], scale[a], length[a], coordinates, cubicA, excludeOutside)
-                              : onnxResizeLinear(y, axis, out[a], scale[a], length[a], coordinates);
+        const double first = crop ? region[a] : scale[a], second = crop ? region[a + size_t(n)] : length[a];
+        if (crop) {
+            Ints beyond;
+            for (int64_t o = 0; o < out[a]; ++o) {
+                const double src = onnxResizeSource(y.size(axis), out[a], o, first, second, coordinates);
+                if (src < 0 || src > double(y.size(axis) - 1))
+                    beyond.push_back(o);
+            }
+            outside.emplace_back(axis, std::move(beyond));
+        }
+        y = mode == "nearest" ? onnxResizeNearest(y, axis, out[a], first, second, coordinates, nearest)
+            : mode == "cubic" ? onnxResizeCubic(y, axis, out[a], first, second, coordinates, cubicA, excludeOutside)
+                              : onnxResizeLinear(y, axis, out[a], first, second, coordinates);
     }
+    for (const auto& [axis, outputs] : outside)
+        y = y.index_fill(axis, at::tensor(outputs, at::kLong), extrapolation);
     return y;
 }
 

@@ -104,8 +104,14 @@ def onnx_trilu(x, k, upper):
 def onnx_resize_source(n, size, scale, length, mode):
     """Where each of `size` outputs along an axis of n reads the input (ONNX's
     coordinate_transformation_mode `mode`; length: the output's unrounded length, n * scale
-    where scales were given), in double."""
+    where scales were given; for tf_crop_and_resize, scale and length are roi's start and end on
+    the axis, fractions of its last index), in double."""
     o = torch.arange(size, dtype=torch.float64)
+    if mode == 'tf_crop_and_resize':  # beyond two of the input's ends only the side matters
+        start, end = scale, length
+        if size == 1:
+            return torch.full((1,), 0.5 * (start + end) * (n - 1), dtype=torch.float64).clamp(-2, n + 1)
+        return (start * (n - 1) + o * (end - start) * (n - 1) / (size - 1)).clamp(-2, n + 1)
     if mode == 'asymmetric':
         return o / scale
     if mode == 'align_corners':
@@ -175,10 +181,13 @@ def onnx_resize_cubic(x, axis, size, scale, length, mode, a, exclude_outside):
     return y.to(x.dtype)
 
 
-def onnx_resize(x, scales, sizes, mode, coordinates, nearest, cubic_a, exclude_outside):
-    """ONNX's Resize with scales or sizes computed when the model runs (one of them None): each
-    axis whose size or scale changes, in turn, through the helpers above (sizes: the output's,
-    each axis's scale out / in; scales: each output size floor(in * scale))."""
+def onnx_resize(x, scales, sizes, mode, coordinates, nearest, cubic_a, exclude_outside, roi=None, extrapolation=0.0):
+    """ONNX's Resize with scales or sizes computed when the model runs (one of them None), or in
+    the tf_crop_and_resize mode: each axis whose size, scale or region changes, in turn, through
+    the helpers above (sizes: the output's, each axis's scale out / in; scales: each output size
+    floor(in * scale)). tf_crop_and_resize spans roi's part of each axis (its starts, then its
+    ends; the whole axis without a roi), and an output whose source lies outside the input on any
+    axis is `extrapolation`, set last."""
     n = x.dim()
     if sizes is not None and sizes.numel() > 0:
         out = [int(v) for v in sizes.tolist()]
@@ -190,16 +199,27 @@ def onnx_resize(x, scales, sizes, mode, coordinates, nearest, cubic_a, exclude_o
         length = [i * s for i, s in zip(x.shape, scale)]
     if len(out) != n:
         raise ValueError(f'Resize: {len(out)} sizes or scales for an input of rank {n}')
+    crop = coordinates == 'tf_crop_and_resize'
+    region = roi.double().tolist() if crop and roi is not None and roi.numel() > 0 else [0.0] * n + [1.0] * n
+    if len(region) != 2 * n:
+        raise ValueError(f'Resize: roi has {len(region)} values for an input of rank {n}')
+    outside = []
     for axis in range(n):
-        if x.shape[axis] == out[axis] and scale[axis] == 1.0:
+        if x.shape[axis] == out[axis] and scale[axis] == 1.0 and (region[axis], region[axis + n]) == (0.0, 1.0):
             continue
-        args = (x, axis, out[axis], scale[axis], length[axis], coordinates)
+        if crop:
+            src = onnx_resize_source(x.shape[axis], out[axis], region[axis], region[axis + n], coordinates)
+            outside.append((axis, torch.nonzero((src < 0) | (src > x.shape[axis] - 1)).reshape(-1)))
+        args = (x, axis, out[axis], region[axis] if crop else scale[axis], region[axis + n] if crop else length[axis],
+                coordinates)
         if mode == 'nearest':
             x = onnx_resize_nearest(*args, nearest)
         elif mode == 'cubic':
             x = onnx_resize_cubic(*args, cubic_a, exclude_outside)
         else:
             x = onnx_resize_linear(*args)
+    for axis, index in outside:
+        x = x.index_fill(axis, index, extrapolation)
     return x
 
 
