@@ -836,7 +836,7 @@ std::string computedShapesModel()
     b.output("log_sum_exp", {1, 4, 1}).output("kept", {1, 4, 6});
     // Pad by computed pads (one negative) with a computed value, reflect by computed pads, and
     // pads on the axes opset 18 names: constant pads on constant axes out of order, edge on
-    // computed axes (of integers).
+    // computed axes (of integers); reflect of integers by constant pads on the channels.
     auto concat = [&](std::initializer_list<std::string> in, const std::string& out) {
         OnnxBuilder::setInt(b.node("Concat", in, {out}), "axis", 0);
     };
@@ -855,6 +855,9 @@ std::string computedShapesModel()
     OnnxBuilder::setString(b.node("Pad", {"x_int", "pads_e", "", "axes_e"}, {"pad_e"}), "mode", "edge");
     b.output("pad_c", {1, 4, 9}).output("pad_r", {1, 4, 9}).output("pad_a", {1, 4, 9});
     b.output("pad_e", {1, 4, 9}, onnx::TensorProto::INT32);
+    b.initializerInt64("pads_channels", {0, 1, 0, 0, 1, 0});  // constant, on axis 1: no ATen pad takes it
+    OnnxBuilder::setString(b.node("Pad", {"x_int", "pads_channels"}, {"pad_channels"}), "mode", "reflect");
+    b.output("pad_channels", {1, 6, 6}, onnx::TensorProto::INT32);
     return b.bytes();
 }
 

@@ -888,7 +888,8 @@ E resize(const Context& c)
 
 // Pad as the runtime's kernel: constant pads (since opset 18 on the axes input 3 names) as
 // constant_pad_nd, or reflection_pad / replication_pad on the axes after the first two of a 3-D
-// to 5-D floating-point tensor; pads, axes or value computed when the code runs through `onnx_pad`.
+// to 5-D floating-point tensor; other reflect and edge pads, and pads, axes or value computed
+// when the code runs, through `onnx_pad`.
 E pad(const Context& c)
 {
     const std::string mode = c.node.attrString("mode", "constant");
@@ -918,9 +919,13 @@ E pad(const Context& c)
     }
     if (mode != "constant") {
         if (rank < 3 || rank > 5 || pads[0] || pads[1] || pads[size_t(rank)] || pads[size_t(rank) + 1] ||
-            !isFloating(c.dtype(0)))
-            c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
-                          "floating-point tensor");
+            !isFloating(c.dtype(0))) {
+            if (c.node.opset < 11)  // pads as an attribute: no tensor for onnx_pad
+                c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
+                              "floating-point tensor");
+            return E::call("onnx_pad", {E::val(c.in(0)), E::val(c.in(1)), hasAxes ? E::val(c.in(3)) : E::none(),
+                                        E::text(mode), E::none()});
+        }
         p.resize(size_t(2 * (rank - 2)));  // the first two axes', last in that order, are 0
         const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
         return E::call(fn, {E::val(c.in(0)), E::list(p),
