@@ -1035,7 +1035,7 @@ std::string detectionOpsModel()
 // normalization, strided transposed convolutions (padded with output padding; pads that differ
 // between an axis's ends, given and from output_shape and auto_pad), Dropout's mask, training
 // mode (BatchNormalization's statistics, Dropout's computed mode), QLinearConv and QLinearMatMul
-// on the reference path, Cast, Expand,
+// on the reference path, the Lp operators, Cast, Expand,
 // Tile, ConstantOfShape, and GridSample in each mode and padding (RAFT's).
 std::string layersModel()
 {
@@ -1116,6 +1116,17 @@ std::string layersModel()
     b.initializerInts("qb_zero", onnx::TensorProto::UINT8, {120, 128, 130, 0, 255}, {5});
     b.initializer("qm_scale", {}, 0.2f).initializerInts("qm_zero", onnx::TensorProto::UINT8, {100}, {});
     b.node("QLinearMatMul", {"xq_rows", "q_scale", "q_zero", "qb", "qb_scale", "qb_zero", "qm_scale", "qm_zero"}, {"qmatmul"});
+    // The Lp operators: L1 normalization along the channels, an L3 pooling with pads that differ
+    // between an axis's ends, the global L2 norm.
+    auto& l1 = b.node("LpNormalization", {"x"}, {"l1_normalized"});
+    OnnxBuilder::setInt(l1, "p", 1);
+    OnnxBuilder::setInt(l1, "axis", 1);
+    auto& lp = b.node("LpPool", {"x"}, {"lp_pooled"});
+    OnnxBuilder::setInts(lp, "kernel_shape", {3, 2});
+    OnnxBuilder::setInts(lp, "strides", {2, 2});
+    OnnxBuilder::setInts(lp, "pads", {1, 0, 0, 1});
+    OnnxBuilder::setInt(lp, "p", 3);
+    b.node("GlobalLpPool", {"x"}, {"lp_global"});
     OnnxBuilder::setInt(b.node("Cast", {"positive"}, {"mask"}), "to", onnx::TensorProto::FLOAT);
     b.node("Expand", {"column", "full_shape"}, {"columns"});
     b.node("Mul", {"mask", "columns"}, {"y5"});
@@ -1139,6 +1150,7 @@ std::string layersModel()
     b.output("bn_y", {1, 4, 6, 6}).output("bn_mean_out", {4}).output("bn_var_out", {4}).output("dropped", {1, 4, 6, 6});
     b.output("dropped_mask", {1, 4, 6, 6}, onnx::TensorProto::BOOL);
     b.output("qconv", {1, 3, 5, 5}, onnx::TensorProto::INT8).output("qmatmul", {24, 5}, onnx::TensorProto::UINT8);
+    b.output("l1_normalized", {1, 4, 6, 6}).output("lp_pooled", {1, 4, 3, 3}).output("lp_global", {1, 4, 1, 1});
     b.output("y5", {1, 4, 6, 6}).output("y6", {1, 4, 6, 12});
     b.output("y7", {1, 4, 5, 7}).output("y8", {1, 4, 5, 7}).output("y9", {1, 4, 5, 7});
     return b.bytes();

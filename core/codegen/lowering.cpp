@@ -94,6 +94,7 @@ const FunctionName& functionName(const std::string& fn)
         {"group_norm", {"F.group_norm", "at::group_norm"}},
         {"repeat_interleave", {"torch.repeat_interleave", "at::repeat_interleave"}},
         {"sum", {"torch.sum", "at::sum"}},
+        {"vector_norm", {"torch.linalg.vector_norm", "at::linalg_vector_norm"}},
         {"amin", {"torch.amin", "at::amin"}},
         {"pow", {"torch.pow", "at::pow"}},
         {"einsum", {"torch.einsum", "at::einsum"}},
@@ -651,6 +652,58 @@ E reduceComposed(const Context& c)
                                             : E::call("mul", {x, x});
     const E sum = E::call("sum", {summed, dim, keep});
     return op == "ReduceL2" ? E::call("sqrt", {sum}) : op == "ReduceLogSum" ? E::call("log", {sum}) : sum;
+}
+
+// LpPool's and GlobalLpPool's p, as the runtime reads it: a float before opset 2, an int since;
+// positive.
+double lpOrder(const Context& c)
+{
+    const Attribute* a = c.node.attr("p");
+    const double p = !a ? 2.0 : a->kind == Attribute::Kind::Float ? double(a->f) : double(a->i);
+    if (!(p > 0) || !std::isfinite(p))
+        c.unsupported("p " + std::to_string(p) + " is not a positive number");
+    return p;
+}
+
+// The Lp operators as the runtime's kernels compute them: LpNormalization x over its L1 or L2
+// norm along the axis; LpPool the window sums of |x|^p (pads counting as zeros: padded first,
+// then averaged over whole windows and scaled by their size), to the power 1 / p; GlobalLpPool
+// each channel's p-norm.
+E lpNormalization(const Context& c)
+{
+    const int64_t p = c.node.attrInt("p", 2);
+    if (p != 1 && p != 2)
+        c.unsupported("p " + std::to_string(p) + " is not 1 or 2");
+    const E x = E::val(c.in(0)), dim = E::integer(c.axisOrNegative(0, c.node.attrInt("axis", -1))).named("dim"),
+            keep = E::boolean(true).named("keepdim");
+    const E norm = p == 1 ? E::call("sum", {E::call("abs", {x}), dim, keep})
+                          : E::call("sqrt", {E::call("sum", {E::call("mul", {x, x}), dim, keep})});
+    return E::call("div", {x, norm});
+}
+
+E lpPool(const Context& c)
+{
+    const std::vector<int64_t> kernel = c.node.attrInts("kernel_shape");
+    if (kernel.empty() || kernel.size() > 3 || int64_t(kernel.size()) != c.rank(0) - 2)
+        c.unsupported("only 1-D, 2-D and 3-D pooling is supported");
+    for (int64_t d : c.node.attrInts("dilations"))
+        if (d != 1)
+            c.unsupported("dilations other than 1 are not supported");
+    const double p = lpOrder(c);
+    const Window w = windowOf(c, kernel);
+    double volume = 1;
+    for (int64_t k : kernel)
+        volume *= double(k);
+    const E powers = constantPad(E::call("pow", {E::call("abs", {E::val(c.in(0))}), E::real(p)}), w.atenPads(), 0.0);
+    const E mean = E::call("avg_pool" + std::to_string(kernel.size()) + "d",
+                           {powers, E::list(w.kernel), E::list(w.strides), E::list(std::vector<int64_t>(kernel.size(), 0)),
+                            E::boolean(w.ceil)});
+    return E::call("pow", {E::call("mul", {mean, E::real(volume)}), E::real(1.0 / p)});
+}
+
+E globalLpPool(const Context& c)
+{
+    return E::call("vector_norm", {E::val(c.in(0)), E::real(lpOrder(c)), E::list(spatialDims(c.rank(0))), E::boolean(true)});
 }
 
 // Squeeze (axes; none: every axis of size one, as ONNX) and Unsqueeze, one axis at a time.
@@ -1478,6 +1531,9 @@ const std::map<std::string, Lowering>& lowerings()
             return groupNorm(c, groups, scale, bias);
         };
         r["MaxPool"] = [](const Context& c) { return pool(c, true, true); };
+        r["LpNormalization"] = lpNormalization;
+        r["LpPool"] = lpPool;
+        r["GlobalLpPool"] = globalLpPool;
         r["AveragePool"] = [](const Context& c) { return pool(c, false, c.node.attrInt("count_include_pad", 0) != 0); };
         r["GlobalAveragePool"] = [](const Context& c) {
             // 2-D with known sizes: an average pool over the whole image, a channels-last kernel
