@@ -819,6 +819,15 @@ std::string computedShapesModel()
     b.node("Flatten", {"q1"}, {"f1"});
     b.node("Softmax", {"r2"}, {"sm"});
     OnnxBuilder::setInt(b.node("Concat", {"sm", "r1"}, {"cat"}), "axis", -1);
+    // A Pad by constant pads (which give the rank) and a Resize to sizes joined from the input's
+    // own (as F.interpolate exports them) of that value.
+    b.initializerInt64("pads_r2", {0, 1, 0, 0, 0, 1}).initializerInt64("four_columns", {4});
+    b.node("Pad", {"r2", "pads_r2"}, {"padded_r2"});
+    b.node("Shape", {"r2"}, {"r2_shape"});
+    b.node("Slice", {"r2_shape", "zero", "two"}, {"r2_leading"});
+    OnnxBuilder::setInt(b.node("Concat", {"r2_leading", "four_columns"}, {"r2_sizes"}), "axis", 0);
+    OnnxBuilder::setString(b.node("Resize", {"r2", "", "", "r2_sizes"}, {"resized_r2"}), "mode", "linear");
+    b.output("padded_r2", {1, 13, 3}).output("resized_r2", {1, 12, 4});
     b.output("e1", {1, 4, 6}).output("c1", {1, 4, 6}).output("sl1", {1, 4, 3}).output("sl2", {1, 3, 6});
     b.output("nz", {3, -1}, onnx::TensorProto::INT64).output("cmp", {1, 4, 6}).output("rounded", {1, 4, 6});
     b.output("p1", {1}).output("rg", {5}, onnx::TensorProto::INT64).output("rf", {-1});

@@ -844,8 +844,8 @@ E resizeComputed(const Context& c)
     if (!scalesComputed && !sizesComputed && !crop)
         return E::none();
     if (!crop && sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
-        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat")
-        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides
+        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat" && c.graph.value(c.in(0)).type.shape)
+        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides (it needs the rank)
     const std::string mode = c.node.attrString("mode", "nearest");
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
         c.unsupported("mode '" + printable(mode) + "'");
@@ -954,8 +954,10 @@ E pad(const Context& c)
         return E::call("onnx_pad", {E::val(c.in(0)), E::val(c.in(1)), hasAxes ? E::val(c.in(3)) : E::none(), E::text(mode),
                                     c.has(2) ? E::val(c.in(2)) : E::none()});
     }
-    const int64_t rank = c.rank(0);
     auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
+    // Where shape inference could not give the rank (a detector's masks), pads of every axis give it.
+    const bool rankKnown = c.graph.value(c.in(0)).type.shape.has_value();
+    const int64_t rank = rankKnown || hasAxes ? c.rank(0) : int64_t(pads.size() / 2);
     if (hasAxes) {
         std::string problem;
         const auto every = padsOfEveryAxis(pads, c.constInts(3), rank, problem);
