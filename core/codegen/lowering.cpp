@@ -6,6 +6,7 @@
 #include "core/ir/cast_target.h"
 #include "core/ir/dropout.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/lp_pool_order.h"
 #include "core/ir/pad_axes.h"
 #include "core/ir/slice_range.h"
 #include "core/ir/split_parts.h"
@@ -654,12 +655,10 @@ E reduceComposed(const Context& c)
     return op == "ReduceL2" ? E::call("sqrt", {sum}) : op == "ReduceLogSum" ? E::call("log", {sum}) : sum;
 }
 
-// LpPool's and GlobalLpPool's p, as the runtime reads it: a float before opset 2, an int since;
-// positive.
+// LpPool's and GlobalLpPool's p (core/ir/lp_pool_order.h), refused unless positive.
 double lpOrder(const Context& c)
 {
-    const Attribute* a = c.node.attr("p");
-    const double p = !a ? 2.0 : a->kind == Attribute::Kind::Float ? double(a->f) : double(a->i);
+    const double p = lpPoolOrder(c.node);
     if (!(p > 0) || !std::isfinite(p))
         c.unsupported("p " + std::to_string(p) + " is not a positive number");
     return p;

@@ -15,6 +15,7 @@
 
 #include "core/ir/batch_norm.h"
 #include "core/ir/fused_ops.h"
+#include "core/ir/lp_pool_order.h"
 #include "core/ir/window.h"
 #include "core/runtime/runtime.h"
 #include "core/util/error.h"
@@ -680,11 +681,10 @@ void registerNormalizationKernels(KernelRegistry& r)
 }
 
 // Windowed and global pooling.
-// LpPool's and GlobalLpPool's p: a float before opset 2, an int since; positive.
+// LpPool's and GlobalLpPool's p (core/ir/lp_pool_order.h), refused unless positive.
 double lpNormOrder(const KernelContext& c)
 {
-    const Attribute* a = c.node.attr("p");
-    const double p = !a ? 2.0 : a->kind == Attribute::Kind::Float ? double(a->f) : double(a->i);
+    const double p = lpPoolOrder(c.node);
     if (!(p > 0) || !std::isfinite(p))
         c.unsupported("p " + std::to_string(p) + " is not a positive number");
     return p;
