@@ -948,11 +948,13 @@ E pad(const Context& c)
     if (mode != "constant" && mode != "reflect" && mode != "edge")
         c.unsupported("pad mode '" + printable(mode) + "' is not supported");
     const bool hasAxes = c.node.opset >= 18 && c.has(3);
-    if (c.node.opset >= 11 && (!c.out.isConstant(c.in(1)) || (hasAxes && !c.out.isConstant(c.in(3))) ||
-                               (c.has(2) && !c.constScalar(2)))) {
+    auto helper = [&] {
         return E::call("onnx_pad", {E::val(c.in(0)), E::val(c.in(1)), hasAxes ? E::val(c.in(3)) : E::none(), E::text(mode),
                                     c.has(2) ? E::val(c.in(2)) : E::none()});
-    }
+    };
+    if (c.node.opset >= 11 && (!c.out.isConstant(c.in(1)) || (hasAxes && !c.out.isConstant(c.in(3))) ||
+                               (c.has(2) && !c.constScalar(2))))
+        return helper();
     auto pads = c.node.opset < 11 ? c.node.attrInts(c.node.opset < 2 ? "paddings" : "pads") : c.constInts(1);
     // Where shape inference could not give the rank (a detector's masks), pads of every axis give it.
     const bool rankKnown = c.graph.value(c.in(0)).type.shape.has_value();
@@ -977,8 +979,7 @@ E pad(const Context& c)
             if (c.node.opset < 11)  // pads as an attribute: no tensor for onnx_pad
                 c.unsupported("pad mode '" + mode + "' is generated for the axes after the first two of a 3-D to 5-D "
                               "floating-point tensor");
-            return E::call("onnx_pad", {E::val(c.in(0)), E::val(c.in(1)), hasAxes ? E::val(c.in(3)) : E::none(),
-                                        E::text(mode), E::none()});
+            return helper();
         }
         p.resize(size_t(2 * (rank - 2)));  // the first two axes', last in that order, are 0
         const std::string fn = (mode == "reflect" ? "reflection_pad" : "replication_pad") + std::to_string(rank - 2) + "d";
@@ -1091,7 +1092,7 @@ E ifElse(const Context& c)
 }
 
 // The node's body attribute, refused unless it takes `inputs` and gives `outputs` values.
-const Graph& bodyOf(const Context& c, size_t inputs, size_t outputs)
+std::shared_ptr<const Graph> bodyOf(const Context& c, size_t inputs, size_t outputs)
 {
     const Attribute* a = c.node.attr("body");
     if (!a || !a->g)
@@ -1100,21 +1101,20 @@ const Graph& bodyOf(const Context& c, size_t inputs, size_t outputs)
         c.unsupported("the body takes " + std::to_string(a->g->inputs().size()) + " inputs and gives " +
                       std::to_string(a->g->outputs().size()) + " outputs, the node needs " + std::to_string(inputs) +
                       " and " + std::to_string(outputs));
-    return *a->g;
+    return a->g;
 }
 
-// A Loop's or Scan's body as a function of its own inputs (each starting from `starts`' enclosing
-// value, kNone for none), then of the enclosing values it reads, whose expressions go to `outer`.
-// Returns the body's index among the lowered branches (Expr::function).
-size_t lowerBody(const Context& c, const std::vector<ValueId>& starts, std::vector<E>& outer)
+// A Loop's or Scan's body (bodyOf's) as a function of its own inputs (each starting from `starts`'
+// enclosing value, kNone for none), then of the enclosing values it reads, whose expressions go to
+// `outer`. Returns the body's index among the lowered branches (Expr::function).
+size_t lowerBody(const Context& c, std::shared_ptr<const Graph> body, const std::vector<ValueId>& starts, std::vector<E>& outer)
 {
-    const Attribute* a = c.node.attr("body");
-    LoweredBranch b{c.node.id, true, a->g, {}, {}, true};
+    LoweredBranch b{c.node.id, true, body, {}, {}, true};
     for (size_t k = 0; k < starts.size(); ++k) {
-        b.outer.push_back(a->g->inputs()[k]);
+        b.outer.push_back(body->inputs()[k]);
         b.params.push_back(starts[k]);
     }
-    for (const Value& v : a->g->values())
+    for (const Value& v : body->values())
         if (v.isOuterScope && (!v.consumers.empty() || v.isGraphOutput)) {
             const ValueId enclosing = c.graph.findValue(v.name);
             if (enclosing == kNone)
@@ -1155,15 +1155,15 @@ E inputList(const Context& c, size_t first, size_t count)
 E loop(const Context& c)
 {
     const size_t n = c.node.inputs.size() < 2 ? 0 : c.node.inputs.size() - 2;
-    const Graph& body = bodyOf(c, n + 2, c.node.outputs.size() + 1);
+    const std::shared_ptr<const Graph> body = bodyOf(c, n + 2, c.node.outputs.size() + 1);
     std::vector<ValueId> starts{kNone, kNone};
     for (size_t j = 0; j < n; ++j)
         starts.push_back(c.in(2 + j));
     std::vector<E> outer;
-    const size_t index = lowerBody(c, starts, outer);
+    const size_t index = lowerBody(c, body, starts, outer);
     const E call = E::call("onnx_loop", {E::function(index), c.has(0) ? E::val(c.in(0)) : E::none(),
                                          c.has(1) ? E::val(c.in(1)) : E::none(), inputList(c, 2, n),
-                                         E::tensors(std::move(outer)), scanTypes(c, body, 1 + n)});
+                                         E::tensors(std::move(outer)), scanTypes(c, *body, 1 + n)});
     return c.node.outputs.size() == 1 ? E::index(call, 0) : c.outputs(call, c.node.outputs.size());
 }
 
@@ -1182,7 +1182,7 @@ E scan(const Context& c)
     if (c.node.outputs.size() < n)
         c.unsupported("it has fewer outputs than states");
     const size_t k = c.node.outputs.size() - n;
-    const Graph& body = bodyOf(c, n + size_t(m), n + k);
+    const std::shared_ptr<const Graph> body = bodyOf(c, n + size_t(m), n + k);
     auto perEntry = [&](const char* name, size_t count) {
         std::vector<int64_t> v = c.node.attrInts(name);
         if (v.empty())
@@ -1195,17 +1195,17 @@ E scan(const Context& c)
     for (size_t j = first; j < inputs; ++j)
         starts.push_back(c.in(j));
     std::vector<E> outer;
-    const size_t index = lowerBody(c, starts, outer);
+    const size_t index = lowerBody(c, body, starts, outer);
     const E call =
         batched ? E::call("onnx_scan_batched", {E::function(index), c.has(0) ? E::val(c.in(0)) : E::none(),
                                                 inputList(c, 1, n), inputList(c, 1 + n, size_t(m)),
                                                 E::tensors(std::move(outer)), E::list(perEntry("directions", size_t(m))),
-                                                scanTypes(c, body, n)})
+                                                scanTypes(c, *body, n)})
                 : E::call("onnx_scan", {E::function(index), inputList(c, 0, n), inputList(c, n, size_t(m)),
                                         E::tensors(std::move(outer)), E::list(perEntry("scan_input_axes", size_t(m))),
                                         E::list(perEntry("scan_input_directions", size_t(m))),
                                         E::list(perEntry("scan_output_axes", k)),
-                                        E::list(perEntry("scan_output_directions", k)), scanTypes(c, body, n)});
+                                        E::list(perEntry("scan_output_directions", k)), scanTypes(c, *body, n)});
     return c.node.outputs.size() == 1 ? E::index(call, 0) : c.outputs(call, c.node.outputs.size());
 }
 
