@@ -456,6 +456,22 @@ private Q_SLOTS:
         QVERIFY2(batch.out.contains("float[3x10]"), qPrintable(batch.out));
     }
 
+    // ScatterND's reductions run on ATen functions that warn they are in beta: the notice,
+    // and glog's header before it, say nothing about the model and stay out of the output.
+    void runPrintsNoLibtorchNotices()
+    {
+        test::OnnxBuilder b(16);
+        b.input("data", {4, 3}).initializerInt64("indices", {1, 1}, {2, 1}).initializer("updates", {2, 3}, 2.0f);
+        b.output("y", {4, 3});
+        test::OnnxBuilder::setString(b.node("ScatterND", {"data", "indices", "updates"}, {"y"}), "reduction", "mul");
+        const QString file = work_.filePath("scatter_nd_mul.onnx");
+        QVERIFY(test::writeModel(b, file.toStdString()));
+        const auto r = test::runCli({"run", file});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("y  float[4x3]"), qPrintable(r.out));
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    }
+
     void runErrors_data()
     {
         QTest::addColumn<QStringList>("args");

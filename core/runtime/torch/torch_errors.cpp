@@ -2,6 +2,8 @@
 
 #include <c10/util/Exception.h>
 
+#include <cstdio>
+#include <mutex>
 #include <new>
 
 namespace ramiel {
@@ -25,7 +27,23 @@ std::string withoutAllocatorPrefix(const std::string& line)
     return at == std::string::npos ? line : line.substr(at + marker.size());
 }
 
+class OneLineWarnings final : public c10::WarningHandler {
+public:
+    void process(const c10::SourceLocation&, const std::string& msg, bool) override
+    {
+        if (msg.find("is in beta and the API may change") != std::string::npos)
+            return;
+        std::fprintf(stderr, "libtorch warning: %s\n", firstLine(msg).c_str());
+    }
+};
+
 }  // namespace
+
+void installTorchWarningHandler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { c10::Warning::set_warning_handler(new OneLineWarnings); });  // outlives every warning
+}
 
 void rethrowAsError(ErrorKind kind, const std::string& file, const std::string& prefix, bool keepErrorKind)
 {

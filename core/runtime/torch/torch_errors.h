@@ -1,5 +1,6 @@
 // libtorch's exceptions as Ramiel's errors: one line (c10 appends a multi-line
-// backtrace to what()), and allocation failures as ErrorKind::Resource.
+// backtrace to what()), and allocation failures as ErrorKind::Resource; its warnings as
+// one line each.
 #pragma once
 
 #include "core/util/error.h"
@@ -14,6 +15,11 @@ namespace ramiel {
 // Resource; a ramiel::Error keeps its own kind when `keepErrorKind` (and its file, if it has one).
 [[noreturn]] void rethrowAsError(ErrorKind kind, const std::string& file, const std::string& prefix,
                                  bool keepErrorKind = true);
+
+// Once per process: libtorch's warnings go to stderr as one line ("libtorch warning: ..."),
+// without glog's header; notices that an ATen function Ramiel calls is in beta are dropped
+// (they say nothing about the model, and index_reduce_/scatter_reduce_ give them).
+void installTorchWarningHandler();
 
 // Runs f(), turning whatever it throws into an Error as rethrowAsError does.
 template <typename F>

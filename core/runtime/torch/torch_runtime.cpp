@@ -34,6 +34,7 @@ public:
         // processes of four (4-6x the page faults), 19-20 ms in every one with them.
         installAlignedAllocator();
         initIntraOpThreads();
+        installTorchWarningHandler();
     }
     std::string description() const override
     {
