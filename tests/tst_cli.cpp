@@ -472,6 +472,75 @@ private Q_SLOTS:
         QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     }
 
+    // An output the run gives otherwise than the model declares it: a warning after the
+    // summary (ONNX's shape inference stops at such a node, so only the run tells), none
+    // where the inputs themselves were not fed as declared.
+    void runWarnsWhereOutputsContradictDeclarations_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QList<qint64>>("declared");
+        QTest::addColumn<int>("declaredType");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("warning");
+        const int f = onnx::TensorProto::FLOAT;
+        QTest::newRow("size") << "Relu" << QList<qint64>{4, 3} << f << QStringList{}
+                              << "output 'y' is declared float[4x3]; the run gave float[4x4]";
+        QTest::newRow("rank") << "Relu" << QList<qint64>{16} << f << QStringList{}
+                              << "output 'y' is declared float[16]; the run gave float[4x4]";
+        QTest::newRow("element type") << "Relu" << QList<qint64>{4, 4} << int(onnx::TensorProto::INT64) << QStringList{}
+                                      << "output 'y' is declared int64[4x4]; the run gave float[4x4]";
+        QTest::newRow("data-dependent size") << "Reshape" << QList<qint64>{2, 8} << f << QStringList{"shape=4,4"}
+                                             << "output 'y' is declared float[2x8]; the run gave float[4x4]";
+        QTest::newRow("as declared") << "Reshape" << QList<qint64>{2, 8} << f << QStringList{"shape=2,8"} << "";
+        QTest::newRow("unknown size") << "Reshape" << QList<qint64>{-1, 8} << f << QStringList{"shape=2,8"} << "";
+        QTest::newRow("input not as declared") << "Relu" << QList<qint64>{4, 3} << f << QStringList{"x=8,4"} << "";
+    }
+
+    void runWarnsWhereOutputsContradictDeclarations()
+    {
+        QFETCH(QString, op);
+        QFETCH(QList<qint64>, declared);
+        QFETCH(int, declaredType);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, warning);
+        test::OnnxBuilder b;
+        b.input("x", {4, 4});
+        if (op == "Reshape") {
+            b.input("shape", {2}, onnx::TensorProto::INT64);
+            b.node("Reshape", {"x", "shape"}, {"y"});
+        } else {
+            b.node(op.toStdString(), {"x"}, {"y"});
+        }
+        b.output("y", std::vector<int64_t>(declared.begin(), declared.end()), onnx::TensorProto::DataType(declaredType));
+        const QString file = work_.filePath(QString("declared_%1.onnx").arg(QTest::currentDataTag()).replace(' ', '_'));
+        QVERIFY(test::writeModel(b, file.toStdString()));
+        QStringList args{"run", file};
+        for (const QString& spec : extra) {  // NAME=d1,d2: an input of those sizes (int64 ones hold them)
+            const QString name = spec.section('=', 0, 0);
+            Tensor t;
+            for (const QString& d : spec.section('=', 1).split(','))
+                t.dims.push_back(d.toLongLong());
+            t.dtype = name == "shape" ? DataType::Int64 : DataType::Float;
+            if (name == "shape") {
+                const std::vector<int64_t> values = t.dims;
+                t.dims = {int64_t(values.size())};
+                t.data.assign(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(int64_t));
+            } else {
+                t.data.assign(size_t(t.numel() * 4), '\0');
+            }
+            const QString npy = work_.filePath(QString("%1_%2.npy").arg(QTest::currentDataTag(), name).replace(' ', '_'));
+            writeNpy(npy.toStdString(), t);
+            args << "--input" << name + "=" + npy;
+        }
+        const auto r = test::runCli(args);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("y  float["), qPrintable(r.out));
+        if (warning.isEmpty())
+            QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        else
+            QCOMPARE(r.err.trimmed(), "ramiel: warning: " + file + ": " + warning);
+    }
+
     void runErrors_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -2,6 +2,7 @@
 #include "analysis.h"
 #include "commands.h"
 
+#include "core/ir/declared_types.h"
 #include "core/onnx/onnx_import.h"
 #include "core/pipeline/run_inputs.h"
 #include "core/runtime/runtime.h"
@@ -90,8 +91,9 @@ Command addRunCommand(CLI::App& app)
                 for (ValueId v : model.graph.outputs())
                     checkStorable(v, model.graph.value(v).type.dtype);
                 const auto compiled = runtime().compile(model);
-                compiled->setInputs(pipeline::runInputs(model, *compiled, o->model.prepare.inputs, o->batch, o->seed,
-                                                        pipeline::FileSamples::AsHeld));
+                const std::vector<Tensor> inputs = pipeline::runInputs(model, *compiled, o->model.prepare.inputs, o->batch,
+                                                                       o->seed, pipeline::FileSamples::AsHeld);
+                compiled->setInputs(inputs);
                 const double seconds = compiled->serialExecutor(o->threads)->run();
                 const std::vector<Tensor> outputs = compiled->outputs();
                 for (size_t i = 0; i < outputs.size(); ++i)
@@ -120,6 +122,8 @@ Command addRunCommand(CLI::App& app)
                     if (!saved.empty())
                         std::cout << "    saved " << printable(saved[i]) << "\n";
                 }
+                for (const std::string& line : outputsContradictingDeclarations(model.graph, inputs, outputs))
+                    std::cerr << "ramiel: warning: " << printable(model.path) << ": " << printable(line) << "\n";
                 return 0;
             }};
 }
