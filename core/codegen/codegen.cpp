@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace ramiel {
@@ -178,11 +179,18 @@ std::string Renderer::expr(const Expr& e) const
         if (!syntax.python)
             return expr(e.args[0]) + ".slice(" + std::to_string(e.i) + ", " + syntax.integer(start) + ", " +
                    (end == Expr::kToEnd ? std::string("INT64_MAX") : syntax.integer(end)) + ", " + std::to_string(step) + ")";
-        std::string s = expr(e.args[0]) + "[";
-        for (int64_t d = 0; d < e.i; ++d)
-            s += ":, ";
-        s += (start ? std::to_string(start) : "") + ":" + (end == Expr::kToEnd ? "" : std::to_string(end));
-        return s + (step != 1 ? ":" + std::to_string(step) : "") + "]";
+        // Slices of distinct dimensions one inside another read as one subscript: x[:, :, 1:, :-1].
+        std::map<int64_t, std::string> ranges;
+        const Expr* object = &e;
+        for (; object->kind == Expr::Kind::Slice && !ranges.count(object->i); object = &object->args[0]) {
+            const int64_t from = object->ints[0], to = object->ints[1], by = object->ints[2];
+            ranges[object->i] = (from ? std::to_string(from) : "") + ":" + (to == Expr::kToEnd ? "" : std::to_string(to)) +
+                                (by != 1 ? ":" + std::to_string(by) : "");
+        }
+        std::string s = expr(*object) + "[";
+        for (int64_t d = 0; d <= ranges.rbegin()->first; ++d)
+            s += (d ? ", " : "") + (ranges.count(d) ? ranges[d] : std::string(":"));
+        return s + "]";
     }
     case Expr::Kind::Text: return "\"" + e.fn + "\"";
     case Expr::Kind::Sizes: return expr(e.args[0]) + (syntax.python ? ".shape" : ".sizes()");
