@@ -563,8 +563,9 @@ std::string splitBranchesModel()
 // kernels do not compute, step by step: a bidirectional GRU whose reset gate comes before its
 // linear transformation (ONNX's default) over ragged rows (one of length 0) from initial states,
 // a reverse LSTM with peepholes in layout 1 (batch first), and an RNN (Relu) whose weights are
-// computed; a GRU of PyTorch's kind in layout 1 runs on its kernel. And ReverseSequence, time
-// axis first and batch axis first.
+// computed; a GRU of PyTorch's kind in layout 1 runs on its kernel; an LSTM, a GRU and an RNN
+// with a clip, other activations and input_forget. And ReverseSequence, time axis first and
+// batch axis first.
 std::string recurrentStatesModel()
 {
     OnnxBuilder b(14);
@@ -630,6 +631,31 @@ std::string recurrentStatesModel()
     OnnxBuilder::setInt(batchFirst, "linear_before_reset", 1);
     OnnxBuilder::setInt(batchFirst, "layout", 1);
     b.output("first_y", {2, 6, 1, 4});
+
+    // The cell options only the step-by-step helpers take: a clip of the gates' inputs, any of
+    // ONNX's activations with their alphas and betas (taken in order by the functions that use
+    // them, direction after direction), an LSTM's input_forget.
+    auto& clipped = b.node("LSTM", {"x", "peep_w", "peep_r", "peep_b"}, {"clip_y", "clip_h"}, "lstm_cell_options");
+    OnnxBuilder::setInt(clipped, "hidden_size", 3);
+    OnnxBuilder::setFloat(clipped, "clip", 0.3f);
+    OnnxBuilder::setInt(clipped, "input_forget", 1);
+    OnnxBuilder::setStrings(clipped, "activations", {"HardSigmoid", "ScaledTanh", "Softsign"});
+    OnnxBuilder::setFloats(clipped, "activation_alpha", {0.3f, 1.5f});
+    OnnxBuilder::setFloats(clipped, "activation_beta", {0.4f, 0.8f});
+    auto& gruOptions = b.node("GRU", {"x", "reset_w", "reset_r", "reset_b"}, {"gru_options_y"}, "gru_cell_options");
+    OnnxBuilder::setInt(gruOptions, "hidden_size", 4);
+    OnnxBuilder::setString(gruOptions, "direction", "bidirectional");
+    OnnxBuilder::setFloat(gruOptions, "clip", 0.5f);
+    OnnxBuilder::setStrings(gruOptions, "activations", {"Sigmoid", "LeakyRelu", "HardSigmoid", "Tanh"});
+    OnnxBuilder::setFloats(gruOptions, "activation_alpha", {0.2f, 0.25f});
+    OnnxBuilder::setFloats(gruOptions, "activation_beta", {0.45f});
+    auto& rnnOptions = b.node("RNN", {"x", "rnn_w", "rnn_r", "rnn_b"}, {"rnn_options_y"}, "rnn_cell_options");
+    OnnxBuilder::setInt(rnnOptions, "hidden_size", 4);
+    OnnxBuilder::setString(rnnOptions, "direction", "bidirectional");
+    OnnxBuilder::setStrings(rnnOptions, "activations", {"Elu", "Softplus"});
+    OnnxBuilder::setFloats(rnnOptions, "activation_alpha", {0.7f});
+    b.output("clip_y", {6, 1, 2, 3}).output("clip_h", {1, 2, 3}).output("gru_options_y", {6, 2, 2, 4});
+    b.output("rnn_options_y", {6, 2, 2, 4});
 
     b.initializerInt64("reverse_lens", {3, 6});
     b.node("ReverseSequence", {"x", "reverse_lens"}, {"reversed"});
@@ -1759,17 +1785,18 @@ private Q_SLOTS:
         QVERIFY(!QDir(outDir).exists());
     }
 
-    // A recurrent layer the generated helpers do not compute (clip, input_forget, activations
-    // other than the defaults) is refused in one line naming the node and what it has; nothing
-    // is written.
+    // A recurrent layer the generated helpers do not compute (an activation ONNX lacks, the
+    // wrong number of them, a clip that is not positive) is refused in one line naming the node
+    // and what it has; nothing is written.
     void refusesRecurrentLayersItCannotLower_data()
     {
         QTest::addColumn<QString>("op");
         QTest::addColumn<QString>("attribute");  // name=value (a string, or an integer)
         QTest::addColumn<QString>("message");
-        QTest::newRow("input forget") << "LSTM" << "input_forget=1" << "input_forget 1";
-        QTest::newRow("clip") << "LSTM" << "clip=3" << "clip";
-        QTest::newRow("rnn sigmoid") << "RNN" << "activations=Sigmoid" << "activations other than ONNX's defaults";
+        QTest::newRow("unknown activation") << "RNN" << "activations=Gelu"
+                                            << "activation 'Gelu' is not one of ONNX's recurrent activations";
+        QTest::newRow("too few activations") << "LSTM" << "activations=Tanh" << "activations lists 1 functions where 3";
+        QTest::newRow("clip of 0") << "GRU" << "clip=0" << "is not positive";
     }
     void refusesRecurrentLayersItCannotLower()
     {

@@ -8,6 +8,7 @@
 #include "core/ir/fused_ops.h"
 #include "core/ir/lp_pool_order.h"
 #include "core/ir/pad_axes.h"
+#include "core/ir/recurrent_activations.h"
 #include "core/ir/slice_range.h"
 #include "core/ir/split_parts.h"
 #include "core/ir/window.h"
@@ -737,8 +738,9 @@ E squeeze(const Context& c, bool unsqueeze)
 // input_forget, float weights: as PyTorch's one-layer kernels (the `recurrent` helper; with
 // sequence_lens on packed sequences) where they compute the node (forward or bidirectional, a
 // GRU's reset gate applied after its linear transformation, no peepholes) and its weights are
-// constants, else step by step (`recurrent_steps`). Layout 1 runs on the input and initial states
-// transposed (`recurrent_batch_first` puts the outputs back).
+// constants, else step by step (`recurrent_steps`, which also takes a clip, any of ONNX's
+// activations and input_forget). Layout 1 runs on the input and initial states transposed
+// (`recurrent_batch_first` puts the outputs back).
 E recurrent(const Context& c)
 {
     const std::string& op = c.node.opType;
@@ -746,27 +748,21 @@ E recurrent(const Context& c)
     if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
         c.unsupported("direction '" + printable(direction) + "'");
     const bool batchFirst = c.node.attrInt("layout", 0) != 0;
-    if (c.node.attr("clip") || c.node.attr("activation_alpha") || c.node.attr("activation_beta"))
-        c.unsupported("clip and activation parameters are not supported");
-    if (c.node.attrInt("input_forget", 0) != 0)
-        c.unsupported("input_forget 1");
+    const double clip = c.node.attrFloat("clip", 0);
+    if (c.node.attr("clip") && !(clip > 0))
+        c.unsupported("clip " + std::to_string(clip) + " is not positive");
+    const bool inputForget = c.node.attrInt("input_forget", 0) != 0;
     const bool resetFirst = op == "GRU" && c.node.attrInt("linear_before_reset", 0) == 0;
-    const Attribute* a = c.node.attr("activations");
-    std::vector<std::string> acts = a ? a->strings : std::vector<std::string>{};
     const size_t directions = direction == "bidirectional" ? 2 : 1;
+    std::string why;
+    const auto acts = recurrentActivations(c.node, directions, why);
+    if (!acts)
+        c.unsupported(why);
     std::string kind = op == "LSTM" ? "lstm" : op == "GRU" ? "gru" : "rnn_tanh";
-    const std::vector<std::string> standard = op == "LSTM" ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-                                            : op == "GRU"  ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                           : std::vector<std::string>{acts.empty() ? "Tanh" : acts[0]};
-    if (op == "RNN" && standard[0] == "Relu")
+    const bool allRelu = std::all_of(acts->begin(), acts->end(), [](const RecurrentActivation& a) { return a.name == "relu"; });
+    if (op == "RNN" && allRelu)
         kind = "rnn_relu";
-    if (!acts.empty()) {
-        if (acts.size() != standard.size() * directions)
-            c.unsupported(std::to_string(acts.size()) + " activations for " + std::to_string(directions) + " direction(s)");
-        for (size_t i = 0; i < acts.size(); ++i)
-            if (acts[i] != standard[i % standard.size()] || (op == "RNN" && acts[i] != "Tanh" && acts[i] != "Relu"))
-                c.unsupported("activations other than ONNX's defaults and an RNN's Relu (" + printable(acts[i]) + ")");
-    }
+    const bool otherActivations = *acts != defaultRecurrentActivations(op, directions) && !(op == "RNN" && allRelu);
     const size_t last = op == "LSTM" ? 7 : 5;  // the last input: an LSTM's peepholes, else initial_h
     bool constantWeights = true;
     for (size_t i : {size_t(1), size_t(2), size_t(3), size_t(7)})
@@ -779,7 +775,8 @@ E recurrent(const Context& c)
         c.unsupported("recurrent layers are generated for float sequences only");
     if (c.has(4) && c.dtype(4) != DataType::Int32 && c.dtype(4) != DataType::Int64)
         c.unsupported("sequence_lens is not an integer tensor");
-    const bool steps = direction == "reverse" || resetFirst || (op == "LSTM" && c.has(7)) || !constantWeights;
+    const bool cellOptions = clip > 0 || otherActivations || inputForget;  // what only recurrent_steps takes
+    const bool steps = direction == "reverse" || resetFirst || (op == "LSTM" && c.has(7)) || !constantWeights || cellOptions;
     if (resetFirst)
         kind = "gru_reset_first";
     // X, W, R, then B, sequence_lens, initial_h, initial_c and P up to the last one given (the
@@ -800,6 +797,17 @@ E recurrent(const Context& c)
             given = i;
     for (size_t i = 3; i <= given; ++i)
         args.push_back(c.has(i) ? input(i) : E::none());
+    if (cellOptions) {  // keywords in Python; in C++ after every optional input
+        static const char* const names[] = {"b", "sequence_lens", "initial_h", "initial_c", "p"};
+        for (size_t i = given + 1; i <= 7; ++i)
+            args.push_back(E::none().named(names[i - 3], true));
+        std::vector<E> functions;
+        for (const RecurrentActivation& a : *acts)
+            functions.push_back(E::tensors({E::text(a.name), E::real(a.alpha), E::real(a.beta)}));
+        args.push_back(E::real(clip).named("clip", !(clip > 0)));
+        args.push_back(E::tensors(otherActivations ? std::move(functions) : std::vector<E>{}).named("activations", !otherActivations));
+        args.push_back(E::boolean(inputForget).named("input_forget", !inputForget));
+    }
     // Y alone, or Y and the final states (all of them: the helpers give them all).
     E call = E::call(steps ? "recurrent_steps" : "recurrent", std::move(args));
     if (batchFirst)

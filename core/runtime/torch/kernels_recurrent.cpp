@@ -7,6 +7,7 @@
 // writes zeros to Y; in reverse a row starts at its own last step.
 #include "core/runtime/torch/kernel.h"
 
+#include "core/ir/recurrent_activations.h"
 #include "core/runtime/torch/activation_loops.h"
 #include "core/runtime/torch/intra_op_threads.h"
 #include "core/runtime/torch/matrix_vector.h"
@@ -16,7 +17,6 @@
 #include "core/util/error.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <exception>
 #include <optional>
@@ -66,55 +66,24 @@ struct Activation {
     }
 };
 
-// The node's activations, `perDirection` a direction: the attribute's names (any
-// case; one direction's names serve both directions of a bidirectional node) with
-// alphas and betas taken in order by the functions that use them, else the defaults.
-std::vector<Activation> activationsOf(const KernelContext& c, const std::vector<std::string>& defaults, int64_t directions)
+// The node's activations (core/ir/recurrent_activations.h), direction by direction.
+std::vector<Activation> activationsOf(const KernelContext& c, int64_t directions)
 {
     using K = Activation::Kind;
-    struct Spec {
-        const char* name;
-        K kind;
-        bool usesAlpha, usesBeta;
-        float alpha, beta;
+    static const std::pair<const char*, K> kinds[] = {
+        {"relu", K::Relu},           {"tanh", K::Tanh},           {"sigmoid", K::Sigmoid},
+        {"affine", K::Affine},       {"leakyrelu", K::LeakyRelu}, {"thresholdedrelu", K::ThresholdedRelu},
+        {"scaledtanh", K::ScaledTanh}, {"hardsigmoid", K::HardSigmoid}, {"elu", K::Elu},
+        {"softsign", K::Softsign},   {"softplus", K::Softplus},
     };
-    static const Spec specs[] = {
-        {"relu", K::Relu, false, false, 0, 0},          {"tanh", K::Tanh, false, false, 0, 0},
-        {"sigmoid", K::Sigmoid, false, false, 0, 0},    {"affine", K::Affine, true, true, 1, 0},
-        {"leakyrelu", K::LeakyRelu, true, false, 0.01f, 0}, {"thresholdedrelu", K::ThresholdedRelu, true, false, 1, 0},
-        {"scaledtanh", K::ScaledTanh, true, true, 1, 1}, {"hardsigmoid", K::HardSigmoid, true, true, 0.2f, 0.5f},
-        {"elu", K::Elu, true, false, 1, 0},             {"softsign", K::Softsign, false, false, 0, 0},
-        {"softplus", K::Softplus, false, false, 0, 0},
-    };
-    const Attribute* given = c.node.attr("activations");
-    std::vector<std::string> names = given ? given->strings : std::vector<std::string>{};
-    const size_t perDirection = defaults.size();
-    if (names.empty())
-        for (int64_t d = 0; d < directions; ++d)
-            names.insert(names.end(), defaults.begin(), defaults.end());
-    else if (names.size() == perDirection && directions == 2)
-        names.insert(names.end(), given->strings.begin(), given->strings.end());
-    if (names.size() != perDirection * size_t(directions))
-        c.unsupported("activations lists " + std::to_string(names.size()) + " functions where " +
-                      std::to_string(perDirection * size_t(directions)) + " are expected");
-    const Attribute* alphaAttr = c.node.attr("activation_alpha");
-    const Attribute* betaAttr = c.node.attr("activation_beta");
-    const std::vector<float> alphas = alphaAttr ? alphaAttr->floats : std::vector<float>{};
-    const std::vector<float> betas = betaAttr ? betaAttr->floats : std::vector<float>{};
-    size_t nextAlpha = 0, nextBeta = 0;
+    std::string why;
+    const auto functions = recurrentActivations(c.node, size_t(directions), why);
+    if (!functions)
+        c.unsupported(why);
     std::vector<Activation> out;
-    for (const std::string& name : names) {
-        std::string lower = name;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-        const Spec* spec = std::find_if(std::begin(specs), std::end(specs), [&](const Spec& s) { return lower == s.name; });
-        if (spec == std::end(specs))
-            c.unsupported("activation '" + name + "' is not one of ONNX's recurrent activations");
-        Activation a{spec->kind, spec->alpha, spec->beta};
-        if (spec->usesAlpha && nextAlpha < alphas.size())
-            a.alpha = alphas[nextAlpha++];
-        if (spec->usesBeta && nextBeta < betas.size())
-            a.beta = betas[nextBeta++];
-        out.push_back(a);
+    for (const RecurrentActivation& f : *functions) {
+        const auto* k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& e) { return f.name == e.first; });
+        out.push_back({k->second, f.alpha, f.beta});
     }
     return out;
 }
@@ -457,11 +426,7 @@ Kernel recurrentKernel(const KernelContext& c, Cell cell)
     r.clip = c.node.attrFloat("clip", 0);
     if (c.node.attr("clip") && !(r.clip > 0))
         c.unsupported("clip " + std::to_string(r.clip) + " is not positive");
-    r.activations = activationsOf(c,
-                                  cell == Cell::Rnn   ? std::vector<std::string>{"Tanh"}
-                                  : cell == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                                                      : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"},
-                                  r.directions);
+    r.activations = activationsOf(c, r.directions);
     const bool peepholeConstant = cell != Cell::Lstm || !c.hasInput(7) || c.isConstant(7);
     std::shared_ptr<const Weights> prepared;
     if (c.isConstant(1) && c.isConstant(2) && (!c.hasInput(3) || c.isConstant(3)) && peepholeConstant) {

@@ -96,27 +96,72 @@ std::vector<at::Tensor> recurrent(const std::string& kind, const at::Tensor& x, 
     return out;
 }
 
+// An activation function of a recurrent layer as ONNX names it (lower case), with its alpha and beta.
+struct RecurrentActivation {
+    std::string name;
+    double alpha = 0, beta = 0;
+};
+
+at::Tensor recurrentActivation(const RecurrentActivation& a, const at::Tensor& v)
+{
+    if (a.name == "relu")
+        return at::relu(v);
+    if (a.name == "tanh")
+        return at::tanh(v);
+    if (a.name == "sigmoid")
+        return at::sigmoid(v);
+    if (a.name == "affine")
+        return a.alpha * v + a.beta;
+    if (a.name == "leakyrelu")
+        return at::leaky_relu(v, a.alpha);
+    if (a.name == "thresholdedrelu")
+        return at::where(v > a.alpha, v, at::zeros_like(v));
+    if (a.name == "scaledtanh")
+        return a.alpha * at::tanh(a.beta * v);
+    if (a.name == "hardsigmoid")
+        return (a.alpha * v + a.beta).clamp(0, 1);
+    if (a.name == "elu")
+        return at::elu(v, a.alpha);
+    if (a.name == "softsign")
+        return v / (1 + v.abs());
+    return at::softplus(v);  // "softplus"
+}
+
+// Each kind's activation functions by default: an LSTM's f, g, h, a GRU's f, g, an RNN's f.
+std::vector<RecurrentActivation> recurrentDefaults(const std::string& kind)
+{
+    if (kind == "lstm")
+        return {{"sigmoid"}, {"tanh"}, {"tanh"}};
+    if (kind == "gru" || kind == "gru_reset_first")
+        return {{"sigmoid"}, {"tanh"}};
+    return {{kind == "rnn_relu" ? "relu" : "tanh"}};
+}
+
 // One step of ONNX's cell: the next h and c (an LSTM's; c as given for the others) from the
 // input's projection xw (its bias added), the recurrent weights r and their bias rb, in ONNX's
-// gate order (LSTM i, o, f, c; GRU z, r, h) and with its default activations.
+// gate order (LSTM i, o, f, c; GRU z, r, h), with the activation functions acts, each gate's
+// input clipped to [-clip, clip] where clip > 0, and an LSTM's forget gate 1 - i where inputForget.
 std::pair<at::Tensor, at::Tensor> recurrentStep(const std::string& kind, const at::Tensor& xw, const at::Tensor& h,
                                                 const at::Tensor& c, const at::Tensor& r, const at::Tensor& rb,
-                                                const at::Tensor& p)
+                                                const at::Tensor& p, const std::vector<RecurrentActivation>& acts,
+                                                double clip, bool inputForget)
 {
     const int64_t hidden = h.size(-1);
+    auto f = [&](const at::Tensor& v) { return recurrentActivation(acts[0], v); };
+    auto gate = [&](const at::Tensor& v) { return clip > 0 ? v.clamp(-clip, clip) : v; };
     if (kind == "gru_reset_first") {
-        const at::Tensor zr = at::sigmoid(xw.slice(1, 0, 2 * hidden) +
-                                          at::addmm(rb.slice(0, 0, 2 * hidden), h, r.slice(0, 0, 2 * hidden).t()));
+        const at::Tensor zr = f(gate(xw.slice(1, 0, 2 * hidden) +
+                                     at::addmm(rb.slice(0, 0, 2 * hidden), h, r.slice(0, 0, 2 * hidden).t())));
         const at::Tensor z = zr.slice(1, 0, hidden), reset = zr.slice(1, hidden);
-        const at::Tensor n = at::tanh(xw.slice(1, 2 * hidden) + at::addmm(rb.slice(0, 2 * hidden), reset * h,
-                                                                          r.slice(0, 2 * hidden).t()));
+        const at::Tensor n = recurrentActivation(
+            acts[1], gate(xw.slice(1, 2 * hidden) + at::addmm(rb.slice(0, 2 * hidden), reset * h, r.slice(0, 2 * hidden).t())));
         return {(1 - z) * n + z * h, c};
     }
     const at::Tensor hr = at::addmm(rb, h, r.t());
     if (kind == "gru") {
-        const at::Tensor zr = at::sigmoid(xw.slice(1, 0, 2 * hidden) + hr.slice(1, 0, 2 * hidden));
+        const at::Tensor zr = f(gate(xw.slice(1, 0, 2 * hidden) + hr.slice(1, 0, 2 * hidden)));
         const at::Tensor z = zr.slice(1, 0, hidden), reset = zr.slice(1, hidden);
-        const at::Tensor n = at::tanh(xw.slice(1, 2 * hidden) + reset * hr.slice(1, 2 * hidden));
+        const at::Tensor n = recurrentActivation(acts[1], gate(xw.slice(1, 2 * hidden) + reset * hr.slice(1, 2 * hidden)));
         return {(1 - z) * n + z * h, c};
     }
     if (kind == "lstm") {
@@ -126,12 +171,14 @@ std::pair<at::Tensor, at::Tensor> recurrentStep(const std::string& kind, const a
             in = in + p.slice(0, 0, hidden) * c;
             forget = forget + p.slice(0, 2 * hidden) * c;
         }
-        const at::Tensor next = at::sigmoid(forget) * c + at::sigmoid(in) * at::tanh(g[3]);
+        in = f(gate(in));
+        forget = inputForget ? 1 - in : f(gate(forget));
+        const at::Tensor next = forget * c + in * recurrentActivation(acts[1], gate(g[3]));
         if (p.defined())
             out = out + p.slice(0, hidden, 2 * hidden) * next;
-        return {at::sigmoid(out) * at::tanh(next), next};
+        return {f(gate(out)) * recurrentActivation(acts[2], next), next};
     }
-    return {kind == "rnn_relu" ? at::relu(xw + hr) : at::tanh(xw + hr), c};
+    return {f(gate(xw + hr)), c};
 }
 
 // x [steps, batch, ...] with each row's first lengths[row] steps in reverse order (ONNX's
@@ -145,12 +192,15 @@ at::Tensor reverseWithin(const at::Tensor& x, const at::Tensor& lengths)
 // The outputs recurrent() gives, computed step by step as ONNX defines the cells, for what
 // PyTorch's kernels do not compute: direction "reverse", a GRU whose reset gate scales the state
 // before its recurrent weights (kind "gru_reset_first", ONNX's linear_before_reset 0), an LSTM's
-// peepholes p, and weights computed when the model runs. A row past its sequence_lens keeps its
-// states and gives zeros; in reverse it starts at its own last step.
+// peepholes p, weights computed when the model runs, a clip of the gates' inputs (clip > 0),
+// activations other than the defaults (each function of each direction) and an LSTM's
+// input_forget. A row past its sequence_lens keeps its states and gives zeros; in reverse it
+// starts at its own last step.
 std::vector<at::Tensor> recurrentSteps(const std::string& kind, const std::string& direction, const at::Tensor& x,
                                        const at::Tensor& w, const at::Tensor& r, const at::Tensor& b = {},
                                        const at::Tensor& sequenceLens = {}, const at::Tensor& initialH = {},
-                                       const at::Tensor& initialC = {}, const at::Tensor& p = {})
+                                       const at::Tensor& initialC = {}, const at::Tensor& p = {}, double clip = 0,
+                                       const std::vector<RecurrentActivation>& activations = {}, bool inputForget = false)
 {
     const int64_t steps = x.size(0), batch = x.size(1), hidden = r.size(-1), width = w.size(1);
     const at::Tensor lengths = sequenceLens.defined() ? sequenceLens.to(at::kLong) : at::full({batch}, steps, at::kLong);
@@ -162,10 +212,15 @@ std::vector<at::Tensor> recurrentSteps(const std::string& kind, const std::strin
         const at::Tensor xw = at::matmul(reverse ? reverseWithin(x, lengths) : x, w[d].t()) + bias.slice(0, 0, width);
         at::Tensor h = initialH.defined() ? initialH[d] : at::zeros({batch, hidden}, x.options());
         at::Tensor c = initialC.defined() ? initialC[d] : at::zeros_like(h);
+        const std::vector<RecurrentActivation> defaults = recurrentDefaults(kind);
+        const std::vector<RecurrentActivation> acts =
+            activations.empty() ? defaults
+                                : std::vector<RecurrentActivation>(activations.begin() + d * int64_t(defaults.size()),
+                                                                   activations.begin() + (d + 1) * int64_t(defaults.size()));
         at::Tensor y = at::zeros({steps, batch, hidden}, x.options());
         for (int64_t t = 0; t < steps; ++t) {
-            const auto [hNext, cNext] =
-                recurrentStep(kind, xw[t], h, c, r[d], bias.slice(0, width), p.defined() ? p[d] : at::Tensor());
+            const auto [hNext, cNext] = recurrentStep(kind, xw[t], h, c, r[d], bias.slice(0, width),
+                                                      p.defined() ? p[d] : at::Tensor(), acts, clip, inputForget);
             h = at::where(running[t], hNext, h);
             c = at::where(running[t], cNext, c);
             y[t].copy_(hNext.masked_fill(running[t].logical_not(), 0.0));

@@ -1,7 +1,9 @@
 # <check-only> What the rest of model.py defines, so that this file lints on its own.
+import functools
 import threading
 
 import torch
+import torch.nn.functional as F
 # </check-only>
 # Recurrent layers (ONNX's LSTM, GRU and RNN) as PyTorch's own one-layer kernels: torch.lstm,
 # torch.gru, torch.rnn_tanh and torch.rnn_relu. ONNX orders an LSTM's gates i, o, f, c and a
@@ -67,16 +69,20 @@ def recurrent_packed(kind, x, lengths, h0, params, bidirectional):
     return [t.masked_fill(empty, 0.0) for t in [y, *last]]
 
 
-def recurrent_steps(kind, direction, x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None):
+def recurrent_steps(kind, direction, x, w, r, b=None, sequence_lens=None, initial_h=None, initial_c=None, p=None,
+                    clip=None, activations=None, input_forget=False):
     """The outputs recurrent() gives, computed step by step as ONNX defines the cells, for what
     PyTorch's kernels do not compute: direction 'reverse', a GRU whose reset gate scales the state
     before its recurrent weights (kind 'gru_reset_first', ONNX's linear_before_reset 0), an
-    LSTM's peepholes p, and weights computed when the model runs. A row past its sequence_lens
-    keeps its states and gives zeros; in reverse it starts at its own last step."""
+    LSTM's peepholes p, weights computed when the model runs, a clip of the gates' inputs,
+    activations other than the defaults ([name, alpha, beta] for each function of each direction)
+    and an LSTM's input_forget. A row past its sequence_lens keeps its states and gives zeros; in
+    reverse it starts at its own last step."""
     steps, batch = x.shape[0], x.shape[1]
     hidden, width = r.shape[-1], w.shape[1]
     lengths = sequence_lens.long() if sequence_lens is not None else torch.full((batch,), steps, dtype=torch.long)
     running = (torch.arange(steps).unsqueeze(1) < lengths).unsqueeze(2)  # [steps, batch, 1]
+    functions = len(RECURRENT_ACTIVATIONS_OF[kind])
     ys, hs, cs = [], [], []
     for d in range(w.shape[0]):
         reverse = direction == 'reverse' or d == 1
@@ -84,9 +90,12 @@ def recurrent_steps(kind, direction, x, w, r, b=None, sequence_lens=None, initia
         xw = torch.matmul(reverse_within(x, lengths) if reverse else x, w[d].t()) + bias[:width]
         h = initial_h[d] if initial_h is not None else x.new_zeros(batch, hidden)
         c = initial_c[d] if initial_c is not None else torch.zeros_like(h)
+        acts = RECURRENT_ACTIVATIONS_OF[kind] if activations is None else [
+            functools.partial(recurrent_activation, *a) for a in activations[d * functions:(d + 1) * functions]]
         y = x.new_zeros(steps, batch, hidden)
         for t in range(steps):
-            h_next, c_next = recurrent_step(kind, xw[t], h, c, r[d], bias[width:], p[d] if p is not None else None)
+            h_next, c_next = recurrent_step(kind, xw[t], h, c, r[d], bias[width:], p[d] if p is not None else None,
+                                            acts, clip, input_forget)
             h, c = torch.where(running[t], h_next, h), torch.where(running[t], c_next, c)
             y[t] = h_next.masked_fill(~running[t], 0.0)
         ys.append(reverse_within(y, lengths) if reverse else y)
@@ -97,26 +106,59 @@ def recurrent_steps(kind, direction, x, w, r, b=None, sequence_lens=None, initia
     return [torch.stack(ys, 1), *[s.masked_fill(empty, 0.0) for s in states]]
 
 
-def recurrent_step(kind, xw, h, c, r, rb, p):
+# Each kind's activation functions by default: an LSTM's f, g, h, a GRU's f, g, an RNN's f.
+RECURRENT_ACTIVATIONS_OF = {
+    'lstm': (torch.sigmoid, torch.tanh, torch.tanh), 'gru': (torch.sigmoid, torch.tanh),
+    'gru_reset_first': (torch.sigmoid, torch.tanh), 'rnn_tanh': (torch.tanh,), 'rnn_relu': (torch.relu,)}
+
+
+def recurrent_activation(name, alpha, beta, v):
+    """ONNX's activation function `name` (lower case) of a recurrent layer, with its alpha and beta."""
+    if name == 'affine':
+        return alpha * v + beta
+    if name == 'leakyrelu':
+        return F.leaky_relu(v, alpha)
+    if name == 'thresholdedrelu':
+        return torch.where(v > alpha, v, torch.zeros_like(v))
+    if name == 'scaledtanh':
+        return alpha * torch.tanh(beta * v)
+    if name == 'hardsigmoid':
+        return (alpha * v + beta).clamp(0, 1)
+    if name == 'elu':
+        return F.elu(v, alpha)
+    if name == 'softsign':
+        return F.softsign(v)
+    if name == 'softplus':
+        return F.softplus(v)
+    return {'relu': torch.relu, 'tanh': torch.tanh, 'sigmoid': torch.sigmoid}[name](v)
+
+
+def recurrent_step(kind, xw, h, c, r, rb, p, acts, clip, input_forget):
     """One step of ONNX's cell: the next h and c (an LSTM's; c as given for the others) from the
     input's projection xw (its bias added), the recurrent weights r and their bias rb, in ONNX's
-    gate order (LSTM i, o, f, c; GRU z, r, h) and with its default activations."""
+    gate order (LSTM i, o, f, c; GRU z, r, h), with the activation functions acts, each gate's
+    input clipped to [-clip, clip] where clip is given, and an LSTM's forget gate 1 - i where
+    input_forget."""
     hidden = h.shape[-1]
+    f = acts[0]
+    gate = (lambda v: v.clamp(-clip, clip)) if clip else (lambda v: v)
     if kind == 'gru_reset_first':
-        z, reset = torch.sigmoid(xw[:, :2 * hidden] + h @ r[:2 * hidden].t() + rb[:2 * hidden]).chunk(2, 1)
-        n = torch.tanh(xw[:, 2 * hidden:] + (reset * h) @ r[2 * hidden:].t() + rb[2 * hidden:])
+        z, reset = f(gate(xw[:, :2 * hidden] + h @ r[:2 * hidden].t() + rb[:2 * hidden])).chunk(2, 1)
+        n = acts[1](gate(xw[:, 2 * hidden:] + (reset * h) @ r[2 * hidden:].t() + rb[2 * hidden:]))
         return (1 - z) * n + z * h, c
     hr = h @ r.t() + rb
     if kind == 'gru':
-        z, reset = torch.sigmoid(xw[:, :2 * hidden] + hr[:, :2 * hidden]).chunk(2, 1)
-        n = torch.tanh(xw[:, 2 * hidden:] + reset * hr[:, 2 * hidden:])
+        z, reset = f(gate(xw[:, :2 * hidden] + hr[:, :2 * hidden])).chunk(2, 1)
+        n = acts[1](gate(xw[:, 2 * hidden:] + reset * hr[:, 2 * hidden:]))
         return (1 - z) * n + z * h, c
     if kind == 'lstm':
-        i, o, f, g = (xw + hr).chunk(4, 1)
+        i, o, forget, g = (xw + hr).chunk(4, 1)
         pi, po, pf = p.chunk(3) if p is not None else (0.0, 0.0, 0.0)
-        c = torch.sigmoid(f + pf * c) * c + torch.sigmoid(i + pi * c) * torch.tanh(g)
-        return torch.sigmoid(o + po * c) * torch.tanh(c), c
-    return (torch.relu if kind == 'rnn_relu' else torch.tanh)(xw + hr), c
+        i = f(gate(i + pi * c))
+        forget = 1 - i if input_forget else f(gate(forget + pf * c))
+        c = forget * c + i * acts[1](gate(g))
+        return f(gate(o + po * c)) * acts[2](c), c
+    return f(gate(xw + hr)), c
 
 
 def reverse_within(x, lengths):
