@@ -85,6 +85,26 @@ EXTRA = {
     "efficientnet_v2_m": ({}, 224, 17),
     "convnext_base": ({}, 224),
     "vgg16": ({}, 224, 17),
+    # The rest of torchvision's classifiers whose ONNX file fits protobuf's 2 GiB (vit_h_14 and
+    # regnet_y_128gf do not) and that PyTorch 1.13 exports (not Swin v2: aten::zero), at 224x224.
+    "swin_b": ({}, 224, 17),
+    "efficientnet_b5": ({}, 224),
+    "efficientnet_b6": ({}, 224, 17),
+    "efficientnet_b7": ({}, 224),
+    "efficientnet_v2_l": ({}, 224, 17),
+    "regnet_x_8gf": ({}, 224),
+    "regnet_x_16gf": ({}, 224, 17),
+    "regnet_x_32gf": ({}, 224),
+    "regnet_y_16gf": ({}, 224, 17),
+    "regnet_y_32gf": ({}, 224),
+    "vgg13": ({}, 224),
+    "vgg13_bn": ({}, 224, 17),
+    "vgg16_bn": ({}, 224),
+    "vgg19": ({}, 224, 17),
+    "vgg19_bn": ({}, 224),
+    "wide_resnet101_2": ({}, 224),
+    "convnext_large": ({}, 224, 17),
+    "vit_l_16": ({}, 224),
 }
 
 
