@@ -86,7 +86,10 @@ EXTRA = {
     "convnext_base": ({}, 224),
     "vgg16": ({}, 224, 17),
     # The rest of torchvision's classifiers whose ONNX file fits protobuf's 2 GiB (vit_h_14 and
-    # regnet_y_128gf do not) and that PyTorch 1.13 exports (not Swin v2: aten::zero), at 224x224.
+    # regnet_y_128gf do not), at 224x224 (Swin v2 at its own 256x256: see zeros_symbolic).
+    "swin_v2_t": ({}, 256, 17),
+    "swin_v2_s": ({}, 256, 17),
+    "swin_v2_b": ({}, 256),
     "swin_b": ({}, 224, 17),
     "efficientnet_b5": ({}, 224),
     "efficientnet_b6": ({}, 224, 17),
@@ -137,6 +140,14 @@ def torchscript_exporter(torch):
     return {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
 
 
+def zeros_symbolic(torch):
+    """Swin v2 zeroes part of its qkv bias in place (Tensor.zero_), for which PyTorch 1.13's
+    exporter has no symbolic (later ones write it as zeros_like): the same here."""
+    def zero(g, self):
+        return g.op("ConstantOfShape", g.op("Shape", self), value_t=torch.tensor([0.0]))
+    torch.onnx.register_custom_op_symbolic("aten::zero", zero, 9)
+
+
 def export(name, out_dir):
     path = os.path.join(out_dir, name + ".onnx")
     counts_path = os.path.join(out_dir, name + ".counts.json")
@@ -151,6 +162,8 @@ def export(name, out_dir):
     kwargs, hw = spec[:2]
     opset = spec[2] if len(spec) > 2 else 13
     dynamic = spec[3] if len(spec) > 3 else False
+    if name.startswith("swin_v2"):
+        zeros_symbolic(torch)
     torch.manual_seed(0)
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
     if hasattr(model, "heads"):  # a ViT's classifier starts at zero: every output would be 0
