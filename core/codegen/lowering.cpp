@@ -31,11 +31,14 @@ const FunctionName& functionName(const std::string& fn)
 {
     static const std::map<std::string, FunctionName> table = {
         // The generated programs' own helpers, oneDNN primitives made once: a 2-D convolution
-        // (Relu fused), as the runtime runs them, and max pooling without the indices that
-        // F.max_pool2d / at::max_pool2d compute (templates/python/onednn.py, templates/cpp/onednn.cpp);
+        // (Relu fused) and a linear layer (bias and GELU fused), as the runtime runs them, and max
+        // pooling without the indices that F.max_pool2d / at::max_pool2d compute
+        // (templates/python/onednn.py, templates/cpp/onednn.cpp);
         // 3-D ones on them (templates/*/volumetric.*).
         {"conv2d", {"conv2d", "conv2d"}},
         {"max_pool2d", {"max_pool2d", "max_pool2d"}},
+        {"linear", {"linear", "linear"}},
+        {"batched_matmul", {"batched_matmul", "batchedMatmul"}},
         {"conv3d", {"conv3d", "conv3d"}},
         {"max_pool3d", {"max_pool3d", "max_pool3d"}},
         {"convolution", {"torch.convolution", "at::convolution"}},
@@ -1000,6 +1003,26 @@ E pad(const Context& c)
     return constantPad(E::val(c.in(0)), p, value);
 }
 
+// A float product by a constant 2-D float B (transposed: B is [N, K], Gemm's transB), plus a
+// constant bias of B's N columns where given, then GELU where gelu: the `linear` helper, one
+// oneDNN matmul primitive as the runtime's OneDnnMatMul; none where that does not apply.
+std::optional<E> linearLayer(const Context& c, E a, ValueId b, bool transposed, ValueId bias, bool gelu)
+{
+    const auto constant = [&](ValueId v) -> const Tensor* {
+        const auto it = c.out.constants.find(v);
+        return it == c.out.constants.end() || it->second->dtype != DataType::Float ? nullptr : it->second.get();
+    };
+    const Tensor* weight = constant(b);
+    if (c.dtype(0) != DataType::Float || !weight || weight->dims.size() != 2 || weight->numel() == 0)
+        return std::nullopt;
+    const int64_t n = weight->dims[transposed ? 0 : 1];
+    const Tensor* row = bias == kNone ? nullptr : constant(bias);
+    if (bias != kNone && (!row || row->numel() != n || row->dims.empty() || row->dims.back() != n))
+        return std::nullopt;
+    return E::call("linear", {std::move(a), transposed ? E::call("t", {E::val(b)}) : E::val(b),
+                              bias == kNone ? E::none() : E::val(bias), E::boolean(gelu).named("gelu", !gelu)});
+}
+
 // As the runtime's ConvTranspose kernel: at::convolution, transposed, with output_padding. Pads
 // the same at both ends of each axis are ATen's padding; others (explicit, or those output_shape
 // and auto_pad SAME_* give, found here from the input's sizes as the runtime finds them) crop
@@ -1573,6 +1596,12 @@ const std::map<std::string, Lowering>& lowerings()
                     return E::call(f, {E::val(c.in(0)), E::val(c.in(1)), E::text("trunc").named("rounding_mode")});
                 if (f == "div" && (!isFloating(c.dtype(0)) || !isFloating(c.dtype(1))))
                     c.unsupported("Div of a floating-point and an integer tensor");
+                if (f == "matmul") {  // by a constant matrix: a linear layer; of two floats: oneDNN's too
+                    if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), false, kNone, false))
+                        return *layer;
+                    if (c.dtype(0) == DataType::Float && c.dtype(1) == DataType::Float)
+                        return E::call("batched_matmul", {E::val(c.in(0)), E::val(c.in(1))});
+                }
                 return E::call(f, {E::val(c.in(0)), E::val(c.in(1))});
             };
         }
@@ -1618,8 +1647,11 @@ const std::map<std::string, Lowering>& lowerings()
             return c.outputs(E::tensors({y, mean(x), invStd}), c.outputsRead());
         };
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
+            const bool gelu = c.node.attrString("activation", "") == kGelu;
+            if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), false, c.in(2), gelu))
+                return *layer;
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
-            return c.node.attrString("activation", "") == kGelu ? E::call("gelu", {sum}) : sum;
+            return gelu ? E::call("gelu", {sum}) : sum;
         };
         // fuse-channel-shuffle's ai.ramiel.ChannelShuffle: cat, reshape, permute, reshape, then
         // where its Slices were folded in, split into its outputs.
@@ -1744,6 +1776,10 @@ const std::map<std::string, Lowering>& lowerings()
                     y = E::call("mul", {y, E::real(alpha)});
                 return E::method(y, "unsqueeze", {E::integer(0)});
             }
+            const bool transB = c.node.attrInt("transB", 0) != 0;
+            if (c.node.attrInt("transA", 0) == 0 && alpha == 1.0 && (!c.has(2) || beta == 1.0))
+                if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), transB, c.has(2) ? c.in(2) : kNone, false))
+                    return *layer;
             E a = E::val(c.in(0)), b = E::val(c.in(1));
             if (c.node.attrInt("transA", 0) != 0)
                 a = E::call("t", {a});

@@ -132,6 +132,50 @@ public:
         return run(*p, x);
     }
 
+    // x [..., K] (contiguous, float) times the constant weight [K, N] (any strides), plus bias
+    // (N values) where defined, then GELU where gelu.
+    at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, bool gelu)
+    {
+        const int64_t k = weight.size(0), n = weight.size(1), rows = x.numel() / k;
+        // By the weight's data, which the primitive keeps alive (a transposed view is a new tensor each call).
+        Key key{weight.data_ptr(), {rows, k}, at::get_num_threads(), weight.strides().vec()};
+        key.settings.insert(key.settings.end(), {gelu ? 1 : 0, int64_t(reinterpret_cast<intptr_t>(bias.defined() ? bias.data_ptr() : nullptr))});
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::unique_ptr<Primitive>& p = products_[key];
+        if (!p)
+            p = product(rows, weight, bias, gelu);
+        lock.unlock();
+        Ints sizes = x.sizes().vec();
+        sizes.back() = n;
+        at::Tensor y = at::empty(sizes, x.options());
+        execute(*p, x.data_ptr(), y.data_ptr());
+        return y;
+    }
+
+    // a [..., M, K] times b [..., K, N] (floats, the same batch dimensions); at::matmul where oneDNN
+    // has no kernel for their strides.
+    at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b)
+    {
+        const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+        const at::Tensor a3 = a.reshape({-1, m, k}), b3 = b.reshape({-1, k, n});  // views where they can be
+        Key key{nullptr, a3.sizes().vec(), at::get_num_threads(), a3.strides().vec()};
+        for (const auto& v : {b3.sizes().vec(), b3.strides().vec()})
+            key.settings.insert(key.settings.end(), v.begin(), v.end());
+        std::unique_lock<std::mutex> lock(mutex_);
+        auto [entry, fresh] = batchedProducts_.try_emplace(key);
+        if (fresh)
+            entry->second = batchedProduct(a3, b3);
+        const Primitive* p = entry->second.get();
+        lock.unlock();
+        if (!p)
+            return at::matmul(a, b);
+        at::Tensor y = at::empty({a3.size(0), m, n}, a.options());
+        execute(*p, a3.data_ptr(), y.data_ptr(), b3.data_ptr());
+        std::vector<int64_t> sizes = a.sizes().vec();
+        sizes.back() = n;
+        return y.view(sizes);
+    }
+
     bool trialsSettled()
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -153,10 +197,11 @@ private:
     struct Primitive {
         dnnl::primitive primitive;
         dnnl::memory::desc src, dst, scratch;
+        dnnl::memory::desc operand;  // a product's second factor, passed with each run
         Ints outSizes;
         int64_t images = 1;  // more: a one-image primitive run on each image in turn
         std::unordered_map<int, dnnl::memory> constants;  // a convolution's weights and bias
-        at::Tensor packedWeights, bias;                    // what they point into
+        at::Tensor packedWeights, bias, source;            // what they point into; a product's own weights
         // Where the primitive runs on a layout of its own (Winograd's): the input reordered
         // into it from channels-last, and the output back.
         std::optional<dnnl::reorder> into, outOf;
@@ -239,11 +284,13 @@ private:
         stream.wait();
     }
 
-    void execute(const Primitive& p, void* src, void* dst)
+    void execute(const Primitive& p, void* src, void* dst, void* operand = nullptr)
     {
         std::unordered_map<int, dnnl::memory> args = p.constants;
         args.emplace(DNNL_ARG_SRC, dnnl::memory(p.src, engine_, src));
         args.emplace(DNNL_ARG_DST, dnnl::memory(p.dst, engine_, dst));
+        if (operand)
+            args.emplace(DNNL_ARG_WEIGHTS, dnnl::memory(p.operand, engine_, operand));
         // Each run brings its own scratch memory, so that workers may run one primitive at once.
         at::Tensor scratch;
         if (p.scratch.get_size() > 0) {
@@ -354,6 +401,61 @@ private:
         return p;
     }
 
+    // rows x K times weight [K, N], plus bias where defined, then GELU where gelu: oneDNN's matmul,
+    // the weights reordered once into the layout it picks, the bias and the GELU in its kernel.
+    std::unique_ptr<Primitive> product(int64_t rows, const at::Tensor& weight, const at::Tensor& bias, bool gelu)
+    {
+        using tag = dnnl::memory::format_tag;
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t k = weight.size(0), n = weight.size(1);
+        const dnnl::memory::desc src({rows, k}, f32, tag::ab), dst({rows, n}, f32, tag::ab);
+        const dnnl::memory::desc anyWeights({k, n}, f32, tag::any), biasDesc({1, n}, f32, tag::ab);
+        const dnnl::matmul::desc desc = bias.defined() ? dnnl::matmul::desc(src, anyWeights, biasDesc, dst)
+                                                       : dnnl::matmul::desc(src, anyWeights, dst);
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        if (gelu) {
+            dnnl::post_ops ops;
+            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+            attr.set_post_ops(ops);
+        }
+        const dnnl::matmul::primitive_desc pd(desc, attr, engine_);
+        auto p = made(dnnl::matmul(pd), pd, {rows, n});
+        p->source = weight;
+        p->packedWeights = at::empty({int64_t(pd.weights_desc().get_size())}, weight.options().dtype(at::kByte));
+        dnnl::memory packed(pd.weights_desc(), engine_, p->packedWeights.data_ptr());
+        dnnl::memory plain({{k, n}, f32, weight.strides().vec()}, engine_, weight.data_ptr());
+        dnnl::stream stream(engine_);
+        dnnl::reorder(plain, packed).execute(stream, plain, packed);
+        stream.wait();
+        p->constants.emplace(DNNL_ARG_WEIGHTS, packed);
+        if (bias.defined()) {
+            p->bias = bias.reshape({-1}).contiguous();
+            p->constants.emplace(DNNL_ARG_BIAS, dnnl::memory(biasDesc, engine_, p->bias.data_ptr()));
+        }
+        return p;
+    }
+
+    // [batch, M, K] times [batch, K, N], both as their strides lie, into a contiguous [batch, M, N]:
+    // oneDNN's matmul; none where oneDNN has no kernel for those strides.
+    std::unique_ptr<Primitive> batchedProduct(const at::Tensor& a, const at::Tensor& b)
+    {
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t batch = a.size(0), m = a.size(1), n = b.size(2);
+        try {
+            const dnnl::matmul::desc desc({a.sizes().vec(), f32, a.strides().vec()}, {b.sizes().vec(), f32, b.strides().vec()},
+                                          {{batch, m, n}, f32, dnnl::memory::format_tag::abc});
+            dnnl::primitive_attr attr;
+            attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+            const dnnl::matmul::primitive_desc pd(desc, attr, engine_);
+            auto p = made(dnnl::matmul(pd), pd, {batch, m, n});
+            p->operand = pd.weights_desc();
+            return p;
+        } catch (const dnnl::error&) {
+            return nullptr;
+        }
+    }
+
     // at::max_pool2d without the indices; ceil mode is padding on the right that no window reads.
     std::unique_ptr<Primitive> maxPooling(const Ints& sizes, const Ints& kernel, const Ints& stride,
                                           const Ints& padding, const Ints& dilation, bool ceil)
@@ -379,6 +481,8 @@ private:
     std::mutex mutex_;
     std::map<Key, std::unique_ptr<Trial>> trials_;        // convolutions
     std::map<Key, std::unique_ptr<Primitive>> poolings_;
+    std::map<Key, std::unique_ptr<Primitive>> products_;  // linear layers
+    std::map<Key, std::unique_ptr<Primitive>> batchedProducts_;  // products of two activations (none: at::matmul)
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
@@ -391,6 +495,29 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
+
+// at::matmul(x, weight) for a constant float weight [K, N], plus bias (N values) where defined,
+// then at::gelu where gelu: a linear layer as one oneDNN matmul primitive made once for each row
+// count and intra-op thread count, as the runtime runs them. x's leading dimensions are its rows.
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias = {}, bool gelu = false)
+{
+    if (x.scalar_type() == at::kFloat && x.numel() > 0)
+        return OneDnn::instance().linear(x.contiguous(), weight, bias, gelu);
+    at::Tensor y = at::matmul(x, weight);
+    y = bias.defined() ? y + bias.reshape({-1}) : y;
+    return gelu ? at::gelu(y) : y;
+}
+
+// at::matmul of two float tensors of the same batch dimensions as one oneDNN matmul primitive made
+// once for each size and intra-op thread count (the runtime's products of two activations, which
+// ATen hands to a BLAS one matrix at a time); anything else through at::matmul.
+at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b)
+{
+    if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || a.dim() < 2 || a.dim() != b.dim() ||
+        a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2) || a.numel() == 0 || b.numel() == 0)
+        return at::matmul(a, b);
+    return OneDnn::instance().batchedMatmul(a, b);
+}
 
 // A float channels-last input without NaN runs oneDNN's max pooling, which can drop a NaN that
 // at::max_pool2d carries to the output (any NaN makes the sum NaN); any other, at::max_pool2d.
@@ -498,4 +625,13 @@ at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& strid
 }
 
 bool kernelTrialsSettled() { return true; }  // no trials without oneDNN
+
+at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias = {}, bool gelu = false)
+{
+    at::Tensor y = at::matmul(x, weight);
+    y = bias.defined() ? y + bias.reshape({-1}) : y;
+    return gelu ? at::gelu(y) : y;
+}
+
+at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b) { return at::matmul(a, b); }
 #endif

@@ -6,7 +6,7 @@ import time
 import torch
 import torch.nn.functional as F
 # </check-only>
-# 2-D convolutions and max pooling as oneDNN primitives, as Ramiel's runtime runs convolutions.
+# 2-D convolutions, max pooling and linear layers as oneDNN primitives, as Ramiel's runtime runs them.
 # A primitive is made once for each input size and intra-op thread count it meets (oneDNN fixes
 # a convolution's memory layout for the size and its thread split for the calling thread's
 # threads when it makes one) and kept: a convolution's weights are reordered once into the
@@ -63,6 +63,7 @@ def _load_onednn():
             ('dnnl_memory_desc_init_by_tag', [p, i, p, i, i]),
             ('dnnl_dilated_convolution_forward_desc_init', [p, i, i, p, p, p, p, p, p, p, p]),
             ('dnnl_pooling_v2_forward_desc_init', [p, i, i, p, p, p, p, p, p, p]),
+            ('dnnl_matmul_desc_init', [p, p, p, p, p]),
             ('dnnl_primitive_attr_create', [p]),
             ('dnnl_primitive_attr_set_scratchpad_mode', [p, i]),
             ('dnnl_primitive_attr_set_post_ops', [p, p]),
@@ -110,7 +111,7 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 
 # oneDNN 2's C constants (dnnl_types.h).
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
-_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x1ff
+_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _GELU_ERF, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x30, 0x1ff
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD = 1, 17, 33, 41, 80
 _Dims = ctypes.c_int64 * 12  # dnnl_dims_t
@@ -165,6 +166,40 @@ class _Primitive:
     def _make(self, desc, attr):
         ONEDNN.dnnl_primitive_desc_create(ctypes.byref(self.pd), desc, attr, _ENGINE, None)
         self._create()
+
+    def _make_with(self, desc, eltwise=None, next_kernel=False):
+        """The primitive for desc with a user scratchpad and the eltwise post-op `eltwise` (an
+        algorithm) where given; with next_kernel, on the kernel oneDNN offers after its first."""
+        attr, post_ops = _handle(), _handle()
+        ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
+        ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
+        ONEDNN.dnnl_post_ops_create(ctypes.byref(post_ops))
+        if eltwise is not None:
+            ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, eltwise, 0.0, 0.0)
+        ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
+        try:
+            if next_kernel:
+                self._make_next(desc, attr)
+            else:
+                self._make(desc, attr)
+        finally:
+            ONEDNN.dnnl_post_ops_destroy(post_ops)
+            ONEDNN.dnnl_primitive_attr_destroy(attr)
+
+    def _pack_weights(self, plain_desc, weight):
+        """The weights (laid out as plain_desc says), reordered once into the layout the primitive
+        picked and passed to every run."""
+        packed_desc = self._query(_WEIGHTS_MD)
+        self.packed = torch.empty(ONEDNN.dnnl_memory_desc_get_size(packed_desc), dtype=torch.uint8)
+        packed = self._memory(packed_desc, self.packed)
+        self.constants.append((_ARG_WEIGHTS, packed))
+        reorder_pd, reorder = _handle(), _handle()
+        ONEDNN.dnnl_reorder_primitive_desc_create(ctypes.byref(reorder_pd), plain_desc, _ENGINE, packed_desc,
+                                                  _ENGINE, None)
+        ONEDNN.dnnl_primitive_create(ctypes.byref(reorder), reorder_pd)
+        self._execute(reorder, (_Arg * 2)((_ARG_SRC, self._memory(plain_desc, weight)), (_ARG_DST, packed)))
+        ONEDNN.dnnl_primitive_destroy(reorder)
+        ONEDNN.dnnl_primitive_desc_destroy(reorder_pd)
 
     def _make_next(self, desc, attr):
         """The primitive on the kernel oneDNN offers after its first for desc; a RuntimeError where
@@ -290,39 +325,69 @@ class _Convolution(_Primitive):
             desc, _FORWARD_INFERENCE, _CONVOLUTION_WINOGRAD if winograd else _CONVOLUTION_DIRECT, layout(x_shape),
             any_weights, bias_desc if bias is not None else None, layout(self.out_shape), _Dims(*stride),
             _Dims(*(d - 1 for d in dilation)), _Dims(*padding), _Dims(*padding))  # oneDNN counts dilation's gaps
-        attr, post_ops = _handle(), _handle()
-        ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
-        ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
-        ONEDNN.dnnl_post_ops_create(ctypes.byref(post_ops))
-        if relu:
-            ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, _RELU, 0.0, 0.0)
-        ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
-        try:
-            if next_kernel:
-                self._make_next(desc, attr)
-            else:
-                self._make(desc, attr)
-        finally:
-            ONEDNN.dnnl_post_ops_destroy(post_ops)
-            ONEDNN.dnnl_primitive_attr_destroy(attr)
+        self._make_with(desc, _RELU if relu else None, next_kernel)
         if winograd:
             self.reorders = (_Reorder(_channels_last(x_shape), self._query(_SRC_MD)),
                              _Reorder(self._query(_DST_MD), _channels_last(self.out_shape)))
-        # The weights, reordered once into the layout the primitive picked.
-        packed_desc = self._query(_WEIGHTS_MD)
-        self.packed = torch.empty(ONEDNN.dnnl_memory_desc_get_size(packed_desc), dtype=torch.uint8)
-        packed = self._memory(packed_desc, self.packed)
-        self.constants.append((_ARG_WEIGHTS, packed))
-        reorder_pd, reorder = _handle(), _handle()
-        ONEDNN.dnnl_reorder_primitive_desc_create(ctypes.byref(reorder_pd), plain_weights, _ENGINE, packed_desc,
-                                                  _ENGINE, None)
-        ONEDNN.dnnl_primitive_create(ctypes.byref(reorder), reorder_pd)
-        self._execute(reorder, (_Arg * 2)((_ARG_SRC, self._memory(plain_weights, weight)), (_ARG_DST, packed)))
-        ONEDNN.dnnl_primitive_destroy(reorder)
-        ONEDNN.dnnl_primitive_desc_destroy(reorder_pd)
+        self._pack_weights(plain_weights, weight)
         if bias is not None:
             self.bias = bias.contiguous()
             self.constants.append((_ARG_BIAS, self._memory(bias_desc, self.bias)))
+
+
+class _MatMul(_Primitive):
+    """rows x K times the constant weight [K, N] (any strides: a Gemm's transposed B is read as it
+    lies), plus bias (N values) where given, then GELU where gelu=True: oneDNN's matmul, the
+    weights reordered once into the layout it picks, the bias and the GELU applied in its kernel."""
+
+    def __init__(self, rows, weight, bias, gelu):
+        k, n = weight.shape
+        super().__init__((rows, n))
+        src, dst, plain_weights, any_weights, bias_desc, desc = (_struct() for _ in range(6))
+        ONEDNN.dnnl_memory_desc_init_by_strides(src, 2, _Dims(rows, k), _F32, _Dims(k, 1))
+        ONEDNN.dnnl_memory_desc_init_by_strides(dst, 2, _Dims(rows, n), _F32, _Dims(n, 1))
+        ONEDNN.dnnl_memory_desc_init_by_strides(plain_weights, 2, _Dims(k, n), _F32, _Dims(*weight.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_tag(any_weights, 2, _Dims(k, n), _F32, _ANY)
+        ONEDNN.dnnl_memory_desc_init_by_strides(bias_desc, 2, _Dims(1, n), _F32, _Dims(n, 1))
+        ONEDNN.dnnl_matmul_desc_init(desc, src, any_weights, bias_desc if bias is not None else None, dst)
+        self._make_with(desc, _GELU_ERF if gelu else None)
+        self._pack_weights(plain_weights, weight)
+        if bias is not None:
+            self.bias = bias.reshape(-1).contiguous()
+            self.constants.append((_ARG_BIAS, self._memory(bias_desc, self.bias)))
+
+
+class _BatchedMatMul(_Primitive):
+    """[batch, M, K] times [batch, K, N], both as their strides lie, into a new contiguous
+    [batch, M, N]: oneDNN's matmul (attention's products of two activations); a RuntimeError where
+    oneDNN has no kernel for those strides."""
+
+    def __init__(self, a, b):
+        (batch, m, k), n = a.shape, b.shape[2]
+        super().__init__((batch, m, n))
+        src, weights, dst, desc = (_struct() for _ in range(4))
+        ONEDNN.dnnl_memory_desc_init_by_strides(src, 3, _Dims(batch, m, k), _F32, _Dims(*a.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_strides(weights, 3, _Dims(batch, k, n), _F32, _Dims(*b.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_strides(dst, 3, _Dims(batch, m, n), _F32, _Dims(m * n, n, 1))
+        ONEDNN.dnnl_matmul_desc_init(desc, src, weights, None, dst)
+        self._make_with(desc)
+
+    def __call__(self, a, b):
+        args = getattr(self.local, 'product', None)
+        if args is None:  # this thread's memory objects
+            memories = [self._memory(self._query(what)) for what in (_SRC_MD, _WEIGHTS_MD, _DST_MD)]
+            pairs = list(zip((_ARG_SRC, _ARG_WEIGHTS, _ARG_DST), memories))
+            if self.scratch_bytes:
+                memories.append(self._memory(self._query(_SCRATCHPAD_MD)))
+                pairs.append((_ARG_SCRATCHPAD, memories[-1]))
+            args = self.local.product = memories, (_Arg * len(pairs))(*pairs)
+        memories, array = args
+        y = torch.empty(self.out_shape)
+        scratch = torch.empty(self.scratch_bytes, dtype=torch.uint8) if self.scratch_bytes else None
+        for memory, tensor in zip(memories, (a, b, y, scratch)):
+            ONEDNN.dnnl_memory_set_data_handle(memory, tensor.data_ptr())
+        self._execute(self.primitive, array)
+        return y
 
 
 def _pooled_size(size, kernel, stride, padding, dilation, ceil_mode):
@@ -472,6 +537,8 @@ def _onednn_convolution(*args):
 
 
 _convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
+_products = {}  # (weight's data, strides, rows, intra-op threads) -> (weight, bias, gelu, product)
+_batched_products = {}  # (sizes, strides, intra-op threads) -> product, or None where oneDNN has none
 _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 
 # A fused Relu is oneDNN's post-op, which makes 0 of NaN where F.relu keeps it. Ramiel fuses it
@@ -535,3 +602,45 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         pooling = _poolings[key] = _MaxPooling(x.shape, *settings, ceil_mode)
     return pooling(x)
 
+
+def linear(x, weight, bias=None, gelu=False):
+    """torch.matmul(x, weight) for a constant float weight [K, N], plus bias (N values) where
+    given, then F.gelu where gelu=True: a linear layer as one oneDNN matmul primitive made once
+    for each row count and intra-op thread count, as the runtime runs them. x's leading
+    dimensions are its rows."""
+    if ONEDNN is None or x.dtype != torch.float32 or x.numel() == 0:
+        y = torch.matmul(x, weight)
+        y = y + bias.reshape(-1) if bias is not None else y
+        return F.gelu(y) if gelu else y
+    x = x.contiguous()
+    k, n = weight.shape
+    rows = x.numel() // k
+    # By the weight's data, which the entry keeps alive (a transposed view is a new object each call).
+    key = (weight.data_ptr(), weight.stride(), rows, torch.get_num_threads())
+    entry = _products.get(key)
+    if entry is None or entry[1] is not bias or entry[2] != gelu:
+        entry = _products[key] = (weight, bias, gelu, _MatMul(rows, weight, bias, gelu))
+    y = torch.empty(x.shape[:-1] + (n,))
+    entry[3].run(x, y)
+    return y
+
+
+def batched_matmul(a, b):
+    """torch.matmul of two float tensors of the same batch dimensions as one oneDNN matmul primitive
+    made once for each size and intra-op thread count (the runtime's products of two activations,
+    which ATen hands to a BLAS one matrix at a time); anything else through torch.matmul."""
+    if (ONEDNN is None or a.dtype != torch.float32 or b.dtype != torch.float32 or a.dim() < 2
+            or a.dim() != b.dim() or a.shape[:-2] != b.shape[:-2] or a.numel() == 0 or b.numel() == 0):
+        return torch.matmul(a, b)
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    a3, b3 = a.reshape(-1, m, k), b.reshape(-1, k, n)  # views where the batch dimensions allow
+    key = (a3.shape, a3.stride(), b3.shape, b3.stride(), torch.get_num_threads())
+    if key not in _batched_products:
+        try:
+            _batched_products[key] = _BatchedMatMul(a3, b3)
+        except RuntimeError:  # no kernel for these strides
+            _batched_products[key] = None
+    product = _batched_products[key]
+    if product is None:
+        return torch.matmul(a, b)
+    return product(a3, b3).reshape(a.shape[:-1] + (n,))
