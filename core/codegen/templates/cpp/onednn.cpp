@@ -315,6 +315,32 @@ private:
         return false;
     }
 
+    // A user scratchpad (each run brings its own) and the eltwise post-op `eltwise` unless undef.
+    static dnnl::primitive_attr attributes(dnnl::algorithm eltwise)
+    {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        if (eltwise != dnnl::algorithm::undef) {
+            dnnl::post_ops ops;
+            ops.append_eltwise(1.0f, eltwise, 0.0f, 0.0f);
+            attr.set_post_ops(ops);
+        }
+        return attr;
+    }
+
+    // The weights (laid out as `plain` says), reordered once into the layout p's primitive picked
+    // (`packed`) and passed to every run.
+    void packWeights(Primitive& p, const dnnl::memory::desc& packed, const dnnl::memory::desc& plain,
+                     const at::Tensor& weight)
+    {
+        p.packedWeights = at::empty({int64_t(packed.get_size())}, weight.options().dtype(at::kByte));
+        dnnl::memory to(packed, engine_, p.packedWeights.data_ptr()), from(plain, engine_, weight.data_ptr());
+        dnnl::stream stream(engine_);
+        dnnl::reorder(from, to).execute(stream, from, to);
+        stream.wait();
+        p.constants.emplace(DNNL_ARG_WEIGHTS, to);
+    }
+
     static dnnl::memory::desc channelsLast(const Ints& sizes)
     {
         return {sizes, dnnl::memory::data_type::f32, dnnl::memory::format_tag::nhwc};
@@ -362,13 +388,7 @@ private:
             bias.defined()
                 ? dnnl::convolution_forward::desc(kind, alg, src, anyWeights, biasDesc, dst, stride, gaps, padding, padding)
                 : dnnl::convolution_forward::desc(kind, alg, src, anyWeights, dst, stride, gaps, padding, padding);
-        dnnl::primitive_attr attr;
-        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        if (relu) {
-            dnnl::post_ops ops;
-            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-            attr.set_post_ops(ops);
-        }
+        const dnnl::primitive_attr attr = attributes(relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::undef);
         dnnl::convolution_forward::primitive_desc pd;
         try {
             pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine_);
@@ -387,13 +407,7 @@ private:
             p->outOf = dnnl::reorder(dnnl::reorder::primitive_desc(engine_, p->dst, engine_, p->plainDst));
         }
         // The weights, reordered once from [O, I, kH, kW] into the layout the primitive picked.
-        p->packedWeights = at::empty({int64_t(pd.weights_desc().get_size())}, weight.options().dtype(at::kByte));
-        dnnl::memory packed(pd.weights_desc(), engine_, p->packedWeights.data_ptr());
-        dnnl::memory plain({weightDims, f32, groups == 1 ? tag::oihw : tag::goihw}, engine_, weight.data_ptr());
-        dnnl::stream stream(engine_);
-        dnnl::reorder(plain, packed).execute(stream, plain, packed);
-        stream.wait();
-        p->constants.emplace(DNNL_ARG_WEIGHTS, packed);
+        packWeights(*p, pd.weights_desc(), {weightDims, f32, groups == 1 ? tag::oihw : tag::goihw}, weight);
         if (bias.defined()) {
             p->bias = bias.contiguous();
             p->constants.emplace(DNNL_ARG_BIAS, dnnl::memory(biasDesc, engine_, p->bias.data_ptr()));
@@ -412,23 +426,11 @@ private:
         const dnnl::memory::desc anyWeights({k, n}, f32, tag::any), biasDesc({1, n}, f32, tag::ab);
         const dnnl::matmul::desc desc = bias.defined() ? dnnl::matmul::desc(src, anyWeights, biasDesc, dst)
                                                        : dnnl::matmul::desc(src, anyWeights, dst);
-        dnnl::primitive_attr attr;
-        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        if (gelu) {
-            dnnl::post_ops ops;
-            ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
-            attr.set_post_ops(ops);
-        }
-        const dnnl::matmul::primitive_desc pd(desc, attr, engine_);
+        const dnnl::matmul::primitive_desc pd(
+            desc, attributes(gelu ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::undef), engine_);
         auto p = made(dnnl::matmul(pd), pd, {rows, n});
         p->source = weight;
-        p->packedWeights = at::empty({int64_t(pd.weights_desc().get_size())}, weight.options().dtype(at::kByte));
-        dnnl::memory packed(pd.weights_desc(), engine_, p->packedWeights.data_ptr());
-        dnnl::memory plain({{k, n}, f32, weight.strides().vec()}, engine_, weight.data_ptr());
-        dnnl::stream stream(engine_);
-        dnnl::reorder(plain, packed).execute(stream, plain, packed);
-        stream.wait();
-        p->constants.emplace(DNNL_ARG_WEIGHTS, packed);
+        packWeights(*p, pd.weights_desc(), {{k, n}, f32, weight.strides().vec()}, weight);
         if (bias.defined()) {
             p->bias = bias.reshape({-1}).contiguous();
             p->constants.emplace(DNNL_ARG_BIAS, dnnl::memory(biasDesc, engine_, p->bias.data_ptr()));
@@ -445,9 +447,7 @@ private:
         try {
             const dnnl::matmul::desc desc({a.sizes().vec(), f32, a.strides().vec()}, {b.sizes().vec(), f32, b.strides().vec()},
                                           {{batch, m, n}, f32, dnnl::memory::format_tag::abc});
-            dnnl::primitive_attr attr;
-            attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-            const dnnl::matmul::primitive_desc pd(desc, attr, engine_);
+            const dnnl::matmul::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
             auto p = made(dnnl::matmul(pd), pd, {batch, m, n});
             p->operand = pd.weights_desc();
             return p;
@@ -471,9 +471,7 @@ private:
         const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
                                                   channelsLast(sizes), channelsLast(out), stride, kernel, gaps,
                                                   padding, right);
-        dnnl::primitive_attr attr;
-        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        const dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, engine_);
+        const dnnl::pooling_v2_forward::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
         return made(dnnl::pooling_v2_forward(pd), pd, out);
     }
 
