@@ -51,6 +51,14 @@ bool reluAfter(const at::Tensor& x) { return nonFiniteRuns.load() > 0 && nonFini
     return ceil && (n - 1) * stride >= size + padding ? n - 1 : n;
 }
 
+// linear() where oneDNN does not run it: at::matmul, the bias added, then at::gelu.
+at::Tensor linearByAten(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, bool gelu)
+{
+    at::Tensor y = at::matmul(x, weight);
+    y = bias.defined() ? y + bias.reshape({-1}) : y;
+    return gelu ? at::gelu(y) : y;
+}
+
 #if HAVE_ONEDNN
 // conv2d and max_pool2d: at::conv2d (then at::relu when relu) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
@@ -501,9 +509,7 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 {
     if (x.scalar_type() == at::kFloat && x.numel() > 0)
         return OneDnn::instance().linear(x.contiguous(), weight, bias, gelu);
-    at::Tensor y = at::matmul(x, weight);
-    y = bias.defined() ? y + bias.reshape({-1}) : y;
-    return gelu ? at::gelu(y) : y;
+    return linearByAten(x, weight, bias, gelu);
 }
 
 // at::matmul of two float tensors of the same batch dimensions as one oneDNN matmul primitive made
@@ -626,9 +632,7 @@ bool kernelTrialsSettled() { return true; }  // no trials without oneDNN
 
 at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias = {}, bool gelu = false)
 {
-    at::Tensor y = at::matmul(x, weight);
-    y = bias.defined() ? y + bias.reshape({-1}) : y;
-    return gelu ? at::gelu(y) : y;
+    return linearByAten(x, weight, bias, gelu);
 }
 
 at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b) { return at::matmul(a, b); }

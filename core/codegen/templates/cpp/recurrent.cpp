@@ -205,6 +205,7 @@ std::vector<at::Tensor> recurrentSteps(const std::string& kind, const std::strin
     const int64_t steps = x.size(0), batch = x.size(1), hidden = r.size(-1), width = w.size(1);
     const at::Tensor lengths = sequenceLens.defined() ? sequenceLens.to(at::kLong) : at::full({batch}, steps, at::kLong);
     const at::Tensor running = (at::arange(steps, at::kLong).unsqueeze(1) < lengths).unsqueeze(2);  // [steps, batch, 1]
+    const std::vector<RecurrentActivation> defaults = recurrentDefaults(kind);  // also the functions per direction
     std::vector<at::Tensor> ys, hs, cs;
     for (int64_t d = 0; d < w.size(0); ++d) {
         const bool reverse = direction == "reverse" || d == 1;
@@ -212,7 +213,6 @@ std::vector<at::Tensor> recurrentSteps(const std::string& kind, const std::strin
         const at::Tensor xw = at::matmul(reverse ? reverseWithin(x, lengths) : x, w[d].t()) + bias.slice(0, 0, width);
         at::Tensor h = initialH.defined() ? initialH[d] : at::zeros({batch, hidden}, x.options());
         at::Tensor c = initialC.defined() ? initialC[d] : at::zeros_like(h);
-        const std::vector<RecurrentActivation> defaults = recurrentDefaults(kind);
         const std::vector<RecurrentActivation> acts =
             activations.empty() ? defaults
                                 : std::vector<RecurrentActivation>(activations.begin() + d * int64_t(defaults.size()),

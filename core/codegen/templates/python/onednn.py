@@ -247,21 +247,24 @@ class _Primitive:
         ONEDNN.dnnl_primitive_execute(primitive, stream, len(args), args)
         ONEDNN.dnnl_stream_wait(stream)
 
+    # What each run passes (argument, memory descriptor), in run()'s order: the input, the output.
+    operands = ((_ARG_SRC, _SRC_MD), (_ARG_DST, _DST_MD))
+
     def _arguments(self):
         """This thread's memory objects: workers may run the same primitive at once."""
-        src, dst, scratch = self._memory(self._query(_SRC_MD)), self._memory(self._query(_DST_MD)), None
-        args = [(_ARG_SRC, src), (_ARG_DST, dst)] + self.constants
+        memories, scratch = [self._memory(self._query(md)) for _, md in self.operands], None
+        args = [(arg, memory) for (arg, _), memory in zip(self.operands, memories)] + self.constants
         if self.scratch_bytes:
             scratch = self._memory(self._query(_SCRATCHPAD_MD))
             args.append((_ARG_SCRATCHPAD, scratch))
-        self.local.arguments = src, dst, scratch, (_Arg * len(args))(*args)
+        self.local.arguments = memories, scratch, (_Arg * len(args))(*args)
         return self.local.arguments
 
-    def run(self, x, y):
-        """The primitive from x's memory into y's."""
-        src, dst, scratch_memory, args = getattr(self.local, 'arguments', None) or self._arguments()
-        ONEDNN.dnnl_memory_set_data_handle(src, x.data_ptr())
-        ONEDNN.dnnl_memory_set_data_handle(dst, y.data_ptr())
+    def run(self, *tensors):
+        """The primitive on the tensors' memory, one for each of its operands (x into y)."""
+        memories, scratch_memory, args = getattr(self.local, 'arguments', None) or self._arguments()
+        for memory, tensor in zip(memories, tensors):
+            ONEDNN.dnnl_memory_set_data_handle(memory, tensor.data_ptr())
         if scratch_memory is not None:
             scratch = torch.empty(self.scratch_bytes, dtype=torch.uint8)  # each run its own
             ONEDNN.dnnl_memory_set_data_handle(scratch_memory, scratch.data_ptr())
@@ -372,21 +375,11 @@ class _BatchedMatMul(_Primitive):
         ONEDNN.dnnl_matmul_desc_init(desc, src, weights, None, dst)
         self._make_with(desc)
 
+    operands = ((_ARG_SRC, _SRC_MD), (_ARG_WEIGHTS, _WEIGHTS_MD), (_ARG_DST, _DST_MD))
+
     def __call__(self, a, b):
-        args = getattr(self.local, 'product', None)
-        if args is None:  # this thread's memory objects
-            memories = [self._memory(self._query(what)) for what in (_SRC_MD, _WEIGHTS_MD, _DST_MD)]
-            pairs = list(zip((_ARG_SRC, _ARG_WEIGHTS, _ARG_DST), memories))
-            if self.scratch_bytes:
-                memories.append(self._memory(self._query(_SCRATCHPAD_MD)))
-                pairs.append((_ARG_SCRATCHPAD, memories[-1]))
-            args = self.local.product = memories, (_Arg * len(pairs))(*pairs)
-        memories, array = args
         y = torch.empty(self.out_shape)
-        scratch = torch.empty(self.scratch_bytes, dtype=torch.uint8) if self.scratch_bytes else None
-        for memory, tensor in zip(memories, (a, b, y, scratch)):
-            ONEDNN.dnnl_memory_set_data_handle(memory, tensor.data_ptr())
-        self._execute(self.primitive, array)
+        self.run(a, b, y)
         return y
 
 
