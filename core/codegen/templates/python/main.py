@@ -24,11 +24,14 @@ from model import RAMIEL_CLASS as Model, BOUND, INPUTS, OUTPUTS, THREADS, KERNEL
 
 def keep_freed_memory():
     """As Ramiel's runtime does: glibc keeps freed activations in the heap for the next run
-    instead of mapping and unmapping every large tensor on every run (page faults each time)."""
+    instead of mapping and unmapping every large tensor on every run (page faults each time),
+    and the workers' threads use that one heap, not arenas of their own that glibc unmaps
+    whenever they empty."""
     try:
         libc = ctypes.CDLL(None)
         libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        libc.mallopt(-8, 1)  # M_ARENA_MAX
     except (OSError, AttributeError):
         pass  # not glibc: its default stays
 
