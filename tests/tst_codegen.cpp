@@ -135,7 +135,8 @@ std::string hostileModel(const QString& marker)
 // then GELU written out (Div by √2, Erf, Add 1, Mul, Mul 0.5), and a linear layer on the
 // channels (Transpose, MatMul, Add of a bias, GELU, Transpose back), added; with the
 // default passes they run as a FusedConv with SiLU, ai.ramiel.Gelu and ai.ramiel.MatMulAdd
-// with its GELU.
+// with its GELU. Nodes named after the generated code's helpers (linear, layer_norm, softmax)
+// name values that must not hide them.
 std::string activationsModel()
 {
     OnnxBuilder b;
@@ -154,9 +155,9 @@ std::string activationsModel()
     b.node("Sqrt", {"variance_eps"}, {"deviation"});
     b.node("Div", {"centered", "deviation"}, {"normalized"});
     b.node("Mul", {"normalized", "ln_w"}, {"scaled"});
-    b.node("Add", {"scaled", "ln_b"}, {"xn"});
-    b.node("MatMul", {"xn", "w3"}, {"m3"});
-    b.node("Add", {"m3", "b3"}, {"s3"});
+    b.node("Add", {"scaled", "ln_b"}, {"xn"}).set_name("/layer_norm/Add");
+    b.node("MatMul", {"xn", "w3"}, {"m3"}).set_name("/linear/MatMul");
+    b.node("Add", {"m3", "b3"}, {"s3"}).set_name("/linear/Add");
     b.node("Div", {"s3", "sqrt2"}, {"d3"});
     b.node("Erf", {"d3"}, {"e3"});
     b.node("Add", {"e3", "one"}, {"a3"});
@@ -173,7 +174,8 @@ std::string activationsModel()
     b.node("Mul", {"c2", "a2"}, {"m2"});
     b.node("Mul", {"m2", "half"}, {"gelu"});
     b.node("Add", {"silu", "gelu"}, {"y0"});
-    b.node("Add", {"y0", "lin"}, {"y"});
+    b.node("Softmax", {"y0"}, {"p"}).set_name("/softmax/Softmax");
+    b.node("Add", {"p", "lin"}, {"y"});
     b.output("y", {1, 16, 28, 28});
     return b.bytes();
 }

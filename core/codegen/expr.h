@@ -158,5 +158,8 @@ struct FunctionName {
 };
 // Throws Error(Internal) for a name the table lacks.
 const FunctionName& functionName(const std::string& fn);
+// The spellings that are the generated programs' own helpers (no namespace or module): names
+// no value, member or function of the generated code may take.
+std::vector<std::string> helperNames();
 
 }  // namespace ramiel::codegen

@@ -1,5 +1,7 @@
 #include "core/codegen/names.h"
 
+#include "core/codegen/expr.h"
+
 #include <vector>
 
 namespace ramiel::codegen {
@@ -51,6 +53,8 @@ IdentifierPool::IdentifierPool()
 {
     for (const char* r : kReserved)
         taken_.insert(r);
+    for (const std::string& helper : helperNames())
+        taken_.insert(helper);
 }
 
 std::string IdentifierPool::make(std::string_view name, std::string_view prefix)

@@ -184,6 +184,46 @@ public:
         return y.view(sizes);
     }
 
+    // x (contiguous, float) normalized over its last weight.numel() values, scaled by weight and
+    // shifted by bias where defined (floats of that many values).
+    at::Tensor layerNorm(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, double eps)
+    {
+        const int64_t n = weight.numel(), rows = x.numel() / n;
+        Key key{weight.data_ptr(), {rows, n}, at::get_num_threads(), {}};
+        double epsilon = eps;
+        int64_t epsBits = 0;
+        std::memcpy(&epsBits, &epsilon, sizeof epsBits);
+        key.settings = {epsBits, int64_t(reinterpret_cast<intptr_t>(bias.defined() ? bias.data_ptr() : nullptr))};
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::unique_ptr<Primitive>& p = normalizations_[key];
+        if (!p)
+            p = normalization(rows, weight, bias, float(eps));
+        lock.unlock();
+        at::Tensor y = at::empty(x.sizes(), x.options());
+        execute(*p, x.data_ptr(), y.data_ptr());
+        return y;
+    }
+
+    // The softmax of x (contiguous, float) along its last dimension.
+    at::Tensor softmax(const at::Tensor& x)
+    {
+        const int64_t n = x.size(-1), rows = x.numel() / n;
+        Key key{nullptr, {rows, n}, at::get_num_threads(), {}};
+        std::unique_lock<std::mutex> lock(mutex_);
+        std::unique_ptr<Primitive>& p = softmaxes_[key];
+        if (!p) {
+            const dnnl::memory::desc data({rows, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+            const dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::softmax_accurate, data, data, 1);
+            const dnnl::softmax_v2_forward::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
+            p = made(dnnl::softmax_v2_forward(pd), pd, {rows, n});
+        }
+        lock.unlock();
+        at::Tensor y = at::empty(x.sizes(), x.options());
+        execute(*p, x.data_ptr(), y.data_ptr());
+        return y;
+    }
+
     bool trialsSettled()
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -464,6 +504,28 @@ private:
         }
     }
 
+    // Layer normalization of rows of weight.numel() values: scale and shift (where bias is
+    // defined) applied in the kernel.
+    std::unique_ptr<Primitive> normalization(int64_t rows, const at::Tensor& weight, const at::Tensor& bias, float eps)
+    {
+        using tag = dnnl::memory::format_tag;
+        const auto f32 = dnnl::memory::data_type::f32;
+        const int64_t n = weight.numel();
+        const dnnl::memory::desc data({rows, n}, f32, tag::ab), values({n}, f32, tag::a);
+        const auto flags = bias.defined() ? dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift
+                                          : dnnl::normalization_flags::use_scale;
+        const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, data, eps, flags);
+        const dnnl::layer_normalization_forward::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
+        auto p = made(dnnl::layer_normalization_forward(pd), pd, {rows, n});
+        p->source = weight.reshape({-1}).contiguous();
+        p->constants.emplace(DNNL_ARG_SCALE, dnnl::memory(values, engine_, p->source.data_ptr()));
+        if (bias.defined()) {
+            p->bias = bias.reshape({-1}).contiguous();
+            p->constants.emplace(DNNL_ARG_SHIFT, dnnl::memory(values, engine_, p->bias.data_ptr()));
+        }
+        return p;
+    }
+
     // at::max_pool2d without the indices; ceil mode is padding on the right that no window reads.
     std::unique_ptr<Primitive> maxPooling(const Ints& sizes, const Ints& kernel, const Ints& stride,
                                           const Ints& padding, const Ints& dilation, bool ceil)
@@ -489,6 +551,8 @@ private:
     std::map<Key, std::unique_ptr<Primitive>> poolings_;
     std::map<Key, std::unique_ptr<Primitive>> products_;  // linear layers
     std::map<Key, std::unique_ptr<Primitive>> batchedProducts_;  // products of two activations (none: at::matmul)
+    std::map<Key, std::unique_ptr<Primitive>> normalizations_;   // layer normalizations
+    std::map<Key, std::unique_ptr<Primitive>> softmaxes_;        // along the last axis
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
@@ -521,6 +585,31 @@ at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b)
         a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2) || a.numel() == 0 || b.numel() == 0)
         return at::matmul(a, b);
     return OneDnn::instance().batchedMatmul(a, b);
+}
+
+// Whether layerNorm runs oneDNN's kernel: floats, weights of the normalized shape.
+bool normalizedByOneDnn(const at::Tensor& x, const Ints& shape, const at::Tensor& weight, const at::Tensor& bias)
+{
+    auto floats = [&](const at::Tensor& t) { return t.scalar_type() == at::kFloat && t.sizes() == at::IntArrayRef(shape); };
+    return x.scalar_type() == at::kFloat && x.numel() > 0 && floats(weight) && (!bias.defined() || floats(bias));
+}
+
+// at::layer_norm over x's last dimensions, `shape`, as oneDNN's layer normalization made once
+// for each size and intra-op thread count where x, weight and bias are floats of that shape.
+at::Tensor layerNorm(const at::Tensor& x, const Ints& shape, const at::Tensor& weight, const at::Tensor& bias, double eps)
+{
+    if (normalizedByOneDnn(x, shape, weight, bias))
+        return OneDnn::instance().layerNorm(x.contiguous(), weight, bias, eps);
+    return at::layer_norm(x, shape, weight, bias, eps);
+}
+
+// at::softmax along dim; along the last one of a float tensor oneDNN's, made once for each size
+// and intra-op thread count.
+at::Tensor softmaxAlong(const at::Tensor& x, int64_t dim)
+{
+    if (x.scalar_type() == at::kFloat && x.numel() > 0 && x.dim() > 0 && (dim == -1 || dim == x.dim() - 1))
+        return OneDnn::instance().softmax(x.contiguous());
+    return at::softmax(x, dim);
 }
 
 // A float channels-last input without NaN runs oneDNN's max pooling, which can drop a NaN that
@@ -636,4 +725,11 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 }
 
 at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b) { return at::matmul(a, b); }
+
+at::Tensor layerNorm(const at::Tensor& x, const Ints& shape, const at::Tensor& weight, const at::Tensor& bias, double eps)
+{
+    return at::layer_norm(x, shape, weight, bias, eps);
+}
+
+at::Tensor softmaxAlong(const at::Tensor& x, int64_t dim) { return at::softmax(x, dim); }
 #endif

@@ -64,6 +64,8 @@ def _load_onednn():
             ('dnnl_dilated_convolution_forward_desc_init', [p, i, i, p, p, p, p, p, p, p, p]),
             ('dnnl_pooling_v2_forward_desc_init', [p, i, i, p, p, p, p, p, p, p]),
             ('dnnl_matmul_desc_init', [p, p, p, p, p]),
+            ('dnnl_layer_normalization_forward_desc_init', [p, i, p, p, f, ctypes.c_uint]),
+            ('dnnl_softmax_v2_forward_desc_init', [p, i, i, p, p, i]),
             ('dnnl_primitive_attr_create', [p]),
             ('dnnl_primitive_attr_set_scratchpad_mode', [p, i]),
             ('dnnl_primitive_attr_set_post_ops', [p, p]),
@@ -113,7 +115,8 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
 _CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _GELU_ERF, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x30, 0x1ff
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
-_ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD = 1, 17, 33, 41, 80
+_ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD, _ARG_SCALE, _ARG_SHIFT = 1, 17, 33, 41, 80, 51, 52
+_USE_SCALE, _USE_SHIFT, _SOFTMAX_ACCURATE = 0x8, 0x10, 0x30000
 _Dims = ctypes.c_int64 * 12  # dnnl_dims_t
 
 
@@ -383,6 +386,37 @@ class _BatchedMatMul(_Primitive):
         return y
 
 
+class _LayerNorm(_Primitive):
+    """rows of weight.numel() values normalized, scaled by weight and shifted by bias where given:
+    oneDNN's layer normalization."""
+
+    def __init__(self, rows, weight, bias, eps):
+        n = weight.numel()
+        super().__init__((rows, n))
+        data, values, desc = _struct(), _struct(), _struct()
+        ONEDNN.dnnl_memory_desc_init_by_strides(data, 2, _Dims(rows, n), _F32, _Dims(n, 1))
+        ONEDNN.dnnl_memory_desc_init_by_strides(values, 1, _Dims(n), _F32, _Dims(1))
+        ONEDNN.dnnl_layer_normalization_forward_desc_init(desc, _FORWARD_INFERENCE, data, None, eps,
+                                                          _USE_SCALE | (_USE_SHIFT if bias is not None else 0))
+        self._make_with(desc)
+        self.weight = weight.reshape(-1).contiguous()
+        self.constants.append((_ARG_SCALE, self._memory(values, self.weight)))
+        if bias is not None:
+            self.bias = bias.reshape(-1).contiguous()
+            self.constants.append((_ARG_SHIFT, self._memory(values, self.bias)))
+
+
+class _Softmax(_Primitive):
+    """The softmax of rows of n values: oneDNN's."""
+
+    def __init__(self, rows, n):
+        super().__init__((rows, n))
+        data, desc = _struct(), _struct()
+        ONEDNN.dnnl_memory_desc_init_by_strides(data, 2, _Dims(rows, n), _F32, _Dims(n, 1))
+        ONEDNN.dnnl_softmax_v2_forward_desc_init(desc, _FORWARD_INFERENCE, _SOFTMAX_ACCURATE, data, data, 1)
+        self._make_with(desc)
+
+
 def _pooled_size(size, kernel, stride, padding, dilation, ceil_mode):
     """F.max_pool2d's output size along one axis."""
     span = (kernel - 1) * dilation + 1
@@ -532,6 +566,8 @@ def _onednn_convolution(*args):
 _convolutions = {}  # (id(weight), input size, intra-op threads) -> (weight, bias, settings, convolution)
 _products = {}  # (weight's data, strides, rows, intra-op threads) -> (weight, bias, gelu, product)
 _batched_products = {}  # (sizes, strides, intra-op threads) -> product, or None where oneDNN has none
+_normalizations = {}  # (weight's data, rows, intra-op threads) -> (weight, bias, eps, layer normalization)
+_softmaxes = {}  # (rows, n, intra-op threads) -> softmax
 _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 
 # A fused Relu is oneDNN's post-op, which makes 0 of NaN where F.relu keeps it. Ramiel fuses it
@@ -637,3 +673,39 @@ def batched_matmul(a, b):
     if product is None:
         return torch.matmul(a, b)
     return product(a3, b3).reshape(a.shape[:-1] + (n,))
+
+
+def layer_norm(x, normalized_shape, weight, bias=None, eps=1e-5):
+    """F.layer_norm over x's last dimensions, normalized_shape; where x, weight and bias are floats
+    of that shape, as oneDNN's layer normalization made once for each size and intra-op thread
+    count."""
+    def floats(t):
+        return t.dtype == torch.float32 and list(t.shape) == list(normalized_shape)
+    if (ONEDNN is None or x.dtype != torch.float32 or x.numel() == 0 or not floats(weight)
+            or bias is not None and not floats(bias)):
+        return F.layer_norm(x, normalized_shape, weight, bias, eps)
+    x = x.contiguous()
+    rows = x.numel() // weight.numel()
+    key = (weight.data_ptr(), rows, torch.get_num_threads())
+    entry = _normalizations.get(key)
+    if entry is None or entry[1] is not bias or entry[2] != eps:
+        entry = _normalizations[key] = (weight, bias, eps, _LayerNorm(rows, weight, bias, eps))
+    y = torch.empty(x.shape)
+    entry[3].run(x, y)
+    return y
+
+
+def softmax(x, dim):
+    """F.softmax along dim; along the last one of a float tensor oneDNN's, made once for each size
+    and intra-op thread count."""
+    if ONEDNN is None or x.dtype != torch.float32 or x.numel() == 0 or x.dim() == 0 or dim not in (-1, x.dim() - 1):
+        return F.softmax(x, dim=dim)
+    x = x.contiguous()
+    n = x.shape[-1]
+    key = (x.numel() // n, n, torch.get_num_threads())
+    primitive = _softmaxes.get(key)
+    if primitive is None:
+        primitive = _softmaxes[key] = _Softmax(*key[:2])
+    y = torch.empty(x.shape)
+    primitive.run(x, y)
+    return y
