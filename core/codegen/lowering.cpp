@@ -297,20 +297,20 @@ struct Context {
     DataType dtype(size_t i) const { return graph.value(in(i)).type.dtype; }
     std::vector<int64_t> constInts(size_t i) const
     {
-        const auto it = out.constants.find(in(i));
-        if (it == out.constants.end())
+        const Tensor* t = out.constant(in(i));
+        if (!t)
             unsupported("input " + std::to_string(i) + " must be a constant for code generation");
-        const auto ints = it->second->toInt64s();
+        const auto ints = t->toInt64s();
         if (!ints)
             unsupported("input " + std::to_string(i) + " is not an integer tensor");
         return *ints;
     }
     std::optional<double> constScalar(size_t i) const
     {
-        const auto it = out.constants.find(in(i));
-        if (it == out.constants.end())
+        const Tensor* t = out.constant(in(i));
+        if (!t)
             return std::nullopt;
-        const auto d = it->second->toDoubles();
+        const auto d = t->toDoubles();
         if (!d || d->size() != 1)
             return std::nullopt;
         return (*d)[0];
@@ -429,7 +429,8 @@ E conv(const Context& c, bool* relu = nullptr)
     // a oneDNN primitive made once (the conv2d helper), with Relu fused when `relu`; a 3-D one
     // through the conv3d helper, which runs the factorized kinds on conv2d.
     auto floatConstant = [&](size_t i) {
-        return c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == DataType::Float;
+        const Tensor* t = c.out.constant(c.in(i));
+        return t && t->dtype == DataType::Float;
     };
     if ((r == 4 || r == 5) && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
         if (relu)
@@ -602,13 +603,13 @@ E gather(const Context& c)
     if (c.dtype(1) != DataType::Int64 && c.dtype(1) != DataType::Int32)
         c.unsupported("the indices are not int32 or int64");
     const E x = E::val(c.in(0)), dim = E::integer(axis);
-    const auto it = c.out.constants.find(c.in(1));
-    const auto values = it == c.out.constants.end() ? std::nullopt : it->second->toInt64s();
+    const Tensor* indices = c.out.constant(c.in(1));
+    const auto values = indices ? indices->toInt64s() : std::nullopt;
     const bool forward = values && std::none_of(values->begin(), values->end(), [](int64_t v) { return v < 0; });
-    if (!forward || it->second->dims.size() > 1)
+    if (!forward || indices->dims.size() > 1)
         return E::call("onnx_gather", {x, dim, E::val(c.in(1))});
     if (values->size() == 1)
-        return it->second->dims.empty()
+        return indices->dims.empty()
                    ? E::call("select", {x, dim.named("dim"), E::integer((*values)[0]).named("index")})
                    : E::call("narrow", {x, dim.named("dim"), E::integer((*values)[0]).named("start"), E::integer(1).named("length")});
     return E::call("index_select", {x, dim.named("dim"), E::val(c.in(1)).named("index")});
@@ -882,7 +883,8 @@ E resizeComputed(const Context& c)
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
         c.unsupported("mode '" + printable(mode) + "'");
     auto given = [&](size_t i) {  // an empty constant is no input
-        const bool empty = c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->numel() == 0;
+        const Tensor* t = c.has(i) ? c.out.constant(c.in(i)) : nullptr;
+        const bool empty = t && t->numel() == 0;
         return c.has(i) && !empty ? E::val(c.in(i)) : E::none();
     };
     std::vector<E> args{E::val(c.in(0)), given(scalesInput), opset10 ? E::none() : given(3), E::text(mode),
@@ -923,12 +925,12 @@ E resize(const Context& c)
         const NodeId producer = c.graph.value(sizes).producer;
         if (producer == kNone || c.graph.node(producer).opType != "Concat" || c.graph.node(producer).inputs.empty())
             return false;
-        const auto it = c.out.constants.find(c.graph.node(producer).inputs.back());
-        const auto last = it == c.out.constants.end() ? std::nullopt : it->second->toInt64s();
+        const Tensor* t = c.out.constant(c.graph.node(producer).inputs.back());
+        const auto last = t ? t->toInt64s() : std::nullopt;
         return last && *last == std::vector<int64_t>{out[2], out[3]};
     };
     const bool sizesGiven =
-        c.node.opset >= 11 && c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constants.at(c.in(3))->numel() > 0);
+        c.node.opset >= 11 && c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constant(c.in(3))->numel() > 0);
     if (sizesGiven && !c.out.isConstant(c.in(3)) && !spatialConstant(c.in(3)))
         c.unsupported("the sizes are computed, with spatial sizes that are not constants");
     // Each axis's scale and unrounded output length, as the runtime reads them.
@@ -939,8 +941,8 @@ E resize(const Context& c)
     }
     if (!sizesGiven) {
         const size_t scalesInput = c.node.opset < 11 ? 1 : 2;  // opset 10: X, scales
-        const auto it = c.has(scalesInput) ? c.out.constants.find(c.in(scalesInput)) : c.out.constants.end();
-        const auto given = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+        const Tensor* t = c.has(scalesInput) ? c.out.constant(c.in(scalesInput)) : nullptr;
+        const auto given = t ? t->toDoubles() : std::nullopt;
         if (!given || given->size() != 4)
             c.unsupported("the scales or sizes must be constants for code generation");
         scales = *given;
@@ -1031,8 +1033,8 @@ E pad(const Context& c)
 std::optional<E> linearLayer(const Context& c, E a, ValueId b, bool transposed, ValueId bias, bool gelu)
 {
     const auto constant = [&](ValueId v) -> const Tensor* {
-        const auto it = c.out.constants.find(v);
-        return it == c.out.constants.end() || it->second->dtype != DataType::Float ? nullptr : it->second.get();
+        const Tensor* t = c.out.constant(v);
+        return t && t->dtype == DataType::Float ? t : nullptr;
     };
     const Tensor* weight = constant(b);
     if (c.dtype(0) != DataType::Float || !weight || weight->dims.size() != 2 || weight->numel() == 0)
@@ -1315,15 +1317,16 @@ bool constantScalar(const Context& c, size_t i) { return c.has(i) && c.constScal
 
 bool constantOfType(const Context& c, size_t i, DataType t)
 {
-    return c.has(i) && c.out.isConstant(c.in(i)) && c.out.constants.at(c.in(i))->dtype == t;
+    const Tensor* value = c.has(i) ? c.out.constant(c.in(i)) : nullptr;
+    return value && value->dtype == t;
 }
 
 bool zeroOrAbsent(const Context& c, size_t i)
 {
     if (!c.has(i))
         return true;
-    const auto it = c.out.constants.find(c.in(i));
-    const auto values = it == c.out.constants.end() ? std::nullopt : it->second->toDoubles();
+    const Tensor* t = c.out.constant(c.in(i));
+    const auto values = t ? t->toDoubles() : std::nullopt;
     return values && std::all_of(values->begin(), values->end(), [](double v) { return v == 0; });
 }
 
@@ -1726,10 +1729,7 @@ const std::map<std::string, Lowering>& lowerings()
         // Inference's copy, or in training mode (is_test = 0 before opset 7, a constant
         // training_mode since opset 12) torch.dropout with the node's ratio.
         r["Dropout"] = [](const Context& c) {
-            const DropoutMode m = dropoutMode(c.node, [&](size_t i) -> const Tensor* {
-                const auto it = c.out.constants.find(c.node.input(i));
-                return it == c.out.constants.end() ? nullptr : it->second.get();
-            });
+            const DropoutMode m = dropoutMode(c.node, [&](size_t i) { return c.out.constant(c.node.input(i)); });
             if (m.dropsNothing() && c.outputsRead() == 2)  // and its mask, every element kept (the runtime's bool)
                 return c.outputs(E::tensors({E::val(c.in(0)), E::call("ones_like", {E::val(c.in(0)),
                                                                                      E::dtype(DataType::Bool).named("dtype")})}),

@@ -40,6 +40,12 @@ struct LoweredModel {
     std::vector<ValueId> inputs;   // graph inputs that are not constants
     std::vector<LoweredBranch> branches;  // the If branches the nodes call (Expr::branch's index)
     bool isConstant(ValueId v) const { return constants.count(v) != 0; }
+    // v's value where it is a constant, else null.
+    const Tensor* constant(ValueId v) const
+    {
+        const auto it = constants.find(v);
+        return it == constants.end() ? nullptr : it->second.get();
+    }
 };
 
 // Throws Error(Unsupported) naming the operator and the node for anything the
