@@ -1321,6 +1321,58 @@ private Q_SLOTS:
         QCOMPARE(out[8].dims, (std::vector<int64_t>{0, 4, 3, 3}));
     }
 
+    // A bidirectional node that names one direction's activations runs them in both, with the
+    // same alphas and betas: as the node that names them twice (the second direction's took
+    // the defaults where the lists ran out, Elu's alpha 1 for 0.7).
+    void oneDirectionsActivationsServeBoth_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QStringList>("functions");
+        QTest::addColumn<QVector<float>>("alphas");
+        QTest::addColumn<QVector<float>>("betas");
+        QTest::newRow("RNN") << "RNN" << QStringList{"Elu"} << QVector<float>{0.7f} << QVector<float>{};
+        QTest::newRow("GRU") << "GRU" << QStringList{"HardSigmoid", "LeakyRelu"} << QVector<float>{0.3f, 0.2f}
+                             << QVector<float>{0.6f};
+        QTest::newRow("LSTM") << "LSTM" << QStringList{"HardSigmoid", "ScaledTanh", "Affine"}
+                              << QVector<float>{0.3f, 1.5f, 0.5f} << QVector<float>{0.4f, 0.8f, 0.1f};
+    }
+    void oneDirectionsActivationsServeBoth()
+    {
+        QFETCH(QString, op);
+        QFETCH(QStringList, functions);
+        QFETCH(QVector<float>, alphas);
+        QFETCH(QVector<float>, betas);
+        constexpr int64_t hidden = 4;
+        const int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
+        OnnxBuilder b(14);
+        b.input("x", {5, 2, 3}).output("once").output("twice");
+        b.initializer("w", {2, gates * hidden, 3}, [](int64_t i) { return float(std::sin(0.37 * double(i))); });
+        b.initializer("r", {2, gates * hidden, hidden}, [](int64_t i) { return float(0.5 * std::cos(0.11 * double(i))); });
+        for (int times : {1, 2}) {
+            onnx::NodeProto& n = b.node(op.toStdString(), {"x", "w", "r"}, {times == 1 ? "once" : "twice"});
+            OnnxBuilder::setInt(n, "hidden_size", hidden);
+            OnnxBuilder::setString(n, "direction", "bidirectional");
+            std::vector<std::string> names;
+            std::vector<float> a, be;
+            for (int k = 0; k < times; ++k) {
+                for (const QString& f : functions)
+                    names.push_back(f.toStdString());
+                a.insert(a.end(), alphas.begin(), alphas.end());
+                be.insert(be.end(), betas.begin(), betas.end());
+            }
+            OnnxBuilder::setStrings(n, "activations", names);
+            OnnxBuilder::setFloats(n, "activation_alpha", a);
+            if (!be.empty())
+                OnnxBuilder::setFloats(n, "activation_beta", be);
+        }
+        const Model m = loadOnnxFromBytes(b.bytes(), "activations.onnx", {});
+        const auto compiled = runtime().compile(m);
+        compiled->setInputs(compiled->randomInputs(1, 1));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        QCOMPARE(*out[0].toDoubles(), *out[1].toDoubles());
+    }
+
     // RNN, GRU and LSTM on a batch of 9 ragged sequences (one GEMM of the states a step
     // for floats) give each sequence what it gives alone (batch 1: the state's product
     // with the weights row by row), bidirectional, in float and double, with each

@@ -40,8 +40,15 @@ std::optional<std::vector<RecurrentActivation>> recurrentActivations(const Node&
     if (names.empty())
         for (size_t d = 0; d < directions; ++d)
             names.insert(names.end(), defaults.begin(), defaults.end());
-    else if (names.size() == defaults.size() && directions == 2)
-        names.insert(names.end(), given->strings.begin(), given->strings.end());
+    // One direction's functions, alphas and betas serve both.
+    if (names.size() == defaults.size() && directions == 2) {
+        std::optional<std::vector<RecurrentActivation>> both = recurrentActivations(n, 1, why);
+        if (both) {
+            const std::vector<RecurrentActivation> forward = *both;
+            both->insert(both->end(), forward.begin(), forward.end());
+        }
+        return both;
+    }
     if (names.size() != defaults.size() * directions) {
         why = "activations lists " + std::to_string(names.size()) + " functions where " +
               std::to_string(defaults.size() * directions) + " are expected";

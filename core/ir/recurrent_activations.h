@@ -19,9 +19,10 @@ struct RecurrentActivation {
 };
 
 // The node's functions, direction by direction (LSTM f, g, h; GRU f, g; RNN f): the attribute's
-// names (any case; one direction's names serve both directions of a bidirectional node), each
-// function that takes an alpha or a beta taking the next of activation_alpha's or
-// activation_beta's values, else the defaults (Sigmoid, Tanh, Tanh; Sigmoid, Tanh; Tanh).
+// names (any case), each function that takes an alpha or a beta taking the next of
+// activation_alpha's or activation_beta's values, else the defaults (Sigmoid, Tanh, Tanh;
+// Sigmoid, Tanh; Tanh). Where a bidirectional node names one direction's functions, they
+// serve both, with the same alphas and betas.
 // nullopt with `why` set where the attribute names the wrong number of functions or one that is
 // not ONNX's.
 std::optional<std::vector<RecurrentActivation>> recurrentActivations(const Node& n, size_t directions, std::string& why);
