@@ -1282,6 +1282,53 @@ private Q_SLOTS:
         QCOMPARE(out[3].dims, (std::vector<int64_t>{0}));
     }
 
+    // Softmax along rows of 40: a probability below the smallest normal float is 0 (Swin's
+    // masked windows, exp(-100), whose denormals made the next MatMul 15x slower), -inf gives
+    // 0, and a row with a NaN, or of -inf only, is NaN throughout (as ATen computes it).
+    void softmaxFlushesDenormalsAndKeepsNaN()
+    {
+        constexpr int64_t n = 40;
+        auto value = [](int64_t i) -> float {
+            const int64_t row = i / n, k = i % n;
+            const float ramp = 0.1f * float(k % 7);
+            switch (row) {
+            case 0: return k % 3 == 0 ? ramp - 100.0f : ramp;  // masked: exp(-100) is denormal
+            case 1: return k == 17 ? std::numeric_limits<float>::quiet_NaN() : ramp;
+            case 2: return -std::numeric_limits<float>::infinity();
+            default: return k % 2 ? -std::numeric_limits<float>::infinity() : ramp;
+            }
+        };
+        OnnxBuilder b(13);
+        b.input("x", {4, n}).output("y");
+        b.node("Softmax", {"x"}, {"y"});
+        const Model m = loadOnnxFromBytes(b.bytes(), "softmax.onnx", {});
+        const auto compiled = runtime().compile(m);
+        Tensor x{DataType::Float, {4, n}, std::string(size_t(4 * n) * sizeof(float), '\0'), {}};
+        for (int64_t i = 0; i < 4 * n; ++i) {
+            const float v = value(i);
+            std::memcpy(x.data.data() + i * sizeof v, &v, sizeof v);
+        }
+        compiled->setInputs({x});
+        compiled->serialExecutor(1)->run();
+        const std::vector<double> y = *compiled->outputs()[0].toDoubles();
+        for (int64_t row : {0, 3}) {
+            double sum = 0;
+            for (int64_t k = 0; k < n; ++k)
+                if (value(row * n + k) > -50.0f)
+                    sum += std::exp(double(value(row * n + k)));
+            for (int64_t k = 0; k < n; ++k) {
+                const float x = value(row * n + k);
+                const double got = y[size_t(row * n + k)];
+                if (x > -50.0f)
+                    QVERIFY2(std::abs(got - std::exp(double(x)) / sum) < 1e-6, qPrintable(QString("row %1, %2").arg(row).arg(k)));
+                else  // exactly (QCOMPARE of doubles is fuzzy)
+                    QVERIFY2(got == 0.0, qPrintable(QString("row %1, %2: %3").arg(row).arg(k).arg(got)));
+            }
+        }
+        for (int64_t i = n; i < 3 * n; ++i)
+            QVERIFY2(std::isnan(y[size_t(i)]), qPrintable(QString("row %1, %2: %3").arg(i / n).arg(i % n).arg(y[size_t(i)])));
+    }
+
     // NonZero of a scalar counts it as one element of rank 1 (NumPy, ONNX Runtime); LRN of
     // an empty batch is the empty batch, and so are its reflection, edge and constant pads and
     // its convolution (a detector's mask head when no box is left, where ATen 1.13 refuses

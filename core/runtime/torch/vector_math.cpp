@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -149,27 +151,49 @@ at::Tensor elementwise(const at::Tensor& x, Run run)
     return y;
 }
 
+// A float's bits, read in place (vectorizes where a memcpy per element does not).
+typedef uint32_t __attribute__((may_alias)) FloatBits;
+
 // Softmax of each of `rows` rows of n floats: the maximum, exp of the
 // differences (libmvec's expf) and their sum, then a product by its reciprocal.
+// A probability below the smallest normal float is 0, as oneDNN's and MLAS's
+// kernels make it: a denormal costs the FPU a microcode assist wherever it goes
+// (Swin's masked windows, exp(-100), made the MatMul after them 15x slower).
+// A row with a NaN, or whose maximum is infinite, is NaN throughout, as ATen
+// computes it (read from the bits: -ffast-math folds isnan away).
 RAMIEL_CLONES void softmaxRows(float* __restrict y, const float* __restrict x, int64_t rows, int64_t n)
 {
+    constexpr float kLowest = -87.0f;  // exp(-87) = 1.6e-38, above FLT_MIN
+    constexpr uint32_t kInfinity = 0x7f800000u;
     for (int64_t r = 0; r < rows; ++r) {
         const float* in = x + r * n;
         float* out = y + r * n;
         float top = in[0];
         for (int64_t i = 1; i < n; ++i)
             top = in[i] > top ? in[i] : top;
-#pragma omp simd
-        for (int64_t i = 0; i < n; ++i)
-            out[i] = expf(in[i] - top);
+        const FloatBits* bits = reinterpret_cast<const FloatBits*>(in);
+        uint32_t magnitude = 0;  // the largest |x|'s bits: above infinity's where one is NaN
+#pragma omp simd reduction(max : magnitude)
+        for (int64_t i = 0; i < n; ++i) {
+            const uint32_t m = bits[i] & 0x7fffffffu;
+            magnitude = magnitude > m ? magnitude : m;
+        }
+        if (magnitude > kInfinity || (*reinterpret_cast<const FloatBits*>(&top) & kInfinity) == kInfinity) {
+            std::fill(out, out + n, std::numeric_limits<float>::quiet_NaN());
+            continue;
+        }
         float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
-        for (int64_t i = 0; i < n; ++i)
+        for (int64_t i = 0; i < n; ++i) {
+            const float d = in[i] - top;
+            const float e = expf(d < kLowest ? kLowest : d);
+            out[i] = d < kLowest ? 0.0f : e;
             sum += out[i];
-        const float scale = 1.0f / sum;
+        }
+        const float scale = 1.0f / sum, smallest = std::numeric_limits<float>::min() * sum;
 #pragma omp simd
         for (int64_t i = 0; i < n; ++i)
-            out[i] *= scale;
+            out[i] = out[i] < smallest ? 0.0f : out[i] * scale;
     }
 }
 
