@@ -156,8 +156,8 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
 
 // Softmax of each of `rows` rows of n floats: the maximum, exp of the
 // differences (libmvec's expf) and their sum, then a product by its reciprocal.
-// A probability below the smallest normal float is 0, as oneDNN's and MLAS's
-// kernels make it: a denormal costs the FPU a microcode assist wherever it goes
+// A probability below the smallest normal float is 0, as oneDNN's kernel makes
+// it: a denormal costs the FPU a microcode assist wherever it goes
 // (Swin's masked windows, exp(-100), made the MatMul after them 15x slower).
 // A row with a NaN, or whose maximum is infinite, is NaN throughout, as ATen
 // computes it (read from the bits: -ffast-math folds isnan away).
