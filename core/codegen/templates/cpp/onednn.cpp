@@ -160,25 +160,28 @@ public:
         return y;
     }
 
-    // a [..., M, K] times b [..., K, N] (floats, the same batch dimensions), both read as their
-    // strides lie (K^T and V sliced out of attention's qkv in place); at::matmul where oneDNN has
-    // no kernel for their strides.
+    // a [..., M, K] times b [..., K, N] (floats, the same batch dimensions); at::matmul where oneDNN
+    // has no kernel for their strides.
     at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b)
     {
-        Key key{nullptr, a.sizes().vec(), at::get_num_threads(), a.strides().vec()};
-        for (at::IntArrayRef v : {b.sizes(), b.strides()})
+        const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+        const at::Tensor a3 = a.reshape({-1, m, k}), b3 = b.reshape({-1, k, n});  // views where they can be
+        Key key{nullptr, a3.sizes().vec(), at::get_num_threads(), a3.strides().vec()};
+        for (const auto& v : {b3.sizes().vec(), b3.strides().vec()})
             key.settings.insert(key.settings.end(), v.begin(), v.end());
         std::unique_lock<std::mutex> lock(mutex_);
         auto [entry, fresh] = batchedProducts_.try_emplace(key);
         if (fresh)
-            entry->second = batchedProduct(a, b);
+            entry->second = batchedProduct(a3, b3);
         const Primitive* p = entry->second.get();
         lock.unlock();
         if (!p)
             return at::matmul(a, b);
-        at::Tensor y = at::empty(p->outSizes, a.options());
-        execute(*p, a.data_ptr(), y.data_ptr(), b.data_ptr());
-        return y;
+        at::Tensor y = at::empty({a3.size(0), m, n}, a.options());
+        execute(*p, a3.data_ptr(), y.data_ptr(), b3.data_ptr());
+        std::vector<int64_t> sizes = a.sizes().vec();
+        sizes.back() = n;
+        return y.view(sizes);
     }
 
     // x (contiguous, float) normalized over its last weight.numel() values, scaled by weight and
@@ -483,20 +486,17 @@ private:
         return p;
     }
 
-    // [..., M, K] times [..., K, N], both as their strides lie, into a contiguous [..., M, N]:
+    // [batch, M, K] times [batch, K, N], both as their strides lie, into a contiguous [batch, M, N]:
     // oneDNN's matmul; none where oneDNN has no kernel for those strides.
     std::unique_ptr<Primitive> batchedProduct(const at::Tensor& a, const at::Tensor& b)
     {
         const auto f32 = dnnl::memory::data_type::f32;
-        Ints out = a.sizes().vec(), dense(out.size(), 1);
-        out.back() = b.size(-1);
-        for (size_t d = out.size() - 1; d-- > 0;)
-            dense[d] = dense[d + 1] * out[d + 1];
+        const int64_t batch = a.size(0), m = a.size(1), n = b.size(2);
         try {
             const dnnl::matmul::desc desc({a.sizes().vec(), f32, a.strides().vec()}, {b.sizes().vec(), f32, b.strides().vec()},
-                                          {out, f32, dense});
+                                          {{batch, m, n}, f32, dnnl::memory::format_tag::abc});
             const dnnl::matmul::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
-            auto p = made(dnnl::matmul(pd), pd, out);
+            auto p = made(dnnl::matmul(pd), pd, {batch, m, n});
             p->operand = pd.weights_desc();
             return p;
         } catch (const dnnl::error&) {
@@ -581,15 +581,8 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, const at::Tenso
 // ATen hands to a BLAS one matrix at a time); anything else through at::matmul.
 at::Tensor batchedMatmul(const at::Tensor& a, const at::Tensor& b)
 {
-    auto expanded = [](const at::Tensor& t) {  // a dimension read with stride 0
-        for (int64_t d = 0; d < t.dim(); ++d)
-            if (t.size(d) > 1 && t.stride(d) == 0)
-                return true;
-        return false;
-    };
     if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat || a.dim() < 2 || a.dim() != b.dim() ||
-        a.dim() > DNNL_MAX_NDIMS || a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2) ||
-        a.numel() == 0 || b.numel() == 0 || expanded(a) || expanded(b))
+        a.sizes().slice(0, a.dim() - 2) != b.sizes().slice(0, b.dim() - 2) || a.numel() == 0 || b.numel() == 0)
         return at::matmul(a, b);
     return OneDnn::instance().batchedMatmul(a, b);
 }

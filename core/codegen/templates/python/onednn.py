@@ -363,27 +363,18 @@ class _MatMul(_Primitive):
             self.constants.append((_ARG_BIAS, self._memory(bias_desc, self.bias)))
 
 
-def _dense_strides(shape):
-    """The strides of a contiguous tensor of `shape`."""
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.insert(0, step)
-        step *= size
-    return strides
-
-
 class _BatchedMatMul(_Primitive):
-    """[..., M, K] times [..., K, N], both as their strides lie, into a new contiguous [..., M, N]:
-    oneDNN's matmul (attention's products of two activations, K^T and V read in place out of the
-    qkv projection); a RuntimeError where oneDNN has no kernel for those strides."""
+    """[batch, M, K] times [batch, K, N], both as their strides lie, into a new contiguous
+    [batch, M, N]: oneDNN's matmul (attention's products of two activations); a RuntimeError where
+    oneDNN has no kernel for those strides."""
 
     def __init__(self, a, b):
-        out = tuple(a.shape[:-1]) + (b.shape[-1],)
-        super().__init__(out)
+        (batch, m, k), n = a.shape, b.shape[2]
+        super().__init__((batch, m, n))
         src, weights, dst, desc = (_struct() for _ in range(4))
-        ONEDNN.dnnl_memory_desc_init_by_strides(src, a.dim(), _Dims(*a.shape), _F32, _Dims(*a.stride()))
-        ONEDNN.dnnl_memory_desc_init_by_strides(weights, b.dim(), _Dims(*b.shape), _F32, _Dims(*b.stride()))
-        ONEDNN.dnnl_memory_desc_init_by_strides(dst, len(out), _Dims(*out), _F32, _Dims(*_dense_strides(out)))
+        ONEDNN.dnnl_memory_desc_init_by_strides(src, 3, _Dims(batch, m, k), _F32, _Dims(*a.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_strides(weights, 3, _Dims(batch, k, n), _F32, _Dims(*b.stride()))
+        ONEDNN.dnnl_memory_desc_init_by_strides(dst, 3, _Dims(batch, m, n), _F32, _Dims(m * n, n, 1))
         ONEDNN.dnnl_matmul_desc_init(desc, src, weights, None, dst)
         self._make_with(desc)
 
@@ -667,22 +658,21 @@ def batched_matmul(a, b):
     """torch.matmul of two float tensors of the same batch dimensions as one oneDNN matmul primitive
     made once for each size and intra-op thread count (the runtime's products of two activations,
     which ATen hands to a BLAS one matrix at a time); anything else through torch.matmul."""
-    def expanded(t):  # a dimension read with stride 0
-        return any(size > 1 and stride == 0 for size, stride in zip(t.shape, t.stride()))
     if (ONEDNN is None or a.dtype != torch.float32 or b.dtype != torch.float32 or a.dim() < 2
-            or a.dim() != b.dim() or a.dim() > 12 or a.shape[:-2] != b.shape[:-2] or a.numel() == 0
-            or b.numel() == 0 or expanded(a) or expanded(b)):
+            or a.dim() != b.dim() or a.shape[:-2] != b.shape[:-2] or a.numel() == 0 or b.numel() == 0):
         return torch.matmul(a, b)
-    key = (a.shape, a.stride(), b.shape, b.stride(), torch.get_num_threads())
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    a3, b3 = a.reshape(-1, m, k), b.reshape(-1, k, n)  # views where the batch dimensions allow
+    key = (a3.shape, a3.stride(), b3.shape, b3.stride(), torch.get_num_threads())
     if key not in _batched_products:
         try:
-            _batched_products[key] = _BatchedMatMul(a, b)
+            _batched_products[key] = _BatchedMatMul(a3, b3)
         except RuntimeError:  # no kernel for these strides
             _batched_products[key] = None
     product = _batched_products[key]
     if product is None:
         return torch.matmul(a, b)
-    return product(a, b)
+    return product(a3, b3).reshape(a.shape[:-1] + (n,))
 
 
 def layer_norm(x, normalized_shape, weight, bias=None, eps=1e-5):
