@@ -190,9 +190,8 @@ public:
     {
         const int64_t n = weight.numel(), rows = x.numel() / n;
         Key key{weight.data_ptr(), {rows, n}, at::get_num_threads(), {}};
-        double epsilon = eps;
         int64_t epsBits = 0;
-        std::memcpy(&epsBits, &epsilon, sizeof epsBits);
+        std::memcpy(&epsBits, &eps, sizeof epsBits);
         key.settings = {epsBits, int64_t(reinterpret_cast<intptr_t>(bias.defined() ? bias.data_ptr() : nullptr))};
         std::unique_lock<std::mutex> lock(mutex_);
         std::unique_ptr<Primitive>& p = normalizations_[key];
@@ -604,11 +603,15 @@ at::Tensor layerNorm(const at::Tensor& x, const Ints& shape, const at::Tensor& w
 }
 
 // at::softmax along dim; along the last one of a float tensor oneDNN's, made once for each size
-// and intra-op thread count.
+// and intra-op thread count, unless x holds a NaN or +inf (its largest value, one pass): oneDNN
+// makes 0 of a row's numbers beside one, where ATen and the runtime make the row NaN.
 at::Tensor softmaxAlong(const at::Tensor& x, int64_t dim)
 {
-    if (x.scalar_type() == at::kFloat && x.numel() > 0 && x.dim() > 0 && (dim == -1 || dim == x.dim() - 1))
-        return OneDnn::instance().softmax(x.contiguous());
+    if (x.scalar_type() == at::kFloat && x.numel() > 0 && x.dim() > 0 && (dim == -1 || dim == x.dim() - 1)) {
+        const double top = x.max().item<double>();
+        if (!std::isnan(top) && top != std::numeric_limits<double>::infinity())
+            return OneDnn::instance().softmax(x.contiguous());
+    }
     return at::softmax(x, dim);
 }
 

@@ -697,8 +697,12 @@ def layer_norm(x, normalized_shape, weight, bias=None, eps=1e-5):
 
 def softmax(x, dim):
     """F.softmax along dim; along the last one of a float tensor oneDNN's, made once for each size
-    and intra-op thread count."""
+    and intra-op thread count, unless x holds a NaN or +inf (its largest value, one pass): oneDNN
+    makes 0 of a row's numbers beside one, where PyTorch and the runtime make the row NaN."""
     if ONEDNN is None or x.dtype != torch.float32 or x.numel() == 0 or x.dim() == 0 or dim not in (-1, x.dim() - 1):
+        return F.softmax(x, dim=dim)
+    top = float(x.max())
+    if top != top or top == float('inf'):
         return F.softmax(x, dim=dim)
     x = x.contiguous()
     n = x.shape[-1]
