@@ -178,7 +178,6 @@ public:
 
 private:
     struct Primitive {
-        std::vector<int64_t> key;  // sizes and strides of a and b, threads
         dnnl::matmul::primitive_desc pd;
         dnnl::matmul primitive;
     };
@@ -215,7 +214,6 @@ private:
             dnnl::primitive_attr attr;
             attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
             p = std::make_shared<Primitive>();
-            p->key = key;
             p->pd = dnnl::matmul::primitive_desc(desc, attr, dnnlEngine());
             p->primitive = dnnl::matmul(p->pd);
         } catch (const dnnl::error&) {
@@ -226,6 +224,7 @@ private:
     }
 
     std::mutex mutex_;
+    // By the sizes and strides of a and b and the thread count; null where oneDNN has no kernel.
     std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const Primitive>>> primitives_;
 };
 
