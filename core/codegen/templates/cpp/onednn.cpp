@@ -132,12 +132,7 @@ public:
         for (const Ints* v : {&stride, &padding, &dilation})
             key.settings.insert(key.settings.end(), v->begin(), v->end());
         key.settings.push_back(ceil ? 1 : 0);
-        std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = poolings_[key];
-        if (!p)
-            p = maxPooling(key.sizes, kernel, stride, padding, dilation, ceil);
-        lock.unlock();
-        return run(*p, x);
+        return run(*cached(poolings_, key, [&] { return maxPooling(key.sizes, kernel, stride, padding, dilation, ceil); }), x);
     }
 
     // x [..., K] (contiguous, float) times the constant weight [K, N] (any strides), plus bias
@@ -148,11 +143,7 @@ public:
         // By the weight's data, which the primitive keeps alive (a transposed view is a new tensor each call).
         Key key{weight.data_ptr(), {rows, k}, at::get_num_threads(), weight.strides().vec()};
         key.settings.insert(key.settings.end(), {gelu ? 1 : 0, int64_t(reinterpret_cast<intptr_t>(bias.defined() ? bias.data_ptr() : nullptr))});
-        std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = products_[key];
-        if (!p)
-            p = product(rows, weight, bias, gelu);
-        lock.unlock();
+        const Primitive* p = cached(products_, key, [&] { return product(rows, weight, bias, gelu); });
         Ints sizes = x.sizes().vec();
         sizes.back() = n;
         at::Tensor y = at::empty(sizes, x.options());
@@ -169,12 +160,7 @@ public:
         Key key{nullptr, a3.sizes().vec(), at::get_num_threads(), a3.strides().vec()};
         for (const auto& v : {b3.sizes().vec(), b3.strides().vec()})
             key.settings.insert(key.settings.end(), v.begin(), v.end());
-        std::unique_lock<std::mutex> lock(mutex_);
-        auto [entry, fresh] = batchedProducts_.try_emplace(key);
-        if (fresh)
-            entry->second = batchedProduct(a3, b3);
-        const Primitive* p = entry->second.get();
-        lock.unlock();
+        const Primitive* p = cached(batchedProducts_, key, [&] { return batchedProduct(a3, b3); });
         if (!p)
             return at::matmul(a, b);
         at::Tensor y = at::empty({a3.size(0), m, n}, a.options());
@@ -193,11 +179,7 @@ public:
         int64_t epsBits = 0;
         std::memcpy(&epsBits, &eps, sizeof epsBits);
         key.settings = {epsBits, int64_t(reinterpret_cast<intptr_t>(bias.defined() ? bias.data_ptr() : nullptr))};
-        std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = normalizations_[key];
-        if (!p)
-            p = normalization(rows, weight, bias, float(eps));
-        lock.unlock();
+        const Primitive* p = cached(normalizations_, key, [&] { return normalization(rows, weight, bias, float(eps)); });
         at::Tensor y = at::empty(x.sizes(), x.options());
         execute(*p, x.data_ptr(), y.data_ptr());
         return y;
@@ -207,17 +189,13 @@ public:
     at::Tensor softmax(const at::Tensor& x)
     {
         const int64_t n = x.size(-1), rows = x.numel() / n;
-        Key key{nullptr, {rows, n}, at::get_num_threads(), {}};
-        std::unique_lock<std::mutex> lock(mutex_);
-        std::unique_ptr<Primitive>& p = softmaxes_[key];
-        if (!p) {
+        const Primitive* p = cached(softmaxes_, Key{nullptr, {rows, n}, at::get_num_threads(), {}}, [&] {
             const dnnl::memory::desc data({rows, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
             const dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::softmax_accurate, data, data, 1);
             const dnnl::softmax_v2_forward::primitive_desc pd(desc, attributes(dnnl::algorithm::undef), engine_);
-            p = made(dnnl::softmax_v2_forward(pd), pd, {rows, n});
-        }
-        lock.unlock();
+            return made(dnnl::softmax_v2_forward(pd), pd, {rows, n});
+        });
         at::Tensor y = at::empty(x.sizes(), x.options());
         execute(*p, x.data_ptr(), y.data_ptr());
         return y;
@@ -270,6 +248,24 @@ private:
         double best[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
                           std::numeric_limits<double>::infinity()};
     };
+
+    // table's primitive for key, made by make() on first use (null where make() gives none);
+    // workers may ask at once.
+    template <typename Make>
+    const Primitive* cached(std::map<Key, std::unique_ptr<Primitive>>& table, const Key& key, const Make& make)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto [entry, fresh] = table.try_emplace(key);
+        if (fresh) {
+            try {
+                entry->second = make();
+            } catch (...) {
+                table.erase(entry);  // asked again, it tries again
+                throw;
+            }
+        }
+        return entry->second.get();
+    }
 
     // The runtime's rule: a 3x3 convolution of stride 1 and dilation 1, one group, whose channels
     // give Winograd's transforms enough work to save, on a 14x14 to 56x56 output.
