@@ -3078,11 +3078,27 @@ private Q_SLOTS:
     // The hand-written channels-last kernels (MaxPool, AveragePool, GlobalAveragePool and
     // ReduceMean over H and W, Concat, BatchNormalization, ai.ramiel.Silu and Gelu) against ATen's: the same nodes on a graph input (plain
     // layout, ATen) and on an identity 1x1 Conv of it (channels-last, exact copy).
+    void channelsLastKernelsMatchAten_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("channels");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<int>("width");
+        // 1,517 pixels: global pooling sums them in two chunks of pixels.
+        QTest::newRow("40 channels") << 1 << 40 << 37 << 41;
+        // Wide pixels: global pooling by blocks of 128 channels, the last short, two images.
+        QTest::newRow("1100 channels, batch 2") << 2 << 1100 << 5 << 7;
+    }
+
     void channelsLastKernelsMatchAten()
     {
-        const int64_t c = 40;  // GlobalAveragePool: two blocks of channels, the second short
+        QFETCH(int, batch);
+        QFETCH(int, channels);
+        QFETCH(int, height);
+        QFETCH(int, width);
+        const int64_t c = channels;
         OnnxBuilder b;
-        b.input("x", {1, c, 37, 41});  // 1,517 pixels: global pooling sums them in two chunks
+        b.input("x", {batch, c, height, width});
         b.initializer("w", {c, c, 1, 1}, 0.0f);
         auto* w = b.model().mutable_graph()->mutable_initializer(0);
         for (int64_t i = 0; i < c; ++i)

@@ -993,7 +993,7 @@ Kernel convolutionKernel(const KernelContext& c, FusedActivation act)
     const bool byColumns = onePixel && weight.size(1) < weight.size(0);
     const at::Tensor pixelWeights =
         !onePixel ? at::Tensor()
-                  : byColumns ? c.constants[1].reshape({weight.size(0), weight.size(1)}).t().contiguous()
+                  : byColumns ? packColumns(c.constants[1].reshape({weight.size(0), weight.size(1)}).t())
                               : c.constants[1].contiguous().view({weight.size(0), weight.size(1)});
     std::shared_ptr<PackedConvolution> packed;
     if (packable && !sum && !weight.is_same(c.constants[1]) && PackedConvolution::available() &&

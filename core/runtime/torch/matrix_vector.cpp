@@ -205,24 +205,26 @@ void packedColumnsProduct(float* y, int64_t ldy, const float* packed, const floa
     });
 }
 
-at::Tensor matrixVectorByColumns(const at::Tensor& cols, const at::Tensor& x, const at::Tensor& c,
+at::Tensor matrixVectorByColumns(const at::Tensor& packed, const at::Tensor& x, const at::Tensor& c,
                                  c10::IntArrayRef sizes)
 {
-    const int64_t k = cols.size(0), n = cols.size(1);
+    const int64_t n = c10::multiply_integers(sizes), k = n > 0 ? packed.numel() / n : 0;
     const at::Tensor v = x.contiguous();
     at::Tensor y = emptyFloat(sizes, at::MemoryFormat::Contiguous);
     float* out = y.data_ptr<float>();
-    const float* w = cols.data_ptr<float>();
+    const float* w = packed.data_ptr<float>();
     const float* xs = v.data_ptr<float>();
     const float* cs = c.defined() ? c.data_ptr<float>() : nullptr;
-    // Chunks of outputs with about 16K weights (64 KiB) each, taken by the threads as they come.
-    const int64_t chunk = std::max<int64_t>(kLanes, (int64_t(1) << 14) / std::max<int64_t>(k, 1) / kLanes * kLanes);
-    parallelChunks(n, chunk, [&](int64_t begin, int64_t end) {
-        if (cs)
-            std::copy(cs + begin, cs + end, out + begin);
-        else
-            std::fill(out + begin, out + end, 0.0f);
-        addColumns(out + begin, w + begin, xs, k, end - begin, n);
+    // Panels taken by the threads as they come, each a contiguous stream of weights.
+    parallelChunks((n + kPanel - 1) / kPanel, 1, [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p) {
+            const int64_t begin = p * kPanel, width = std::min(kPanel, n - begin);
+            if (cs)
+                std::copy(cs + begin, cs + begin + width, out + begin);
+            else
+                std::fill(out + begin, out + begin + width, 0.0f);
+            addColumns(out + begin, w + begin * k, xs, k, width, width);
+        }
     });
     return y;
 }

@@ -15,16 +15,17 @@ namespace ramiel {
 at::Tensor matrixVectorProduct(const at::Tensor& rows, const at::Tensor& x, const at::Tensor& c, float alpha,
                                float beta, c10::IntArrayRef sizes = {});
 
-// y = rows x + c with the rows given as columns: cols is contiguous float [K, N],
-// rows transposed, for products with fewer columns than rows (K < N), whose short
-// rows leave a dot product's vector lanes idle: each column scaled by its x and
-// summed into y in order, vectorized along N, chunks of N split over the intra-op
-// threads. x: K floats (any strides); c: undefined or N floats, contiguous. The
-// output has `sizes` (N elements).
-at::Tensor matrixVectorByColumns(const at::Tensor& cols, const at::Tensor& x, const at::Tensor& c,
+// y = rows x + c with the rows given as columns, packed: `packed` is
+// packColumns(cols) of cols, contiguous float [K, N], rows transposed, for
+// products with fewer columns than rows (K < N), whose short rows leave a dot
+// product's vector lanes idle: each column scaled by its x and summed into y in
+// order, vectorized along N, panels of N split over the intra-op threads.
+// x: K floats (any strides); c: undefined or N floats, contiguous. The output
+// has `sizes` (N elements).
+at::Tensor matrixVectorByColumns(const at::Tensor& packed, const at::Tensor& x, const at::Tensor& c,
                                  c10::IntArrayRef sizes);
 
-// Columns [k, n] (float) laid out for packedColumnsProduct: panels of 128 columns,
+// Columns [k, n] (float) laid out for packedColumnsProduct and matrixVectorByColumns: panels of 128 columns,
 // each contiguous ([k, 128], the last narrower), so that a product streams through
 // memory; 64 x 256 from the second-level cache 0.43 us against 0.65 as rows of n.
 at::Tensor packColumns(const at::Tensor& cols);
