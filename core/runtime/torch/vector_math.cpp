@@ -25,6 +25,13 @@ namespace {
 
 constexpr float kSoftmaxLowest = -87.0f;  // exp(-87) = 1.6e-38, above FLT_MIN
 
+// A float's bits, read in place (vectorizes where a memcpy per element does not).
+typedef uint32_t __attribute__((may_alias)) FloatBits;
+constexpr uint32_t kInfinityBits = 0x7f800000u;
+
+// Whether v is infinite or NaN, from its bits (-ffast-math folds isnan and isinf away).
+inline bool infiniteOrNaN(float v) { return (*reinterpret_cast<const FloatBits*>(&v) & kInfinityBits) == kInfinityBits; }
+
 RAMIEL_CLONES void erfRun(float* __restrict y, const float* __restrict x, int64_t n)
 {
 #pragma omp simd
@@ -112,9 +119,10 @@ __attribute__((target("avx512f"))) void sigmoidAvx512(float* __restrict y, const
 
 // Softmax of `rows` rows of n floats, as softmaxRows below computes it (the
 // same clamp, flush and NaN rows), exp as exp16 and the last n % 16 floats of
-// a row as one masked vector: libmvec's vector expf and its scalar tail took
-// rows of 49 (Swin's windows) 1.6x this time. NaN is found by comparison,
-// which fast-math does not fold away in intrinsics.
+// a row as one masked vector, NaN found by comparison in the pass that finds
+// the maximum (fast-math does not fold intrinsics' comparisons away). With
+// libmvec's expf, its scalar tail and a pass for NaN, rows of 49 (Swin's
+// windows) took 1.33x this time.
 __attribute__((target("avx512f"))) void softmaxRowsAvx512(float* __restrict y, const float* __restrict x, int64_t rows,
                                                           int64_t n)
 {
@@ -132,8 +140,7 @@ __attribute__((target("avx512f"))) void softmaxRowsAvx512(float* __restrict y, c
             nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         }
         const float largest = _mm512_reduce_max_ps(top);
-        if (nan || _mm512_cmp_ps_mask(_mm512_set1_ps(largest), none, _CMP_EQ_OQ) ||
-            _mm512_cmp_ps_mask(_mm512_set1_ps(largest), _mm512_set1_ps(std::numeric_limits<float>::infinity()), _CMP_EQ_OQ)) {
+        if (nan || infiniteOrNaN(largest)) {
             std::fill(out, out + n, std::numeric_limits<float>::quiet_NaN());
             continue;
         }
@@ -204,9 +211,6 @@ at::Tensor elementwise(const at::Tensor& x, Run run)
     return y;
 }
 
-// A float's bits, read in place (vectorizes where a memcpy per element does not).
-typedef uint32_t __attribute__((may_alias)) FloatBits;
-
 // Softmax of each of `rows` rows of n floats: the maximum, exp of the
 // differences (libmvec's expf) and their sum, then a product by its reciprocal.
 // A probability below the smallest normal float is 0, as oneDNN's kernel makes
@@ -216,7 +220,6 @@ typedef uint32_t __attribute__((may_alias)) FloatBits;
 // computes it (read from the bits: -ffast-math folds isnan away).
 RAMIEL_CLONES void softmaxRows(float* __restrict y, const float* __restrict x, int64_t rows, int64_t n)
 {
-    constexpr uint32_t kInfinity = 0x7f800000u;
     for (int64_t r = 0; r < rows; ++r) {
         const float* in = x + r * n;
         float* out = y + r * n;
@@ -230,7 +233,7 @@ RAMIEL_CLONES void softmaxRows(float* __restrict y, const float* __restrict x, i
             const uint32_t m = bits[i] & 0x7fffffffu;
             magnitude = magnitude > m ? magnitude : m;
         }
-        if (magnitude > kInfinity || (*reinterpret_cast<const FloatBits*>(&top) & kInfinity) == kInfinity) {
+        if (magnitude > kInfinityBits || infiniteOrNaN(top)) {
             std::fill(out, out + n, std::numeric_limits<float>::quiet_NaN());
             continue;
         }
