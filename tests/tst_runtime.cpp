@@ -1708,6 +1708,29 @@ private Q_SLOTS:
         QVERIFY(*runOnce(compiled)[0].toDoubles() != normals);
     }
 
+    // Seeds beyond int64's range (a fuzzed model's 2.4e21), infinite or NaN seed each draws
+    // a sequence of its own: converting them to an integer is undefined, and on x86 made
+    // them all one seed.
+    void randomSeedsBeyondInt64Differ()
+    {
+        const std::vector<float> seeds{1e20f, 1e30f, -1e30f, std::numeric_limits<float>::infinity(),
+                                       std::numeric_limits<float>::quiet_NaN(), 7.0f};
+        OnnxBuilder b(15);
+        for (size_t i = 0; i < seeds.size(); ++i) {
+            const std::string name = "normal" + std::to_string(i);
+            b.output(name);
+            onnx::NodeProto& normal = b.node("RandomNormal", {}, {name});
+            OnnxBuilder::setInts(normal, "shape", {16});
+            OnnxBuilder::setFloat(normal, "seed", seeds[i]);
+        }
+        const auto compiled = runtime().compile(loadOnnxFromBytes(b.bytes(), "seeds.onnx", {}));
+        compiled->serialExecutor(1)->run();
+        const auto out = compiled->outputs();
+        for (size_t i = 0; i < out.size(); ++i)
+            for (size_t j = i + 1; j < out.size(); ++j)
+                QVERIFY2(out[i].data != out[j].data, qPrintable(QString("seeds %1 and %2").arg(seeds[i]).arg(seeds[j])));
+    }
+
     // DynamicQuantizeLinear where ONNX's reference divides by zero or reads NaN, as ONNX
     // Runtime quantizes (checked against onnxruntime-node 1.x): NaN out of the range and
     // to 0, a tensor of zeros at scale 1; and an ordinary range, rounding to even.

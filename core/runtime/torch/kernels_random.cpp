@@ -11,20 +11,27 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace ramiel {
 
 namespace {
 
-// The node's generator: seeded by its `seed` (a float attribute in these operators).
+// The node's generator: seeded by its `seed` (a float attribute in these operators), its
+// integer part where that fits in 64 bits, else the double's bits with their high half
+// folded into the low one, which is all PyTorch's Mersenne twister reads (converting such
+// a value is undefined, and on x86 made every seed beyond 2^63, infinities and NaN one).
 std::optional<at::Generator> generatorOf(const Node& n)
 {
     const Attribute* seed = n.attr("seed");
     if (!seed)
         return std::nullopt;
     const double value = seed->kind == Attribute::Kind::Float ? double(seed->f) : double(seed->i);
-    return at::make_generator<at::CPUGeneratorImpl>(uint64_t(int64_t(std::isfinite(value) ? value : 0.0)));
+    uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    const bool fits = value >= -0x1p63 && value < 0x1p63;  // false for NaN
+    return at::make_generator<at::CPUGeneratorImpl>(fits ? uint64_t(int64_t(value)) : bits ^ (bits >> 32));
 }
 
 void expectFloating(at::ScalarType t, const std::string& op)
