@@ -1228,8 +1228,8 @@ std::string videoModel()
 }
 
 // NaN where the generated helpers run oneDNN's kernels, which do not keep it: max pooling of a
-// convolution's output (channels-last, so max_pool2d takes oneDNN's kernel), a convolution
-// whose Relu the default passes fuse (oneDNN's post-op), and a softmax along the last axis
+// convolution's output (channels-last, so max_pool2d takes oneDNN's kernel), convolutions
+// whose Relu and SiLU the default passes fuse (oneDNN's post-ops), and a softmax along the last axis
 // (oneDNN's makes 0 of a row's numbers beside a NaN). The NaNs come with the input
 // (nanInput), or (`inside`) from x / x where the input holds zeros, in a graph that is then
 // not finite. Every value computed from a NaN must be NaN, as in F.max_pool2d, F.relu and the
@@ -1256,7 +1256,11 @@ std::string nanModel(bool inside)
     pool("y1", 2, 0, 1);
     pool("y2", 1, 1, 0);
     b.node("Softmax", {"c"}, {"y4"});
+    b.node("Conv", {a, "w"}, {"c5"});
+    b.node("Sigmoid", {"c5"}, {"s5"});
+    b.node("Mul", {"c5", "s5"}, {"y5"});
     b.output("y1", {1, 16, 4, 4}).output("y2", {1, 16, 9, 9}).output("y3", {1, 8, 9, 9}).output("y4", {1, 16, 9, 9});
+    b.output("y5", {1, 16, 9, 9});
     return b.bytes();
 }
 

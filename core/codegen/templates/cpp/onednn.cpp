@@ -9,6 +9,7 @@ constexpr int kKernelTrialCalls = 8;
 // only into convolutions whose inputs are finite whenever the model's are; while a call of
 // forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a NonFiniteRun),
 // conv2d looks at its input and runs at::conv2d and at::relu where it holds one (inf - inf is NaN).
+// A fused SiLU (oneDNN's swish) gives NaN and infinities where at::silu does, and is fused everywhere.
 std::atomic<int> nonFiniteRuns{0};  // such calls under way
 
 // Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
@@ -42,6 +43,14 @@ private:
 // Whether conv2d runs at::relu after at::conv2d rather than oneDNN's post-op (above).
 bool reluAfter(const at::Tensor& x) { return nonFiniteRuns.load() > 0 && nonFinite(x); }
 
+// at::conv2d, then at::relu when relu, at::silu when silu.
+at::Tensor conv2dByAten(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                        const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu)
+{
+    at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
+    return relu ? y.relu_() : silu ? at::silu_(y) : y;
+}
+
 // at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
 [[maybe_unused]] int64_t pooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
                                     bool ceil)
@@ -60,13 +69,13 @@ at::Tensor linearByAten(const at::Tensor& x, const at::Tensor& weight, const at:
 }
 
 #if HAVE_ONEDNN
-// conv2d and max_pool2d: at::conv2d (then at::relu when relu) and at::max_pool2d on a
+// conv2d and max_pool2d: at::conv2d (then at::relu or at::silu) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
 // convolutions on), as Ramiel's runtime runs 2-D convolutions. oneDNN fixes a primitive's memory
 // layout for the input size and a convolution's thread split for the calling thread's intra-op
 // threads when it makes one, so one is made for each (weights, input size, threads, settings)
 // on first use and kept: a convolution's weights are reordered once into the layout it picked,
-// its Relu is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
+// its Relu or SiLU is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
 // that the runtime's rule admits also tries Winograd's algorithm in its first calls, as the
 // runtime does, and keeps the fastest kernel. libtorch's own
 // convolution calls make the primitive's description anew every time (10-30 us each), and
@@ -80,22 +89,22 @@ public:
     }
 
     at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                      const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+                      const Ints& padding, const Ints& dilation, int64_t groups, dnnl::algorithm postOp)
     {
         Key key{weight.unsafeGetTensorImpl(), x.sizes().vec(), at::get_num_threads(), stride};
         for (const Ints* v : {&padding, &dilation})
             key.settings.insert(key.settings.end(), v->begin(), v->end());
-        key.settings.insert(key.settings.end(), {groups, relu ? 1 : 0});
+        key.settings.insert(key.settings.end(), {groups, int64_t(postOp)});
         std::unique_lock<std::mutex> lock(mutex_);
         std::unique_ptr<Trial>& trial = trials_[key];
         if (!trial) {
             trial = std::make_unique<Trial>();
             const at::Tensor w = weight.contiguous();
-            trial->candidates[0] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, false);
+            trial->candidates[0] = convolution(key.sizes, w, bias, stride, padding, dilation, groups, postOp, false);
             trial->count = 1;
             const Ints& out = trial->candidates[0]->outSizes;
             if (wantsWinograd(w, out, stride, dilation, groups)) {
-                if (auto winograd = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true))
+                if (auto winograd = convolution(key.sizes, w, bias, stride, padding, dilation, groups, postOp, true))
                     trial->candidates[trial->count++] = std::move(winograd);
                 // More than one image, as many for each intra-op thread, outputs under 28x28:
                 // image by image too, as the runtime tries them. oneDNN 2.6 has its F(2x2, 3x3)
@@ -106,7 +115,7 @@ public:
                 if (trial->count == 2 && batch > 1 && batch % at::get_num_threads() == 0 && out[2] * out[3] < 28 * 28) {
                     Ints one = key.sizes;
                     one[0] = 1;
-                    if (auto byImage = convolution(one, w, bias, stride, padding, dilation, groups, relu, true)) {
+                    if (auto byImage = convolution(one, w, bias, stride, padding, dilation, groups, postOp, true)) {
                         byImage->images = batch;
                         byImage->outSizes[0] = batch;
                         trial->candidates[trial->count++] = std::move(byImage);
@@ -115,7 +124,7 @@ public:
                 // Otherwise the next Winograd kernel oneDNN offers, as the runtime tries it: for
                 // one image its F(4x4, 3x3) after its F(2x2, 3x3), on some shapes the faster.
                 if (trial->count == 2)
-                    if (auto next = convolution(key.sizes, w, bias, stride, padding, dilation, groups, relu, true, true))
+                    if (auto next = convolution(key.sizes, w, bias, stride, padding, dilation, groups, postOp, true, true))
                         trial->candidates[trial->count++] = std::move(next);
             }
             if (trial->count == 1)
@@ -365,7 +374,8 @@ private:
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         if (eltwise != dnnl::algorithm::undef) {
             dnnl::post_ops ops;
-            ops.append_eltwise(1.0f, eltwise, 0.0f, 0.0f);
+            // alpha: Relu's slope below 0 (0), swish's factor inside its sigmoid (1)
+            ops.append_eltwise(1.0f, eltwise, eltwise == dnnl::algorithm::eltwise_swish ? 1.0f : 0.0f, 0.0f);
             attr.set_post_ops(ops);
         }
         return attr;
@@ -402,11 +412,12 @@ private:
     }
 
     // A direct convolution on channels-last tensors, or with `winograd` Winograd's on oneDNN's
-    // blocked layout (none where oneDNN has no such kernel for it); with `nextKernel` too, on the
-    // Winograd kernel oneDNN offers after its first (none where it offers no other).
+    // blocked layout (none where oneDNN has no such kernel for it), then the eltwise post-op
+    // `postOp` (undef: none); with `nextKernel` too, on the Winograd kernel oneDNN offers after
+    // its first (none where it offers no other).
     std::unique_ptr<Primitive> convolution(const Ints& sizes, const at::Tensor& weight, const at::Tensor& bias,
                                            const Ints& stride, const Ints& padding, const Ints& dilation,
-                                           int64_t groups, bool relu, bool winograd, bool nextKernel = false)
+                                           int64_t groups, dnnl::algorithm postOp, bool winograd, bool nextKernel = false)
     {
         using dims = dnnl::memory::dims;
         using tag = dnnl::memory::format_tag;
@@ -431,7 +442,7 @@ private:
             bias.defined()
                 ? dnnl::convolution_forward::desc(kind, alg, src, anyWeights, biasDesc, dst, stride, gaps, padding, padding)
                 : dnnl::convolution_forward::desc(kind, alg, src, anyWeights, dst, stride, gaps, padding, padding);
-        const dnnl::primitive_attr attr = attributes(relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::undef);
+        const dnnl::primitive_attr attr = attributes(postOp);
         dnnl::convolution_forward::primitive_desc pd;
         try {
             pd = dnnl::convolution_forward::primitive_desc(desc, attr, engine_);
@@ -551,12 +562,13 @@ private:
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu = false)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     if (relu && reluAfter(x))
-        return at::conv2d(x, weight, bias, stride, padding, dilation, groups).relu_();
-    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, relu);
+        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, relu, silu);
+    const auto postOp = relu ? dnnl::algorithm::eltwise_relu : silu ? dnnl::algorithm::eltwise_swish : dnnl::algorithm::undef;
+    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOp);
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
@@ -700,14 +712,14 @@ private:
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu)
+                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu = false)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     PackedConvolutions& packs = PackedConvolutions::instance();
-    if (packs.available() && !(relu && reluAfter(x)))
-        return packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
-    at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
-    return relu ? y.relu_() : y;
+    if (!packs.available() || (relu && reluAfter(x)))
+        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, relu, silu);
+    at::Tensor y = packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
+    return silu ? at::silu_(y) : y;  // the packed convolution fuses Relu only
 }
 
 at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,

@@ -113,7 +113,7 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 
 # oneDNN 2's C constants (dnnl_types.h).
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
-_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _GELU_ERF, _POOLING_MAX = 0x1, 0x2, 0x1f, 0x30, 0x1ff
+_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _SWISH, _GELU_ERF, _POOLING_MAX = 0x1, 0x2, 0x1f, 0xdf, 0x30, 0x1ff
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD, _ARG_SCALE, _ARG_SHIFT = 1, 17, 33, 41, 80, 51, 52
 _USE_SCALE, _USE_SHIFT, _SOFTMAX_ACCURATE = 0x8, 0x10, 0x30000
@@ -177,8 +177,8 @@ class _Primitive:
         ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
         ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
         ONEDNN.dnnl_post_ops_create(ctypes.byref(post_ops))
-        if eltwise is not None:
-            ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, eltwise, 0.0, 0.0)
+        if eltwise is not None:  # alpha: Relu's slope below 0 (0), swish's factor inside its sigmoid (1)
+            ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, eltwise, 1.0 if eltwise == _SWISH else 0.0, 0.0)
         ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
         try:
             if next_kernel:
@@ -308,11 +308,12 @@ class _Reorder(_Primitive):
 
 
 class _Convolution(_Primitive):
-    """A convolution (then Relu when relu=True); bias may be None. Winograd's algorithm runs on
+    """A convolution, then the eltwise post-op `post_op` (_RELU, _SWISH or None); bias may be None.
+    Winograd's algorithm runs on
     oneDNN's blocked layout, its input reordered in and its output out; a RuntimeError where oneDNN
     has no Winograd kernel for the convolution (with next_kernel, none after its first)."""
 
-    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, relu, winograd=False,
+    def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, post_op, winograd=False,
                  next_kernel=False):
         o, i, kh, kw = weight.shape
         n, c, h, w = x_shape
@@ -331,7 +332,7 @@ class _Convolution(_Primitive):
             desc, _FORWARD_INFERENCE, _CONVOLUTION_WINOGRAD if winograd else _CONVOLUTION_DIRECT, layout(x_shape),
             any_weights, bias_desc if bias is not None else None, layout(self.out_shape), _Dims(*stride),
             _Dims(*(d - 1 for d in dilation)), _Dims(*padding), _Dims(*padding))  # oneDNN counts dilation's gaps
-        self._make_with(desc, _RELU if relu else None, next_kernel)
+        self._make_with(desc, post_op, next_kernel)
         if winograd:
             self.reorders = (_Reorder(_channels_last(x_shape), self._query(_SRC_MD)),
                              _Reorder(self._query(_DST_MD), _channels_last(self.out_shape)))
@@ -454,7 +455,7 @@ if PACKED_CONV:
         return torch.ops.mkldnn_prepacked.conv2d_run(x, packed)
 
 
-def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups, relu):
+def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups, post_op):
     # Weights with channels-last strides (also for 1x1 kernels, where
     # contiguous(memory_format=torch.channels_last) keeps the contiguous strides):
     # packed from contiguous ones, they are laid out for a blocked input and
@@ -463,7 +464,9 @@ def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups
     w = torch.empty_strided(weight.shape, (i * kh * kw, 1, kw * i, i), dtype=weight.dtype)
     w.copy_(weight)
     packed = torch.ops.mkldnn_prepacked.conv2d_prepack(
-        w, bias, stride, padding, dilation, groups, list(x_shape), 'relu' if relu else 'none')
+        w, bias, stride, padding, dilation, groups, list(x_shape), 'relu' if post_op == _RELU else 'none')
+    if post_op == _SWISH:  # the packed convolution fuses Relu only
+        return lambda x: F.silu(_conv2d_run(x, packed), inplace=True)
     return lambda x: _conv2d_run(x, packed)
 
 
@@ -539,7 +542,7 @@ def _onednn_convolution(*args):
     and oneDNN has a kernel for it, that (for a small batch also image by image, otherwise also
     oneDNN's next Winograd kernel where it offers one) and the direct kernel in a trial (_Faster)."""
     direct = _Convolution(*args)
-    x_shape, weight, bias, stride, padding, dilation, groups, relu = args
+    x_shape, weight, bias, stride, padding, dilation, groups, post_op = args
     if not _wants_winograd(weight, direct.out_shape, stride, dilation, groups):
         return direct
     batch, pixels = x_shape[0], direct.out_shape[2] * direct.out_shape[3]
@@ -573,7 +576,8 @@ _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 # A fused Relu is oneDNN's post-op, which makes 0 of NaN where F.relu keeps it. Ramiel fuses it
 # only into convolutions whose inputs are finite whenever the model's are; while a call of
 # forward() or forward_parallel() runs on inputs that hold a NaN or an infinity, conv2d looks at
-# its input and runs F.conv2d and F.relu where it holds one (inf - inf is NaN).
+# its input and runs F.conv2d and F.relu where it holds one (inf - inf is NaN). A fused SiLU
+# (oneDNN's swish) gives NaN and infinities where F.silu does, and is fused everywhere.
 _nonfinite_calls = [0]  # such calls under way
 _nonfinite_lock = threading.Lock()
 
@@ -601,19 +605,20 @@ def counts_nonfinite_inputs(method):
     return counted
 
 
-def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False):
-    """F.conv2d (then F.relu when relu=True) on a channels-last input."""
+def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False, silu=False):
+    """F.conv2d (then F.relu when relu=True, F.silu when silu=True) on a channels-last input."""
     x = x.contiguous(memory_format=torch.channels_last)
     if ONEDNN is None and not PACKED_CONV or relu and _nonfinite_calls[0] and _nonfinite(x):
         y = F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
-        return F.relu(y, inplace=True) if relu else y
+        return F.relu(y, inplace=True) if relu else F.silu(y, inplace=True) if silu else y
+    post_op = _RELU if relu else _SWISH if silu else None
     key = (id(weight), x.shape, torch.get_num_threads())
-    settings = (stride, padding, dilation, groups, relu)
+    settings = (stride, padding, dilation, groups, post_op)
     entry = _convolutions.get(key)
     # (A tensor made later may reuse a freed one's id, or share its weights with other settings.)
     if entry is None or entry[0] is not weight or entry[1] is not bias or entry[2] != settings:
         make = _onednn_convolution if ONEDNN is not None else _packed_convolution
-        convolution = make(x.shape, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups, relu)
+        convolution = make(x.shape, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups, post_op)
         entry = _convolutions[key] = (weight, bias, settings, convolution)
     return entry[3](x)
 
