@@ -309,9 +309,9 @@ class _Reorder(_Primitive):
 
 class _Convolution(_Primitive):
     """A convolution, then the eltwise post-op `post_op` (_RELU, _SWISH or None); bias may be None.
-    Winograd's algorithm runs on
-    oneDNN's blocked layout, its input reordered in and its output out; a RuntimeError where oneDNN
-    has no Winograd kernel for the convolution (with next_kernel, none after its first)."""
+    Winograd's algorithm runs on oneDNN's blocked layout, its input reordered in and its output
+    out; a RuntimeError where oneDNN has no Winograd kernel for the convolution (with
+    next_kernel, none after its first)."""
 
     def __init__(self, x_shape, weight, bias, stride, padding, dilation, groups, post_op, winograd=False,
                  next_kernel=False):
