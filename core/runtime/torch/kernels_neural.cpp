@@ -161,18 +161,7 @@ public:
         std::vector<int64_t> sizes = a.sizes().vec();
         sizes.back() = b.size(-1);
         at::Tensor y = at::empty(sizes, a.options());
-        const dnnl::engine& eng = dnnlEngine();
-        std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(p->pd.src_desc(), eng, a.data_ptr())},
-                                                   {DNNL_ARG_WEIGHTS, dnnl::memory(p->pd.weights_desc(), eng, b.data_ptr())},
-                                                   {DNNL_ARG_DST, dnnl::memory(p->pd.dst_desc(), eng, y.data_ptr())}};
-        at::Tensor scratchpad;  // each run its own: workers may run the node at once
-        if (p->pd.scratchpad_desc().get_size() > 0) {
-            scratchpad = at::empty({int64_t(p->pd.scratchpad_desc().get_size())}, a.options().dtype(at::kByte));
-            args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p->pd.scratchpad_desc(), eng, scratchpad.data_ptr()));
-        }
-        thread_local dnnl::stream stream(dnnlEngine());
-        p->primitive.execute(stream, args);
-        stream.wait();
+        p->arguments.execute(p->primitive, p->pd, a.data_ptr(), b.data_ptr(), y.data_ptr());
         return y;
     }
 
@@ -180,6 +169,7 @@ private:
     struct Primitive {
         dnnl::matmul::primitive_desc pd;
         dnnl::matmul primitive;
+        ThreadArguments arguments;  // workers may run the node at once
     };
 
     // A dimension of more than one element read with stride 0 (an expanded view).

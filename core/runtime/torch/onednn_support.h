@@ -56,27 +56,43 @@ public:
     void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const void* src, void* dst,
                  const dnnl::memory& weights, const dnnl::memory* bias) const
     {
-        const std::shared_ptr<Arguments> a = forThisThread(pd, weights, bias);
-        a->src.set_data_handle(const_cast<void*>(src));
-        a->dst.set_data_handle(dst);
-        thread_local dnnl::stream stream(dnnlEngine());
-        primitive.execute(stream, a->map);
-        stream.wait();
+        run(primitive, *forThisThread(pd, &weights, bias), src, dst);
+    }
+
+    // The weights given on each run too (a product of two activations): each thread
+    // a memory object of its own over them.
+    template <typename PrimitiveDesc>
+    void execute(const dnnl::primitive& primitive, const PrimitiveDesc& pd, const void* src, const void* weights,
+                 void* dst) const
+    {
+        const std::shared_ptr<Arguments> a = forThisThread(pd, nullptr, nullptr);
+        a->weights.set_data_handle(const_cast<void*>(weights));
+        run(primitive, *a, src, dst);
     }
 
 private:
     struct Arguments {
-        dnnl::memory src, dst;
+        dnnl::memory src, dst, weights;  // weights: only where each run gives them
         at::Tensor scratchpad;
         std::unordered_map<int, dnnl::memory> map;
     };
+
+    static void run(const dnnl::primitive& primitive, Arguments& a, const void* src, void* dst)
+    {
+        a.src.set_data_handle(const_cast<void*>(src));
+        a.dst.set_data_handle(dst);
+        thread_local dnnl::stream stream(dnnlEngine());
+        primitive.execute(stream, a.map);
+        stream.wait();
+    }
 
     // Threads come and go (Studio runs each configuration on workers of its own): past
     // kMaxThreads the oldest set goes, a thread still holding it keeps it for that run.
     static constexpr size_t kMaxThreads = 64;
 
+    // weights: the primitive's own, or null where each run gives them.
     template <typename PrimitiveDesc>
-    std::shared_ptr<Arguments> forThisThread(const PrimitiveDesc& pd, const dnnl::memory& weights,
+    std::shared_ptr<Arguments> forThisThread(const PrimitiveDesc& pd, const dnnl::memory* weights,
                                              const dnnl::memory* bias) const
     {
         const std::thread::id self = std::this_thread::get_id();
@@ -88,7 +104,9 @@ private:
         const dnnl::engine& eng = dnnlEngine();
         a->src = dnnl::memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
         a->dst = dnnl::memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
-        a->map = {{DNNL_ARG_SRC, a->src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, a->dst}};
+        if (!weights)
+            a->weights = dnnl::memory(pd.weights_desc(), eng, DNNL_MEMORY_NONE);
+        a->map = {{DNNL_ARG_SRC, a->src}, {DNNL_ARG_WEIGHTS, weights ? *weights : a->weights}, {DNNL_ARG_DST, a->dst}};
         if (bias)
             a->map.emplace(DNNL_ARG_BIAS, *bias);
         const dnnl::memory::desc scratchDesc = pd.scratchpad_desc();
