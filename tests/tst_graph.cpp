@@ -353,6 +353,9 @@ private Q_SLOTS:
             b.node(words[0].toStdString(), {"x"}, {"a"});
         b.node("Relu", {"a"}, {"r"});
         b.node("Conv", {"r", "w"}, {"c"});
+        // Constants of more than one block of numbers (the check's 4096), one with an infinity late.
+        b.initializer("big", {9600}, [](int64_t i) { return i == 9000 ? std::numeric_limits<float>::infinity() : 1.0f; });
+        b.initializer("big2", {9600}, 1.0f);
         const Model m = loadOnnxFromBytes(b.bytes(), "finite.onnx", {});
         const Graph& g = m.graph;
         const std::vector<bool> finite = finiteWithInputs(g);
@@ -362,7 +365,8 @@ private Q_SLOTS:
                     return size_t(v.id);
             return size_t(-1);
         };
-        QVERIFY(finite[valueNamed("x")] && finite[valueNamed("w")]);
+        QVERIFY(finite[valueNamed("x")] && finite[valueNamed("w")] && finite[valueNamed("big2")]);
+        QVERIFY(!finite[valueNamed("big")]);
         QCOMPARE(bool(finite[valueNamed("a")]), finiteA);
         QCOMPARE(bool(finite[valueNamed("c")]), finiteA);
         if (words[0] == "Add")
