@@ -3109,8 +3109,10 @@ private Q_SLOTS:
         QTest::addColumn<int>("width");
         // 1,517 pixels: global pooling sums them in two chunks of pixels.
         QTest::newRow("40 channels") << 1 << 40 << 37 << 41;
-        // Wide pixels: global pooling by blocks of 128 channels, the last short, two images.
+        // Wide pixels: global pooling by blocks of 128 channels, the last short; two images
+        // (an image a thread), one image (on two threads two runs of pixels, 17 and 18, added after).
         QTest::newRow("1100 channels, batch 2") << 2 << 1100 << 5 << 7;
+        QTest::newRow("1100 channels, one image") << 1 << 1100 << 5 << 7;
     }
 
     void channelsLastKernelsMatchAten()

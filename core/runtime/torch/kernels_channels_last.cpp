@@ -181,18 +181,28 @@ RAMIEL_CLONES void addInto(float* __restrict o, const float* __restrict i, int64
         o[c] += i[c];
 }
 
-// The mean over `pixels` pixels (c floats apart) of `width` channels, summed pixel
-// by pixel in order into `sum` (width floats, kept in the first-level cache).
-RAMIEL_CLONES void meanOverPixels(float* __restrict mean, float* __restrict sum, const float* __restrict src,
-                                  int64_t pixels, int64_t c, int64_t width)
+// The sum over `pixels` pixels (c floats apart) of `width` channels, added pixel by
+// pixel in order in `sum` (width floats, kept in the first-level cache), times `scale`
+// into `out`.
+RAMIEL_CLONES void sumOverPixels(float* __restrict out, float* __restrict sum, const float* __restrict src,
+                                 int64_t pixels, int64_t c, int64_t width, float scale)
 {
     std::fill(sum, sum + width, 0.0f);
     for (int64_t p = 0; p < pixels; ++p)
         for (int64_t k = 0; k < width; ++k)
             sum[k] += src[p * c + k];
-    const float scale = 1.0f / float(pixels);
     for (int64_t k = 0; k < width; ++k)
-        mean[k] = sum[k] * scale;
+        out[k] = sum[k] * scale;
+}
+
+// o (c floats) = the `count` partial sums at p (c floats each), added in order, times scale.
+void meanOfPartialSums(float* o, const float* p, int64_t count, int64_t c, float scale)
+{
+    std::memcpy(o, p, size_t(c) * sizeof(float));
+    for (int64_t k = 1; k < count; ++k)
+        addInto(o, p + k * c, c);
+    for (int64_t j = 0; j < c; ++j)
+        o[j] *= scale;
 }
 
 // A pixel's run of output channels from two sources taking turns (a channel
@@ -377,21 +387,44 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
     const float* src = x.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     // Wide pixels (squeeze-excite's 1344-3840 channels at 7x7 or 14x14): blocks
-    // of kBlock channels, each summed over all of an image's pixels (512 bytes a
-    // pixel, a stream the prefetcher follows) straight into the output. Chunks
-    // of a few pixels each needed partial sums as wide as a pixel, added up on
-    // one thread after: efficientnet_v2_l's pools 1.70 -> 0.92 ms on one
-    // thread, 1.56 -> 0.98 on two (ONNX Runtime 1.10, 0.93).
+    // of kBlock channels, each summed over a run of pixels (512 bytes a pixel, a
+    // stream the prefetcher follows); chunks of a few pixels each needed partial
+    // sums as wide as a pixel, added up on one thread after (efficientnet_v2_l's
+    // pools on one thread 1.70 -> 0.92 ms; ONNX Runtime 1.10). Where an image has
+    // more than one thread, it is split into as many runs of pixels, one a thread,
+    // as the convolution before shares out its rows, and the runs' sums are added
+    // after: each core reads what it wrote, and the squeeze-excite product that
+    // then scales the same pixels in place finds none of them in the other core's
+    // cache. Split by blocks of channels instead, efficientnet_v2_l's pools took
+    // 1.00 ms on two threads and its products after them 1.96 ms (1.35 on one
+    // thread); split so, 0.69 and 0.72.
     constexpr int64_t kBlock = 128, kWide = 1024;
     if (c >= kWide) {
-        const int64_t blocks = (c + kBlock - 1) / kBlock;
-        at::parallel_for(0, n * blocks, 1, [&](int64_t begin, int64_t end) {
+        const int64_t blocks = (c + kBlock - 1) / kBlock, runs = std::min(at::get_num_threads() / n, pixels);
+        const float scale = 1.0f / float(pixels);
+        if (runs < 2) {
+            at::parallel_for(0, n * blocks, 1, [&](int64_t begin, int64_t end) {
+                float sum[kBlock];
+                for (int64_t i = begin; i < end; ++i) {
+                    const int64_t b = i / blocks, first = i % blocks * kBlock;
+                    sumOverPixels(dst + b * c + first, sum, src + b * pixels * c + first, pixels, c,
+                                  std::min(kBlock, c - first), scale);
+                }
+            });
+            return y;
+        }
+        std::vector<float> partial(size_t(n * runs * c));
+        at::parallel_for(0, n * runs, 1, [&](int64_t begin, int64_t end) {
             float sum[kBlock];
             for (int64_t i = begin; i < end; ++i) {
-                const int64_t b = i / blocks, first = i % blocks * kBlock, width = std::min(kBlock, c - first);
-                meanOverPixels(dst + b * c + first, sum, src + b * pixels * c + first, pixels, c, width);
+                const int64_t b = i / runs, r = i % runs, first = r * pixels / runs, last = (r + 1) * pixels / runs;
+                for (int64_t k = 0; k < c; k += kBlock)
+                    sumOverPixels(partial.data() + i * c + k, sum, src + (b * pixels + first) * c + k, last - first,
+                                  c, std::min(kBlock, c - k), 1.0f);
             }
         });
+        for (int64_t b = 0; b < n; ++b)
+            meanOfPartialSums(dst + b * c, partial.data() + b * runs * c, runs, c, scale);
         return y;
     }
     // Chunks of whole pixels (c contiguous floats each) are summed into partial sums
@@ -417,15 +450,8 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
                 addInto(sum, src + (b * pixels + p) * c, c);
         }
     });
-    const float scale = 1.0f / float(pixels);
-    for (int64_t b = 0; b < n; ++b) {
-        float* o = dst + b * c;
-        std::memcpy(o, partial.data() + b * chunks * c, size_t(c) * sizeof(float));
-        for (int64_t k = 1; k < chunks; ++k)
-            addInto(o, partial.data() + (b * chunks + k) * c, c);
-        for (int64_t j = 0; j < c; ++j)
-            o[j] *= scale;
-    }
+    for (int64_t b = 0; b < n; ++b)
+        meanOfPartialSums(dst + b * c, partial.data() + b * chunks * c, chunks, c, 1.0f / float(pixels));
     return y;
 }
 
