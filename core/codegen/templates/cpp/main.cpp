@@ -180,7 +180,8 @@ int run(int argc, char** argv)
     for (int n : kThreads)
         threads += (threads.empty() ? "" : ", ") + std::to_string(n);
     std::printf("serial   %.2f ms  (%d intra-op thread%s)\n", serialSeconds * 1e3, serialThreads, serialThreads == 1 ? "" : "s");
-    std::printf("parallel %.2f ms  (%zu workers, threads [%s])\n", parallelSeconds * 1e3, kThreads.size(), threads.c_str());
+    std::printf("parallel %.2f ms  (%zu worker%s, threads [%s])\n", parallelSeconds * 1e3, kThreads.size(),
+                kThreads.size() == 1 ? "" : "s", threads.c_str());
     if (kBound > 0)
         std::printf("speedup  %.2fx  (bound %.2fx: the schedule's serial cost over max(critical path, work / workers))\n",
                     serialSeconds / parallelSeconds, kBound);

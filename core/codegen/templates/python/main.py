@@ -144,7 +144,8 @@ def main():
 
     serial_s, parallel_s = median_seconds(run_serial, lambda: model.forward_parallel(*inputs), args.runs)
     print('serial   %.2f ms  (%d intra-op thread%s)' % (serial_s * 1e3, args.serial_threads, '' if args.serial_threads == 1 else 's'))
-    print('parallel %.2f ms  (%d workers, threads %s)' % (parallel_s * 1e3, len(THREADS), THREADS))
+    print('parallel %.2f ms  (%d worker%s, threads %s)' % (parallel_s * 1e3, len(THREADS), '' if len(THREADS) == 1 else 's',
+                                                           THREADS))
     print('speedup  %.2fx  (%s)' % (serial_s / parallel_s, 'bound %.2fx: the schedule\'s serial cost over max(critical path, '
                                      'work / workers)' % BOUND if BOUND else 'bound not known'))
     if args.save_outputs:
