@@ -3110,7 +3110,8 @@ private Q_SLOTS:
         // 1,517 pixels: global pooling sums them in two chunks of pixels.
         QTest::newRow("40 channels") << 1 << 40 << 37 << 41;
         // Wide pixels: global pooling by blocks of 128 channels, the last short; two images
-        // (an image a thread), one image (on two threads two runs of pixels, 17 and 18, added after).
+        // (an image a thread), one image (on two threads two runs of pixels, 17 and 18, added
+        // after; on three, three runs).
         QTest::newRow("1100 channels, batch 2") << 2 << 1100 << 5 << 7;
         QTest::newRow("1100 channels, one image") << 1 << 1100 << 5 << 7;
     }
@@ -3182,7 +3183,8 @@ private Q_SLOTS:
         const Model m = loadOnnxFromBytes(b.bytes(), "channels_last.onnx", {});
         const auto compiled = runtime().compile(m);
         compiled->setInputs(compiled->randomInputs(1, 11));
-        for (int threads : {1, 2}) {
+        // 3 and 8 threads: global pooling of wide pixels in three runs of pixels, and by blocks.
+        for (int threads : {1, 2, 3, 8}) {
             compiled->serialExecutor(threads)->run();
             const auto out = compiled->outputs();
             QCOMPARE(out.size(), size_t(32));

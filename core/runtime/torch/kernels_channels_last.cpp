@@ -397,12 +397,14 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
     // then scales the same pixels in place finds none of them in the other core's
     // cache. Split by blocks of channels instead, efficientnet_v2_l's pools took
     // 1.00 ms on two threads and its products after them 1.96 ms (1.35 on one
-    // thread); split so, 0.69 and 0.72.
-    constexpr int64_t kBlock = 128, kWide = 1024;
+    // thread); split so, 0.69 and 0.72. Up to kMaxRuns runs: with more threads the
+    // convolution's rows no longer match (oneDNN splits finer than rows where they do not
+    // divide among its threads), and one thread adds up all the runs' sums after.
+    constexpr int64_t kBlock = 128, kWide = 1024, kMaxRuns = 4;
     if (c >= kWide) {
         const int64_t blocks = (c + kBlock - 1) / kBlock, runs = std::min(at::get_num_threads() / n, pixels);
         const float scale = 1.0f / float(pixels);
-        if (runs < 2) {
+        if (runs < 2 || runs > kMaxRuns) {
             at::parallel_for(0, n * blocks, 1, [&](int64_t begin, int64_t end) {
                 float sum[kBlock];
                 for (int64_t i = begin; i < end; ++i) {
