@@ -390,16 +390,16 @@ at::Tensor globalAveragePoolChannelsLast(const at::Tensor& x)
     // of kBlock channels, each summed over a run of pixels (512 bytes a pixel, a
     // stream the prefetcher follows); chunks of a few pixels each needed partial
     // sums as wide as a pixel, added up on one thread after (efficientnet_v2_l's
-    // pools on one thread 1.70 -> 0.92 ms; ONNX Runtime 1.10). Where an image has
-    // more than one thread, it is split into as many runs of pixels, one a thread,
+    // pools on one thread 1.70 -> 0.92 ms; ONNX Runtime 1.10). Where an image has two
+    // to four threads, it is split into as many runs of pixels, one a thread,
     // as the convolution before shares out its rows, and the runs' sums are added
     // after: each core reads what it wrote, and the squeeze-excite product that
     // then scales the same pixels in place finds none of them in the other core's
     // cache. Split by blocks of channels instead, efficientnet_v2_l's pools took
     // 1.00 ms on two threads and its products after them 1.96 ms (1.35 on one
-    // thread); split so, 0.69 and 0.72. Up to kMaxRuns runs: with more threads the
-    // convolution's rows no longer match (oneDNN splits finer than rows where they do not
-    // divide among its threads), and one thread adds up all the runs' sums after.
+    // thread); split so, 0.69 and 0.72. With more threads the convolution's rows no
+    // longer match (oneDNN splits finer than rows where they do not divide among its
+    // threads), and one thread would add up all the runs' sums after.
     constexpr int64_t kBlock = 128, kWide = 1024, kMaxRuns = 4;
     if (c >= kWide) {
         const int64_t blocks = (c + kBlock - 1) / kBlock, runs = std::min(at::get_num_threads() / n, pixels);
