@@ -1229,7 +1229,7 @@ std::string videoModel()
 
 // NaN where the generated helpers run oneDNN's kernels, which do not keep it: max pooling of a
 // convolution's output (channels-last, so max_pool2d takes oneDNN's kernel), convolutions
-// whose Relu and SiLU the default passes fuse (oneDNN's post-ops), and a softmax along the last axis
+// whose Relu, SiLU and HardSwish the default passes fuse (oneDNN's post-ops), and a softmax along the last axis
 // (oneDNN's makes 0 of a row's numbers beside a NaN). The NaNs come with the input
 // (nanInput), or (`inside`) from x / x where the input holds zeros, in a graph that is then
 // not finite. Every value computed from a NaN must be NaN, as in F.max_pool2d, F.relu and the
@@ -1259,8 +1259,15 @@ std::string nanModel(bool inside)
     b.node("Conv", {a, "w"}, {"c5"});
     b.node("Sigmoid", {"c5"}, {"s5"});
     b.node("Mul", {"c5", "s5"}, {"y5"});
+    // HardSwish as opset 13 spells it (fuse-hardswish's pattern), fused into its convolution:
+    // NaN of NaN and of -inf, as ATen's.
+    b.node("Conv", {a, "w"}, {"c6"});
+    auto& gate = b.node("HardSigmoid", {"c6"}, {"h6"});
+    OnnxBuilder::setFloat(gate, "alpha", 1.0f / 6.0f);
+    OnnxBuilder::setFloat(gate, "beta", 0.5f);
+    b.node("Mul", {"c6", "h6"}, {"y6"});
     b.output("y1", {1, 16, 4, 4}).output("y2", {1, 16, 9, 9}).output("y3", {1, 8, 9, 9}).output("y4", {1, 16, 9, 9});
-    b.output("y5", {1, 16, 9, 9});
+    b.output("y5", {1, 16, 9, 9}).output("y6", {1, 16, 9, 9});
     return b.bytes();
 }
 
@@ -1474,9 +1481,14 @@ private Q_SLOTS:
         built("recurrent_states", recurrentStatesModel(), {"recurrent_states", {}, 1, 1});
         // 3-D convolutions and max pooling: the conv3d and max_pool3d helpers on the 2-D ones.
         built("video", videoModel(), {"video_passes", {}, 1, 1, "default"});
-        for (const bool inside : {false, true}) {
-            const QString name = inside ? "nan_inside" : "nan_inputs", input = work_ + "/" + name + ".input.npy";
-            writeNpy(input.toStdString(), nanInput(inside ? 0.0f : std::numeric_limits<float>::quiet_NaN()));
+        // NaN in the input, NaN made inside (x / x of zeros), and -inf in the input.
+        const std::vector<std::tuple<QString, bool, float>> poisons{
+            {"nan_inputs", false, std::numeric_limits<float>::quiet_NaN()},
+            {"nan_inside", true, 0.0f},
+            {"neginf_inputs", false, -std::numeric_limits<float>::infinity()}};
+        for (const auto& [name, inside, poison] : poisons) {
+            const QString input = work_ + "/" + name + ".input.npy";
+            writeNpy(input.toStdString(), nanInput(poison));
             built(name, nanModel(inside), {name + "_passes", {}, 1, 1, "default", true, {}, {input}});
         }
         // A segmentation model: LR-ASPP's head upsamples with F.interpolate(size=...), whose sizes

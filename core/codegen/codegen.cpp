@@ -193,6 +193,7 @@ std::string Renderer::expr(const Expr& e) const
         return s + "]";
     }
     case Expr::Kind::Text: return "\"" + e.fn + "\"";
+    case Expr::Kind::Symbol: return e.fn;
     case Expr::Kind::Sizes: return expr(e.args[0]) + (syntax.python ? ".shape" : ".sizes()");
     case Expr::Kind::DType: return syntax.dtype(DataType(e.i));
     case Expr::Kind::IfElse:

@@ -12,7 +12,7 @@
 namespace ramiel::codegen {
 
 struct Expr {
-    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Sizes, DType, IfElse, Branch, Function };
+    enum class Kind { Value, Int, Float, Bool, Ints, None, List, Call, Method, Index, Slice, Text, Symbol, Sizes, DType, IfElse, Branch, Function };
     Kind kind = Kind::None;
     ValueId value = kNone;   // Value: a tensor of the graph (constant or computed)
     int64_t i = 0;           // Int, Bool; Index: the position; Slice: the dimension; DType: the DataType; Branch, Function: its index
@@ -81,6 +81,14 @@ struct Expr {
     {
         Expr e;
         e.kind = Kind::Text;
+        e.fn = std::move(s);
+        return e;
+    }
+    // A name spelled as it is, for one language's arguments only (C++'s `Activation::Relu`).
+    static Expr symbol(std::string s)
+    {
+        Expr e;
+        e.kind = Kind::Symbol;
         e.fn = std::move(s);
         return e;
     }

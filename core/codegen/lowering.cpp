@@ -411,9 +411,9 @@ std::vector<int64_t> convolutionKernel(const Context& c, size_t weights)
     return kernel;
 }
 
-// A convolution. `activation` ("relu", or "silu" for a 2-D one): the caller wants it after the
-// convolution; `*fused` is set to true when the convolution applies it (the conv2d and conv3d
-// helpers, as oneDNN's post-op), else left false for the caller to apply.
+// A convolution. `activation` ("relu"; "silu" or "hardswish" for a 2-D one): the caller wants it
+// after the convolution; `*fused` is set to true when the convolution applies it (the conv2d and
+// conv3d helpers, as oneDNN's post-op), else left false for the caller to apply.
 E conv(const Context& c, const std::string& activation = "", bool* fused = nullptr)
 {
     const int64_t r = c.rank(0);
@@ -427,24 +427,33 @@ E conv(const Context& c, const std::string& activation = "", bool* fused = nullp
     }
     const int64_t groups = c.node.attrInt("group", 1);
     // As the runtime's convolution kernel: a 2-D float convolution with constant weights runs as
-    // a oneDNN primitive made once (the conv2d helper), with Relu or SiLU fused; a 3-D one
-    // through the conv3d helper (Relu only), which runs the factorized kinds on conv2d.
+    // a oneDNN primitive made once (the conv2d helper), with Relu, SiLU or HardSwish fused; a 3-D
+    // one through the conv3d helper (Relu only), which runs the factorized kinds on conv2d.
     auto floatConstant = [&](size_t i) {
         const Tensor* t = c.out.constant(c.in(i));
         return t && t->dtype == DataType::Float;
     };
     if ((r == 4 || r == 5) && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
-        const bool relu = activation == "relu", silu = activation == "silu" && r == 4;
+        // conv2d's activation: Python's keyword (relu=True), C++'s last argument (Activation::Relu).
+        static const std::map<std::string, std::string> kConv2dActivations{
+            {"relu", "Relu"}, {"silu", "Silu"}, {"hardswish", "HardSwish"}};
+        const bool relu = activation == "relu", applied = relu || (r == 4 && kConv2dActivations.count(activation));
         if (fused)
-            *fused = relu || silu;
+            *fused = applied;
         std::vector<E> args{std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
                             E::list(win.strides).named("stride", allEqual(win.strides, 1)),
                             E::list(pads).named("padding", allEqual(pads, 0)),
                             E::list(win.dilations).named("dilation", allEqual(win.dilations, 1)),
-                            E::integer(groups).named("groups", groups == 1), E::boolean(relu).named("relu", !relu)};
-        if (silu)  // (C++: conv2d's last argument, false where absent)
-            args.push_back(E::boolean(true).named("silu"));
-        return E::call(r == 4 ? "conv2d" : "conv3d", std::move(args));
+                            E::integer(groups).named("groups", groups == 1)};
+        if (r == 5) {
+            args.push_back(E::boolean(relu).named("relu", !relu));
+            return E::call("conv3d", std::move(args));
+        }
+        if (applied) {
+            args.push_back(E::boolean(true).named(activation).inPythonOnly());
+            args.push_back(E::symbol("Activation::" + kConv2dActivations.at(activation)).inCppOnly());
+        }
+        return E::call("conv2d", std::move(args));
     }
     if (r == 4 && c.out.isConstant(c.in(1)))
         c.out.channelsLast.insert(c.in(1));
@@ -1555,14 +1564,16 @@ const std::map<std::string, Lowering>& lowerings()
         // where it has one, then its activation. oneDNN's Relu post-op makes 0 of NaN: conv2d fuses
         // a Relu only where the node's inputs are finite whenever the graph's are (and looks at
         // its input in a call whose inputs are not); elsewhere the Relu is written out. Its SiLU
-        // (swish) keeps NaN and infinities as ATen's does, and is fused everywhere (ATen's, a pass
-        // of its own, took 5 of efficientnet_b0's 16-17 ms on one thread).
+        // (swish) and HardSwish keep NaN and infinities as ATen's do (HardSwish makes NaN of -inf,
+        // as ATen's), and are fused everywhere: ATen's, passes of their own, took 5 of
+        // efficientnet_b0's 16-17 ms and 0.44 of mobilenet_v3_large's 6.3 on one thread.
         r[kFusedConv] = [](const Context& c) {
             bool fused = false;
             const std::string act = c.node.attrString("activation", "");
-            const bool fusable = act == "Silu" || (act == "Relu" && readsFiniteValues(c.node, c.finite));
-            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))})
-                                 : conv(c, fusable ? (act == "Relu" ? "relu" : "silu") : "", &fused);
+            const bool fusable =
+                act == "Silu" || act == "HardSwish" || (act == "Relu" && readsFiniteValues(c.node, c.finite));
+            const std::string name = act == "Relu" ? "relu" : act == "Silu" ? "silu" : "hardswish";
+            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, fusable ? name : "", &fused);
             return fused ? y : activated(c, y);
         };
         // fuse-batchnorm's ai.ramiel.FusedBatchNorm: cat of the parts (more than one),

@@ -9,7 +9,8 @@ constexpr int kKernelTrialCalls = 8;
 // only into convolutions whose inputs are finite whenever the model's are; while a call of
 // forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a NonFiniteRun),
 // conv2d looks at its input and runs at::conv2d and at::relu where it holds one (inf - inf is NaN).
-// A fused SiLU (oneDNN's swish) gives NaN and infinities where at::silu does, and is fused everywhere.
+// A fused SiLU (oneDNN's swish) or HardSwish gives NaN and infinities where at::silu and
+// at::hardswish do (NaN of -inf too), and is fused everywhere.
 std::atomic<int> nonFiniteRuns{0};  // such calls under way
 
 // Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
@@ -40,15 +41,32 @@ private:
     bool counted_;
 };
 
-// Whether conv2d runs at::relu after at::conv2d rather than oneDNN's post-op (above).
-bool reluAfter(const at::Tensor& x) { return nonFiniteRuns.load() > 0 && nonFinite(x); }
+// The activation conv2d applies to its output.
+enum class Activation { None, Relu, Silu, HardSwish };
 
-// at::conv2d, then at::relu when relu, at::silu when silu.
-at::Tensor conv2dByAten(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                        const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu)
+// Whether conv2d runs its Relu after at::conv2d rather than as oneDNN's post-op (above).
+bool reluAfter(Activation activation, const at::Tensor& x)
 {
-    at::Tensor y = at::conv2d(x, weight, bias, stride, padding, dilation, groups);
-    return relu ? y.relu_() : silu ? at::silu_(y) : y;
+    return activation == Activation::Relu && nonFiniteRuns.load() > 0 && nonFinite(x);
+}
+
+// The activation applied to y in place.
+at::Tensor activatedInPlace(at::Tensor y, Activation activation)
+{
+    switch (activation) {
+    case Activation::Relu: return y.relu_();
+    case Activation::Silu: return at::silu_(y);
+    case Activation::HardSwish: return at::hardswish_(y);
+    case Activation::None: break;
+    }
+    return y;
+}
+
+// at::conv2d, then the activation.
+at::Tensor conv2dByAten(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
+                        const Ints& padding, const Ints& dilation, int64_t groups, Activation activation)
+{
+    return activatedInPlace(at::conv2d(x, weight, bias, stride, padding, dilation, groups), activation);
 }
 
 // at::max_pool2d's output size along one axis (ceil mode: the last window starts inside).
@@ -69,13 +87,13 @@ at::Tensor linearByAten(const at::Tensor& x, const at::Tensor& weight, const at:
 }
 
 #if HAVE_ONEDNN
-// conv2d and max_pool2d: at::conv2d (then at::relu or at::silu) and at::max_pool2d on a
+// conv2d and max_pool2d: at::conv2d (then its activation) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
 // convolutions on), as Ramiel's runtime runs 2-D convolutions. oneDNN fixes a primitive's memory
 // layout for the input size and a convolution's thread split for the calling thread's intra-op
 // threads when it makes one, so one is made for each (weights, input size, threads, settings)
 // on first use and kept: a convolution's weights are reordered once into the layout it picked,
-// its Relu or SiLU is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
+// its activation is a post-op, and each run only wraps the input and output tensors. A 3x3 convolution
 // that the runtime's rule admits also tries Winograd's algorithm in its first calls, as the
 // runtime does, and keeps the fastest kernel. libtorch's own
 // convolution calls make the primitive's description anew every time (10-30 us each), and
@@ -562,13 +580,16 @@ private:
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu = false)
+                  const Ints& padding, const Ints& dilation, int64_t groups, Activation activation = Activation::None)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
-    if (relu && reluAfter(x))
-        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, relu, silu);
-    const auto postOp = relu ? dnnl::algorithm::eltwise_relu : silu ? dnnl::algorithm::eltwise_swish : dnnl::algorithm::undef;
-    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOp);
+    if (reluAfter(activation, x))
+        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, activation);
+    static const std::map<Activation, dnnl::algorithm> kPostOps{{Activation::None, dnnl::algorithm::undef},
+                                                                {Activation::Relu, dnnl::algorithm::eltwise_relu},
+                                                                {Activation::Silu, dnnl::algorithm::eltwise_swish},
+                                                                {Activation::HardSwish, dnnl::algorithm::eltwise_hardswish}};
+    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, kPostOps.at(activation));
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
@@ -712,14 +733,15 @@ private:
 };
 
 at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias, const Ints& stride,
-                  const Ints& padding, const Ints& dilation, int64_t groups, bool relu, bool silu = false)
+                  const Ints& padding, const Ints& dilation, int64_t groups, Activation activation = Activation::None)
 {
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     PackedConvolutions& packs = PackedConvolutions::instance();
-    if (!packs.available() || (relu && reluAfter(x)))
-        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, relu, silu);
+    if (!packs.available() || reluAfter(activation, x))
+        return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, activation);
+    const bool relu = activation == Activation::Relu;  // the packed convolution fuses Relu only
     at::Tensor y = packs.run(x, weight, bias, stride, padding, dilation, groups, relu);
-    return silu ? at::silu_(y) : y;  // the packed convolution fuses Relu only
+    return relu ? y : activatedInPlace(y, activation);
 }
 
 at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,

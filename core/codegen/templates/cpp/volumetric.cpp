@@ -34,13 +34,14 @@ at::Tensor conv3d(const at::Tensor& input, const at::Tensor& weight, const at::T
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast3d);
     const int64_t n = x.size(0), c = x.size(1), d = x.size(2), h = x.size(3), w = x.size(4);
     const at::Tensor& flat = planarWeights(weight, planes);
+    const Activation activation = relu ? Activation::Relu : Activation::None;
     if (planes) {
         const at::Tensor y = conv2d(x.transpose(1, 2).reshape({n * d, c, h, w}), flat, bias, Ints{stride[1], stride[2]},
-                                    Ints{padding[1], padding[2]}, Ints{dilation[1], dilation[2]}, groups, relu);
+                                    Ints{padding[1], padding[2]}, Ints{dilation[1], dilation[2]}, groups, activation);
         return y.reshape({n, d, y.size(1), y.size(2), y.size(3)}).transpose(1, 2);
     }
     const at::Tensor y = conv2d(x.reshape({n, c, d, h * w}), flat, bias, Ints{stride[0], 1}, Ints{padding[0], 0},
-                                Ints{dilation[0], 1}, groups, relu);
+                                Ints{dilation[0], 1}, groups, activation);
     return y.reshape({n, y.size(1), y.size(2), h, w});
 }
 

@@ -113,7 +113,8 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 
 # oneDNN 2's C constants (dnnl_types.h).
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
-_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _RELU, _SWISH, _GELU_ERF, _POOLING_MAX = 0x1, 0x2, 0x1f, 0xdf, 0x30, 0x1ff
+_CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _POOLING_MAX = 0x1, 0x2, 0x1ff
+_RELU, _SWISH, _HARDSWISH, _GELU_ERF = 0x1f, 0xdf, 0x70, 0x30  # eltwise algorithms
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD, _ARG_SCALE, _ARG_SHIFT = 1, 17, 33, 41, 80, 51, 52
 _USE_SCALE, _USE_SHIFT, _SOFTMAX_ACCURATE = 0x8, 0x10, 0x30000
@@ -177,7 +178,7 @@ class _Primitive:
         ONEDNN.dnnl_primitive_attr_create(ctypes.byref(attr))
         ONEDNN.dnnl_primitive_attr_set_scratchpad_mode(attr, _USER_SCRATCHPAD)
         ONEDNN.dnnl_post_ops_create(ctypes.byref(post_ops))
-        if eltwise is not None:  # alpha: Relu's slope below 0 (0), swish's factor inside its sigmoid (1)
+        if eltwise is not None:  # alpha: Relu's slope below 0 (0), swish's factor inside its sigmoid (1); HardSwish has none
             ONEDNN.dnnl_post_ops_append_eltwise(post_ops, 1.0, eltwise, 1.0 if eltwise == _SWISH else 0.0, 0.0)
         ONEDNN.dnnl_primitive_attr_set_post_ops(attr, post_ops)
         try:
@@ -308,7 +309,7 @@ class _Reorder(_Primitive):
 
 
 class _Convolution(_Primitive):
-    """A convolution, then the eltwise post-op `post_op` (_RELU, _SWISH or None); bias may be None.
+    """A convolution, then the eltwise post-op `post_op` (_RELU, _SWISH, _HARDSWISH or None); bias may be None.
     Winograd's algorithm runs on oneDNN's blocked layout, its input reordered in and its output
     out; a RuntimeError where oneDNN has no Winograd kernel for the convolution (with
     next_kernel, none after its first)."""
@@ -467,6 +468,8 @@ def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups
         w, bias, stride, padding, dilation, groups, list(x_shape), 'relu' if post_op == _RELU else 'none')
     if post_op == _SWISH:  # the packed convolution fuses Relu only
         return lambda x: F.silu(_conv2d_run(x, packed), inplace=True)
+    if post_op == _HARDSWISH:
+        return lambda x: F.hardswish(_conv2d_run(x, packed), inplace=True)
     return lambda x: _conv2d_run(x, packed)
 
 
@@ -577,7 +580,8 @@ _poolings = {}  # (input size, intra-op threads, settings) -> max pooling
 # only into convolutions whose inputs are finite whenever the model's are; while a call of
 # forward() or forward_parallel() runs on inputs that hold a NaN or an infinity, conv2d looks at
 # its input and runs F.conv2d and F.relu where it holds one (inf - inf is NaN). A fused SiLU
-# (oneDNN's swish) gives NaN and infinities where F.silu does, and is fused everywhere.
+# (oneDNN's swish) or HardSwish gives NaN and infinities where F.silu and F.hardswish do (NaN
+# of -inf too), and is fused everywhere.
 _nonfinite_calls = [0]  # such calls under way
 _nonfinite_lock = threading.Lock()
 
@@ -605,13 +609,15 @@ def counts_nonfinite_inputs(method):
     return counted
 
 
-def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False, silu=False):
-    """F.conv2d (then F.relu when relu=True, F.silu when silu=True) on a channels-last input."""
+def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=False, silu=False, hardswish=False):
+    """F.conv2d, then F.relu, F.silu or F.hardswish where relu, silu or hardswish is True, on a
+    channels-last input."""
     x = x.contiguous(memory_format=torch.channels_last)
     if ONEDNN is None and not PACKED_CONV or relu and _nonfinite_calls[0] and _nonfinite(x):
         y = F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
-        return F.relu(y, inplace=True) if relu else F.silu(y, inplace=True) if silu else y
-    post_op = _RELU if relu else _SWISH if silu else None
+        activation = F.relu if relu else F.silu if silu else F.hardswish if hardswish else None
+        return activation(y, inplace=True) if activation else y
+    post_op = _RELU if relu else _SWISH if silu else _HARDSWISH if hardswish else None
     key = (id(weight), x.shape, torch.get_num_threads())
     settings = (stride, padding, dilation, groups, post_op)
     entry = _convolutions.get(key)
