@@ -19,6 +19,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -411,9 +412,9 @@ std::vector<int64_t> convolutionKernel(const Context& c, size_t weights)
     return kernel;
 }
 
-// A convolution. `activation` ("relu"; "silu" or "hardswish" for a 2-D one): the caller wants it
-// after the convolution; `*fused` is set to true when the convolution applies it (the conv2d and
-// conv3d helpers, as oneDNN's post-op), else left false for the caller to apply.
+// A convolution. `activation` (a FusedConv's: "Relu"; "Silu" or "HardSwish" for a 2-D one): the
+// caller wants it after the convolution; `*fused` is set to true when the convolution applies it
+// (the conv2d and conv3d helpers, as oneDNN's post-op), else left false for the caller to apply.
 E conv(const Context& c, const std::string& activation = "", bool* fused = nullptr)
 {
     const int64_t r = c.rank(0);
@@ -434,10 +435,8 @@ E conv(const Context& c, const std::string& activation = "", bool* fused = nullp
         return t && t->dtype == DataType::Float;
     };
     if ((r == 4 || r == 5) && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
-        // conv2d's activation: Python's keyword (relu=True), C++'s last argument (Activation::Relu).
-        static const std::map<std::string, std::string> kConv2dActivations{
-            {"relu", "Relu"}, {"silu", "Silu"}, {"hardswish", "HardSwish"}};
-        const bool relu = activation == "relu", applied = relu || (r == 4 && kConv2dActivations.count(activation));
+        const bool relu = activation == "Relu";
+        const bool applied = relu || (r == 4 && (activation == "Silu" || activation == "HardSwish"));
         if (fused)
             *fused = applied;
         std::vector<E> args{std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
@@ -449,9 +448,11 @@ E conv(const Context& c, const std::string& activation = "", bool* fused = nullp
             args.push_back(E::boolean(relu).named("relu", !relu));
             return E::call("conv3d", std::move(args));
         }
-        if (applied) {
-            args.push_back(E::boolean(true).named(activation).inPythonOnly());
-            args.push_back(E::symbol("Activation::" + kConv2dActivations.at(activation)).inCppOnly());
+        if (applied) {  // Python's keyword (relu=True), C++'s last argument (Activation::Relu)
+            std::string keyword = activation;
+            std::transform(keyword.begin(), keyword.end(), keyword.begin(), [](unsigned char ch) { return std::tolower(ch); });
+            args.push_back(E::boolean(true).named(keyword).inPythonOnly());
+            args.push_back(E::symbol("Activation::" + activation).inCppOnly());
         }
         return E::call("conv2d", std::move(args));
     }
@@ -1572,8 +1573,7 @@ const std::map<std::string, Lowering>& lowerings()
             const std::string act = c.node.attrString("activation", "");
             const bool fusable =
                 act == "Silu" || act == "HardSwish" || (act == "Relu" && readsFiniteValues(c.node, c.finite));
-            const std::string name = act == "Relu" ? "relu" : act == "Silu" ? "silu" : "hardswish";
-            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, fusable ? name : "", &fused);
+            const E y = c.has(3) ? E::call("add", {conv(c), E::val(c.in(3))}) : conv(c, fusable ? act : "", &fused);
             return fused ? y : activated(c, y);
         };
         // fuse-batchnorm's ai.ramiel.FusedBatchNorm: cat of the parts (more than one),

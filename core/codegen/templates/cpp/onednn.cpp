@@ -87,6 +87,18 @@ at::Tensor linearByAten(const at::Tensor& x, const at::Tensor& weight, const at:
 }
 
 #if HAVE_ONEDNN
+// The activation as oneDNN's eltwise post-op (undef: none).
+dnnl::algorithm postOpOf(Activation activation)
+{
+    switch (activation) {
+    case Activation::Relu: return dnnl::algorithm::eltwise_relu;
+    case Activation::Silu: return dnnl::algorithm::eltwise_swish;
+    case Activation::HardSwish: return dnnl::algorithm::eltwise_hardswish;
+    case Activation::None: break;
+    }
+    return dnnl::algorithm::undef;
+}
+
 // conv2d and max_pool2d: at::conv2d (then its activation) and at::max_pool2d on a
 // channels-last input, run as oneDNN primitives (oneDNN's own API, the library libtorch runs its
 // convolutions on), as Ramiel's runtime runs 2-D convolutions. oneDNN fixes a primitive's memory
@@ -585,11 +597,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     if (reluAfter(activation, x))
         return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, activation);
-    static const std::map<Activation, dnnl::algorithm> kPostOps{{Activation::None, dnnl::algorithm::undef},
-                                                                {Activation::Relu, dnnl::algorithm::eltwise_relu},
-                                                                {Activation::Silu, dnnl::algorithm::eltwise_swish},
-                                                                {Activation::HardSwish, dnnl::algorithm::eltwise_hardswish}};
-    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, kPostOps.at(activation));
+    return OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOpOf(activation));
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
