@@ -115,6 +115,7 @@ PACKED_CONV = ONEDNN is None and (torch.backends.mkldnn.is_available()
 _CPU, _F32, _ANY, _FORWARD_INFERENCE, _USER_SCRATCHPAD = 1, 3, 1, 96, 1
 _CONVOLUTION_DIRECT, _CONVOLUTION_WINOGRAD, _POOLING_MAX = 0x1, 0x2, 0x1ff
 _RELU, _SWISH, _HARDSWISH, _GELU_ERF = 0x1f, 0xdf, 0x70, 0x30  # eltwise algorithms
+_ACTIVATIONS = {_RELU: F.relu, _SWISH: F.silu, _HARDSWISH: F.hardswish}  # conv2d's post-ops as PyTorch's functions
 _SRC_MD, _WEIGHTS_MD, _DST_MD, _SCRATCHPAD_MD, _IMPL_INFO_STR = 129, 131, 133, 136, 8
 _ARG_SRC, _ARG_DST, _ARG_WEIGHTS, _ARG_BIAS, _ARG_SCRATCHPAD, _ARG_SCALE, _ARG_SHIFT = 1, 17, 33, 41, 80, 51, 52
 _USE_SCALE, _USE_SHIFT, _SOFTMAX_ACCURATE = 0x8, 0x10, 0x30000
@@ -466,10 +467,8 @@ def _packed_convolution(x_shape, weight, bias, stride, padding, dilation, groups
     w.copy_(weight)
     packed = torch.ops.mkldnn_prepacked.conv2d_prepack(
         w, bias, stride, padding, dilation, groups, list(x_shape), 'relu' if post_op == _RELU else 'none')
-    if post_op == _SWISH:  # the packed convolution fuses Relu only
-        return lambda x: F.silu(_conv2d_run(x, packed), inplace=True)
-    if post_op == _HARDSWISH:
-        return lambda x: F.hardswish(_conv2d_run(x, packed), inplace=True)
+    if post_op in (_SWISH, _HARDSWISH):  # the packed convolution fuses Relu only
+        return lambda x: _ACTIVATIONS[post_op](_conv2d_run(x, packed), inplace=True)
     return lambda x: _conv2d_run(x, packed)
 
 
@@ -613,11 +612,10 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
     """F.conv2d, then F.relu, F.silu or F.hardswish where relu, silu or hardswish is True, on a
     channels-last input."""
     x = x.contiguous(memory_format=torch.channels_last)
+    post_op = _RELU if relu else _SWISH if silu else _HARDSWISH if hardswish else None
     if ONEDNN is None and not PACKED_CONV or relu and _nonfinite_calls[0] and _nonfinite(x):
         y = F.conv2d(x, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
-        activation = F.relu if relu else F.silu if silu else F.hardswish if hardswish else None
-        return activation(y, inplace=True) if activation else y
-    post_op = _RELU if relu else _SWISH if silu else _HARDSWISH if hardswish else None
+        return _ACTIVATIONS[post_op](y, inplace=True) if post_op else y
     key = (id(weight), x.shape, torch.get_num_threads())
     settings = (stride, padding, dilation, groups, post_op)
     entry = _convolutions.get(key)
