@@ -1232,8 +1232,9 @@ std::string videoModel()
 // whose Relu, SiLU and HardSwish the default passes fuse (oneDNN's post-ops), and a softmax along the last axis
 // (oneDNN's makes 0 of a row's numbers beside a NaN). The NaNs come with the input
 // (nanInput), or (`inside`) from x / x where the input holds zeros, in a graph that is then
-// not finite. Every value computed from a NaN must be NaN, as in F.max_pool2d, F.relu and the
-// runtime, in whichever place the NaN is.
+// not finite (where the exported code pools with ATen's max pooling and writes the Relu out).
+// Every value computed from a NaN must be NaN, as in F.max_pool2d, F.relu and the runtime, in
+// whichever place the NaN is.
 std::string nanModel(bool inside)
 {
     OnnxBuilder b(13);
@@ -1588,6 +1589,37 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0 && r.out.contains("imported " + cls.captured(1)), qPrintable(r.out.right(4000)));
         compareOutputs(variant, saved);
         QVERIFY2(!QFile::exists(marker()), "a model name was executed");
+    }
+
+    // Max pooling is the oneDNN helper where its input is finite whenever the model's inputs are
+    // (nan_inputs: the helper looks for NaN only in calls on inputs that hold one) and ATen's where
+    // it may not be (nan_inside: x / x), where the helper would drop a NaN made inside.
+    void maxPoolingHelper_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("lang");
+        QTest::addColumn<QString>("call");
+        QTest::addColumn<QString>("absent");
+        QTest::newRow("python, finite") << "nan_inputs_passes" << "python" << " = max_pool2d(Conv," << "F.max_pool2d(Conv,";
+        QTest::newRow("python, not finite") << "nan_inside_passes" << "python" << " = F.max_pool2d(Conv," << " = max_pool2d(";
+        QTest::newRow("cpp, finite") << "nan_inputs_passes" << "cpp" << " = max_pool2d(Conv," << "at::max_pool2d(Conv,";
+        QTest::newRow("cpp, not finite") << "nan_inside_passes" << "cpp" << " = at::max_pool2d(Conv," << " = max_pool2d(";
+    }
+    void maxPoolingHelper()
+    {
+        QFETCH(QString, variant);
+        QFETCH(QString, lang);
+        QFETCH(QString, call);
+        QFETCH(QString, absent);
+        prepare(variant);
+        const QString file = dir(variant, lang) + (lang == "python" ? "/model.py" : "/main.cpp");
+        if (!QFile::exists(file))
+            exportTo(variant, lang);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString code = QString::fromUtf8(f.readAll());
+        QVERIFY2(code.contains(call), qPrintable(call));
+        QVERIFY2(!code.contains(absent), qPrintable(absent));
     }
 
     void cpp_data() { addRows(); }

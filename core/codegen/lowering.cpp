@@ -38,9 +38,14 @@ const std::map<std::string, FunctionName>& functionTable()
         // pooling without the indices that F.max_pool2d / at::max_pool2d compute, and layer
         // normalization and softmax along the last axis, 2.5-3x faster than ATen's
         // (templates/python/onednn.py, templates/cpp/onednn.cpp);
-        // 3-D ones on them (templates/*/volumetric.*).
+        // 3-D ones on them (templates/*/volumetric.*). oneDNN's max pooling does not keep a NaN:
+        // the max pooling helpers take values that are finite whenever the model's inputs are
+        // (finite_values.h; they look at their input only in a call whose inputs are not), and
+        // ATen's (aten_max_pool*) the others.
         {"conv2d", {"conv2d", "conv2d"}},
         {"max_pool2d", {"max_pool2d", "max_pool2d"}},
+        {"aten_max_pool2d", {"F.max_pool2d", "at::max_pool2d"}},
+        {"aten_max_pool3d", {"F.max_pool3d", "at::max_pool3d"}},
         {"linear", {"linear", "linear"}},
         {"batched_matmul", {"batched_matmul", "batchedMatmul"}},
         {"layer_norm", {"layer_norm", "layerNorm"}},
@@ -504,11 +509,14 @@ E pool(const Context& c, bool max, bool includePad)
     E x = E::val(c.in(0));
     std::vector<int64_t> p = padded ? std::vector<int64_t>(d, 0) : w.padBegin;
     const std::string suffix = std::to_string(d) + "d";
+    // The helpers (oneDNN's max pooling) for 2-D and 3-D inputs that are finite whenever the
+    // model's inputs are; ATen's for the others, which carry a NaN through.
+    const std::string maxPool = (d >= 2 && !readsFiniteValues(c.node, c.finite) ? "aten_max_pool" : "max_pool") + suffix;
     auto run = [&](E input, bool include) {
         E kernelSize = E::list(w.kernel).named("kernel_size"), stride = E::list(w.strides).named("stride"),
           padding = E::list(p).named("padding", allEqual(p, 0)), ceil = E::boolean(w.ceil).named("ceil_mode", !w.ceil);
         if (max)
-            return E::call("max_pool" + suffix, {std::move(input), kernelSize, stride, padding,
+            return E::call(maxPool, {std::move(input), kernelSize, stride, padding,
                                                  E::list(w.dilations).named("dilation", allEqual(w.dilations, 1)), ceil});
         return E::call("avg_pool" + suffix, {std::move(input), kernelSize, stride, padding, ceil,
                                              E::boolean(include).named("count_include_pad", include)});

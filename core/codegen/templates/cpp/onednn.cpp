@@ -652,13 +652,15 @@ at::Tensor softmaxAlong(const at::Tensor& x, int64_t dim)
     return at::softmax(x, dim);
 }
 
-// A float channels-last input without NaN runs oneDNN's max pooling, which can drop a NaN that
-// at::max_pool2d carries to the output (any NaN makes the sum NaN); any other, at::max_pool2d.
+// at::max_pool2d of a value that is finite whenever the model's inputs are: a float
+// channels-last one runs oneDNN's max pooling, which can drop a NaN that at::max_pool2d carries
+// to the output. So during a NonFiniteRun an input holding a NaN (its sum is NaN) takes
+// at::max_pool2d, as does any other input.
 at::Tensor max_pool2d(const at::Tensor& x, const Ints& kernel, const Ints& stride, const Ints& padding,
                       const Ints& dilation, bool ceil)
 {
     if (x.scalar_type() != at::kFloat || x.dim() != 4 || !x.is_contiguous(at::MemoryFormat::ChannelsLast) ||
-        std::isnan(x.sum().item<float>()))
+        (nonFiniteRuns.load() > 0 && std::isnan(x.sum().item<float>())))
         return at::max_pool2d(x, kernel, stride, padding, dilation, ceil);
     return OneDnn::instance().maxPool2d(x, kernel, stride, padding, dilation, ceil);
 }

@@ -45,8 +45,9 @@ at::Tensor conv3d(const at::Tensor& input, const at::Tensor& weight, const at::T
     return y.reshape({n, y.size(1), y.size(2), h, w});
 }
 
-// at::max_pool3d without the indices: each depth plane's max pooling (max_pool2d), then the
-// maximum over each window's planes.
+// at::max_pool3d without the indices, of a value that is finite whenever the model's inputs are
+// (as max_pool2d's): each depth plane's max pooling (max_pool2d), then the maximum over each
+// window's planes.
 at::Tensor max_pool3d(const at::Tensor& input, const Ints& kernel, const Ints& stride, const Ints& padding,
                       const Ints& dilation, bool ceil)
 {

@@ -628,10 +628,12 @@ def conv2d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """F.max_pool2d; a float channels-last input without NaN runs oneDNN's max pooling, which
-    can drop a NaN that F.max_pool2d carries to the output (any NaN makes the sum NaN)."""
+    """F.max_pool2d of a value that is finite whenever the model's inputs are: a float
+    channels-last one runs oneDNN's max pooling, which can drop a NaN that F.max_pool2d carries
+    to the output. So while a call of forward() or forward_parallel() runs on inputs that hold a
+    NaN or an infinity, an input holding a NaN (its sum is NaN) takes F.max_pool2d."""
     if ONEDNN is None or x.dtype != torch.float32 or x.dim() != 4 or not x.is_contiguous(
-            memory_format=torch.channels_last) or torch.isnan(x.sum()):
+            memory_format=torch.channels_last) or _nonfinite_calls[0] and torch.isnan(x.sum()):
         return F.max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode)
     settings = tuple(tuple(_pair(v)) for v in (kernel_size, kernel_size if stride is None else stride, padding, dilation))
     key = (x.shape, torch.get_num_threads(), settings, ceil_mode)

@@ -40,8 +40,9 @@ def conv3d(x, weight, bias, stride=1, padding=0, dilation=1, groups=1, relu=Fals
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """F.max_pool3d without the indices: each depth plane's max pooling (max_pool2d), then the
-    maximum over each window's planes."""
+    """F.max_pool3d without the indices, of a value that is finite whenever the model's inputs are
+    (as max_pool2d's): each depth plane's max pooling (max_pool2d), then the maximum over each
+    window's planes."""
     kernel = _triple(kernel_size)
     stride = kernel if stride is None else _triple(stride)
     padding, dilation = _triple(padding), _triple(dilation)
