@@ -18,6 +18,9 @@
 #include <QtTest>
 
 #include <sys/resource.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include <array>
 #include <cmath>
@@ -1941,6 +1944,55 @@ private Q_SLOTS:
                                              .arg(way)));
             }
         });
+    }
+
+    // Sigmoid and SiLU (ai.ramiel.Silu, the runtime's AVX-512 pass) at the ends of float's range
+    // give what ATen's give: 0 and NaN of -inf, 1 and inf of inf, NaN of NaN, 0 (SiLU -0) below
+    // x = -88, where e^-x overflows. rcp14 of e^88 is a denormal, which only a thread that flushes
+    // denormals to zero makes 0: the flags are cleared for the run (one chunk, this thread), so
+    // SiLU(-inf) is -inf * that denormal where the sigmoid is not set to 0.
+    void sigmoidAndSiluAtTheEnds()
+    {
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        const std::vector<float> ends{-inf, -1e30f, -1000.0f, -100.0f, -88.5f, -88.0f, -87.0f, -50.0f, -1.0f, -0.0f,
+                                      0.0f,  1.0f,   50.0f,   88.5f,   100.0f, inf,    nan};
+        std::vector<float> values;
+        for (int copy = 0; copy < 4; ++copy)  // 68 values: four vectors of 16 and a tail
+            values.insert(values.end(), ends.begin(), ends.end());
+        OnnxBuilder b;
+        b.input("x", {int64_t(values.size())});
+        b.node("Sigmoid", {"x"}, {"sigmoid"});
+        b.node(kSilu, {"x"}, {"silu"}).set_domain(kRamielDomain);
+        b.output("sigmoid").output("silu");
+        const Model m = loadOnnxFromBytes(b.bytes(), "ends.onnx", {});
+        const auto compiled = runtime().compile(m);
+        Tensor x;
+        x.dtype = DataType::Float;
+        x.dims = {int64_t(values.size())};
+        x.data.resize(values.size() * 4);
+        std::memcpy(x.data.data(), values.data(), x.data.size());
+        compiled->setInputs({x});
+#if defined(__x86_64__)
+        const unsigned int csr = _mm_getcsr();
+        _mm_setcsr(csr & ~0x8040u);  // flush-to-zero and denormals-are-zero off
+#endif
+        compiled->serialExecutor(1)->run();
+#if defined(__x86_64__)
+        _mm_setcsr(csr);
+#endif
+        const std::vector<Tensor> out = compiled->outputs();
+        for (size_t k = 0; k < 2; ++k) {
+            std::vector<float> got(values.size());
+            std::memcpy(got.data(), out[k].data.data(), got.size() * 4);
+            for (size_t i = 0; i < values.size(); ++i) {
+                const double v = values[i], sigmoid = v < -88.0 ? 0.0 : 1.0 / (1.0 + std::exp(-v));
+                const double want = k == 0 ? sigmoid : (std::isinf(v) && sigmoid == 0.0) ? double(nan) : v * sigmoid;
+                const bool same = std::isnan(want) ? std::isnan(got[i])
+                                  : std::isinf(want) ? got[i] == want
+                                                     : std::fabs(got[i] - want) <= 1e-6 * std::fabs(want) + 1e-30;
+                QVERIFY2(same, qPrintable(QString("%1(%2): %3, not %4").arg(k ? "silu" : "sigmoid").arg(v).arg(got[i]).arg(want)));
+            }
+        }
     }
 
     // Gather by one constant index is x's entry itself where that is a contiguous block (a

@@ -85,13 +85,16 @@ __attribute__((target("avx512f"))) inline __m512 exp16(__m512 x)
     return _mm512_scalef_ps(p, k);
 }
 
-// 1 / (1 + e^-x) of 16 floats, the reciprocal as rcp14 and one Newton step.
+// 1 / (1 + e^-x) of 16 floats, the reciprocal as rcp14 and one Newton step; 0 below x = -88,
+// as in ATen, where e^-x overflows float (rcp14 of e^88 is a denormal, which stays one
+// unless the thread flushes denormals to zero: SiLU would make -inf of -inf, not NaN).
 __attribute__((target("avx512f"))) inline __m512 sigmoid16(__m512 v)
 {
     const __m512 one = _mm512_set1_ps(1.0f);
     const __m512 d = _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), v)));
     const __m512 r = _mm512_rcp14_ps(d);
-    return _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, one), r);
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(v, _mm512_set1_ps(-88.0f), _CMP_NLT_UQ),
+                               _mm512_fmadd_ps(r, _mm512_fnmadd_ps(d, r, one), r));
 }
 
 // x / (1 + e^-x) (within 2.5e-7 relative of the exact SiLU): 1.2-1.5x the speed
