@@ -212,6 +212,16 @@ find_library(LLVM_OPENMP_LIBRARY NAMES libomp.so.5)
 if(LLVM_OPENMP_LIBRARY)
   target_link_libraries(${MODEL_TARGET} PRIVATE -Wl,--push-state,--no-as-needed ${LLVM_OPENMP_LIBRARY} -Wl,--pop-state)
 endif()
+# The program's own loops over a tensor (at::parallel_for: the SiLU pass, detection's and
+# indexing's loops) share their work among the intra-op threads only where it is compiled with
+# OpenMP; otherwise each runs on its calling thread alone. Linked to the runtime above if found.
+find_package(OpenMP)
+if(OpenMP_CXX_FOUND)
+  target_compile_options(${MODEL_TARGET} PRIVATE ${OpenMP_CXX_FLAGS})
+  if(NOT LLVM_OPENMP_LIBRARY)
+    target_link_libraries(${MODEL_TARGET} PRIVATE OpenMP::OpenMP_CXX)
+  endif()
+endif()
 )CM";
 }
 

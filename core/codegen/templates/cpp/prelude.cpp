@@ -6,6 +6,9 @@
 #if HAVE_ONEDNN
 #include <dnnl.hpp>  // oneDNN's own API (libdnnl-dev), for convolutions as primitives made once
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>  // SiLU with AVX-512 where the processor has it
+#endif
 
 #include <algorithm>
 #include <atomic>
