@@ -1946,6 +1946,41 @@ private Q_SLOTS:
         });
     }
 
+    // Constants reach the kernels as views of the graph's bytes (constantToATen): a compiled
+    // model runs on after the model it was compiled from is gone, its freed memory reused and
+    // overwritten, with the outputs of one compiled from a model kept alive, bit for bit.
+    void constantsOutliveTheModel()
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4, 8, 8});
+        b.initializer("w", {8, 4, 3, 3}, [](int64_t i) { return float((i * 37) % 19 - 9) * 0.05f; });
+        b.initializer("bias", {8}, [](int64_t i) { return float(i) * 0.1f - 0.4f; });
+        b.initializer("shift", {8, 1, 1}, [](int64_t i) { return float(i % 3) - 1.0f; });
+        OnnxBuilder::setInts(b.node("Conv", {"x", "w", "bias"}, {"c"}), "pads", {1, 1, 1, 1});
+        b.node("Add", {"c", "shift"}, {"y"});
+        b.output("y");
+        const std::string bytes = b.bytes();
+        const Model kept = loadOnnxFromBytes(bytes, "kept.onnx", {});
+        const auto reference = runtime().compile(kept);
+        std::unique_ptr<CompiledModel> compiled;
+        {
+            const Model gone = loadOnnxFromBytes(bytes, "gone.onnx", {});
+            compiled = runtime().compile(gone);
+        }
+        std::vector<std::string> reuse;
+        for (size_t size : {size_t(8 * 4 * 9 * 4), size_t(8 * 4), size_t(8 * 4)})
+            for (int k = 0; k < 64; ++k)
+                reuse.emplace_back(size, char(0x7f));
+        const std::vector<Tensor> inputs = reference->randomInputs(1, 5);
+        reference->setInputs(inputs);
+        compiled->setInputs(inputs);
+        reference->serialExecutor(1)->run();
+        compiled->serialExecutor(1)->run();
+        const Tensor want = reference->outputs()[0], got = compiled->outputs()[0];
+        QCOMPARE(got.dims, want.dims);
+        QVERIFY(got.data == want.data);
+    }
+
     // Sigmoid and SiLU (ai.ramiel.Silu, the runtime's AVX-512 pass) at the ends of float's range
     // give what ATen's give: 0 and NaN of -inf, 1 and inf of inf, NaN of NaN, 0 (SiLU -0) below
     // x = -88, where e^-x overflows. rcp14 of e^88 is a denormal, which only a thread that flushes

@@ -44,7 +44,10 @@ DataType dataTypeOf(at::ScalarType t)
     }
 }
 
-at::Tensor toATen(const Tensor& t, const std::string& what)
+namespace {
+
+// The element type of t as ATen's; throws where ATen has none or t has no data.
+at::ScalarType checkedType(const Tensor& t, const std::string& what)
 {
     const auto type = scalarTypeOf(t.dtype);
     if (!type)
@@ -52,7 +55,25 @@ at::Tensor toATen(const Tensor& t, const std::string& what)
                                                     ", which the runtime does not support");
     if (!t.hasData())
         throw Error(ErrorKind::Unsupported, {}, what + " has no data (external data not loaded)");
-    at::Tensor out = at::empty(t.dims, at::TensorOptions().dtype(*type));
+    return *type;
+}
+
+}  // namespace
+
+at::Tensor constantToATen(const std::shared_ptr<const Tensor>& t, const std::string& what)
+{
+    const at::ScalarType type = checkedType(*t, what);
+    const int64_t n = t->numel();
+    if (n == 0 || int64_t(t->data.size()) != n * int64_t(c10::elementSize(type)))
+        return toATen(*t, what);
+    auto* kept = new std::shared_ptr<const Tensor>(t);
+    return at::from_blob(const_cast<char*>(t->data.data()), t->dims, [kept](void*) { delete kept; },
+                         at::TensorOptions().dtype(type));
+}
+
+at::Tensor toATen(const Tensor& t, const std::string& what)
+{
+    at::Tensor out = at::empty(t.dims, at::TensorOptions().dtype(checkedType(t, what)));
     if (!t.data.empty())
         std::memcpy(out.data_ptr(), t.data.data(), t.data.size());
     return out;

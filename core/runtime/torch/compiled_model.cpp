@@ -83,7 +83,7 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
     for (const Value& v : g.values())
         if (v.isConstant())
             constants_[size_t(v.id)] =
-                withTorchErrors(ErrorKind::Runtime, model.path, [&] { return toATen(*v.initializer, "initializer '" + v.name + "'"); });
+                withTorchErrors(ErrorKind::Runtime, model.path, [&] { return constantToATen(v.initializer, "initializer '" + v.name + "'"); });
     for (ValueId v : g.inputs())
         if (!g.value(v).isConstant()) {
             inputIds_.push_back(v);
