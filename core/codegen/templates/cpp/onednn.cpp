@@ -9,8 +9,9 @@ constexpr int kKernelTrialCalls = 8;
 // only into convolutions whose inputs are finite whenever the model's are; while a call of
 // forward() or forwardParallel() runs on inputs that hold a NaN or an infinity (a NonFiniteRun),
 // conv2d looks at its input and runs at::conv2d and at::relu where it holds one (inf - inf is NaN).
-// SiLU (a pass of its own after the convolution, siluInPlace) and a fused HardSwish give NaN and
-// infinities where at::silu and at::hardswish do (NaN of -inf too), and run so everywhere.
+// SiLU (a pass of its own after the convolution with AVX-512, siluInPlace; elsewhere oneDNN's
+// swish post-op) and a fused HardSwish give NaN and infinities where at::silu and at::hardswish
+// do (NaN of -inf too), and run so everywhere.
 std::atomic<int> nonFiniteRuns{0};  // such calls under way
 
 // Whether a float tensor holds a NaN or an infinity (or sums past float): one pass, no copy.
@@ -82,25 +83,29 @@ __attribute__((target("avx512f"))) void siluAvx512(float* y, int64_t n)
 }
 #endif
 
+// Whether this processor runs siluInPlace's pass (AVX-512); elsewhere oneDNN's swish post-op
+// and at::silu_, which are vectorized for it, are the faster.
+bool hasSiluPass()
+{
+#ifdef HAVE_AVX512_SILU
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    return avx512;
+#else
+    return false;
+#endif
+}
+
 // SiLU in place on a contiguous float tensor, each intra-op thread over its share right after the
 // convolution wrote it (still in its cache), as Ramiel's runtime runs it: oneDNN 2.6's swish
-// post-op took 1.5x the time of this pass. Other tensors: at::silu_.
+// post-op took 1.5x the time of this pass. Other tensors, and processors without AVX-512: at::silu_.
 at::Tensor siluInPlace(at::Tensor y)
 {
-    if (y.scalar_type() != at::kFloat || !y.is_contiguous(y.suggest_memory_format()))
+    if (!hasSiluPass() || y.scalar_type() != at::kFloat || !y.is_contiguous(y.suggest_memory_format()))
         return at::silu_(y);
-    float* data = y.data_ptr<float>();
-    at::parallel_for(0, y.numel(), 16384, [&](int64_t begin, int64_t end) {
 #ifdef HAVE_AVX512_SILU
-        static const bool avx512 = __builtin_cpu_supports("avx512f");
-        if (avx512) {
-            siluAvx512(data + begin, end - begin);
-            return;
-        }
+    float* data = y.data_ptr<float>();
+    at::parallel_for(0, y.numel(), 16384, [&](int64_t begin, int64_t end) { siluAvx512(data + begin, end - begin); });
 #endif
-        for (int64_t i = begin; i < end; ++i)
-            data[i] = data[i] / (1.0f + std::exp(-data[i]));
-    });
     return y;
 }
 
@@ -141,14 +146,14 @@ at::Tensor linearByAten(const at::Tensor& x, const at::Tensor& weight, const at:
 }
 
 #if HAVE_ONEDNN
-// The activation as oneDNN's eltwise post-op (undef: none, or SiLU, a pass of its own after the
-// primitive: siluInPlace).
+// The activation as oneDNN's eltwise post-op (undef: none, or SiLU where it is a pass of its own
+// after the primitive: siluInPlace).
 dnnl::algorithm postOpOf(Activation activation)
 {
     switch (activation) {
     case Activation::Relu: return dnnl::algorithm::eltwise_relu;
+    case Activation::Silu: return hasSiluPass() ? dnnl::algorithm::undef : dnnl::algorithm::eltwise_swish;
     case Activation::HardSwish: return dnnl::algorithm::eltwise_hardswish;
-    case Activation::Silu:
     case Activation::None: break;
     }
     return dnnl::algorithm::undef;
@@ -459,7 +464,8 @@ private:
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         if (eltwise != dnnl::algorithm::undef) {
             dnnl::post_ops ops;
-            ops.append_eltwise(1.0f, eltwise, 0.0f, 0.0f);  // alpha: Relu's slope below 0; HardSwish has none
+            // alpha: Relu's slope below 0 (0), swish's factor inside its sigmoid (1)
+            ops.append_eltwise(1.0f, eltwise, eltwise == dnnl::algorithm::eltwise_swish ? 1.0f : 0.0f, 0.0f);
             attr.set_post_ops(ops);
         }
         return attr;
@@ -652,7 +658,7 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
     if (reluAfter(activation, x))
         return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, activation);
     const at::Tensor y = OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOpOf(activation));
-    return activation == Activation::Silu ? siluInPlace(y) : y;
+    return activation == Activation::Silu && hasSiluPass() ? siluInPlace(y) : y;
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
