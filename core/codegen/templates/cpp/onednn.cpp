@@ -657,8 +657,9 @@ at::Tensor conv2d(const at::Tensor& input, const at::Tensor& weight, const at::T
     const at::Tensor x = input.contiguous(at::MemoryFormat::ChannelsLast);
     if (reluAfter(activation, x))
         return conv2dByAten(x, weight, bias, stride, padding, dilation, groups, activation);
-    const at::Tensor y = OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOpOf(activation));
-    return activation == Activation::Silu && hasSiluPass() ? siluInPlace(y) : y;
+    const dnnl::algorithm postOp = postOpOf(activation);
+    const at::Tensor y = OneDnn::instance().conv2d(x, weight, bias, stride, padding, dilation, groups, postOp);
+    return postOp == dnnl::algorithm::undef ? activatedInPlace(y, activation) : y;  // SiLU as a pass
 }
 
 bool kernelTrialsSettled() { return OneDnn::instance().trialsSettled(); }
