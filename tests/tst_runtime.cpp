@@ -2528,6 +2528,73 @@ private Q_SLOTS:
         }
     }
 
+    void constantsThroughIdentity_data()
+    {
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<QStringList>("throughIdentity");  // the Conv's inputs read through Identity
+        QTest::addColumn<int>("chain");                      // Identity nodes one after another
+        QTest::addColumn<QString>("winograd");               // RAMIEL_WINOGRAD: fixed, not a timed trial
+        QTest::newRow("3x3, bias, direct") << 3 << QStringList{"b"} << 1 << "never";
+        QTest::newRow("3x3, bias, Winograd") << 3 << QStringList{"b"} << 1 << "always";
+        QTest::newRow("3x3, weights, Winograd") << 3 << QStringList{"w"} << 1 << "always";
+        QTest::newRow("1x1, bias") << 1 << QStringList{"b"} << 1 << "never";
+        QTest::newRow("1x1, weights and bias, two Identities each") << 1 << QStringList{"w", "b"} << 2 << "never";
+    }
+
+    // PyTorch's exporter shares equal initializers through Identity nodes (a bias of zeros,
+    // most often). A convolution that reads its weights or bias through them is prepared as
+    // one that reads the initializers: the same kernel, so bit for bit the same outputs, on
+    // one and two threads. ATen's own convolution, which ran them before, sums in another
+    // order (its 1x1 an im2col and OpenBLAS's product). The 3x3 kernel is fixed, since the
+    // kernels' trial goes by time and may pick differently for the two.
+    void constantsThroughIdentity()
+    {
+        QFETCH(int, kernel);
+        QFETCH(QStringList, throughIdentity);
+        QFETCH(int, chain);
+        QFETCH(QString, winograd);
+        const int channels = 96, size = 14;
+        auto build = [&](bool identities) {
+            OnnxBuilder b;
+            b.input("x", {1, channels, size, size}).output("y", {1, channels, size, size});
+            b.initializer("w", {channels, channels, kernel, kernel},
+                          [](int64_t j) { return float(std::sin(0.37 * double(j))) * 0.05f; });
+            b.initializer("b", {channels}, [](int64_t j) { return 0.01f * float(j % 7); });
+            std::vector<std::string> inputs{"x", "w", "b"};
+            for (const QString& name : throughIdentity) {
+                const std::string from = name.toStdString();
+                std::string last = from;
+                for (int k = 0; identities && k < chain; ++k) {
+                    const std::string out = from + "_shared" + std::to_string(k);
+                    b.node("Identity", {last}, {out});
+                    b.valueInfo(out, from == "w" ? std::vector<int64_t>{channels, channels, kernel, kernel}
+                                                 : std::vector<int64_t>{channels});
+                    last = out;
+                }
+                inputs[from == "w" ? 1 : 2] = last;
+            }
+            auto& conv = b.node("Conv", {inputs[0], inputs[1], inputs[2]}, {"y"});
+            OnnxBuilder::setInts(conv, "pads", std::vector<int64_t>(4, kernel / 2));
+            return loadOnnxFromBytes(b.bytes(), identities ? "identities.onnx" : "initializers.onnx", {});
+        };
+        qputenv("RAMIEL_WINOGRAD", winograd.toUtf8());
+        const auto plain = runtime().compile(build(false));
+        const auto shared = runtime().compile(build(true));
+        qunsetenv("RAMIEL_WINOGRAD");
+        plain->setInputs(plain->randomInputs(1, 21));
+        shared->setInputs(plain->randomInputs(1, 21));
+        for (int threads : {1, 2}) {
+            for (int run = 0; run <= kSettlingRuns; ++run) {
+                plain->serialExecutor(threads)->run();
+                shared->serialExecutor(threads)->run();
+                QCOMPARE(shared->outputs()[0].dims, plain->outputs()[0].dims);
+                QVERIFY2(shared->outputs()[0].data == plain->outputs()[0].data,
+                         qPrintable(QString("%1 threads, run %2: %3").arg(threads).arg(run)
+                                        .arg(largestDifference({shared->outputs()[0]}, {plain->outputs()[0]}))));
+            }
+        }
+    }
+
     // A FusedConv's summand becomes its output in place only where nothing reads it later
     // (its last reader gets the value itself): the same outputs as Conv, Add and Relu, and
     // a summand read again afterwards is left as it was.

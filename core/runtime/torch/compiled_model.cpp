@@ -3,6 +3,7 @@
 #include "core/onnx/node_checks.h"
 #include "core/runtime/torch/aten_tensor.h"
 #include "core/runtime/torch/executors.h"
+#include "core/analysis/constant_sources.h"
 #include "core/analysis/finite_values.h"
 #include "core/runtime/torch/torch_errors.h"
 #include "core/runtime/torch/winograd.h"
@@ -92,7 +93,13 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         }
 
     const std::vector<bool> finite = finiteWithInputs(g);
-    const BlockedLayout layout = blockedLayout(g, winogradChoice() != WinogradChoice::Never,
+    // A node reading a constant through Identity nodes is prepared as one reading the
+    // constant (constant_sources.h); the Identity nodes still run.
+    const std::vector<ValueId> source = constantSources(g);
+    auto constantOf = [&](ValueId v) {
+        return v == kNone || source[size_t(v)] == kNone ? at::Tensor() : constants_[size_t(source[size_t(v)])];
+    };
+    const BlockedLayout layout = blockedLayout(g, source, winogradChoice() != WinogradChoice::Never,
                                                groupedLayoutChoice() != GroupedLayoutChoice::ChannelsLast);
     blocked_ = layout.values;
     kernels_.reserve(g.nodeCount());
@@ -103,10 +110,10 @@ TorchCompiledModel::TorchCompiledModel(const Model& model) : model_(model), topo
         if (readsFiniteValues(n, finite))
             ctx.finiteRun = &finiteRun_;
         ctx.finiteConstants = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ValueId v) {
-            return v == kNone || !g.value(v).isConstant() || finite[size_t(v)];
+            return v == kNone || source[size_t(v)] == kNone || finite[size_t(v)];
         });
         for (ValueId v : n.inputs)
-            ctx.constants.push_back(v != kNone && g.value(v).isConstant() ? constants_[size_t(v)] : at::Tensor());
+            ctx.constants.push_back(constantOf(v));
         try {
             kernels_.push_back(registry.at(registryKey(n))(ctx));
         } catch (const Error& e) {

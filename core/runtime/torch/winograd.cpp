@@ -19,13 +19,14 @@ bool allOnes(const std::vector<int64_t>& v)
 }
 
 // The weights' [O, I/groups, kH, kW] and the output's [N, C, H, W] of a 2-D float
-// convolution (Conv, or FusedConv with a post-op activation) with constant weights,
-// channels in whole blocks and known output rows and columns; empty where `n` is not one.
+// convolution (Conv, or FusedConv with a post-op activation) with constant weights and
+// bias (`sources`: constantSources), channels in whole blocks and known output rows and
+// columns; empty where `n` is not one.
 struct ConvolutionShape {
     std::vector<int64_t> weights, output;
 };
 
-ConvolutionShape blockableConvolution(const Graph& g, const Node& n)
+ConvolutionShape blockableConvolution(const Graph& g, const std::vector<ValueId>& sources, const Node& n)
 {
     const bool conv = (n.domain.empty() || n.domain == "ai.onnx") && n.opType == "Conv";
     const bool fused = n.domain == kRamielDomain && n.opType == kFusedConv;
@@ -35,10 +36,12 @@ ConvolutionShape blockableConvolution(const Graph& g, const Node& n)
         return {};
     if (n.outputs.empty() || n.outputs[0] == kNone || n.input(0) == kNone || n.input(1) == kNone)
         return {};
-    const Value& w = g.value(n.input(1));
-    if (!w.isConstant() || w.initializer->dtype != DataType::Float || w.initializer->dims.size() != 4)
+    auto constant = [&](ValueId v) { return sources[size_t(v)] == kNone ? nullptr : &g.value(sources[size_t(v)]); };
+    const Value* w = constant(n.input(1));
+    if (!w || w->initializer->dtype != DataType::Float || w->initializer->dims.size() != 4)
         return {};
-    if (n.input(2) != kNone && (!g.value(n.input(2)).isConstant() || g.value(n.input(2)).initializer->dtype != DataType::Float))
+    const Value* b = n.input(2) == kNone ? nullptr : constant(n.input(2));
+    if (n.input(2) != kNone && (!b || b->initializer->dtype != DataType::Float))
         return {};
     const auto& x = g.value(n.input(0)).type;
     const auto& y = g.value(n.outputs[0]).type;
@@ -48,7 +51,7 @@ ConvolutionShape blockableConvolution(const Graph& g, const Node& n)
     if (!dims[1].isKnown() || !dims[2].isKnown() || !dims[3].isKnown() || dims[2].value > 56 * 56 ||
         dims[3].value > 56 * 56)
         return {};  // (also keeps their product in range)
-    const std::vector<int64_t>& k = w.initializer->dims;  // [O, I, kH, kW]
+    const std::vector<int64_t>& k = w->initializer->dims;  // [O, I, kH, kW]
     if (k[0] % kBlock != 0 || k[1] % kBlock != 0)
         return {};
     return {k, {dims[0].isKnown() ? dims[0].value : 1, dims[1].value, dims[2].value, dims[3].value}};
@@ -57,9 +60,9 @@ ConvolutionShape blockableConvolution(const Graph& g, const Node& n)
 // Whether the runtime will run node `n` as a Winograd convolution with a post-op
 // activation (or none), judged from its attributes, constant weights and the
 // inferred shapes, with channels in whole blocks.
-bool isWinogradConvolution(const Graph& g, const Node& n)
+bool isWinogradConvolution(const Graph& g, const std::vector<ValueId>& sources, const Node& n)
 {
-    const ConvolutionShape c = blockableConvolution(g, n);
+    const ConvolutionShape c = blockableConvolution(g, sources, n);
     return !c.weights.empty() && wantsWinograd(c.weights[1], c.weights[0], c.weights[2], c.weights[3],
                                                c.output[2] * c.output[3], n.attrInt("group", 1),
                                                n.attrInts("strides"), n.attrInts("dilations"));
@@ -69,9 +72,9 @@ bool isWinogradConvolution(const Graph& g, const Node& n)
 // stage's grouped one.
 enum class StageRole { None, OneByOne, Grouped };
 
-StageRole stageRole(const Graph& g, const Node& n)
+StageRole stageRole(const Graph& g, const std::vector<ValueId>& sources, const Node& n)
 {
-    const ConvolutionShape c = blockableConvolution(g, n);
+    const ConvolutionShape c = blockableConvolution(g, sources, n);
     if (c.weights.empty() || !allOnes(n.attrInts("dilations")))
         return StageRole::None;
     const int64_t groups = n.attrInt("group", 1), in = c.weights[1] * groups, out = c.weights[0];
@@ -131,14 +134,14 @@ bool wantsBlockedOneByOne(int64_t in, int64_t out, int64_t outPixels)
     return in >= 512 && out >= 512 && outPixels >= 14 * 14;
 }
 
-BlockedLayout blockedLayout(const Graph& g, bool winograd, bool stages)
+BlockedLayout blockedLayout(const Graph& g, const std::vector<ValueId>& sources, bool winograd, bool stages)
 {
     BlockedLayout layout{std::vector<bool>(g.valueCount(), false), std::vector<bool>(g.nodeCount(), false)};
 #if RAMIEL_HAVE_DNNL
     for (const Node& n : g.nodes())
-        if (winograd && isWinogradConvolution(g, n))
+        if (winograd && isWinogradConvolution(g, sources, n))
             layout.values[size_t(n.outputs[0])] = readAsInputOrSummand(
-                g, g.value(n.outputs[0]), [&](const Node& reader) { return isWinogradConvolution(g, reader); });
+                g, g.value(n.outputs[0]), [&](const Node& reader) { return isWinogradConvolution(g, sources, reader); });
     if (!stages)
         return layout;
     // Blocked stages: the grouped convolutions that want one, and the 1x1 convolutions that
@@ -146,7 +149,7 @@ BlockedLayout blockedLayout(const Graph& g, bool winograd, bool stages)
     // (ResNeXt's blocks: 1x1 -> grouped 3x3 -> 1x1, and the blocks' outputs between them).
     std::vector<StageRole> role(g.nodeCount(), StageRole::None);
     for (const Node& n : g.nodes())
-        role[size_t(n.id)] = stageRole(g, n);
+        role[size_t(n.id)] = stageRole(g, sources, n);
     auto grouped = [&](NodeId id) { return id != kNone && role[size_t(id)] == StageRole::Grouped; };
     std::vector<bool> stage(g.nodeCount(), false);
     for (const Node& n : g.nodes()) {
@@ -171,6 +174,7 @@ BlockedLayout blockedLayout(const Graph& g, bool winograd, bool stages)
     }
 #else
     (void)g;
+    (void)sources;
     (void)winograd;
     (void)stages;
 #endif

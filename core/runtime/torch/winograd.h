@@ -63,12 +63,13 @@ bool wantsBlockedOneByOne(int64_t in, int64_t out, int64_t outPixels);
 // (wantsBlockedOneByOne and wantsBlockedStage; ResNeXt's 1x1 -> grouped 3x3 -> 1x1 blocks
 // and the blocks' outputs between them) with a grouped one in it. A Winograd reader whose
 // primitive turns out otherwise reorders the value back itself, so a wrong prediction
-// costs time, not correctness; the stages' convolutions always run blocked.
+// costs time, not correctness; the stages' convolutions always run blocked. Weights and
+// bias are constants by `sources` (constantSources: through Identity nodes too).
 struct BlockedLayout {
     std::vector<bool> values;  // by value id
     std::vector<bool> stages;  // by node id
 };
-BlockedLayout blockedLayout(const Graph& g, bool winograd, bool stages);
+BlockedLayout blockedLayout(const Graph& g, const std::vector<ValueId>& sources, bool winograd, bool stages);
 
 // A blocked value is a contiguous float tensor [N, C/16, H, W, 16] standing for
 // the logical [N, C, H, W]; isBlocked tells it from the logical tensor where a
