@@ -1622,6 +1622,34 @@ private Q_SLOTS:
         QVERIFY2(!code.contains(absent), qPrintable(absent));
     }
 
+    // googlenet exported without the graph passes reads 40 of its convolutions' biases through
+    // Identity nodes (PyTorch's exporter shares equal initializers so): each is the conv2d helper,
+    // oneDNN's primitive made once with the initializer itself, as the runtime prepares it, not
+    // ATen's convolution, which reorders the weights on every call.
+    void sharedConstantsReachTheHelper_data()
+    {
+        QTest::addColumn<QString>("lang");
+        QTest::addColumn<QString>("absent");
+        QTest::newRow("python") << "python" << "torch.convolution(";
+        QTest::newRow("cpp") << "cpp" << "at::convolution(";
+    }
+    void sharedConstantsReachTheHelper()
+    {
+        QFETCH(QString, lang);
+        QFETCH(QString, absent);
+        const QString variant = "googlenet";
+        prepare(variant);
+        exportTo(variant, lang);
+        QFile f(dir(variant, lang) + (lang == "python" ? "/model.py" : "/main.cpp"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString code = QString::fromUtf8(f.readAll());
+        const Model model = loadOnnx(variants_.at(variant).model.toStdString());
+        const auto convolutions = std::count_if(model.graph.nodes().begin(), model.graph.nodes().end(),
+                                                [](const Node& n) { return n.opType == "Conv"; });
+        QVERIFY2(code.count(" = conv2d(") >= convolutions, qPrintable(QString::number(code.count(" = conv2d("))));
+        QVERIFY2(!code.contains(absent), qPrintable(absent));
+    }
+
     void cpp_data() { addRows(); }
     void cpp()
     {

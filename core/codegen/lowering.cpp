@@ -1,5 +1,6 @@
 #include "core/codegen/lowering.h"
 
+#include "core/analysis/constant_sources.h"
 #include "core/analysis/finite_values.h"
 
 #include "core/ir/batch_norm.h"
@@ -268,6 +269,7 @@ struct Context {
     const Node& node;
     int batch;  // the samples forward() runs at once; the shapes are at batch 1
     const std::vector<bool>& finite;  // by value id: finite whenever the graph's inputs are (finite_values.h)
+    const std::vector<ValueId>& sources;  // by value id: the initializer it is, through Identity nodes too (constant_sources.h)
 
     [[noreturn]] void unsupported(const std::string& why) const
     {
@@ -283,6 +285,13 @@ struct Context {
         return v;
     }
     bool has(size_t i) const { return node.input(i) != kNone; }
+    // Input i, or the initializer it is where Identity nodes pass one on: what a kernel that
+    // prepares its constant operands once reads (PyTorch's exporter shares equal initializers so).
+    ValueId constantIn(size_t i) const
+    {
+        const ValueId v = in(i);
+        return sources[size_t(v)] != kNone && out.isConstant(sources[size_t(v)]) ? sources[size_t(v)] : v;
+    }
     int64_t rank(size_t i) const
     {
         const auto& shape = graph.value(in(i)).type.shape;
@@ -436,7 +445,7 @@ E conv(const Context& c, const std::string& activation = "", bool* fused = nullp
     // a oneDNN primitive made once (the conv2d helper), with Relu, SiLU or HardSwish fused; a 3-D
     // one through the conv3d helper (Relu only), which runs the factorized kinds on conv2d.
     auto floatConstant = [&](size_t i) {
-        const Tensor* t = c.out.constant(c.in(i));
+        const Tensor* t = c.out.constant(c.constantIn(i));
         return t && t->dtype == DataType::Float;
     };
     if ((r == 4 || r == 5) && c.dtype(0) == DataType::Float && floatConstant(1) && (!c.has(2) || floatConstant(2))) {
@@ -444,7 +453,7 @@ E conv(const Context& c, const std::string& activation = "", bool* fused = nullp
         const bool applied = relu || (r == 4 && (activation == "Silu" || activation == "HardSwish"));
         if (fused)
             *fused = applied;
-        std::vector<E> args{std::move(x), E::val(c.in(1)), c.has(2) ? E::val(c.in(2)) : E::none(),
+        std::vector<E> args{std::move(x), E::val(c.constantIn(1)), c.has(2) ? E::val(c.constantIn(2)) : E::none(),
                             E::list(win.strides).named("stride", allEqual(win.strides, 1)),
                             E::list(pads).named("padding", allEqual(pads, 0)),
                             E::list(win.dilations).named("dilation", allEqual(win.dilations, 1)),
@@ -2543,9 +2552,10 @@ LoweredModel lowerModel(const Model& model, int batch)
     out.nodeExpr.resize(g.nodeCount());
     out.outputCount.assign(g.nodeCount(), 1);
     const std::vector<bool> finite = finiteWithInputs(g);
+    const std::vector<ValueId> sources = constantSources(g);
     std::set<ValueId> seen;
     for (const Node& n : g.nodes()) {
-        Context c{model, g, out, n, batch, finite};
+        Context c{model, g, out, n, batch, finite, sources};
         // A recurrent layer may give only its final states; other lowerings read their first output.
         const bool statesOnly = n.opType == "LSTM" || n.opType == "GRU" || n.opType == "RNN";
         if (n.outputs.empty() || (n.outputs[0] == kNone && !statesOnly))
