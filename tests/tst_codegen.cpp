@@ -202,6 +202,28 @@ std::string shuffleModel()
     return b.bytes();
 }
 
+// Constants shared through Identity nodes, as PyTorch's exporter writes equal initializers:
+// a convolution's bias through a chain of two, a classifier's weights and bias through one each.
+std::string sharedConstantsModel()
+{
+    OnnxBuilder b;
+    b.input("x", {1, 8, 14, 14});
+    b.initializer("w1", {16, 8, 3, 3}, [](int64_t j) { return float(std::sin(0.37 * double(j))) * 0.1f; });
+    b.initializer("b1", {16}, 0.05f);
+    b.initializer("w2", {10, 16 * 14 * 14}, [](int64_t j) { return float(std::cos(0.11 * double(j))) * 0.01f; });
+    b.initializer("b2", {10}, -0.2f);
+    b.node("Identity", {"b1"}, {"b1_shared"});
+    b.node("Identity", {"b1_shared"}, {"b1_again"});
+    OnnxBuilder::setInts(b.node("Conv", {"x", "w1", "b1_again"}, {"c"}), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"r"});
+    b.node("Flatten", {"r"}, {"f"});
+    b.node("Identity", {"w2"}, {"w2_shared"});
+    b.node("Identity", {"b2"}, {"b2_shared"});
+    OnnxBuilder::setInt(b.node("Gemm", {"f", "w2_shared", "b2_shared"}, {"y"}), "transB", 1);
+    b.output("y", {1, 10});
+    return b.bytes();
+}
+
 // DenseNet's layer: the block's input and a convolution's output concatenated, batch
 // normalized and rectified, then a convolution; with the default passes the first three
 // run as one ai.ramiel.FusedBatchNorm. Then a group normalization as PyTorch exports it and
@@ -1461,6 +1483,8 @@ private Q_SLOTS:
         // fuse-batchnorm's node: cat, batch_norm, relu; fuse-group-norm's: group_norm, relu.
         built("dense", denseModel(), {"dense_passes", {}, 1, 1, "default"});
         built("indexing", indexingModel(), {"indexing", {}, 1, 1});
+        // Without the passes, which would fold the Identity nodes away.
+        built("shared_constants", sharedConstantsModel(), {"shared_constants", {}, 1, 1});
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
         variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
         // Without clones, so that the second part is published rather than computed again.
@@ -1622,31 +1646,41 @@ private Q_SLOTS:
         QVERIFY2(!code.contains(absent), qPrintable(absent));
     }
 
-    // googlenet exported without the graph passes reads 40 of its convolutions' biases through
-    // Identity nodes (PyTorch's exporter shares equal initializers so): each is the conv2d helper,
-    // oneDNN's primitive made once with the initializer itself, as the runtime prepares it, not
-    // ATen's convolution, which reorders the weights on every call.
+    // Weights and biases that Identity nodes pass on from initializers (PyTorch's exporter shares
+    // equal initializers so; googlenet exported without the graph passes reads 40 of its 57
+    // convolutions' biases so) reach the helpers that make a oneDNN primitive once, as the runtime
+    // prepares them: every Conv a conv2d call and every Gemm a linear one, none of ATen's
+    // convolution (which reorders the weights on every call) or addmm / addmv.
     void sharedConstantsReachTheHelper_data()
     {
+        QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("lang");
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<QString>("call");
         QTest::addColumn<QString>("absent");
-        QTest::newRow("python") << "python" << "torch.convolution(";
-        QTest::newRow("cpp") << "cpp" << "at::convolution(";
+        QTest::newRow("googlenet, python") << "googlenet" << "python" << "Conv" << " = conv2d(" << "torch.convolution(";
+        QTest::newRow("googlenet, cpp") << "googlenet" << "cpp" << "Conv" << " = conv2d(" << "at::convolution(";
+        QTest::newRow("Conv, python") << "shared_constants" << "python" << "Conv" << " = conv2d(" << "torch.convolution(";
+        QTest::newRow("Conv, cpp") << "shared_constants" << "cpp" << "Conv" << " = conv2d(" << "at::convolution(";
+        QTest::newRow("Gemm, python") << "shared_constants" << "python" << "Gemm" << " = linear(" << "addm";
+        QTest::newRow("Gemm, cpp") << "shared_constants" << "cpp" << "Gemm" << " = linear(" << "addm";
     }
     void sharedConstantsReachTheHelper()
     {
+        QFETCH(QString, variant);
         QFETCH(QString, lang);
+        QFETCH(QString, op);
+        QFETCH(QString, call);
         QFETCH(QString, absent);
-        const QString variant = "googlenet";
         prepare(variant);
         exportTo(variant, lang);
         QFile f(dir(variant, lang) + (lang == "python" ? "/model.py" : "/main.cpp"));
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString code = QString::fromUtf8(f.readAll());
         const Model model = loadOnnx(variants_.at(variant).model.toStdString());
-        const auto convolutions = std::count_if(model.graph.nodes().begin(), model.graph.nodes().end(),
-                                                [](const Node& n) { return n.opType == "Conv"; });
-        QVERIFY2(code.count(" = conv2d(") >= convolutions, qPrintable(QString::number(code.count(" = conv2d("))));
+        const auto nodes = std::count_if(model.graph.nodes().begin(), model.graph.nodes().end(),
+                                         [&](const Node& n) { return n.opType == op.toStdString(); });
+        QVERIFY2(nodes > 0 && code.count(call) >= nodes, qPrintable(QString("%1 of %2").arg(code.count(call)).arg(nodes)));
         QVERIFY2(!code.contains(absent), qPrintable(absent));
     }
 

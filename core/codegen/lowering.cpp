@@ -1059,7 +1059,7 @@ E pad(const Context& c)
 }
 
 // A float product by a constant 2-D float B (transposed: B is [N, K], Gemm's transB), plus a
-// constant bias of B's N columns where given, then GELU where gelu: the `linear` helper, one
+// constant bias of B's N columns where given (both as Context::constantIn gives them), then GELU where gelu: the `linear` helper, one
 // oneDNN matmul primitive as the runtime's OneDnnMatMul; none where that does not apply.
 std::optional<E> linearLayer(const Context& c, E a, ValueId b, bool transposed, ValueId bias, bool gelu)
 {
@@ -1658,7 +1658,7 @@ const std::map<std::string, Lowering>& lowerings()
                 if (f == "div" && (!isFloating(c.dtype(0)) || !isFloating(c.dtype(1))))
                     c.unsupported("Div of a floating-point and an integer tensor");
                 if (f == "matmul") {  // by a constant matrix: a linear layer; of two floats: oneDNN's too
-                    if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), false, kNone, false))
+                    if (auto layer = linearLayer(c, E::val(c.in(0)), c.constantIn(1), false, kNone, false))
                         return *layer;
                     if (c.dtype(0) == DataType::Float && c.dtype(1) == DataType::Float)
                         return E::call("batched_matmul", {E::val(c.in(0)), E::val(c.in(1))});
@@ -1709,7 +1709,7 @@ const std::map<std::string, Lowering>& lowerings()
         };
         r[kMatMulAdd] = [](const Context& c) {  // fuse-matmul-add's ai.ramiel.MatMulAdd
             const bool gelu = c.node.attrString("activation", "") == kGelu;
-            if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), false, c.in(2), gelu))
+            if (auto layer = linearLayer(c, E::val(c.in(0)), c.constantIn(1), false, c.constantIn(2), gelu))
                 return *layer;
             const E sum = E::call("add", {E::call("matmul", {E::val(c.in(0)), E::val(c.in(1))}), E::val(c.in(2))});
             return gelu ? E::call("gelu", {sum}) : sum;
@@ -1822,7 +1822,7 @@ const std::map<std::string, Lowering>& lowerings()
             // on one thread 207 against 325 us, on two 90 against 165).
             const bool transB = c.node.attrInt("transB", 0) != 0;
             if (c.node.attrInt("transA", 0) == 0 && alpha == 1.0 && (!c.has(2) || beta == 1.0))
-                if (auto layer = linearLayer(c, E::val(c.in(0)), c.in(1), transB, c.has(2) ? c.in(2) : kNone, false))
+                if (auto layer = linearLayer(c, E::val(c.in(0)), c.constantIn(1), transB, c.has(2) ? c.constantIn(2) : kNone, false))
                     return *layer;
             // Otherwise, as the runtime's kernel: one row of A times constant [N, K] rows of B
             // (transB) is a matrix-vector product, 2-5x faster than a 1-row GEMM. Only at batch 1:
