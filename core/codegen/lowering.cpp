@@ -1059,8 +1059,9 @@ E pad(const Context& c)
 }
 
 // A float product by a constant 2-D float B (transposed: B is [N, K], Gemm's transB), plus a
-// constant bias of B's N columns where given (both as Context::constantIn gives them), then GELU where gelu: the `linear` helper, one
-// oneDNN matmul primitive as the runtime's OneDnnMatMul; none where that does not apply.
+// constant bias of B's N columns where given (both as Context::constantIn gives them), then
+// GELU where gelu: the `linear` helper, one oneDNN matmul primitive as the runtime's
+// OneDnnMatMul; none where that does not apply.
 std::optional<E> linearLayer(const Context& c, E a, ValueId b, bool transposed, ValueId bias, bool gelu)
 {
     const auto constant = [&](ValueId v) -> const Tensor* {
