@@ -1381,6 +1381,15 @@ class TestCodegen : public QObject {
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
 
+    // A variant's program (model.py or main.cpp), exported afresh: the work folder is kept
+    // between runs, and a file left there may come from another build.
+    QString generatedCode(const QString& name, const QString& lang)
+    {
+        exportTo(name, lang);
+        QFile f(dir(name, lang) + (lang == "python" ? "/model.py" : "/main.cpp"));
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+    }
+
     void compareOutputs(const QString& name, const QString& savedDir)
     {
         const auto& ref = reference_.at(name);
@@ -1635,13 +1644,7 @@ private Q_SLOTS:
         QFETCH(QString, lang);
         QFETCH(QString, call);
         QFETCH(QString, absent);
-        prepare(variant);
-        const QString file = dir(variant, lang) + (lang == "python" ? "/model.py" : "/main.cpp");
-        if (!QFile::exists(file))
-            exportTo(variant, lang);
-        QFile f(file);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QString code = QString::fromUtf8(f.readAll());
+        const QString code = generatedCode(variant, lang);
         QVERIFY2(code.contains(call), qPrintable(call));
         QVERIFY2(!code.contains(absent), qPrintable(absent));
     }
@@ -1672,11 +1675,7 @@ private Q_SLOTS:
         QFETCH(QString, op);
         QFETCH(QString, call);
         QFETCH(QString, absent);
-        prepare(variant);
-        exportTo(variant, lang);
-        QFile f(dir(variant, lang) + (lang == "python" ? "/model.py" : "/main.cpp"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const QString code = QString::fromUtf8(f.readAll());
+        const QString code = generatedCode(variant, lang);
         const Model model = loadOnnx(variants_.at(variant).model.toStdString());
         const auto nodes = std::count_if(model.graph.nodes().begin(), model.graph.nodes().end(),
                                          [&](const Node& n) { return n.opType == op.toStdString(); });

@@ -290,7 +290,7 @@ struct Context {
     ValueId constantIn(size_t i) const
     {
         const ValueId v = in(i);
-        return sources[size_t(v)] != kNone && out.isConstant(sources[size_t(v)]) ? sources[size_t(v)] : v;
+        return sources[size_t(v)] != kNone ? sources[size_t(v)] : v;
     }
     int64_t rank(size_t i) const
     {
