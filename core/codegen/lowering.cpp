@@ -892,24 +892,33 @@ E resizeByAxis(const Context& c, const std::vector<int64_t>& in, const std::vect
     return y;
 }
 
-// Resize whose scales or sizes are computed when the code runs (other than the sizes PyTorch
-// writes for F.interpolate(x, size=...), which resize() reads), or in the tf_crop_and_resize
-// mode (with roi and extrapolation_value): the onnx_resize helper, which takes each axis as
-// resizeByAxis does once it knows the sizes. None otherwise.
-E resizeComputed(const Context& c)
+// Whether a Resize's scales or sizes are computed when the code runs (other than the sizes
+// PyTorch writes for F.interpolate(x, size=...), which resize() reads), or its mode is
+// tf_crop_and_resize (with roi and extrapolation_value).
+bool resizeIsComputed(const Context& c)
 {
     const bool opset10 = c.node.opset < 11;
     const size_t scalesInput = opset10 ? 1 : 2;
     const bool scalesComputed = c.has(scalesInput) && !c.out.isConstant(c.in(scalesInput));
     const bool sizesComputed = !opset10 && c.has(3) && !c.out.isConstant(c.in(3));
+    if (!opset10 && c.node.attrString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
+        return true;
+    if (!scalesComputed && !sizesComputed)
+        return false;
+    return !(sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
+             c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat" && c.graph.value(c.in(0)).type.shape);
+}
+
+// Resize through the onnx_resize helper, which reads the scales or sizes when the code runs and
+// takes each axis as resizeByAxis does once it knows the sizes: any rank, any axis, scales or
+// sizes computed then, tf_crop_and_resize.
+E resizeByHelper(const Context& c)
+{
+    const bool opset10 = c.node.opset < 11;
+    const size_t scalesInput = opset10 ? 1 : 2;
     const std::string coord =
         opset10 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
     const bool crop = coord == "tf_crop_and_resize";
-    if (!scalesComputed && !sizesComputed && !crop)
-        return E::none();
-    if (!crop && sizesComputed && c.graph.value(c.in(3)).producer != kNone &&
-        c.graph.node(c.graph.value(c.in(3)).producer).opType == "Concat" && c.graph.value(c.in(0)).type.shape)
-        return E::none();  // perhaps F.interpolate(x, size=...): resize() decides (it needs the rank)
     const std::string mode = c.node.attrString("mode", "nearest");
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
         c.unsupported("mode '" + printable(mode) + "'");
@@ -935,21 +944,19 @@ E resizeComputed(const Context& c)
 // F.interpolate exports); linear and nearest in the other coordinate modes and roundings, and
 // cubic, axis by axis (resizeByAxis; opset 10's asymmetric too). The output size comes from the
 // inferred shapes; scales (no sizes) must give whole sizes, for PyTorch reads a size's scale as
-// out / in. Scales or sizes computed, and tf_crop_and_resize: resizeComputed.
+// out / in. The rest (scales or sizes computed, tf_crop_and_resize, other ranks, the batch or
+// the channels resized, sizes unknown or fractional): resizeByHelper.
 E resize(const Context& c)
 {
-    if (const E computed = resizeComputed(c); computed.kind != Expr::Kind::None)
-        return computed;
-    if (c.rank(0) != 4)
-        c.unsupported("only 4-D inputs (two spatial axes) are generated");
+    if (resizeIsComputed(c))
+        return resizeByHelper(c);
     const std::string mode = c.node.attrString("mode", "nearest");
     const std::string coord =
         c.node.opset < 11 ? "asymmetric" : c.node.attrString("coordinate_transformation_mode", "half_pixel");
     const std::vector<int64_t> in = c.dims(c.in(0)), out = c.dims(c.node.outputs[0]);
-    if (out.size() != 4 || in[2] < 0 || in[3] < 0 || out[2] < 0 || out[3] < 0)
-        c.unsupported("the spatial sizes are unknown (fix input sizes with --shape)");
-    if (in[0] != out[0] || in[1] != out[1])
-        c.unsupported("it resizes the batch or the channels");
+    if (c.rank(0) != 4 || out.size() != 4 || in[2] < 0 || in[3] < 0 || out[2] < 0 || out[3] < 0 || in[0] != out[0] ||
+        in[1] != out[1])
+        return resizeByHelper(c);
     // Sizes computed as PyTorch writes F.interpolate(x, size=(h, w)): the input's batch and
     // channels (from its Shape) and the constant spatial sizes, Concat-ed.
     auto spatialConstant = [&](ValueId sizes) {
@@ -963,7 +970,7 @@ E resize(const Context& c)
     const bool sizesGiven =
         c.node.opset >= 11 && c.has(3) && (!c.out.isConstant(c.in(3)) || c.out.constant(c.in(3))->numel() > 0);
     if (sizesGiven && !c.out.isConstant(c.in(3)) && !spatialConstant(c.in(3)))
-        c.unsupported("the sizes are computed, with spatial sizes that are not constants");
+        return resizeByHelper(c);
     // Each axis's scale and unrounded output length, as the runtime reads them.
     std::vector<double> scales(4, 1.0), lengths(4, 0.0);
     for (size_t i = 0; i < 4; ++i) {
@@ -980,7 +987,7 @@ E resize(const Context& c)
         for (size_t i = 2; i < 4; ++i) {
             lengths[i] = double(in[i]) * scales[i];
             if (std::abs(lengths[i] - double(out[i])) > 1e-6 * double(out[i]))
-                c.unsupported("scale " + std::to_string(scales[i]) + " gives a fractional size");
+                return resizeByHelper(c);  // a fractional size
         }
     }
     const E x = E::val(c.in(0)), size = E::list({out[2], out[3]}).named("size");
@@ -1902,20 +1909,24 @@ const std::map<std::string, Lowering>& lowerings()
         r["Resize"] = resize;
         // Upsample (before opset 10) in nearest mode of a 4-D tensor's spatial axes by constant scales
         // that give whole sizes: ONNX's asymmetric coordinates with floor, F.interpolate's nearest;
-        // linear mode, or scales computed when the code runs, axis by axis as the runtime.
+        // linear mode axis by axis as the runtime; scales computed when the code runs, or other
+        // ranks and axes (since opset 9, where the scales are an input): every axis through onnx_resize.
         r["Upsample"] = [](const Context& c) {
             std::string mode = c.node.attrString("mode", "nearest");
             if (mode == "bilinear")  // an old spelling the runtime takes too
                 mode = "linear";
             if (mode != "nearest" && mode != "linear")
                 c.unsupported("mode '" + printable(mode) + "'");
+            auto byHelper = [&] {
+                return E::call("onnx_resize", {E::val(c.in(0)), E::val(c.in(1)), E::none(), E::text(mode),
+                                               E::text("asymmetric"), E::text("floor"), E::real(-0.75), E::boolean(false)});
+            };
             std::vector<double> scales;
             if (c.node.opset < 9) {
                 for (float f : c.node.attr("scales") ? c.node.attr("scales")->floats : std::vector<float>{})
                     scales.push_back(f);
-            } else if (!c.out.isConstant(c.in(1))) {  // computed: every axis through onnx_resize
-                return E::call("onnx_resize", {E::val(c.in(0)), E::val(c.in(1)), E::none(), E::text(mode),
-                                               E::text("asymmetric"), E::text("floor"), E::real(-0.75), E::boolean(false)});
+            } else if (!c.out.isConstant(c.in(1))) {
+                return byHelper();
             } else {
                 const auto given = c.out.constants.at(c.in(1))->toDoubles();
                 if (!given)
@@ -1923,12 +1934,18 @@ const std::map<std::string, Lowering>& lowerings()
                 scales = *given;
             }
             const std::vector<int64_t> in = c.dims(c.in(0));
-            if (in.size() != 4 || scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0)
+            const bool spatial = in.size() == 4 && scales.size() == 4 && scales[0] == 1.0 && scales[1] == 1.0;
+            if (!spatial && c.node.opset >= 9)
+                return byHelper();
+            if (!spatial)
                 c.unsupported("generated for the two spatial axes of a 4-D tensor");
             std::vector<int64_t> size;
             for (size_t i = 2; i < 4; ++i) {
                 const double out = double(in[i]) * scales[i];
-                if (in[i] < 0 || !(scales[i] >= 1.0) || out != std::floor(out) || out > double(int64_t(1) << 40))
+                const bool whole = in[i] >= 0 && scales[i] >= 1.0 && out == std::floor(out) && out <= double(int64_t(1) << 40);
+                if (!whole && c.node.opset >= 9)
+                    return byHelper();
+                if (!whole)
                     c.unsupported("scale " + std::to_string(scales[i]) + " of a size " + std::to_string(in[i]) +
                                   " is not generated (at least 1, giving a whole size)");
                 size.push_back(int64_t(out));
