@@ -357,9 +357,15 @@ private Q_SLOTS:
         for (const auto& w : m.warnings)
             warned = warned || QString::fromStdString(w).contains("crashed");
         QVERIFY(warned);
-        const auto r = test::runCli({"info", file, "--machine", test::sourcePath("tests/data/machine.json")});
+        const QString machine = test::sourcePath("tests/data/machine.json");
+        const auto r = test::runCli({"info", file, "--machine", machine, "--passes", "none"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("crashed"));
+        // The passes read the attribute the node lacks: one line naming the file, the node and the attribute.
+        const auto withPasses = test::runCli({"info", file, "--machine", machine});
+        QCOMPARE(withPasses.exitCode, 5);
+        QCOMPARE(withPasses.err.trimmed(), "ramiel: error: " + file +
+                                               ": node 'Scan_0' (Scan): lacks the required attribute 'num_scan_inputs'");
     }
 
     // Names are arbitrary bytes: messages stay one printable line.

@@ -109,10 +109,14 @@ private Q_SLOTS:
         QVERIFY(sub.out.contains("--json"));
     }
 
+    // The graph as read (--passes none).
     void infoJsonOnSample()
     {
-        const QJsonObject j = infoJson(test::sourcePath("resources/models/inception_sample.onnx"));
+        const QJsonObject j =
+            infoJson(test::sourcePath("resources/models/inception_sample.onnx"), {"--passes", "none"});
         QCOMPARE(j["schema"].toString(), QString("ramiel.info/1"));
+        QCOMPARE(j["passes"].toArray(), QJsonArray());
+        QCOMPARE(j["nodes_as_read"].toInt(), 74);
         QCOMPARE(j["nodes"].toInt(), 74);
         QCOMPARE(j["edges"].toInt(), 79);
         QCOMPARE(j["depth"].toInt(), 26);
@@ -137,19 +141,47 @@ private Q_SLOTS:
 
     void infoText()
     {
-        const auto r = test::runCli(
-            {"info", test::sourcePath("resources/models/inception_sample.onnx"), "--machine", kMachine, "--nodes"});
+        const auto r = test::runCli({"info", test::sourcePath("resources/models/inception_sample.onnx"), "--machine",
+                                     kMachine, "--nodes", "--passes", "none"});
         QCOMPARE(r.exitCode, 0);
-        for (const char* s : {"74 nodes", "critical path", "parallelism", "work T1", "span T-inf", "block1/Concat"})
+        for (const char* s : {"none: the graph as read", "74 nodes", "critical path", "parallelism", "work T1",
+                              "span T-inf", "block1/Concat"})
             QVERIFY2(r.out.contains(s), s);
     }
 
-    // Acceptance: inception_v3 reports 316 nodes and a critical path.
+    // Every command starts from the passes Studio starts from (pipeline::kDefaultPasses), and info
+    // says which ran: the sample's batch normalizations and activations fold into its convolutions.
+    void infoRunsTheDefaultPasses()
+    {
+        const QString sample = test::sourcePath("resources/models/inception_sample.onnx");
+        const QJsonObject j = infoJson(sample);
+        QStringList ran;
+        for (const auto& name : j["passes"].toArray())
+            ran << name.toString();
+        const auto listed = test::runCli({"optimize", "--list-passes"});
+        QCOMPARE(listed.exitCode, 0);
+        QStringList onByDefault;
+        for (const QString& line : listed.out.split('\n'))
+            if (line.section(' ', 1).trimmed().startsWith("on "))
+                onByDefault << line.section(' ', 0, 0);
+        QVERIFY(!onByDefault.isEmpty());
+        QCOMPARE(ran, onByDefault);
+        QCOMPARE(j["nodes_as_read"].toInt(), 74);
+        QCOMPARE(j["nodes"].toInt(), 40);
+        QCOMPARE(j["op_histogram"].toObject()["Conv"].toInt(), 0);
+        QVERIFY(j["op_histogram"].toObject()["ai.ramiel.FusedConv"].toInt() > 0);
+        const auto text = test::runCli({"info", sample, "--machine", kMachine});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains(QString("the %1 default ones").arg(onByDefault.size())), qPrintable(text.out));
+        QVERIFY2(text.out.contains("74 nodes as read") && text.out.contains("40 nodes,"), qPrintable(text.out));
+    }
+
+    // Acceptance: inception_v3 reports 316 nodes and a critical path (as read: --passes none).
     void infoInceptionV3()
     {
         QElapsedTimer timer;
         timer.start();
-        const QJsonObject j = infoJson(test::modelPath("inception_v3"));
+        const QJsonObject j = infoJson(test::modelPath("inception_v3"), {"--passes", "none"});
         qInfo("ramiel info inception_v3 --json: %lld ms (process start to exit)", timer.elapsed());
         QCOMPARE(j["nodes"].toInt(), 316);
         QVERIFY(j["critical_path"].toArray().size() > 10);
@@ -164,7 +196,7 @@ private Q_SLOTS:
     {
         const QJsonObject j = infoJson(test::sourcePath("resources/models/inception_sample.onnx"),
                                        {"--shape", "image=1,3,80,80"});
-        QCOMPARE(j["nodes"].toInt(), 74);
+        QCOMPARE(j["nodes_as_read"].toInt(), 74);
         const QJsonObject bigger = infoJson(test::sourcePath("resources/models/inception_sample.onnx"),
                                             {"--shape", "image=4,3,80,80"});
         QVERIFY(bigger["flops"].toDouble() > 3.9 * j["flops"].toDouble());
@@ -343,7 +375,7 @@ private Q_SLOTS:
     void clusterJson()
     {
         const auto r = test::runCli({"cluster", test::sourcePath("resources/models/inception_sample.onnx"), "--json",
-                                     "--machine", kMachine, "--cores", "4", "--gantt"});
+                                     "--machine", kMachine, "--cores", "4", "--gantt", "--passes", "none"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(j["schema"].toString(), QString("ramiel.schedule/1"));

@@ -43,7 +43,7 @@ struct Variant {
     QString model;  // .onnx path
     int batch = 1;
     int degree = 1;
-    QString passes = {};  // graph passes before generation (the reference stays the unoptimized model)
+    QString passes = "none";  // graph passes before generation (the reference stays the unoptimized model)
     bool oneDnn = true;   // C++: oneDNN primitives of the program's own (MODEL_USE_ONEDNN) where its headers are
     QStringList options = {};  // more `ramiel export` options
     QStringList inputs = {};   // .npy files, one per graph input (default: one random input)
@@ -1374,9 +1374,7 @@ class TestCodegen : public QObject {
         const Variant& v = variants_.at(name);
         QStringList args = {"export", v.model, "--lang", lang, "-o", dir(name, lang), "-p", "2", "-b",
                             QString::number(v.batch), "-d", QString::number(v.degree), "--machine", kMachine};
-        if (!v.passes.isEmpty())
-            args << "--passes" << v.passes;
-        args << v.options;
+        args << "--passes" << v.passes << v.options;
         const auto r = test::runCli(args, 300000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
@@ -1480,7 +1478,7 @@ private Q_SLOTS:
         variants_["sample"] = {"sample", test::sourcePath("resources/models/inception_sample.onnx"), 1, 1};
         // C++ without oneDNN's own API: convolutions through libtorch's prepacked operators.
         variants_["sample_libtorch"] = {"sample_libtorch", test::sourcePath("resources/models/inception_sample.onnx"),
-                                        1, 1, {}, false};
+                                        1, 1, "none", false};
         // Optimized graphs: fused Conv+Clip (ReLU6) and Conv+Relu nodes, folded constants.
         variants_["mobilenet_v2_passes"] = {"mobilenet_v2_passes", test::modelPath("mobilenet_v2"), 1, 1, "default"};
         built("hostile", hostileModel(marker()), {"hostile", {}, 1, 1});
@@ -1497,13 +1495,16 @@ private Q_SLOTS:
         // A transformer whose shifted windows and attention heads are Slices and Gathers after folding.
         variants_["swin_t_passes"] = {"swin_t_passes", test::modelPath("swin_t"), 1, 1, "default"};
         // Without clones, so that the second part is published rather than computed again.
-        built("split_branches", splitBranchesModel(), {"split_branches", {}, 1, 1, {}, true, {"--no-clone"}});
+        built("split_branches", splitBranchesModel(), {"split_branches", {}, 1, 1, "none", true, {"--no-clone"}});
         built("layers", layersModel(), {"layers", {}, 1, 1});
         built("resize", resizeModel(), {"resize", {}, 1, 1});
         built("upsample", upsampleModel(), {"upsample", {}, 1, 1});
+        // Folded, the computed scales are constants that resize the batch and the channels too.
+        variants_["upsample_passes"] = {"upsample_passes", work_ + "/upsample.onnx", 1, 1, "default"};
         built("math_ops", mathOpsModel(), {"math_ops", {}, 1, 1});
         built("losses", lossesModel(), {"losses", {}, 1, 1});
         built("opset17", opset17Model(), {"opset17", {}, 1, 1});
+        variants_["opset17_passes"] = {"opset17_passes", work_ + "/opset17.onnx", 1, 1, "default"};
         // The quantize pass's int8 googlenet (QuantizeLinear, QLinearConv, uint8 MaxPool and Concat,
         // QLinearMatMul, DequantizeLinear), compared with the runtime on the same int8 model.
         {

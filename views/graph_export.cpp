@@ -133,7 +133,7 @@ void writeAnalysisJson(const PlannedModel& analysis, const QString& path)
 {
     const PreparedModel& p = *analysis.prepared;
     nlohmann::json doc;
-    doc["info"] = infoToJson(p.model, analysis.metrics, p.machine);
+    doc["info"] = infoToJson(p.model, analysis.metrics, p.machine, p.passes, p.source->graph.nodeCount());
     doc["schedule"] = planToJson(p.model.graph, analysis.problem, analysis.plan, true);
     doc["costs"] = analysis.costs.measured ? "measured" : "static";
     const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

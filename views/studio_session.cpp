@@ -17,7 +17,7 @@
 
 namespace ramiel::studio {
 
-std::vector<std::string> defaultModelPasses() { return passes::parsePassList("default"); }
+std::vector<std::string> defaultModelPasses() { return passes::parsePassList(pipeline::kDefaultPasses); }
 
 std::shared_ptr<const GraphLayout> layoutModel(const PreparedModel& prepared, bool leftToRight, bool showNames,
                                                const std::vector<std::string>& collapsed)
@@ -200,7 +200,7 @@ QFuture<TuneOutcome> StudioSession::tuneAsync(double budgetSeconds, std::shared_
     o.batch = settings_.batch;
     o.budgetSeconds = budgetSeconds;
     // The passes chosen here first, then none (as 'ramiel tune' does with the default ones).
-    const std::string chosen = passes_ == defaultModelPasses() ? "default" : passList(passes_);
+    const std::string chosen = passes_ == defaultModelPasses() ? pipeline::kDefaultPasses : passList(passes_);
     o.passes = {chosen};
     if (!passes_.empty())
         o.passes.push_back("none");

@@ -38,9 +38,13 @@ std::string pathSummary(const Graph& g, const std::vector<NodeId>& path)
     return s;
 }
 
-void printText(const Model& model, const GraphMetrics& m, const MachineConstants& machine,
-               const std::vector<NodeCost>& costs, const std::vector<double>& seconds, bool nodeTable)
+void printText(const pipeline::PreparedModel& p, bool nodeTable)
 {
+    const Model& model = p.model;
+    const GraphMetrics& m = p.staticMetrics;
+    const MachineConstants& machine = p.machine;
+    const std::vector<NodeCost>& costs = p.staticCosts;
+    const std::vector<double>& seconds = p.staticSeconds;
     const Graph& g = model.graph;
     auto& out = std::cout;
     auto row = [&](const char* label) -> std::ostream& {
@@ -70,6 +74,16 @@ void printText(const Model& model, const GraphMetrics& m, const MachineConstants
     }
     for (ValueId v : g.outputs())
         row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
+    if (p.passes.empty()) {
+        row("passes") << "none: the graph as read\n";
+    } else {
+        std::string names;
+        for (const std::string& name : p.passes)
+            names += (names.empty() ? "" : ", ") + name;
+        if (p.passes == passes::parsePassList(pipeline::kDefaultPasses))
+            names = "the " + std::to_string(p.passes.size()) + " default ones (ramiel optimize --list-passes)";
+        row("passes") << names << "; " << p.source->graph.nodeCount() << " nodes as read, --passes none keeps them\n";
+    }
     row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers
                  << " initializers (" << formatDecimal(m.parameters, "") << " parameters, "
                  << formatBytes(m.parameterBytes) << ")\n";
@@ -138,11 +152,12 @@ Command addInfoCommand(CLI::App& app)
     return {sub, [opts] {
                 const auto p = prepareModel(opts->model);
                 if (opts->json)
-                    std::cout << infoToJson(p->model, p->staticMetrics, p->machine)
+                    std::cout << infoToJson(p->model, p->staticMetrics, p->machine, p->passes,
+                                                 p->source->graph.nodeCount())
                                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                               << "\n";
                 else
-                    printText(p->model, p->staticMetrics, p->machine, p->staticCosts, p->staticSeconds, opts->nodes);
+                    printText(*p, opts->nodes);
                 return 0;
             }};
 }

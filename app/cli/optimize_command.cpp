@@ -21,7 +21,7 @@ namespace {
 struct OptimizeOptions {
     ModelOptions model;
     std::string output;
-    std::string passes = "default";
+    std::string passes = pipeline::kDefaultPasses;
     std::string dumpAfter;
     bool listPasses = false;
     bool fixedBatch = false;

@@ -29,9 +29,13 @@
 
 namespace ramiel::pipeline {
 
+// The passes a model is prepared with unless told otherwise: those the registry marks on by
+// default. Every CLI command, Studio, `ramiel tune` and configuration files start from it.
+inline const std::string kDefaultPasses = "default";
+
 struct PrepareOptions {
-    std::vector<std::string> shapes;  // input sizes, NAME=d1,d2,... (--shape)
-    std::string passes = "none";      // a --passes list: "none", "default", "all" or names
+    std::vector<std::string> shapes;   // input sizes, NAME=d1,d2,... (--shape)
+    std::string passes = kDefaultPasses;  // a --passes list: "none", "default", "all" or names
     std::string machineFile;          // machine constants; empty: this machine's calibration
     std::vector<std::string> inputs;  // graph inputs read from files, NAME=FILE.npy (--input); others random
 };

@@ -22,7 +22,7 @@ namespace ramiel::pipeline {
 
 struct RunConfig {
     std::string model;             // the file it was tuned on (informative)
-    std::string passes = "default";
+    std::string passes = kDefaultPasses;
     std::vector<std::string> shapes;
     PlanSettings settings;         // how the schedule was planned; batch and P always hold
     int serialThreads = 0;         // > 0: serial on this many threads, no schedule

@@ -30,7 +30,7 @@ struct TuneOptions {
     int cores = 0;                 // P; 0: this machine's cores
     int batch = 1;                 // B
     double budgetSeconds = 30;     // for profiling and measuring together
-    std::vector<std::string> passes = {"default", "none"};  // pass lists to try
+    std::vector<std::string> passes = {kDefaultPasses, "none"};  // pass lists to try
     std::vector<std::string> shapes;
     std::vector<std::string> inputs;  // NAME=FILE.npy: inputs read from files (run_inputs.h); others random
     std::string machineFile;

@@ -24,7 +24,8 @@ nlohmann::json valueToJson(const Value& v)
     return j;
 }
 
-nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const MachineConstants& machine)
+nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const MachineConstants& machine,
+                          const std::vector<std::string>& passes, size_t nodesAsRead)
 {
     const Graph& g = model.graph;
     auto names = [&](const std::vector<NodeId>& ids) {
@@ -65,6 +66,8 @@ nlohmann::json infoToJson(const Model& model, const GraphMetrics& m, const Machi
           {"opsets", opsets}}},
         {"inputs", inputs},
         {"outputs", outputs},
+        {"passes", passes},
+        {"nodes_as_read", nodesAsRead},
         {"nodes", m.nodes},
         {"nodes_in_subgraphs", g.nodeCountRecursive() - g.nodeCount()},
         {"edges", m.edges},

@@ -12,6 +12,9 @@ constexpr const char* kInfoSchema = "ramiel.info/1";
 // A value's type as JSON: {"name", "dtype", "shape": [1, 3, "N", null]} (null: unknown dim).
 nlohmann::json valueToJson(const Value& value);
 
-nlohmann::json infoToJson(const Model& model, const GraphMetrics& metrics, const MachineConstants& machine);
+// `model` after `passes` (in the order they ran; none: the graph as read), which left
+// `nodesAsRead` nodes as `metrics.nodes`.
+nlohmann::json infoToJson(const Model& model, const GraphMetrics& metrics, const MachineConstants& machine,
+                          const std::vector<std::string>& passes, size_t nodesAsRead);
 
 }  // namespace ramiel
