@@ -1,4 +1,5 @@
 // The ramiel CLI end to end: info (text and JSON), calibrate, help, version.
+#include "core/passes/registry.h"
 #include "core/util/npy.h"
 #include "core/util/version.h"
 #include "onnx_builder.h"
@@ -144,7 +145,7 @@ private Q_SLOTS:
         const auto r = test::runCli({"info", test::sourcePath("resources/models/inception_sample.onnx"), "--machine",
                                      kMachine, "--nodes", "--passes", "none"});
         QCOMPARE(r.exitCode, 0);
-        for (const char* s : {"none: the graph as read", "74 nodes", "critical path", "parallelism", "work T1",
+        for (const char* s : {"prepared      with no passes: the graph as read", "74 nodes", "critical path", "parallelism", "work T1",
                               "span T-inf", "block1/Concat"})
             QVERIFY2(r.out.contains(s), s);
     }
@@ -172,7 +173,7 @@ private Q_SLOTS:
         QVERIFY(j["op_histogram"].toObject()["ai.ramiel.FusedConv"].toInt() > 0);
         const auto text = test::runCli({"info", sample, "--machine", kMachine});
         QCOMPARE(text.exitCode, 0);
-        QVERIFY2(text.out.contains(QString("the %1 default ones").arg(onByDefault.size())), qPrintable(text.out));
+        QVERIFY2(text.out.contains(QString("the default passes (%1: ramiel optimize --list-passes)").arg(onByDefault.size())), qPrintable(text.out));
         QVERIFY2(text.out.contains("74 nodes as read") && text.out.contains("40 nodes,"), qPrintable(text.out));
     }
 
@@ -645,6 +646,10 @@ private Q_SLOTS:
         const QJsonObject j = QJsonDocument::fromJson(b.out.toUtf8()).object();
         const QJsonArray runs = j["runs"].toArray();
         QCOMPARE(j["isolation"].toString(), QString("own process"));  // each configuration timed alone
+        QJsonArray defaults;
+        for (const std::string& name : passes::parsePassList("default"))
+            defaults.append(QString::fromStdString(name));
+        QCOMPARE(j["passes"].toArray(), defaults);  // what ran before the timing, as info says
         const QJsonObject host = j["host"].toObject();
         checkHost(host["before"].toObject(), allowedCpus());
         checkHost(host["after"].toObject(), allowedCpus());

@@ -257,6 +257,7 @@ void printBenchJson(const pipeline::PreparedModel& prepared, const pipeline::Pla
     }
     nlohmann::json j = {{"schema", "ramiel.bench/1"},
                         {"model", prepared.path},
+                        {"passes", prepared.passes},
                         {"algorithm", settings.algorithm},
                         {"workers", settings.cores()},
                         {"batch", settings.batch},
@@ -280,7 +281,8 @@ void printBenchText(const pipeline::PreparedModel& prepared, const pipeline::Pla
                     const Configurations& c, int runsEach, bool sameProcess)
 {
     const double serial1 = median(c.series[0].seconds), best = std::min(serial1, median(c.series[1].seconds));
-    std::cout << printable(prepared.path) << ": batch " << settings.batch << ", " << howTimed(sameProcess, runsEach)
+    std::cout << printable(prepared.path) << ": " << passes::passesRunText(prepared.passes) << ", batch "
+              << settings.batch << ", " << howTimed(sameProcess, runsEach)
               << "; " << c.costSource << " costs\n";
     std::cout << "  " << describeHostAround(c.hostBefore, c.hostAfter) << "\n";
     for (const Series& s : c.series) {

@@ -74,16 +74,13 @@ void printText(const pipeline::PreparedModel& p, bool nodeTable)
     }
     for (ValueId v : g.outputs())
         row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
-    if (p.passes.empty()) {
-        row("passes") << "none: the graph as read\n";
-    } else {
-        std::string names;
-        for (const std::string& name : p.passes)
-            names += (names.empty() ? "" : ", ") + name;
-        if (p.passes == passes::parsePassList(pipeline::kDefaultPasses))
-            names = "the " + std::to_string(p.passes.size()) + " default ones (ramiel optimize --list-passes)";
-        row("passes") << names << "; " << p.source->graph.nodeCount() << " nodes as read, --passes none keeps them\n";
-    }
+    row("prepared") << "with " << passes::passesRunText(p.passes);
+    if (p.passes == passes::parsePassList(pipeline::kDefaultPasses))
+        out << " (" << p.passes.size() << ": ramiel optimize --list-passes)";
+    if (p.passes.empty())
+        out << ": the graph as read\n";
+    else
+        out << "; " << p.source->graph.nodeCount() << " nodes as read, --passes none keeps them\n";
     row("graph") << m.nodes << " nodes, " << m.edges << " edges, " << m.values << " values, " << m.initializers
                  << " initializers (" << formatDecimal(m.parameters, "") << " parameters, "
                  << formatBytes(m.parameterBytes) << ")\n";

@@ -189,4 +189,16 @@ std::string describePasses()
     return out;
 }
 
+std::string passesRunText(const std::vector<std::string>& ran)
+{
+    if (ran.empty())
+        return "no passes";
+    if (ran == parsePassList("default"))
+        return "the default passes";
+    std::string names;
+    for (const std::string& name : ran)
+        names += (names.empty() ? "" : ", ") + name;
+    return "passes " + names;
+}
+
 }  // namespace ramiel::passes

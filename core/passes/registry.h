@@ -43,4 +43,8 @@ PipelineResult runPipeline(Model& model, const std::vector<std::string>& names, 
 // The table as text, one pass a line (ramiel optimize --list-passes).
 std::string describePasses();
 
+// Passes that ran (as parsePassList gives them), in words: "the default passes", "no passes",
+// or "passes dce, fuse-pad".
+std::string passesRunText(const std::vector<std::string>& ran);
+
 }  // namespace ramiel::passes
