@@ -75,7 +75,7 @@ void printText(const pipeline::PreparedModel& p, bool nodeTable)
     for (ValueId v : g.outputs())
         row("output") << printable(g.value(v).name) << "  " << printable(g.value(v).type.toString()) << "\n";
     row("prepared") << "with " << passes::passesRunText(p.passes);
-    if (p.passes == passes::parsePassList(pipeline::kDefaultPasses))
+    if (p.passes == passes::parsePassList("default"))  // as passesRunText says "the default passes"
         out << " (" << p.passes.size() << ": ramiel optimize --list-passes)";
     if (p.passes.empty())
         out << ": the graph as read\n";

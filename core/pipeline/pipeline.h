@@ -34,10 +34,10 @@ namespace ramiel::pipeline {
 inline const std::string kDefaultPasses = "default";
 
 struct PrepareOptions {
-    std::vector<std::string> shapes;   // input sizes, NAME=d1,d2,... (--shape)
+    std::vector<std::string> shapes;      // input sizes, NAME=d1,d2,... (--shape)
     std::string passes = kDefaultPasses;  // a --passes list: "none", "default", "all" or names
-    std::string machineFile;          // machine constants; empty: this machine's calibration
-    std::vector<std::string> inputs;  // graph inputs read from files, NAME=FILE.npy (--input); others random
+    std::string machineFile;              // machine constants; empty: this machine's calibration
+    std::vector<std::string> inputs;      // graph inputs read from files, NAME=FILE.npy (--input); others random
 };
 
 // A model ready for planning: the graph after the passes, its topology and
