@@ -1560,6 +1560,12 @@ private Q_SLOTS:
         prepare(variant);
         exportTo(variant, "python");
         const QString out = dir(variant, "python");
+        {  // the header's command makes the same program whatever the defaults are then
+            QFile f(out + "/model.py");
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString head = QString::fromUtf8(f.read(400));
+            QVERIFY2(head.contains(" --passes " + variants_.at(variant).passes + " -p 2 "), qPrintable(head));
+        }
         QDir(out + "/outputs").removeRecursively();
         const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(variant) +
                                                QStringList{"--save-outputs", out + "/outputs", "--runs", "1"}, work_);

@@ -86,8 +86,9 @@ Command addExportCommand(CLI::App& app)
                 request.bound = bound;
                 request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
                                   (config ? " --config " + opts->config
-                                          : " -p " + std::to_string(s.cores()) + " -b " + std::to_string(s.batch) +
-                                                " -d " + std::to_string(s.degree) + " --algo " + s.algorithm);
+                                          : " --passes " + o.model.prepare.passes + " -p " + std::to_string(s.cores()) +
+                                                " -b " + std::to_string(s.batch) + " -d " + std::to_string(s.degree) +
+                                                " --algo " + s.algorithm);
                 const CodegenResult r = generateCode(request);
                 if (planCosts)
                     warnMissingCosts(*prepared, *planCosts);
