@@ -1560,12 +1560,6 @@ private Q_SLOTS:
         prepare(variant);
         exportTo(variant, "python");
         const QString out = dir(variant, "python");
-        {  // the header's command makes the same program whatever the defaults are then
-            QFile f(out + "/model.py");
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            const QString head = QString::fromUtf8(f.read(400));
-            QVERIFY2(head.contains(" --passes " + variants_.at(variant).passes + " -p 2 "), qPrintable(head));
-        }
         QDir(out + "/outputs").removeRecursively();
         const auto r = runProcess(kPython, QStringList{out + "/run.py"} + inputArgs_.at(variant) +
                                                QStringList{"--save-outputs", out + "/outputs", "--runs", "1"}, work_);
@@ -1851,6 +1845,34 @@ private Q_SLOTS:
             QVERIFY2(QString::fromStdString(e.message()).contains("invalid schedule"), e.what());
         }
         QVERIFY(!QDir(work_ + "/invalid").exists());
+    }
+
+    // The header's command, run by a shell, makes the same program again: the words as typed
+    // (a path with a space and a quote in it), the passes the default chose made explicit.
+    void headerCommandMakesTheCodeAgain()
+    {
+        const QString folder = work_ + "/a folder's name";
+        QVERIFY(QDir().mkpath(folder));
+        const QString model = folder + "/sample.onnx", out = folder + "/code";
+        QFile::remove(model);
+        QVERIFY(QFile::copy(test::sourcePath("resources/models/inception_sample.onnx"), model));
+        QDir(out).removeRecursively();
+        const auto r = test::runCli({"export", model, "--lang", "python", "-o", out, "--machine", kMachine, "--no-clone"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto read = [&](const QString& file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray first = read(out + "/model.py");
+        const QString header = QString::fromUtf8(first).section('\n', 1, 1);
+        QVERIFY2(header.startsWith("# Command: ramiel export '") && header.endsWith(" --no-clone --passes default"),
+                 qPrintable(header));
+        QDir(out).removeRecursively();
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", QFileInfo(test::cliPath()).absolutePath() + ":" + env.value("PATH"));
+        const auto again = runProcess("/bin/sh", {"-c", header.mid(QString("# Command: ").size())}, work_, 120000, env);
+        QVERIFY2(again.exitCode == 0, qPrintable(again.out));
+        QCOMPARE(read(out + "/model.py"), first);
     }
 
     // Dropout in training mode is the random dropout of PyTorch, with the node's ratio;

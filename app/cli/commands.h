@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace ramiel::cli {
 
@@ -22,7 +24,8 @@ Command addBenchCommand(CLI::App& app);
 Command addProfileCommand(CLI::App& app);
 Command addCalibrateCommand(CLI::App& app);
 Command addOptimizeCommand(CLI::App& app);
-Command addExportCommand(CLI::App& app);
+// `arguments`: the command line after the program's name, for the generated code's header.
+Command addExportCommand(CLI::App& app, const std::vector<std::string>& arguments);
 Command addTuneCommand(CLI::App& app);
 // Not listed in the help: the process `ramiel bench` times one configuration in.
 Command addTimeWorkerCommand(CLI::App& app);

@@ -24,12 +24,11 @@ struct ExportOptions {
     std::string config;  // a run configuration (ramiel tune -o) instead of planning
     std::string language;
     std::string outputDir;
-    std::string commandLine;
 };
 
 }  // namespace
 
-Command addExportCommand(CLI::App& app)
+Command addExportCommand(CLI::App& app, const std::vector<std::string>& arguments)
 {
     auto opts = std::make_shared<ExportOptions>();
     PlanOptions& o = opts->plan;
@@ -41,7 +40,7 @@ Command addExportCommand(CLI::App& app)
     sub->add_option("--config", opts->config,
                     "Generate code for this run configuration ('ramiel tune -o FILE') instead of planning; its "
                     "passes, batch, schedule and threads replace the options");
-    return {sub, [opts] {
+    return {sub, [opts, sub, arguments] {
                 PlanOptions o = opts->plan;
                 const CodeLanguage language = codeLanguageFromName(opts->language);
                 std::optional<pipeline::RunConfig> config;
@@ -84,11 +83,12 @@ Command addExportCommand(CLI::App& app)
                 request.language = language;
                 request.outputDir = opts->outputDir;
                 request.bound = bound;
-                request.command = "ramiel export " + std::string(o.model.model) + " --lang " + opts->language +
-                                  (config ? " --config " + opts->config
-                                          : " --passes " + o.model.prepare.passes + " -p " + std::to_string(s.cores()) +
-                                                " -b " + std::to_string(s.batch) + " -d " + std::to_string(s.degree) +
-                                                " --algo " + s.algorithm);
+                // As typed, with the passes the default chose made explicit, so that it makes this code again.
+                std::vector<std::string> command = {"ramiel"};
+                command.insert(command.end(), arguments.begin(), arguments.end());
+                if (!config && sub->count("--passes") == 0)
+                    command.insert(command.end(), {"--passes", o.model.prepare.passes});
+                request.command = shellWords(command);
                 const CodegenResult r = generateCode(request);
                 if (planCosts)
                     warnMissingCosts(*prepared, *planCosts);

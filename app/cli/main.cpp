@@ -64,7 +64,7 @@ int main(int argc, char** argv)
         ramiel::cli::addProfileCommand(app),
         ramiel::cli::addCalibrateCommand(app),
         ramiel::cli::addOptimizeCommand(app),
-        ramiel::cli::addExportCommand(app),
+        ramiel::cli::addExportCommand(app, std::vector<std::string>(argv + 1, argv + argc)),
         ramiel::cli::addTuneCommand(app),
         ramiel::cli::addTimeWorkerCommand(app),
     };

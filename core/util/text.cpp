@@ -1,7 +1,10 @@
 #include "core/util/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace ramiel {
 
@@ -130,5 +133,20 @@ std::string formatDecimal(double value, const std::string& unit)
 std::string formatFlops(double flops) { return formatDecimal(flops, "FLOP"); }
 
 std::string countOf(int n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+std::string shellWords(const std::vector<std::string>& words)
+{
+    std::string line;
+    for (const std::string& w : words) {
+        const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || (c != '\0' && std::strchr("_./=,:+-", c) != nullptr);
+        });
+        std::string quoted = "'";
+        for (char c : w)
+            quoted += c == '\'' ? std::string("'\"'\"'") : std::string(1, c);  // no backslash: comments double them
+        line += (line.empty() ? "" : " ") + (plain ? w : quoted + "'");
+    }
+    return line;
+}
 
 }  // namespace ramiel

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ramiel {
 
@@ -31,5 +32,8 @@ std::string formatFixed(double value, int decimals);
 std::string formatSeconds(double seconds);
 // "1 thread", "2 threads": a count with its noun, plural by adding "s".
 std::string countOf(int n, const std::string& word);
+// Words as a POSIX shell reads them back: each in single quotes unless it is made only of
+// letters, digits and _ . / = , : + - (then as it is), a quote inside as '"'"', joined by spaces.
+std::string shellWords(const std::vector<std::string>& words);
 
 }  // namespace ramiel
