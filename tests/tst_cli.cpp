@@ -409,6 +409,9 @@ private Q_SLOTS:
         QTest::newRow("serial") << QStringList{"-a", "serial"} << 0 << "speedup 1.00x";
         QTest::newRow("hyper") << QStringList{"-p", "2", "-b", "4", "-d", "2"} << 0 << "2 sub-batches";
         QTest::newRow("no clone") << QStringList{"--no-clone"} << 0 << "clones 0";
+        QTest::newRow("default passes") << QStringList{} << 0 << "static costs, the default passes\n";
+        QTest::newRow("no passes") << QStringList{"--passes", "none"} << 0 << "static costs, no passes\n";
+        QTest::newRow("some passes") << QStringList{"--passes", "fuse-pad,dce"} << 0 << "static costs, passes dce, fuse-pad\n";
         QTest::newRow("unknown algo") << QStringList{"-a", "ios"} << 2 << "unknown algorithm 'ios'";
         QTest::newRow("degree > batch") << QStringList{"-b", "2", "-d", "4"} << 2 << "between 1 and the batch";
         QTest::newRow("zero cores") << QStringList{"-p", "0"} << 2 << "cores";

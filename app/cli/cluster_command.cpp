@@ -29,7 +29,7 @@ void printPlan(const pipeline::PlannedModel& planned)
     std::cout << printable(planned.prepared->path) << ": " << s.algorithm << " for P = " << s.workers << " ("
               << describeThreads(s) << "), batch "
               << s.batch << (s.degree > 1 ? ", " + std::to_string(s.degree) + " sub-batches" : std::string()) << ", "
-              << planned.costs.table->source() << " costs\n";
+              << planned.costs.table->source() << " costs, " << passes::passesRunText(planned.prepared->passes) << "\n";
     std::cout << "  makespan      " << formatSeconds(sim.makespan) << "  (serial " << formatSeconds(sim.serial)
               << ": speedup " << formatFixed(sim.speedup, 2) << "x; bound " << formatFixed(bound, 2)
               << "x from span and P)\n";
@@ -117,7 +117,8 @@ Command addCompareCommand(CLI::App& app)
                 bool allValid = true;
                 if (!o->json)
                     std::cout << printable(prepared->path) << ": " << p.workers << " workers, batch " << p.batch
-                              << ", degree " << p.degree << ", " << costs.table->source() << " costs\n"
+                              << ", degree " << p.degree << ", " << costs.table->source() << " costs, "
+                              << passes::passesRunText(prepared->passes) << "\n"
                               << "  algorithm   makespan    speedup  workers x threads      cross edges  clones  valid  planned in\n";
                 for (const SchedulerInfo& info : schedulers()) {
                     pipeline::PlanSettings settings = o->settings;
