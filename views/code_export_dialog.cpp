@@ -32,13 +32,10 @@ CodegenResult exportCode(const PlannedModel& analysis, CodeLanguage language, co
     request.language = language;
     request.outputDir = dir.toStdString();
     request.bound = analysis.bound;
-    std::string passes;
-    for (const std::string& name : p.passes)
-        passes += (passes.empty() ? "" : ",") + name;
     request.command = "Ramiel Studio: " + QFileInfo(QString::fromStdString(p.path)).fileName().toStdString() + ", " +
                       analysis.settings.algorithm + ", P=" + std::to_string(analysis.settings.workers) +
                       ", B=" + std::to_string(analysis.settings.batch) + ", d=" +
-                      std::to_string(analysis.settings.degree) + ", passes=" + (passes.empty() ? "none" : passes);
+                      std::to_string(analysis.settings.degree) + ", " + passes::passesRunText(p.passes);
     return generateCode(request);
 }
 
